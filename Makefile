@@ -1,0 +1,46 @@
+# kubectl-azure build entry points. Scripts under hack/ do the work so that
+# CI, developers and the README run exactly the same steps.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/kubectl-azure/kubectl-azure/pkg/version.Version=$(VERSION)
+# Static binaries: a kubectl plugin must run on any Linux without libc surprises.
+export CGO_ENABLED := 0
+
+.PHONY: all build test demo lint bench dist schema fuzz testenv clean FORCE
+
+all: build
+
+build: bin/kubectl-azure bin/arm-emulator
+
+bin/%: FORCE
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/$*
+
+# The one test command (README, .ci/run): vet, gofmt, test environment, all tests.
+test:
+	hack/test.sh
+
+demo: build
+	hack/demo.sh
+
+lint:
+	hack/lint.sh
+
+bench: build
+	hack/bench.sh
+
+dist:
+	VERSION=$(VERSION) hack/dist.sh
+
+# Regenerate the embedded schema index from ../shared/azure-specs.
+schema:
+	$(GO) generate ./pkg/schema/...
+
+# Each fuzz target for a minute; not part of CI.
+fuzz:
+	hack/fuzz.sh
+
+testenv:
+	hack/testenv/setup.sh
+
+clean:
+	rm -rf bin dist

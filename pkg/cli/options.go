@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+)
+
+// Environment variables the CLI reads. Flags win over them.
+const (
+	EnvEndpoint     = "KUBECTL_AZURE_ENDPOINT"
+	EnvSubscription = "AZURE_SUBSCRIPTION_ID"
+)
+
+// GlobalOptions are the flags every subcommand takes. DefaultGlobalOptions is
+// the one place their defaults live; flags only overwrite fields.
+type GlobalOptions struct {
+	Subscription string
+	Endpoint     string
+	Auth         string
+	Cloud        string
+	State        string
+	LockTimeout  time.Duration
+	Output       string
+	Verbosity    int
+	SchemaDir    string
+	Concurrency  int
+
+	// KubeFlags are the standard kubeconfig flags; the Kubernetes state
+	// backend and Kubernetes Secret references use them.
+	KubeFlags *genericclioptions.ConfigFlags
+}
+
+// DefaultGlobalOptions returns the defaults, with environment fallbacks applied.
+func DefaultGlobalOptions() *GlobalOptions {
+	return &GlobalOptions{
+		Endpoint:    os.Getenv(EnvEndpoint),
+		Auth:        "default",
+		Cloud:       "public",
+		State:       ".kubectl-azure/state.json",
+		LockTimeout: 60 * time.Second,
+		Output:      "text",
+		KubeFlags:   genericclioptions.NewConfigFlags(true),
+	}
+}
+
+// AddFlags binds the global flags.
+func (o *GlobalOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Subscription, "subscription", o.Subscription, "Azure subscription ID (default: $AZURE_SUBSCRIPTION_ID, then the Azure CLI's default subscription)")
+	fs.StringVar(&o.Endpoint, "endpoint", o.Endpoint, "ARM endpoint URL (default: the cloud's; $"+EnvEndpoint+"). Plain HTTP is allowed only on loopback, e.g. the bundled arm-emulator")
+	fs.StringVar(&o.Auth, "auth", o.Auth, "credential: default|cli|env|workload-identity|managed-identity|client-secret")
+	fs.StringVar(&o.Cloud, "cloud", o.Cloud, "Azure cloud: public|china|usgov")
+	fs.StringVar(&o.State, "state", o.State, "state backend: a file path, or kubernetes://NAMESPACE/SETNAME")
+	fs.DurationVar(&o.LockTimeout, "lock-timeout", o.LockTimeout, "how long to wait for the state lock held by another run")
+	fs.StringVarP(&o.Output, "output", "o", o.Output, "output format: text|json|yaml|markdown")
+	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "log verbosity: 4 requests, 6 headers, 8 bodies (secrets redacted)")
+	fs.StringVar(&o.SchemaDir, "schema-dir", o.SchemaDir, "read resource schemas from this azure-rest-api-specs checkout instead of the embedded ones")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "parallel ARM operations (0: the client's measured default)")
+	o.KubeFlags.AddFlags(fs)
+}

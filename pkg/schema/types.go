@@ -1,0 +1,75 @@
+// Package schema holds what the ARM OpenAPI specs say about each resource
+// type and api-version: which properties are readonly, create-only, secret,
+// defaulted, enumerated, ARM IDs, and how array items are identified.
+//
+// Property paths are dotted from the body root ("properties.networkAcls.bypass").
+// An array item is the segment "[]" and a map value (additionalProperties)
+// is the segment "*", e.g. "properties.subnets[].properties.addressPrefix",
+// "tags.*".
+package schema
+
+// JSONType is the JSON type of a property value as the spec declares it.
+type JSONType string
+
+const (
+	TypeUnknown JSONType = ""
+	TypeString  JSONType = "string"
+	TypeInteger JSONType = "integer"
+	TypeNumber  JSONType = "number"
+	TypeBoolean JSONType = "boolean"
+	TypeObject  JSONType = "object"
+	TypeArray   JSONType = "array"
+)
+
+// Property is what the spec says about one property path.
+type Property struct {
+	Type       JSONType `json:"t,omitempty"`
+	ReadOnly   bool     `json:"ro,omitempty"`
+	CreateOnly bool     `json:"co,omitempty"` // x-ms-mutability without "update"
+	Secret     bool     `json:"s,omitempty"`  // x-ms-secret or format: password
+	WriteOnly  bool     `json:"wo,omitempty"` // in the PUT model, absent from the GET model
+	Default    any      `json:"d,omitempty"`
+	Enum       []string `json:"e,omitempty"`
+	EnumClosed bool     `json:"ec,omitempty"` // x-ms-enum.modelAsString == false
+	ARMID      bool     `json:"id,omitempty"` // format: arm-id
+	// Identifiers names the keys that identify items of an array of objects
+	// (x-ms-identifiers). Nil means the spec does not say; an empty non-nil
+	// slice means items are positional.
+	Identifiers []string `json:"k,omitempty"`
+	// Positional is true when the spec says x-ms-identifiers: [] (order matters).
+	Positional  bool   `json:"p,omitempty"`
+	Description string `json:"-"`
+}
+
+// Type is what the spec says about one (resource type, api-version).
+type Type struct {
+	Name       string               `json:"n"` // e.g. Microsoft.Storage/storageAccounts
+	APIVersion string               `json:"v"`
+	Properties map[string]*Property `json:"p"`
+	// PatchSupported is true when the resource path has a PATCH operation.
+	PatchSupported bool `json:"pa,omitempty"`
+	// PatchPaths lists the property paths the PATCH body model accepts
+	// (same path syntax as Properties). Empty with PatchSupported means
+	// the model is unknown and any path is assumed accepted.
+	PatchPaths []string `json:"pp,omitempty"`
+	HasEtag    bool     `json:"et,omitempty"`
+	PutLRO     bool     `json:"pl,omitempty"`
+	DeleteLRO  bool     `json:"dl,omitempty"`
+}
+
+// Prop returns the facts for a schema path ("properties.subnets[].name"),
+// or nil when the spec does not describe it.
+func (t *Type) Prop(path string) *Property {
+	if t == nil {
+		return nil
+	}
+	return t.Properties[path]
+}
+
+// Resolution says how a lookup was satisfied.
+type Resolution struct {
+	Found      bool   // a schema was returned
+	APIVersion string // the api-version of the returned schema
+	Nearest    bool   // the requested api-version was missing; a neighbour was used
+	Warning    string // human-readable note for Nearest or not found
+}
