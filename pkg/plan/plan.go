@@ -3,6 +3,9 @@
 // docs/plan-format.md): extend it, never rename fields.
 package plan
 
+// FormatVersion names the JSON layout documented in docs/plan-format.md.
+const FormatVersion = "1"
+
 // Action is what will happen to one resource.
 type Action string
 

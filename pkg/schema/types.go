@@ -68,8 +68,8 @@ func (t *Type) Prop(path string) *Property {
 
 // Resolution says how a lookup was satisfied.
 type Resolution struct {
-	Found      bool   // a schema was returned
-	APIVersion string // the api-version of the returned schema
-	Nearest    bool   // the requested api-version was missing; a neighbour was used
-	Warning    string // human-readable note for Nearest or not found
+	Found      bool   `json:"found"`                // a schema was returned
+	APIVersion string `json:"apiVersion,omitempty"` // the api-version of the returned schema
+	Nearest    bool   `json:"nearest,omitempty"`    // the requested api-version was missing; a neighbour was used
+	Warning    string `json:"warning,omitempty"`    // human-readable note for Nearest or not found
 }

@@ -1,0 +1,38 @@
+// Package apply turns manifests into a plan (GET, state, diff per resource,
+// ordered as a DAG) and executes it (writes, waits, GETs, records state).
+package apply
+
+import "time"
+
+// Options configure planning and execution. DefaultOptions is the one place
+// their defaults live; the CLI fills fields from flags.
+type Options struct {
+	// Concurrency bounds parallel ARM operations; 0 takes the ARM client's
+	// measured default.
+	Concurrency int
+	// AllowReplace permits delete-and-recreate when a create-only property changed.
+	AllowReplace bool
+	// Prune deletes resources the state holds for this set that the
+	// manifests no longer declare.
+	Prune bool
+	// Adopt permits writing resources that exist in Azure but not in state.
+	Adopt bool
+	// Explain records, per owned path judged equal, the rule that made it equal.
+	Explain bool
+	// Set names the manifest set in state (what --prune considers).
+	Set string
+	// Holder identifies this run in the state lock.
+	Holder string
+	// LockTimeout is how long to wait for another run's lock.
+	LockTimeout time.Duration
+	// Delete plans the removal of every manifest resource (the delete command).
+	Delete bool
+}
+
+// DefaultSet is the set name used when none is given.
+const DefaultSet = "default"
+
+// DefaultOptions returns the defaults.
+func DefaultOptions() Options {
+	return Options{Set: DefaultSet, LockTimeout: time.Minute}
+}

@@ -1,0 +1,112 @@
+package apply
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// Source records how a saved plan's manifests were loaded, so `apply
+// plan.json` can load them again: secret values are never written into a
+// plan file, they are resolved again from their env or Secret sources.
+type Source struct {
+	Filenames    []string `json:"filenames,omitempty"`
+	Recursive    bool     `json:"recursive,omitempty"`
+	Kustomize    string   `json:"kustomize,omitempty"`
+	Selector     string   `json:"selector,omitempty"`
+	Subscription string   `json:"subscription,omitempty"`
+	State        string   `json:"state,omitempty"`
+	Prune        bool     `json:"prune,omitempty"`
+	AllowReplace bool     `json:"allowReplace,omitempty"`
+	Adopt        bool     `json:"adopt,omitempty"`
+}
+
+// SavedPlan is the file `diff --out` writes: the JSON plan of DESIGN §11
+// plus its source.
+type SavedPlan struct {
+	plan.Plan
+	Source Source `json:"source"`
+}
+
+// WriteSaved writes a saved plan with mode 0600 (it names resources and values).
+func WriteSaved(path string, p *plan.Plan, src Source) error {
+	data, err := json.MarshalIndent(SavedPlan{Plan: *p, Source: src}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o600)
+}
+
+// ReadSaved reads a saved plan.
+func ReadSaved(path string) (*SavedPlan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var sp SavedPlan
+	if err := json.Unmarshal(data, &sp); err != nil {
+		return nil, fmt.Errorf("%s is not a saved plan: %w", path, err)
+	}
+	if sp.FormatVersion != plan.FormatVersion {
+		return nil, fmt.Errorf("%s has plan format %q; this kubectl-azure reads %q: make the plan again with this version", path, sp.FormatVersion, plan.FormatVersion)
+	}
+	return &sp, nil
+}
+
+// Matches reports how a fresh plan differs from a saved one: every resource
+// must have the same action, method, changes and pinned live state. An empty
+// result means applying fresh applies exactly the saved plan.
+func Matches(saved, fresh *plan.Plan) []string {
+	var diffs []string
+	fr := map[string]plan.Resource{}
+	for _, r := range fresh.Resources {
+		fr[key(r.ID)] = r
+	}
+	seen := map[string]bool{}
+	for _, s := range saved.Resources {
+		k := key(s.ID)
+		seen[k] = true
+		f, ok := fr[k]
+		if !ok {
+			diffs = append(diffs, s.ID+": no longer in the manifests")
+			continue
+		}
+		switch {
+		case s.Action != f.Action:
+			diffs = append(diffs, fmt.Sprintf("%s: action is now %s, was %s", s.ID, f.Action, s.Action))
+		case s.Method != f.Method:
+			diffs = append(diffs, fmt.Sprintf("%s: method is now %s, was %s", s.ID, f.Method, s.Method))
+		case s.LiveHash != f.LiveHash || s.LiveEtag != f.LiveEtag:
+			diffs = append(diffs, s.ID+": changed in Azure since the plan was made")
+		case !sameChanges(s.Changes, f.Changes):
+			diffs = append(diffs, s.ID+": the changes differ from the saved plan")
+		}
+	}
+	for _, r := range fresh.Resources {
+		if !seen[key(r.ID)] {
+			diffs = append(diffs, r.ID+": not in the saved plan")
+		}
+	}
+	return diffs
+}
+
+// sameChanges compares through JSON so numbers read back from a file
+// (float64) equal those computed in memory.
+func sameChanges(a, b []plan.Change) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	var x, y any
+	_ = json.Unmarshal(ja, &x)
+	_ = json.Unmarshal(jb, &y)
+	return reflect.DeepEqual(x, y)
+}
+
+// MatchError explains why a saved plan was refused.
+func MatchError(path string, diffs []string) error {
+	return fmt.Errorf("refusing to apply %s: the plan no longer matches Azure, state or the manifests (nothing was written):\n  %s\nrun `kubectl azure diff --out %s` again, review it, then apply it",
+		path, strings.Join(diffs, "\n  "), path)
+}

@@ -1,0 +1,182 @@
+package arm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Error is a failed ARM request: the HTTP status and ARM's error envelope
+// ({"error":{"code","message","details"}}), plus what was being done.
+type Error struct {
+	Method     string
+	ID         string // ARM ID or URL path of the request
+	StatusCode int
+	// OperationStatus is set (Failed, Canceled) when a long-running
+	// operation ended unsuccessfully; StatusCode is then that of the
+	// status response, often 200.
+	OperationStatus string
+	Code            string
+	Message         string
+	Details         []ErrorDetail
+	Header          http.Header
+	Body            []byte
+}
+
+// ErrorDetail is one entry of the envelope's details array.
+type ErrorDetail struct {
+	Code    string        `json:"code"`
+	Message string        `json:"message"`
+	Target  string        `json:"target,omitempty"`
+	Details []ErrorDetail `json:"details,omitempty"`
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.OperationStatus != "" {
+		fmt.Fprintf(&b, "%s %s: long-running operation %s", e.Method, e.ID, e.OperationStatus)
+	} else {
+		fmt.Fprintf(&b, "%s %s: %d %s", e.Method, e.ID, e.StatusCode, http.StatusText(e.StatusCode))
+	}
+	if e.Code != "" {
+		fmt.Fprintf(&b, " (%s)", e.Code)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	for _, d := range e.Details {
+		writeDetail(&b, d, 1)
+	}
+	if h := e.hint(); h != "" {
+		fmt.Fprintf(&b, "\n  hint: %s", h)
+	}
+	return b.String()
+}
+
+func writeDetail(b *strings.Builder, d ErrorDetail, depth int) {
+	if depth > 3 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s- %s", strings.Repeat("  ", depth), d.Code)
+	if d.Target != "" {
+		fmt.Fprintf(b, " [%s]", d.Target)
+	}
+	if d.Message != "" {
+		fmt.Fprintf(b, ": %s", d.Message)
+	}
+	for _, dd := range d.Details {
+		writeDetail(b, dd, depth+1)
+	}
+}
+
+// hint says what the user can do about the failure; an error that only
+// repeats the status leaves the user guessing.
+func (e *Error) hint() string {
+	if e.OperationStatus != "" {
+		return "the resource provider accepted the request but the operation failed; fix what the message names and re-run (the resource may exist in a failed state)"
+	}
+	switch e.StatusCode {
+	case http.StatusUnauthorized:
+		return "the credential was rejected: check --auth, the tenant, and that the token is for this cloud (--cloud)"
+	case http.StatusForbidden:
+		return "the identity lacks permission on this scope: check its role assignments (e.g. Contributor on the resource group) and any deny assignments or Azure Policy"
+	case http.StatusNotFound:
+		if strings.EqualFold(e.Code, "SubscriptionNotFound") {
+			return "check --subscription and that the identity can see it"
+		}
+		if strings.EqualFold(e.Code, "ResourceGroupNotFound") {
+			return "create the resource group first, or declare it so it is applied before its children"
+		}
+		if strings.EqualFold(e.Code, "NoRegisteredProviderFound") || strings.EqualFold(e.Code, "InvalidResourceType") {
+			return "check the resource type and api-version, and that the provider is registered in the subscription"
+		}
+		return "the resource does not exist (or the api-version does not know it)"
+	case http.StatusMethodNotAllowed:
+		return "the resource type does not accept this method; a PATCH is retried as GET-modify-PUT"
+	case http.StatusConflict:
+		return "the resource is busy or in a conflicting state (another operation in progress, a soft-deleted resource with the same name, or a name taken elsewhere); wait and re-run"
+	case http.StatusPreconditionFailed:
+		return "the resource changed since it was read (etag mismatch); re-run diff to see the new live state"
+	case http.StatusBadRequest:
+		switch {
+		case strings.EqualFold(e.Code, "InvalidApiVersionParameter") || strings.EqualFold(e.Code, "NoRegisteredProviderFound"):
+			return "the api-version is not supported for this type in this location; pick one the error lists"
+		case strings.EqualFold(e.Code, "LocationNotAvailableForResourceType"):
+			return "choose a location the error lists"
+		default:
+			return "ARM rejected the request body; fix the property named in the message"
+		}
+	case http.StatusTooManyRequests:
+		return "ARM throttled the subscription; lower --concurrency or wait for the quota to refill"
+	}
+	if e.StatusCode >= 500 {
+		return "ARM or the resource provider failed; the request was retried. Re-run later; if it persists, quote the x-ms-correlation-request-id: " + e.Header.Get("x-ms-correlation-request-id")
+	}
+	return ""
+}
+
+// newError builds an Error from a response body, which may be the ARM
+// envelope, an LRO status body ({"status":"Failed","error":{...}}) or
+// something else entirely (HTML from a proxy).
+func newError(method, id string, status int, header http.Header, body []byte) *Error {
+	e := &Error{Method: method, ID: id, StatusCode: status, Header: header, Body: body}
+	var env struct {
+		Error *struct {
+			Code    string        `json:"code"`
+			Message string        `json:"message"`
+			Details []ErrorDetail `json:"details"`
+		} `json:"error"`
+		// Some RPs answer without the envelope.
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &env) == nil {
+		if env.Error != nil {
+			e.Code, e.Message, e.Details = env.Error.Code, env.Error.Message, env.Error.Details
+		} else {
+			e.Code, e.Message = env.Code, env.Message
+		}
+	} else if len(body) > 0 {
+		msg := strings.TrimSpace(string(body))
+		if len(msg) > 300 {
+			msg = msg[:300] + "..."
+		}
+		e.Message = msg
+	}
+	if e.Code == "" && header != nil {
+		e.Code = header.Get("x-ms-error-code")
+	}
+	return e
+}
+
+// StatusCode returns the HTTP status of an ARM error, or 0.
+func StatusCode(err error) int {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.StatusCode
+	}
+	return 0
+}
+
+// IsNotFound reports a 404 from ARM.
+func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
+
+// IsPreconditionFailed reports a 412 (If-Match etag mismatch).
+func IsPreconditionFailed(err error) bool { return StatusCode(err) == http.StatusPreconditionFailed }
+
+// IsMethodNotAllowed reports a 405 (or ARM's MethodNotAllowed code).
+func IsMethodNotAllowed(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.StatusCode == http.StatusMethodNotAllowed || strings.EqualFold(e.Code, "MethodNotAllowed")
+}
+
+// IsConflict reports a 409.
+func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
+
+// IsThrottled reports a 429 that survived all retries.
+func IsThrottled(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }

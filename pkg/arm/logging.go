@@ -1,0 +1,187 @@
+package arm
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// Verbosity levels, as kubectl's -v.
+const (
+	VerbosityRequests = 4
+	VerbosityHeaders  = 6
+	VerbosityBodies   = 8
+)
+
+const redacted = "REDACTED"
+
+var logMu sync.Mutex
+
+// logAttempt writes one attempt at the configured verbosity. Whole lines
+// are written under a lock so parallel requests do not interleave.
+func (c *Client) logAttempt(req *policy.Request, reqBody []byte, attempt int32, poll bool, resp *http.Response, err error, d time.Duration) {
+	if c.opts.Log == nil || c.opts.Verbosity < VerbosityRequests {
+		return
+	}
+	raw := req.Raw()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", raw.Method, redactURL(raw.URL))
+	switch {
+	case resp != nil:
+		fmt.Fprintf(&b, " %d", resp.StatusCode)
+	case err != nil:
+		fmt.Fprintf(&b, " error=%q", redactText(err.Error()))
+	}
+	fmt.Fprintf(&b, " in %s", d.Round(time.Millisecond))
+	if attempt > 1 {
+		fmt.Fprintf(&b, " (attempt %d)", attempt)
+	}
+	if poll {
+		b.WriteString(" (lro poll)")
+	}
+	b.WriteByte('\n')
+	if c.opts.Verbosity >= VerbosityHeaders {
+		writeHeaders(&b, "request", raw.Header)
+		if resp != nil {
+			writeHeaders(&b, "response", resp.Header)
+		}
+	}
+	if c.opts.Verbosity >= VerbosityBodies {
+		if len(reqBody) > 0 {
+			fmt.Fprintf(&b, "  request body: %s\n", redactBody(reqBody))
+		}
+		if resp != nil {
+			if data, perr := runtime.Payload(resp); perr == nil && len(data) > 0 {
+				fmt.Fprintf(&b, "  response body: %s\n", redactBody(data))
+			}
+		}
+	}
+	logMu.Lock()
+	_, _ = io.WriteString(c.opts.Log, b.String())
+	logMu.Unlock()
+}
+
+func writeHeaders(b *strings.Builder, what string, h http.Header) {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := strings.Join(h[k], ", ")
+		if isSecretHeader(k) {
+			v = redacted
+		}
+		fmt.Fprintf(b, "  %s header %s: %s\n", what, k, v)
+	}
+}
+
+func isSecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-ms-authorization-auxiliary":
+		return true
+	}
+	return isSecretName(n)
+}
+
+// isSecretName matches property, header and query names that carry
+// secrets in ARM bodies: passwords, keys, tokens, connection strings, SAS.
+// It errs on the side of hiding (keySource is hidden too) because a log
+// line is the wrong place to discover a false negative.
+func isSecretName(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"password", "secret", "token", "connectionstring", "credential", "sastoken", "apikey", "privatekey", "passphrase", "sharedkey"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	// primaryKey, accountKey, keys, key1, sig (SAS signature)...
+	return n == "sig" || strings.HasSuffix(n, "key") || strings.HasSuffix(n, "keys") ||
+		(strings.HasPrefix(n, "key") && len(n) <= 4)
+}
+
+func redactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	c.User = nil
+	if c.RawQuery != "" {
+		q := c.Query()
+		for k := range q {
+			if isSecretName(k) {
+				q[k] = []string{redacted}
+			}
+		}
+		c.RawQuery = q.Encode()
+	}
+	return c.String()
+}
+
+// redactBody replaces secret-looking fields in a JSON body; non-JSON text
+// goes through redactText.
+func redactBody(data []byte) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return redactText(string(data))
+	}
+	out, err := json.Marshal(redactValue(v))
+	if err != nil {
+		return redactText(string(data))
+	}
+	return string(out)
+}
+
+func redactValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, val := range t {
+			if isSecretName(k) && val != nil {
+				m[k] = redacted
+				continue
+			}
+			m[k] = redactValue(val)
+		}
+		// {"name": "password", "value": "..."} pairs (app settings,
+		// container env) hide the secret behind a generic "value".
+		if n, ok := t["name"].(string); ok && isSecretName(n) {
+			if _, has := m["value"]; has {
+				m["value"] = redacted
+			}
+		}
+		return m
+	case []any:
+		out := make([]any, len(t))
+		for i := range t {
+			out[i] = redactValue(t[i])
+		}
+		return out
+	case string:
+		return redactText(t)
+	}
+	return v
+}
+
+// Secrets embedded in strings: connection strings and SAS URLs.
+var textSecrets = regexp.MustCompile(`(?i)((?:AccountKey|SharedAccessKey|Password|Pwd|sig|client_secret|access_token|refresh_token)=)[^;&\s"]+`)
+var bearer = regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9\-\._~\+/]+=*`)
+
+func redactText(s string) string {
+	s = textSecrets.ReplaceAllString(s, "${1}"+redacted)
+	return bearer.ReplaceAllString(s, "${1}"+redacted)
+}

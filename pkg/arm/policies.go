@@ -1,0 +1,108 @@
+package arm
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+)
+
+// callInfo is shared by every attempt of one logical request (azcore's
+// operation values survive the retry policy's clones).
+type callInfo struct {
+	attempts atomic.Int32
+	poll     bool
+}
+
+type pollKey struct{}
+
+// withPoll marks requests issued by the LRO loop, so they are counted and
+// logged as polls.
+func withPoll(ctx context.Context) context.Context { return context.WithValue(ctx, pollKey{}, true) }
+
+type userAgentPolicy struct{ ua string }
+
+func (p *userAgentPolicy) Do(req *policy.Request) (*http.Response, error) {
+	req.Raw().Header.Set("User-Agent", p.ua)
+	return req.Next()
+}
+
+// callPolicy runs once per logical request, before the retry policy.
+type callPolicy struct{ c *Client }
+
+func (p *callPolicy) Do(req *policy.Request) (*http.Response, error) {
+	ci := &callInfo{}
+	ci.poll, _ = req.Raw().Context().Value(pollKey{}).(bool)
+	req.SetOperationValue(ci)
+	p.c.stats.call(ci.poll)
+	return req.Next()
+}
+
+// slotPolicy bounds in-flight attempts to Options.Concurrency, whatever
+// the caller's own parallelism: ARM's per-subscription quotas are shared,
+// and the pacer's model goes stale with many unanswered requests.
+type slotPolicy struct{ slots chan struct{} }
+
+func (p *slotPolicy) Do(req *policy.Request) (*http.Response, error) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-req.Raw().Context().Done():
+		return nil, req.Raw().Context().Err()
+	}
+	defer func() { <-p.slots }()
+	return req.Next()
+}
+
+// pacingPolicy takes a token from the modelled bucket before every attempt
+// (ARM charges retries too) and feeds every response back into the model.
+type pacingPolicy struct {
+	p       *pacer
+	enabled bool
+}
+
+func (pp *pacingPolicy) Do(req *policy.Request) (*http.Response, error) {
+	sub := subscriptionOf(req.Raw().URL.Path)
+	class := classOf(req.Raw().Method)
+	var t ticket
+	if pp.enabled {
+		var err error
+		t, err = pp.p.acquire(req.Raw().Context(), sub, class)
+		if err != nil {
+			return nil, err
+		}
+	}
+	resp, err := req.Next()
+	pp.p.observe(sub, class, t, resp)
+	return resp, err
+}
+
+// attemptPolicy counts and logs each HTTP attempt.
+type attemptPolicy struct{ c *Client }
+
+func (p *attemptPolicy) Do(req *policy.Request) (*http.Response, error) {
+	var ci callInfo
+	var cip *callInfo
+	if req.OperationValue(&cip) && cip != nil {
+		ci.poll = cip.poll
+	} else {
+		cip = &ci
+	}
+	attempt := cip.attempts.Add(1)
+	var reqBody []byte
+	if p.c.opts.Log != nil && p.c.opts.Verbosity >= VerbosityBodies {
+		// Read before sending: the transport consumes the body.
+		if b := req.Body(); b != nil {
+			reqBody, _ = io.ReadAll(b)
+			_, _ = b.Seek(0, io.SeekStart)
+		}
+	}
+	start := time.Now()
+	resp, err := req.Next()
+	d := time.Since(start)
+	p.c.stats.attempt(req.Raw().Method, attempt, resp, err)
+	p.c.logAttempt(req, reqBody, attempt, cip.poll, resp, err, d)
+	return resp, err
+}

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
+
+func newExplainCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
+	var recursive bool
+	cmd := &cobra.Command{
+		Use:   "explain TYPE[@VERSION][.path]",
+		Short: "Describe a resource type's fields: types, readonly, create-only, secret, defaults, enums",
+		Example: `  kubectl azure explain Microsoft.Storage/storageAccounts
+  kubectl azure explain Microsoft.Storage/storageAccounts@2023-05-01.properties.networkAcls
+  kubectl azure explain Microsoft.Network/virtualNetworks.properties.subnets -o json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, err := g.schemas()
+			if err != nil {
+				return err
+			}
+			out := ""
+			if g.Output == "json" {
+				out = "json"
+			}
+			return schema.Explain(s.Out, reg, args[0], schema.ExplainOptions{Output: out, Recursive: recursive})
+		},
+	}
+	cmd.Flags().BoolVar(&recursive, "recursive", false, "list every field below the path, not only direct members")
+	return cmd
+}

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"golang.org/x/term"
+	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+	"github.com/kubectl-azure/kubectl-azure/pkg/version"
+	"github.com/kubectl-azure/kubectl-azure/plugins"
+)
+
+// armClient builds the ARM client from the global flags.
+func (g *GlobalOptions) armClient(log io.Writer) (*arm.Client, error) {
+	o := arm.DefaultOptions()
+	o.Version = version.Version
+	o.Endpoint = g.Endpoint
+	o.Cloud = g.Cloud
+	o.Auth = g.Auth
+	o.Verbosity = g.Verbosity
+	o.Log = log
+	if g.Concurrency > 0 {
+		o.Concurrency = g.Concurrency
+	}
+	c, err := arm.New(o)
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
+	return c, nil
+}
+
+// schemas returns the embedded registry, or the user's specs checkout.
+func (g *GlobalOptions) schemas() (*schema.Registry, error) {
+	if g.SchemaDir == "" {
+		return schema.Default(), nil
+	}
+	r, err := schema.Open(g.SchemaDir)
+	if err != nil {
+		return nil, withCode(ExitError, fmt.Errorf("--schema-dir %s: %w", g.SchemaDir, err))
+	}
+	return r, nil
+}
+
+// openState opens the state backend named by --state.
+func (g *GlobalOptions) openState(ctx context.Context) (state.Store, error) {
+	o := state.DefaultOptions()
+	o.KubeConfig = g.KubeFlags
+	o.LockTimeout = g.LockTimeout
+	st, err := state.Open(ctx, g.State, o)
+	if err != nil {
+		return nil, withCode(ExitError, fmt.Errorf("opening state %s: %w", g.State, err))
+	}
+	return st, nil
+}
+
+// setName is the manifest set recorded in state: the Kubernetes backend's
+// SETNAME, else the default set.
+func (g *GlobalOptions) setName() string {
+	if rest, ok := strings.CutPrefix(g.State, "kubernetes://"); ok {
+		if i := strings.LastIndex(rest, "/"); i >= 0 && i < len(rest)-1 {
+			return rest[i+1:]
+		}
+	}
+	return apply.DefaultSet
+}
+
+// load reads and validates the manifests. Validation problems exit 2 and
+// nothing is sent anywhere.
+func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, streams io.Writer) (*manifest.Set, error) {
+	lo.Subscription = g.Subscription
+	if lo.Secrets == nil {
+		lo.Secrets = &manifest.KubeSecrets{Client: func() (corev1client.SecretsGetter, string, error) {
+			cfg, err := g.KubeFlags.ToRESTConfig()
+			if err != nil {
+				return nil, "", err
+			}
+			cs, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				return nil, "", err
+			}
+			ns, _, err := g.KubeFlags.ToRawKubeConfigLoader().Namespace()
+			if err != nil {
+				return nil, "", err
+			}
+			return cs.CoreV1(), ns, nil
+		}}
+	}
+	set, err := manifest.Load(ctx, lo)
+	if err != nil {
+		return nil, withCode(ExitValidation, err)
+	}
+	for _, w := range set.Warnings {
+		fmt.Fprintln(streams, "warning:", w)
+	}
+	return set, nil
+}
+
+// engine wires the apply engine.
+func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Registry, opts apply.Options, warn io.Writer) *apply.Engine {
+	opts.Concurrency = g.Concurrency
+	opts.Set = g.setName()
+	opts.LockTimeout = g.LockTimeout
+	return &apply.Engine{ARM: c, Store: st, Schemas: reg, Plugins: plugins.For, Options: opts, Warn: warn}
+}
+
+// isTerminal reports whether f is an interactive terminal.
+func isTerminal(f any) bool {
+	if fd, ok := f.(interface{ Fd() uintptr }); ok {
+		return term.IsTerminal(int(fd.Fd()))
+	}
+	return false
+}
+
+// confirm asks on a terminal; elsewhere the caller must have passed --yes.
+func confirm(in io.Reader, out io.Writer, question string) (bool, error) {
+	if !isTerminal(in) {
+		return false, withCode(ExitError, fmt.Errorf("not a terminal: pass --yes to %s without asking", question))
+	}
+	fmt.Fprintf(out, "\nDo you want to %s? Only 'yes' will be accepted: ", question)
+	var answer string
+	if _, err := fmt.Fscanln(in, &answer); err != nil {
+		return false, nil
+	}
+	return strings.TrimSpace(answer) == "yes", nil
+}
+

@@ -1,0 +1,318 @@
+package diff
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
+
+type leaf struct {
+	path []seg
+	sp   string
+}
+
+// leafPaths lists the owned leaves of a user-side body: scalars, scalar and
+// positional arrays, empty objects; keyed array items are descended into.
+// Envelope and readonly paths are skipped: they are never owned.
+func leafPaths(f *facts, body map[string]any) []leaf {
+	var out []leaf
+	c := comparer{f: f}
+	var walk func(sp string, v any, root bool)
+	walk = func(sp string, v any, root bool) {
+		switch t := v.(type) {
+		case map[string]any:
+			if len(t) == 0 && !root {
+				out = append(out, leaf{clonePath(c.path), sp})
+				return
+			}
+			isMap := f.isMap(sp)
+			for k, cv := range t {
+				if root && envelope[k] {
+					continue
+				}
+				csp := childSchemaPath(sp, k, isMap)
+				if f.isReadOnly(csp) {
+					continue
+				}
+				c.push(seg{kind: segField, name: k})
+				walk(csp, cv, false)
+				c.pop()
+			}
+		case []any:
+			if len(t) == 0 {
+				// An empty array of objects owns no items (children managed
+				// elsewhere stay untouched); an empty scalar array is a value.
+				if p := f.prop(sp + "[]"); p != nil && p.Type == schema.TypeObject {
+					return
+				}
+				if f.children[sp] {
+					return
+				}
+				out = append(out, leaf{clonePath(c.path), sp})
+				return
+			}
+			kind, ids := c.classify(sp, t, nil)
+			if kind != arrayKeyed {
+				out = append(out, leaf{clonePath(c.path), sp})
+				return
+			}
+			for _, it := range t {
+				m := it.(map[string]any)
+				c.push(keyedSeg(m, ids))
+				walk(sp+"[]", m, false)
+				c.pop()
+			}
+		default:
+			out = append(out, leaf{clonePath(c.path), sp})
+		}
+	}
+	if body != nil {
+		walk("", body, true)
+	}
+	return out
+}
+
+func ownedPaths(f *facts, d, l map[string]any) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, body := range []map[string]any{d, l} {
+		for _, lp := range leafPaths(f, body) {
+			s := renderOwned(lp.path)
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Owned returns the owned paths of D and L (DESIGN §3) using heuristics
+// only; Compute's Result.Owned is the same list refined by the schema.
+func Owned(desired, lastApplied map[string]any) []string {
+	return ownedPaths(factsFor(nil, nil), desired, lastApplied)
+}
+
+// get reads the value at a structured path. Keyed segments match items by
+// identifier values case-insensitively, as ARM does for names and IDs.
+func get(root map[string]any, p []seg) (any, bool) {
+	var cur any = root
+	if root == nil {
+		return nil, false
+	}
+	for _, s := range p {
+		switch s.kind {
+		case segField:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if cur, ok = m[s.name]; !ok {
+				return nil, false
+			}
+		case segIndex:
+			a, ok := cur.([]any)
+			if !ok || s.idx < 0 || s.idx >= len(a) {
+				return nil, false
+			}
+			cur = a[s.idx]
+		case segKeyed:
+			a, ok := cur.([]any)
+			if !ok {
+				return nil, false
+			}
+			i := findKeyed(a, s)
+			if i < 0 {
+				return nil, false
+			}
+			cur = a[i]
+		}
+	}
+	return cur, true
+}
+
+func findKeyed(a []any, s seg) int {
+	for i, it := range a {
+		m, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		match := true
+		for j, id := range s.keys {
+			v, ok := identValue(m, id)
+			if !ok {
+				match = false
+				break
+			}
+			vs, _ := scalarString(v)
+			if !strings.EqualFold(strings.TrimRight(vs, "/"), strings.TrimRight(s.vals[j], "/")) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return i
+		}
+	}
+	return -1
+}
+
+// Project builds a baseline B: the parts of live at the owned paths
+// (DESIGN §3), in the owned-path form of Result.Owned. Keyed items keep
+// live's order; paths live does not hold are left out.
+func Project(live map[string]any, owned []string) map[string]any {
+	out := map[string]any{}
+	if live == nil {
+		return out
+	}
+	for _, o := range owned {
+		p, err := parseOwned(o)
+		if err != nil || len(p) == 0 {
+			continue
+		}
+		projectPath(out, live, p)
+	}
+	return out
+}
+
+func projectPath(dst map[string]any, src map[string]any, p []seg) {
+	s := p[0]
+	if s.kind != segField {
+		return
+	}
+	v, ok := src[s.name]
+	if !ok {
+		return
+	}
+	if len(p) == 1 {
+		dst[s.name] = deepCopy(v)
+		return
+	}
+	next := p[1]
+	switch next.kind {
+	case segField:
+		sm, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		dm, ok := dst[s.name].(map[string]any)
+		if !ok {
+			dm = map[string]any{}
+		}
+		projectPath(dm, sm, p[1:])
+		if len(dm) > 0 || len(p) == 2 {
+			dst[s.name] = dm
+		}
+	case segKeyed, segIndex:
+		sa, ok := v.([]any)
+		if !ok {
+			return
+		}
+		var i int
+		if next.kind == segKeyed {
+			i = findKeyed(sa, next)
+		} else {
+			i = next.idx
+		}
+		if i < 0 || i >= len(sa) {
+			return
+		}
+		item, ok := sa[i].(map[string]any)
+		if !ok {
+			return
+		}
+		da, _ := dst[s.name].([]any)
+		// Reuse the projected item if another owned path created it.
+		j := -1
+		if next.kind == segKeyed {
+			j = findKeyed(da, next)
+		}
+		var ditem map[string]any
+		if j >= 0 {
+			ditem = da[j].(map[string]any)
+		} else {
+			ditem = map[string]any{}
+			// identifiers always travel with the item so B stays keyable
+			for _, id := range next.keys {
+				if iv, ok := item[id]; ok && !strings.Contains(id, "/") {
+					ditem[id] = deepCopy(iv)
+				}
+			}
+		}
+		if len(p) > 2 {
+			projectPath(ditem, item, p[2:])
+		} else {
+			for k, v := range item {
+				ditem[k] = deepCopy(v)
+			}
+		}
+		if j < 0 {
+			dst[s.name] = append(da, ditem)
+		}
+	}
+}
+
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		return deepCopyMap(t)
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = deepCopy(x)
+		}
+		return out
+	}
+	return v
+}
+
+func deepCopyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = deepCopy(v)
+	}
+	return out
+}
+
+// HashSecrets returns the L to store: a copy of desired with every secret
+// value replaced by its salted HMAC, so state never holds a secret in clear
+// yet a later D can be compared with it.
+func HashSecrets(desired map[string]any, s *schema.Type, key []byte) map[string]any {
+	if desired == nil {
+		return nil
+	}
+	f := factsFor(s, nil)
+	out := deepCopyMap(desired)
+	var walk func(sp string, m map[string]any)
+	var walkVal func(sp, key string, v any) any
+	walkVal = func(sp, k string, v any) any {
+		if secretPath(f, sp, k, v) && v != nil {
+			if str, ok := v.(string); ok && strings.HasPrefix(str, hashPrefix) {
+				return v
+			}
+			return hashValue(key, sp, v)
+		}
+		switch t := v.(type) {
+		case map[string]any:
+			walk(sp, t)
+		case []any:
+			for i := range t {
+				t[i] = walkVal(sp+"[]", k, t[i])
+			}
+		}
+		return v
+	}
+	walk = func(sp string, m map[string]any) {
+		isMap := f.isMap(sp)
+		for k, v := range m {
+			m[k] = walkVal(childSchemaPath(sp, k, isMap), k, v)
+		}
+	}
+	walk("", out)
+	return out
+}

@@ -1,0 +1,208 @@
+package diff
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
+
+// facts merges what the schema and a plugin know about one type into
+// lookup sets keyed by schema path. Building them costs a few allocations,
+// so they are cached by (schema, rules) pointer: both are immutable
+// registry values in practice.
+type facts struct {
+	s           *schema.Type
+	r           *Rules
+	maps        map[string]bool // schema paths whose values are maps ("*")
+	readOnly    map[string]bool
+	ordered     map[string]bool
+	writeOnly   map[string]bool
+	createOnly  map[string]bool
+	children    map[string]bool
+	mergeColl   map[string]bool
+	defaults    map[string]any
+	unset       map[string][]any
+	normalizers map[string]Normalizer
+	idents      map[string][]string
+}
+
+type factsKey struct {
+	s *schema.Type
+	r *Rules
+}
+
+var (
+	factsCache   sync.Map
+	factsCount   int
+	factsCountMu sync.Mutex
+)
+
+// maxCachedFacts bounds the cache in case a caller builds schemas or rules
+// on the fly; beyond it facts are rebuilt per call (correct, just slower).
+const maxCachedFacts = 8192
+
+func factsFor(s *schema.Type, p Plugin) *facts {
+	var r *Rules
+	if p != nil {
+		r = p.Rules()
+	}
+	k := factsKey{s, r}
+	if v, ok := factsCache.Load(k); ok {
+		return v.(*facts)
+	}
+	f := buildFacts(s, r)
+	factsCountMu.Lock()
+	if factsCount < maxCachedFacts {
+		factsCount++
+		factsCache.Store(k, f)
+	}
+	factsCountMu.Unlock()
+	return f
+}
+
+func set(paths []string) map[string]bool {
+	if len(paths) == 0 {
+		return nil
+	}
+	m := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		m[p] = true
+	}
+	return m
+}
+
+func buildFacts(s *schema.Type, r *Rules) *facts {
+	f := &facts{s: s, r: r, maps: map[string]bool{"tags": true}}
+	if s != nil {
+		for p := range s.Properties {
+			markMaps(f.maps, p)
+		}
+	}
+	if r != nil {
+		f.readOnly = set(r.ReadOnly)
+		f.ordered = set(r.Ordered)
+		f.writeOnly = set(r.WriteOnly)
+		f.createOnly = set(r.CreateOnly)
+		f.children = set(r.ChildCollections)
+		f.mergeColl = set(r.MergeCollections)
+		f.defaults = r.Defaults
+		f.unset = r.Unset
+		f.normalizers = r.Normalizers
+		f.idents = r.Identifiers
+		for _, l := range [][]string{r.ReadOnly, r.Ordered, r.WriteOnly, r.CreateOnly, r.ChildCollections, r.MergeCollections} {
+			for _, p := range l {
+				markMaps(f.maps, p)
+			}
+		}
+		for p := range r.Defaults {
+			markMaps(f.maps, p)
+		}
+		for p := range r.Normalizers {
+			markMaps(f.maps, p)
+		}
+	}
+	return f
+}
+
+// markMaps records every prefix of p that is followed by a "*" segment
+// ("properties.foo.*.bar" marks "properties.foo").
+func markMaps(m map[string]bool, p string) {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '.' {
+			continue
+		}
+		part := p[start:i]
+		if part == "*" || strings.HasPrefix(part, "*[") {
+			if start == 0 {
+				m[""] = true
+			} else {
+				m[p[:start-1]] = true
+			}
+		}
+		start = i + 1
+	}
+}
+
+func (f *facts) isMap(sp string) bool { return f.maps[sp] }
+
+func (f *facts) prop(sp string) *schema.Property {
+	if f.s == nil {
+		return nil
+	}
+	return f.s.Properties[sp]
+}
+
+func (f *facts) isReadOnly(sp string) bool {
+	if f.readOnly[sp] {
+		return true
+	}
+	if etagName(sp) {
+		return true
+	}
+	if p := f.prop(sp); p != nil && p.ReadOnly {
+		return true
+	}
+	return false
+}
+
+func (f *facts) isSecret(sp string) bool {
+	p := f.prop(sp)
+	return p != nil && p.Secret
+}
+
+func (f *facts) isWriteOnly(sp string) bool {
+	if f.writeOnly[sp] {
+		return true
+	}
+	p := f.prop(sp)
+	return p != nil && (p.WriteOnly || p.Secret)
+}
+
+func (f *facts) isCreateOnly(sp string) bool {
+	if f.createOnly[sp] {
+		return true
+	}
+	p := f.prop(sp)
+	return p != nil && p.CreateOnly
+}
+
+func (f *facts) defaultFor(sp string) (any, string, bool) {
+	if v, ok := f.defaults[sp]; ok {
+		return v, RulePluginDefault, true
+	}
+	if p := f.prop(sp); p != nil && p.Default != nil {
+		return p.Default, RuleSchemaDefault, true
+	}
+	return nil, "", false
+}
+
+// etagName reports whether the last member of sp is an entity tag
+// ("etag", "panEtag"): always server-computed, never the user's.
+func etagName(sp string) bool {
+	i := strings.LastIndexByte(sp, '.')
+	n := sp[i+1:]
+	switch strings.ToLower(n) {
+	case "provisioningstate", // every provider computes it; portal JSON carries it
+		// server bookkeeping timestamps, echoed by read-modify-write clients
+		"lastmodifiedtime", "lastmodifiedat", "lastmodifieddate", "lastmodifiedutc", "lastupdatedtime",
+		"createdat", "createdtime", "creationtime", "createddate", "createdutc", "updated", "created":
+		return true
+	}
+	return len(n) >= 4 && strings.EqualFold(n[len(n)-4:], "etag")
+}
+
+// secretName is the fallback when the schema does not know a path: field
+// names that hold credentials in every ARM API we have seen.
+func secretName(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "password", "adminpassword", "secret", "clientsecret", "primarykey", "secondarykey",
+		"connectionstring", "sharedkey", "accesskey", "storageaccountkey", "accountkey",
+		"primarymasterkey", "secondarymasterkey", "token", "sastoken", "authkey",
+		"bitlockerkey", "apikey", "sharedaccesskey", "masterkey", "privatekey", "passphrase":
+		return true
+	}
+	return strings.HasSuffix(n, "password") || strings.HasSuffix(n, "secret")
+}

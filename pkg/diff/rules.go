@@ -1,0 +1,337 @@
+package diff
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rule names: shown by --explain for every owned path judged equal.
+const (
+	RuleExact           = "exact"
+	RuleNumeric         = "numeric-equivalence"     // 1 = 1.0, "1" = 1
+	RuleBoolString      = "boolean-string"          // "true" = true
+	RuleLocation        = "location-name"           // "West US 2" = westus2
+	RuleARMID           = "arm-id-case-insensitive" // ARM IDs compare case-insensitively
+	RuleName            = "resource-name-case-insensitive"
+	RuleARMIDName       = "arm-id-by-name"               // "plan1" given, ".../serverfarms/plan1" answered
+	RuleEnum            = "enum-case-insensitive"        // enum values compare case-insensitively
+	RuleToken           = "token-case-insensitive"       // enum-like token, spec gives no enum
+	RuleNullAbsent      = "null-equals-absent"           // desired null, live absent
+	RuleEmptyAbsent     = "empty-equals-absent"          // desired {} / [] / "", live absent or null
+	RuleSchemaDefault   = "schema-default"               // desired = spec default, live absent
+	RulePluginDefault   = "plugin-default"               // desired = undeclared server default, live absent
+	RuleScalarSet       = "scalar-array-as-set"          // same elements, other order
+	RuleServerAdded     = "server-added-items-not-owned" // live has extra array items / keys
+	RuleNormalizer      = "plugin-normalizer"
+	RuleSecretHash      = "secret-hash"          // desired's HMAC equals last-applied's
+	RuleLiveMatches     = "live-already-matches" // manifest changed, but live already holds it
+	RuleAlreadyAbsent   = "already-absent"       // removed from manifest, already absent live
+	RuleTimeEquivalence = "datetime-equivalence" // same instant, other spelling
+	RuleUnsetValue      = "plugin-unset-value"   // desired value means "server decides"
+	RuleKeyCase         = "property-name-case-insensitive"
+	RuleZeroUnset       = "zero-value-means-unset" // desired "" or 0: the server chooses
+	RuleUnkeyedMatch    = "unkeyed-items-matched"  // same items, other order, no identifiers
+	RuleIdentityType    = "identity-type-list"     // "SystemAssigned, UserAssigned" spacing
+	RuleLocationNotKept = "location-not-stored"    // proxy resources drop the location they are sent
+	RuleIdentityNone    = "identity-none-equals-absent"
+	RuleURLSlash        = "url-trailing-slash"
+)
+
+// locationKey reports whether a field holds an Azure region name.
+func locationKey(k string) bool {
+	l := strings.ToLower(k)
+	// location, dataCenterLocation, failoverLocation, region, locationName
+	return strings.HasSuffix(l, "location") || strings.HasSuffix(l, "region") || l == "locationname"
+}
+
+// normLocation canonicalises a region: ARM answers "westus2" to a request
+// that said "West US 2", in any case.
+func normLocation(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		// Display names carry spaces and parentheses ("North Central US
+		// (Stage)" is northcentralusstage): keep letters and digits only.
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// looksARMID reports whether s is an ARM resource ID (or a provider-scoped
+// one). ARM treats every segment case-insensitively and often re-cases
+// resource-group and provider segments in responses.
+func looksARMID(s string) bool {
+	return len(s) > 11 && s[0] == '/' && (hasPrefixFold(s, "/subscriptions/") || hasPrefixFold(s, "/providers/"))
+}
+
+func hasPrefixFold(s, p string) bool {
+	return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p)
+}
+
+// nameKey reports whether a field holds an ARM resource name, which ARM
+// compares case-insensitively.
+func nameKey(k string) bool {
+	return k == "name"
+}
+
+func toFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case float32:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func numStringEqual(s string, f float64) bool {
+	g, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil && (g == f || math.Abs(g-f) < 1e-12*math.Max(1, math.Abs(f)))
+}
+
+// scalarEqual compares two non-container values under the normalisation
+// rules and names the rule that made them equal. key is the field name
+// holding the values, sp its schema path.
+func (f *facts) scalarEqual(sp, key string, x, y any) (bool, string) {
+	switch xv := x.(type) {
+	case string:
+		switch yv := y.(type) {
+		case string:
+			return f.stringEqual(sp, key, xv, yv)
+		case bool:
+			if strings.EqualFold(xv, strconv.FormatBool(yv)) {
+				return true, RuleBoolString
+			}
+			return false, ""
+		default:
+			if fy, ok := toFloat(y); ok && numStringEqual(xv, fy) {
+				return true, RuleNumeric
+			}
+			return false, ""
+		}
+	case bool:
+		switch yv := y.(type) {
+		case bool:
+			return xv == yv, RuleExact
+		case string:
+			if strings.EqualFold(yv, strconv.FormatBool(xv)) {
+				return true, RuleBoolString
+			}
+		}
+		return false, ""
+	case nil:
+		return y == nil, RuleExact
+	}
+	if fx, ok := toFloat(x); ok {
+		if fy, ok := toFloat(y); ok {
+			if fx == fy {
+				if _, same := x.(float64); same {
+					if _, same2 := y.(float64); same2 {
+						return true, RuleExact
+					}
+				}
+				return true, RuleNumeric
+			}
+			return false, ""
+		}
+		if ys, ok := y.(string); ok && numStringEqual(ys, fx) {
+			return true, RuleNumeric
+		}
+	}
+	return false, ""
+}
+
+func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
+	if x == y {
+		return true, RuleExact
+	}
+	if locationKey(key) && normLocation(x) == normLocation(y) {
+		return true, RuleLocation
+	}
+	if sp == "identity.type" && identityTypeEqual(x, y) {
+		return true, RuleIdentityType
+	}
+	if !strings.EqualFold(x, y) {
+		if ok := sameInstant(x, y); ok {
+			return true, RuleTimeEquivalence
+		}
+		if sameQuantity(x, y) {
+			return true, RuleNumeric
+		}
+		if isURL(x) && isURL(y) && strings.TrimSuffix(x, "/") == strings.TrimSuffix(y, "/") {
+			return true, RuleURLSlash
+		}
+		if looksARMID(x) && looksARMID(y) && strings.EqualFold(strings.TrimRight(x, "/"), strings.TrimRight(y, "/")) {
+			return true, RuleARMID
+		}
+		if looksARMID(y) && x != "" && !strings.Contains(x, "/") && idKey(sp, key, f) && strings.EqualFold(lastSegment(y), x) {
+			// A reference given by name where the API accepts either and
+			// answers with the full ID (Web sites' serverFarmId).
+			return true, RuleARMIDName
+		}
+		return false, ""
+	}
+	// Same letters, other case: equal only where ARM itself ignores case.
+	inEnum := false
+	if p := f.prop(sp); p != nil {
+		if p.ARMID {
+			return true, RuleARMID
+		}
+		for _, e := range p.Enum {
+			if strings.EqualFold(e, x) {
+				return true, RuleEnum
+			}
+		}
+		inEnum = len(p.Enum) > 0
+	}
+	_ = inEnum
+	if looksARMID(x) {
+		return true, RuleARMID
+	}
+	if nameKey(key) {
+		return true, RuleName
+	}
+	// (An enum that holds neither spelling is a polymorphic or stale spec
+	// list: the token rule applies too.)
+	if p := f.prop(sp); p == nil || p.Type == "" || p.Type == "string" {
+		// The spec gives no enum: a value that reads like an enum member
+		// (one identifier-like token) is compared case-insensitively, as
+		// ARM answers "Basic" to "BASIC" across providers. Free text (tags,
+		// descriptions, setting values) keeps its case.
+		if enumLike(x) && !freeTextKey(sp, key) {
+			return true, RuleToken
+		}
+	}
+	return false, ""
+}
+
+// identityTypeEqual compares managed-identity type lists, which ARM
+// re-spaces and re-cases ("SystemAssigned,UserAssigned").
+func identityTypeEqual(x, y string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }
+	return norm(x) == norm(y)
+}
+
+func freeTextKey(sp, key string) bool {
+	if sp == "tags" || strings.HasPrefix(sp, "tags.") {
+		return true
+	}
+	switch strings.ToLower(key) {
+	case "value", "description", "displayname", "text", "message", "content", "comment", "comments", "title":
+		return true
+	}
+	return false
+}
+
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
+}
+
+func idKey(sp, key string, f *facts) bool {
+	if p := f.prop(sp); p != nil && p.ARMID {
+		return true
+	}
+	return strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID")
+}
+
+func lastSegment(id string) string {
+	id = strings.TrimRight(id, "/")
+	return id[strings.LastIndexByte(id, '/')+1:]
+}
+
+// sameQuantity reports whether two strings are the same number with the
+// same unit suffix ("1.0Gi" and "1Gi"): ARM re-renders quantities.
+func sameQuantity(x, y string) bool {
+	nx, ux := splitQuantity(x)
+	ny, uy := splitQuantity(y)
+	if nx == "" || ny == "" || ux != uy {
+		return false
+	}
+	fx, err1 := strconv.ParseFloat(nx, 64)
+	fy, err2 := strconv.ParseFloat(ny, 64)
+	return err1 == nil && err2 == nil && fx == fy
+}
+
+func splitQuantity(s string) (num, unit string) {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+// sameInstant reports whether two strings are RFC 3339 timestamps of the
+// same instant ("…11Z" and "…11.000Z"; ARM re-serialises dates).
+func sameInstant(x, y string) bool {
+	if len(x) < 19 || len(y) < 19 || x[4] != '-' || y[4] != '-' || (x[10] != 'T' && x[10] != 't') || (y[10] != 'T' && y[10] != 't') {
+		return false
+	}
+	tx, err := parseTime(x)
+	if err != nil {
+		return false
+	}
+	ty, err := parseTime(y)
+	return err == nil && tx.Equal(ty)
+}
+
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	// ARM also writes zone-less timestamps, meaning UTC.
+	return time.Parse("2006-01-02T15:04:05.999999999", s)
+}
+
+// enumLike reports whether s reads like an enum member: one token of
+// letters, digits, '_' or '-', starting with a letter, no spaces.
+func enumLike(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	c := s[0]
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// isEmpty reports whether v is the empty value of its JSON type.
+func isEmpty(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(t) == 0
+	case []any:
+		return len(t) == 0
+	case string:
+		return t == ""
+	}
+	return false
+}

@@ -1,0 +1,279 @@
+package diff
+
+import (
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// writer builds request bodies from D, L and S.
+type writer struct {
+	f *facts
+	c comparer
+}
+
+// Patch returns the JSON merge patch (RFC 7396) that applies r's changes:
+// changed leaves set to their desired value, removals as null. A change
+// inside an array sends the whole array, because a merge patch cannot
+// address items: it is live's array with owned items updated, removed
+// items dropped and items owned by nobody (server-added, or children
+// managed as their own resources) kept.
+func Patch(in Input, r Result) map[string]any {
+	if len(r.segs) != len(r.Changes) {
+		r = Compute(in)
+	}
+	f := factsFor(in.Schema, in.Plugin)
+	w := writer{f: f, c: comparer{f: f}}
+	patch := map[string]any{}
+	done := map[string]bool{}
+	for i, ch := range r.Changes {
+		p := r.segs[i]
+		k := firstArraySeg(p)
+		if k < 0 {
+			if ch.Kind == plan.KindRemove {
+				setPath(patch, p, nil)
+				continue
+			}
+			v, _ := get(in.Desired, p)
+			setPath(patch, p, deepCopy(v))
+			continue
+		}
+		ap := p[:k]
+		key := renderOwned(ap)
+		if done[key] {
+			continue
+		}
+		done[key] = true
+		sp := schemaPathOf(ap, f.isMap)
+		lv, lh := get(in.Live, ap)
+		dv, dh := get(in.Desired, ap)
+		av, _ := get(in.LastApplied, ap)
+		if !dh {
+			setPath(patch, ap, nil)
+			continue
+		}
+		var merged any
+		if lh {
+			merged = w.merge(sp, lastField(ap), lv, dv, av)
+		} else {
+			merged = deepCopy(dv)
+		}
+		setPath(patch, ap, w.strip(sp, merged))
+	}
+	if in.Plugin != nil {
+		patch = in.Plugin.BeforeWrite(patch)
+	}
+	return patch
+}
+
+// PutBody returns the body of a GET-modify-PUT: live minus readonly fields,
+// with the user's desired values applied and removals omitted; everything
+// the user does not own is preserved. Array items nobody owns are kept, so
+// a child managed as its own resource (a subnet, a security rule, a route)
+// survives a write of its parent.
+func PutBody(in Input, r Result) map[string]any {
+	f := factsFor(in.Schema, in.Plugin)
+	w := writer{f: f, c: comparer{f: f}}
+	var body map[string]any
+	if in.Live == nil {
+		body, _ = w.strip("", deepCopyMap(in.Desired)).(map[string]any)
+	} else {
+		live, _ := w.strip("", deepCopyMap(in.Live)).(map[string]any)
+		body, _ = w.merge("", "", live, in.Desired, in.LastApplied).(map[string]any)
+	}
+	for k := range envelope {
+		delete(body, k)
+	}
+	if in.Plugin != nil {
+		body = in.Plugin.BeforeWrite(body)
+	}
+	return body
+}
+
+func firstArraySeg(p []seg) int {
+	for i, s := range p {
+		if s.kind != segField {
+			return i
+		}
+	}
+	return -1
+}
+
+func setPath(dst map[string]any, p []seg, v any) {
+	cur := dst
+	for i, s := range p {
+		if i == len(p)-1 {
+			cur[s.name] = v
+			return
+		}
+		next, ok := cur[s.name].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			cur[s.name] = next
+		}
+		cur = next
+	}
+}
+
+// merge applies desired d (and removals from last-applied l) onto live.
+func (w *writer) merge(sp, key string, live, d, l any) any {
+	switch dv := d.(type) {
+	case map[string]any:
+		lm, ok := live.(map[string]any)
+		if !ok {
+			return deepCopy(d)
+		}
+		am, _ := l.(map[string]any)
+		out := make(map[string]any, len(lm)+len(dv))
+		for k, v := range lm {
+			out[k] = v
+		}
+		isMap := w.f.isMap(sp)
+		for k, v := range dv {
+			if sp == "" && envelope[k] {
+				continue
+			}
+			csp := childSchemaPath(sp, k, isMap)
+			if w.f.isReadOnly(csp) {
+				continue
+			}
+			var av any
+			if am != nil {
+				av = am[k]
+			}
+			out[k] = w.merge(csp, k, out[k], v, av)
+		}
+		for k := range am {
+			if _, ok := dv[k]; !ok {
+				delete(out, k)
+			}
+		}
+		return out
+	case []any:
+		la, ok := live.([]any)
+		if !ok {
+			return deepCopy(d)
+		}
+		aa, _ := l.([]any)
+		kind, ids := w.c.classify(sp, dv, la)
+		if kind != arrayKeyed {
+			if len(dv) == 0 && (w.f.children[sp] || len(aa) == 0) {
+				// [] owns no items: keep what lives there (children
+				// managed elsewhere, server-added items).
+				if p := w.f.prop(sp + "[]"); (p != nil && p.Type == "object") || w.f.children[sp] || allMaps(la) {
+					return la
+				}
+			}
+			return deepCopy(d)
+		}
+		isp := sp + "[]"
+		out := make([]any, 0, len(la)+len(dv))
+		used := make([]bool, len(dv))
+		for _, it := range la {
+			m, ok := it.(map[string]any)
+			if !ok {
+				out = append(out, it)
+				continue
+			}
+			if _, ok := itemKey(m, ids); !ok {
+				out = append(out, m) // no identifier: nobody's item, kept
+				continue
+			}
+			s := keyedSeg(m, ids)
+			if j := findKeyed(dv, s); j >= 0 {
+				used[j] = true
+				var av any
+				if k := findKeyed(aa, s); k >= 0 {
+					av = aa[k]
+				}
+				out = append(out, w.merge(isp, key, m, dv[j], av))
+				continue
+			}
+			if findKeyed(aa, s) >= 0 {
+				continue // in L, not in D: the user removed it
+			}
+			out = append(out, m)
+		}
+		for j, it := range dv {
+			if !used[j] {
+				out = append(out, deepCopy(it))
+			}
+		}
+		return out
+	default:
+		return d
+	}
+}
+
+func allMaps(a []any) bool {
+	for _, v := range a {
+		if _, ok := v.(map[string]any); !ok {
+			return false
+		}
+	}
+	return len(a) > 0
+}
+
+// strip removes readonly paths (schema, plugin, and provisioningState which
+// every provider computes) from a body about to be written.
+func (w *writer) strip(sp string, v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		isMap := w.f.isMap(sp)
+		for k, cv := range t {
+			csp := childSchemaPath(sp, k, isMap)
+			if w.f.isReadOnly(csp) || (!isMap && strings.EqualFold(k, "provisioningState")) {
+				delete(t, k)
+				continue
+			}
+			t[k] = w.strip(csp, cv)
+		}
+		return t
+	case []any:
+		for i := range t {
+			t[i] = w.strip(sp+"[]", t[i])
+		}
+		return t
+	}
+	return v
+}
+
+// WriteMethod says how apply should write r's changes: "PATCH" when the type
+// has a PATCH whose model accepts every changed path, "PUT" otherwise, ""
+// when nothing is written.
+func WriteMethod(in Input, r Result) string {
+	switch r.Action {
+	case ActionNoOp:
+		return ""
+	case ActionCreate, ActionReplace:
+		return "PUT"
+	}
+	f := factsFor(in.Schema, in.Plugin)
+	if in.Schema == nil || !in.Schema.PatchSupported || (f.r != nil && f.r.NoPatch) {
+		return "PUT"
+	}
+	for i, ch := range r.Changes {
+		var sp string
+		if i < len(r.segs) {
+			sp = schemaPathOf(r.segs[i], f.isMap)
+		} else {
+			sp = ch.Path
+		}
+		if f.r != nil && f.r.TagsOnlyPatch && sp != "tags" && !strings.HasPrefix(sp, "tags.") {
+			return "PUT"
+		}
+		if len(in.Schema.PatchPaths) > 0 && !patchAccepts(in.Schema.PatchPaths, sp) {
+			return "PUT"
+		}
+	}
+	return "PATCH"
+}
+
+func patchAccepts(paths []string, sp string) bool {
+	for _, p := range paths {
+		if p == sp || strings.HasPrefix(sp, p+".") || strings.HasPrefix(sp, p+"[]") {
+			return true
+		}
+	}
+	return false
+}

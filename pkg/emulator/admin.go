@@ -1,0 +1,109 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// seedRequest is the body of POST /_emulator/resources.
+type seedRequest struct {
+	ID         string         `json:"id"`
+	APIVersion string         `json:"apiVersion"`
+	Body       map[string]any `json:"body"`
+}
+
+// serveAdmin implements DESIGN §11's admin API. It is never throttled,
+// delayed, faulted or counted.
+func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimRight(r.URL.Path, "/")
+	switch {
+	case path == "/_emulator/resources" && r.Method == http.MethodPost:
+		var req seedRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			writeError(w, newError(http.StatusBadRequest, "InvalidRequestContent",
+				`Seed body must be {"id": ARM_ID, "apiVersion": V, "body": {...}}: %v`, err))
+			return
+		}
+		if err := s.Seed(req.ID, req.APIVersion, req.Body); err != nil {
+			writeError(w, newError(http.StatusBadRequest, "InvalidSeed", "%v", err))
+			return
+		}
+		writeJSON(w, http.StatusCreated, req.Body)
+	case path == "/_emulator/resources" && r.Method == http.MethodDelete:
+		s.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	case path == "/_emulator/resources" && r.Method == http.MethodGet:
+		s.mu.Lock()
+		s.settleLocked()
+		all := make([]*resource, 0, len(s.store.res))
+		for _, res := range s.store.res {
+			all = append(all, res)
+		}
+		sortResources(all)
+		out := make([]any, 0, len(all))
+		for _, res := range all {
+			out = append(out, map[string]any{"id": res.ID, "apiVersion": res.APIVersion, "body": deepCopy(res.Body)})
+		}
+		s.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{"value": out})
+	case path == "/_emulator/stats" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, s.Stats())
+	default:
+		writeError(w, newError(http.StatusNotFound, "NotFound",
+			"Unknown admin endpoint %s %s. The admin API is POST|GET|DELETE /_emulator/resources and GET /_emulator/stats.", r.Method, r.URL.Path))
+	}
+}
+
+// Seed stores body verbatim as the live resource id: GET returns exactly
+// it, with no quirk applied. Missing resource groups and parent resources
+// are created with a minimal body, so any ID can be seeded on its own.
+func (s *Server) Seed(id, apiVersion string, body map[string]any) error {
+	p, ok := parsePath(id)
+	if !ok || (p.Kind != kindResource && p.Kind != kindGroup) {
+		return fmt.Errorf("seed: %q is not a resource or resource group ID", id)
+	}
+	if body == nil {
+		return fmt.Errorf("seed: %s: body is required (a JSON object)", id)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ensureParentsLocked(p, apiVersion)
+	etag, _ := body["etag"].(string)
+	s.store.put(&resource{ID: p.Raw, Type: p.Type(), APIVersion: apiVersion, Body: deepCopy(body), Etag: etag, Verbatim: true, Created: time.Now()})
+	return nil
+}
+
+// ensureParentsLocked creates the group and every missing ancestor of p.
+func (s *Server) ensureParentsLocked(p armPath, apiVersion string) {
+	var chain []armPath
+	for cur := p; ; {
+		parent := cur.ParentID()
+		if parent == "" {
+			break
+		}
+		pp, ok := parsePath(parent)
+		if !ok || pp.Kind == kindSubscription {
+			break
+		}
+		chain = append(chain, pp)
+		cur = pp
+	}
+	if p.Group != "" && p.Kind != kindGroup {
+		gp, _ := parsePath(groupID(p))
+		chain = append(chain, gp)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		pp := chain[i]
+		if s.store.get(pp.Raw) != nil {
+			continue
+		}
+		body := map[string]any{"id": pp.Raw, "name": pp.Name(), "type": pp.Type(), "properties": map[string]any{"provisioningState": "Succeeded"}}
+		if pp.Kind == kindGroup {
+			body["location"] = "westus"
+		}
+		s.store.put(&resource{ID: pp.Raw, Type: pp.Type(), APIVersion: apiVersion, Body: body, Verbatim: true, Created: time.Now()})
+	}
+}

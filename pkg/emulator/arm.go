@@ -1,0 +1,301 @@
+package emulator
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// reply is a response computed under the server lock and written after it.
+type reply struct {
+	status int
+	body   any
+	err    *armError
+	etag   string
+	op     *operation
+	async  bool // send Azure-AsyncOperation as well as Location
+	apiVer string
+}
+
+// serveARM runs the request pipeline ARM's front door runs: count, delay,
+// throttle, fault, validate, route.
+func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
+	pollID, pollResult, isPoll := isPollPath(r.URL.Path)
+	if isPoll {
+		s.mu.Lock()
+		_, isPoll = s.ops[pollID]
+		s.mu.Unlock()
+	}
+	stat := r.Method
+	if isPoll {
+		stat = "POLL"
+	}
+	s.stats.request(stat)
+	w.Header().Set("x-ms-request-id", newGUID())
+	w.Header().Set("x-ms-correlation-request-id", newGUID())
+
+	if d := s.chaos.delay(r.Method); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	p, routable := parsePath(r.URL.Path)
+	if !s.throttle.admit(w, p.Sub, r.Method, s.now()) {
+		s.stats.throttle()
+		writeError(w, errThrottled(p.Sub, r.Method))
+		return
+	}
+	if code, reset := s.chaos.fault(); reset || code != 0 {
+		s.stats.fault()
+		if reset {
+			resetConnection(w)
+			return
+		}
+		if code == http.StatusServiceUnavailable || code == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
+		writeError(w, faultError(code))
+		return
+	}
+	if isPoll {
+		s.servePoll(w, r, pollID, pollResult)
+		return
+	}
+	apiVersion := r.URL.Query().Get("api-version")
+	if apiVersion == "" {
+		writeError(w, errMissingAPIVersion())
+		return
+	}
+	if !routable {
+		writeError(w, newError(http.StatusBadRequest, "InvalidRequestUri",
+			"The request URI '%s' is not a valid ARM path: expected /subscriptions/{id}/resourceGroups/{name}/providers/{namespace}/{type}/{name}.", r.URL.Path))
+		return
+	}
+	var body map[string]any
+	if r.Method == http.MethodPut || r.Method == http.MethodPatch {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		if err := json.Unmarshal(b, &body); err != nil || body == nil {
+			writeError(w, newError(http.StatusBadRequest, "InvalidRequestContent",
+				"The request content was invalid and could not be deserialized: the body must be a JSON object."))
+			return
+		}
+	}
+
+	s.mu.Lock()
+	s.settleLocked()
+	rep := s.route(r, p, apiVersion, body)
+	s.mu.Unlock()
+	s.write(w, r, rep)
+}
+
+func (s *Server) write(w http.ResponseWriter, r *http.Request, rep reply) {
+	if rep.err != nil {
+		writeError(w, rep.err)
+		return
+	}
+	if rep.etag != "" {
+		w.Header().Set("ETag", rep.etag)
+	}
+	if rep.op != nil {
+		s.setLROHeaders(w, r, rep.op, rep.apiVer, rep.async)
+	}
+	if rep.body == nil {
+		w.WriteHeader(rep.status)
+		return
+	}
+	writeJSON(w, rep.status, rep.body)
+}
+
+func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[string]any) reply {
+	m := r.Method
+	switch p.Kind {
+	case kindSubscriptions:
+		if m != http.MethodGet {
+			return methodNotAllowed(m)
+		}
+		var out []any
+		for _, sub := range s.store.subscriptions() {
+			out = append(out, subscriptionBody(sub))
+		}
+		return list(out)
+	case kindSubscription:
+		if m != http.MethodGet {
+			return methodNotAllowed(m)
+		}
+		return reply{status: http.StatusOK, body: subscriptionBody(p.Sub)}
+	case kindGroups:
+		if m != http.MethodGet {
+			return methodNotAllowed(m)
+		}
+		return list(bodies(s.store.children("/subscriptions/"+p.Sub, p.Type())))
+	case kindGroupResources, kindSubResources:
+		if m != http.MethodGet {
+			return methodNotAllowed(m)
+		}
+		if p.Kind == kindGroupResources && s.store.get(groupID(p)) == nil {
+			return reply{err: errGroupNotFound(p.Group)}
+		}
+		var out []any
+		for _, res := range s.store.topLevel(p.Sub, p.Group) {
+			out = append(out, genericView(res.Body))
+		}
+		return list(out)
+	case kindCollection:
+		if err := s.checkParents(p, "read"); err != nil {
+			return reply{err: err}
+		}
+		switch m {
+		case http.MethodGet:
+			return list(bodies(s.store.children(p.ParentID(), p.Type())))
+		case http.MethodPost:
+			// An action on a resource (listKeys, restart, ...): the emulator
+			// knows no actions, so it accepts them and answers empty.
+			return reply{status: http.StatusOK, body: map[string]any{}}
+		}
+		return methodNotAllowed(m)
+	}
+	// kindGroup and kindResource
+	switch m {
+	case http.MethodGet, http.MethodHead:
+		return s.getResource(p)
+	case http.MethodPut:
+		return s.putResource(r, p, apiVersion, body)
+	case http.MethodPatch:
+		return s.patchResource(r, p, apiVersion, body)
+	case http.MethodDelete:
+		return s.deleteResource(r, p, apiVersion)
+	case http.MethodPost:
+		if s.store.get(p.Raw) == nil {
+			return reply{err: s.notFound(p)}
+		}
+		return reply{status: http.StatusOK, body: map[string]any{}}
+	}
+	return methodNotAllowed(m)
+}
+
+func (s *Server) getResource(p armPath) reply {
+	res := s.store.get(p.Raw)
+	if res == nil {
+		return reply{err: s.notFound(p)}
+	}
+	return reply{status: http.StatusOK, body: deepCopy(res.Body), etag: res.Etag}
+}
+
+// notFound picks ARM's code: a missing group wins over a missing resource.
+func (s *Server) notFound(p armPath) *armError {
+	if p.Kind == kindGroup {
+		return errGroupNotFound(p.Group)
+	}
+	if p.Group != "" && s.store.get(groupID(p)) == nil {
+		return errGroupNotFound(p.Group)
+	}
+	return errNotFound(p)
+}
+
+// checkParents returns ResourceGroupNotFound or ParentResourceNotFound when
+// what p hangs under does not exist. Subscriptions and the tenant always do.
+func (s *Server) checkParents(p armPath, op string) *armError {
+	if p.Group != "" && p.Kind != kindGroup && s.store.get(groupID(p)) == nil {
+		return errGroupNotFound(p.Group)
+	}
+	parent := p.ParentID()
+	if parent == "" {
+		return nil
+	}
+	pp, ok := parsePath(parent)
+	if !ok || pp.Kind == kindSubscription || pp.Kind == kindGroup {
+		return nil // the group was checked above
+	}
+	if s.store.get(parent) == nil {
+		return errParentNotFound(p, parent, op)
+	}
+	return nil
+}
+
+// checkPreconditions applies If-Match and If-None-Match against the live
+// etag (empty when the resource does not exist).
+func checkPreconditions(r *http.Request, res *resource) *armError {
+	if im := r.Header.Get("If-Match"); im != "" {
+		if res == nil || (im != "*" && !etagMatch(im, res.Etag)) {
+			return newError(http.StatusPreconditionFailed, "PreconditionFailed",
+				"The condition specified using HTTP conditional header(s) is not met: If-Match %s does not match the current etag. GET the resource again and retry with its etag.", im)
+		}
+	}
+	if inm := r.Header.Get("If-None-Match"); inm != "" && res != nil {
+		if inm == "*" || etagMatch(inm, res.Etag) {
+			return newError(http.StatusPreconditionFailed, "PreconditionFailed",
+				"The condition specified using HTTP conditional header(s) is not met: the resource already exists (If-None-Match %s).", inm)
+		}
+	}
+	return nil
+}
+
+// etagMatch compares etags ignoring the weak prefix, as ARM RPs do.
+func etagMatch(header, etag string) bool {
+	if etag == "" {
+		return false
+	}
+	norm := func(e string) string { return strings.Trim(strings.TrimPrefix(strings.TrimSpace(e), "W/"), `"`) }
+	for _, h := range strings.Split(header, ",") {
+		if norm(h) == norm(etag) {
+			return true
+		}
+	}
+	return false
+}
+
+func methodNotAllowed(m string) reply {
+	return reply{err: newError(http.StatusMethodNotAllowed, "MethodNotAllowed",
+		"The requested resource does not support http method '%s'.", m)}
+}
+
+func list(items []any) reply {
+	if items == nil {
+		items = []any{}
+	}
+	return reply{status: http.StatusOK, body: map[string]any{"value": items}}
+}
+
+func bodies(rs []*resource) []any {
+	out := make([]any, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, deepCopy(r.Body))
+	}
+	return out
+}
+
+// genericView is the shape GET .../resources lists: the envelope without
+// properties.
+func genericView(b map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, k := range []string{"id", "name", "type", "location", "tags", "kind", "sku", "identity", "managedBy", "plan", "extendedLocation", "systemData"} {
+		if v, ok := b[k]; ok {
+			out[k] = deepCopy(v)
+		}
+	}
+	return out
+}
+
+func subscriptionBody(sub string) map[string]any {
+	return map[string]any{
+		"id":             "/subscriptions/" + sub,
+		"subscriptionId": sub,
+		"tenantId":       emulatorTenant,
+		"displayName":    "Emulated subscription",
+		"state":          "Enabled",
+		"subscriptionPolicies": map[string]any{
+			"locationPlacementId": "Public_2014-09-01",
+			"quotaId":             "PayAsYouGo_2014-09-01",
+			"spendingLimit":       "Off",
+		},
+	}
+}
+
+func groupID(p armPath) string { return "/subscriptions/" + p.Sub + "/resourceGroups/" + p.Group }

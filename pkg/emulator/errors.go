@@ -1,0 +1,73 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// armError is ARM's error envelope: {"error": {"code", "message"}}.
+type armError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *armError) Error() string { return e.Code + ": " + e.Message }
+
+func newError(status int, code, format string, args ...any) *armError {
+	return &armError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+func (e *armError) body() map[string]any {
+	return map[string]any{"error": map[string]any{"code": e.Code, "message": e.Message}}
+}
+
+func writeError(w http.ResponseWriter, e *armError) {
+	w.Header().Set("x-ms-failure-cause", "gateway")
+	writeJSON(w, e.Status, e.body())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	if v == nil {
+		return
+	}
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func errMissingAPIVersion() *armError {
+	return newError(http.StatusBadRequest, "MissingApiVersionParameter",
+		"The api-version query parameter (?api-version=) is required for all requests.")
+}
+
+func errNotFound(p armPath) *armError {
+	if p.Group != "" {
+		return newError(http.StatusNotFound, "ResourceNotFound",
+			"The Resource '%s/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix",
+			p.Namespace+"/"+p.Types[0], joinNames(p), p.Group)
+	}
+	return newError(http.StatusNotFound, "ResourceNotFound", "The Resource '%s' was not found.", p.Raw)
+}
+
+func errGroupNotFound(group string) *armError {
+	return newError(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", group)
+}
+
+func errParentNotFound(p armPath, parent, op string) *armError {
+	return newError(http.StatusNotFound, "ParentResourceNotFound",
+		"Failed to perform '%s' on resource(s) of type '%s', because the parent resource '%s' could not be found.",
+		op, p.Type(), parent)
+}
+
+func joinNames(p armPath) string {
+	s := ""
+	for i, n := range p.Names {
+		if i > 0 {
+			s += "/"
+		}
+		s += n
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+package emulator
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// resource is one live ARM object.
+type resource struct {
+	ID         string // casing of the first PUT, echoed back in id fields
+	Type       string
+	APIVersion string
+	Body       map[string]any // exactly what GET returns
+	Etag       string         // "" when the type has none
+	Verbatim   bool           // seeded through the admin API: quirks never touch it
+	LastOp     string         // the latest long-running operation; only it may settle the state
+	Created    time.Time
+}
+
+// store holds live resources keyed by lower-cased ID. The Server's mutex
+// guards it.
+type store struct {
+	res map[string]*resource
+}
+
+func newStore() *store { return &store{res: map[string]*resource{}} }
+
+func (s *store) get(id string) *resource { return s.res[lowerID(id)] }
+
+func (s *store) put(r *resource) { s.res[lowerID(r.ID)] = r }
+
+// removeTree deletes a resource and everything under it: child resources
+// and extension resources scoped to it. It returns how many were removed.
+func (s *store) removeTree(id string) int {
+	k := lowerID(id)
+	n := 0
+	for key := range s.res {
+		if key == k || strings.HasPrefix(key, k+"/") {
+			delete(s.res, key)
+			n++
+		}
+	}
+	return n
+}
+
+// children lists resources of type typ whose parent is parentID, sorted by ID
+// so that list output is stable.
+func (s *store) children(parentID, typ string) []*resource {
+	var out []*resource
+	for _, r := range s.res {
+		p, ok := parsePath(r.ID)
+		if !ok || !strings.EqualFold(p.Type(), typ) || !strings.EqualFold(p.ParentID(), parentID) {
+			continue
+		}
+		out = append(out, r)
+	}
+	sortResources(out)
+	return out
+}
+
+// topLevel lists the resources directly in a resource group (group != "")
+// or a whole subscription, as ARM's generic /resources list does: top-level
+// resources only, no child or extension resources.
+func (s *store) topLevel(sub, group string) []*resource {
+	var out []*resource
+	for _, r := range s.res {
+		p, ok := parsePath(r.ID)
+		if !ok || p.Kind != kindResource || len(p.Names) != 1 || !strings.EqualFold(p.Sub, sub) {
+			continue
+		}
+		if group != "" && !strings.EqualFold(p.Group, group) {
+			continue
+		}
+		// Top-level means the scope is the group or subscription itself.
+		want := "/subscriptions/" + p.Sub
+		if p.Group != "" {
+			want += "/resourceGroups/" + p.Group
+		}
+		if !strings.EqualFold(p.Scope, want) {
+			continue
+		}
+		out = append(out, r)
+	}
+	sortResources(out)
+	return out
+}
+
+func (s *store) subscriptions() []string {
+	seen := map[string]string{}
+	for _, r := range s.res {
+		p, ok := parsePath(r.ID)
+		if ok && p.Sub != "" {
+			seen[strings.ToLower(p.Sub)] = p.Sub
+		}
+	}
+	var out []string
+	for _, v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortResources(rs []*resource) {
+	sort.Slice(rs, func(i, j int) bool { return lowerID(rs[i].ID) < lowerID(rs[j].ID) })
+}

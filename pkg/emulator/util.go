@@ -1,0 +1,66 @@
+package emulator
+
+import (
+	"crypto/rand"
+	"fmt"
+)
+
+// Identities the emulator reports as the caller and its tenant.
+const (
+	emulatorUser   = "user@emulator.local"
+	emulatorTenant = "72f988bf-0000-4000-8000-00000000e0e0"
+)
+
+func newGUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// deepCopy copies decoded JSON.
+func deepCopyAny(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[k] = deepCopyAny(x)
+		}
+		return m
+	case []any:
+		a := make([]any, len(t))
+		for i, x := range t {
+			a[i] = deepCopyAny(x)
+		}
+		return a
+	}
+	return v
+}
+
+// mergePatch applies an RFC 7386 JSON merge patch: objects merge key by key,
+// null deletes, anything else replaces.
+func mergePatch(target, patch any) any {
+	pm, ok := patch.(map[string]any)
+	if !ok {
+		return deepCopyAny(patch)
+	}
+	tm, ok := target.(map[string]any)
+	if !ok {
+		tm = map[string]any{}
+	}
+	for k, v := range pm {
+		if v == nil {
+			delete(tm, k)
+			continue
+		}
+		tm[k] = mergePatch(tm[k], v)
+	}
+	return tm
+}
+
+// deepCopy copies a body; typed so callers need no assertion.
+func deepCopy[T any](v T) T {
+	out, _ := deepCopyAny(v).(T)
+	return out
+}

@@ -1,0 +1,251 @@
+package emulator
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// putResource creates or replaces a resource.
+func (s *Server) putResource(r *http.Request, p armPath, apiVersion string, body map[string]any) reply {
+	if err := s.checkParents(p, "write"); err != nil {
+		return reply{err: err}
+	}
+	prev := s.store.get(p.Raw)
+	if err := checkPreconditions(r, prev); err != nil {
+		return reply{err: err}
+	}
+	if prev != nil && provisioningState(prev.Body) == "Deleting" {
+		return reply{err: errConflict(prev.ID)}
+	}
+	facts := s.facts(p.Type(), apiVersion)
+	var prevBody map[string]any
+	if prev != nil {
+		prevBody = prev.Body
+	}
+	live := s.materialize(p, facts, body, prevBody)
+	if prev != nil && s.profile != nil {
+		if err := s.checkCreateOnly(p, facts, prev.Body, live); err != nil {
+			return reply{err: err}
+		}
+	}
+	return s.commit(p, apiVersion, facts, prev, live, false)
+}
+
+// patchResource applies a JSON merge patch, as far as the type's PATCH
+// allows, and then behaves as a PUT of the result.
+func (s *Server) patchResource(r *http.Request, p armPath, apiVersion string, patch map[string]any) reply {
+	prev := s.store.get(p.Raw)
+	if prev == nil {
+		return reply{err: s.notFound(p)}
+	}
+	facts := s.facts(p.Type(), apiVersion)
+	if facts.patch == PatchAbsent {
+		return methodNotAllowed(http.MethodPatch)
+	}
+	if err := checkPreconditions(r, prev); err != nil {
+		return reply{err: err}
+	}
+	if provisioningState(prev.Body) == "Deleting" {
+		return reply{err: errConflict(prev.ID)}
+	}
+	if facts.patch == PatchTagsOnly {
+		// Tags-only RPs ignore everything else in the body, silently, which
+		// is exactly what a client that trusts PATCH must be tested against.
+		patch = map[string]any{"tags": patch["tags"]}
+		if patch["tags"] == nil {
+			patch = map[string]any{}
+		}
+	}
+	merged, _ := mergePatch(deepCopy(prev.Body), patch).(map[string]any)
+	if merged == nil {
+		merged = map[string]any{}
+	}
+	live := s.materialize(p, facts, merged, prev.Body)
+	if s.profile != nil {
+		if err := s.checkCreateOnly(p, facts, prev.Body, live); err != nil {
+			return reply{err: err}
+		}
+	}
+	return s.commit(p, apiVersion, facts, prev, live, true)
+}
+
+// commit stores the new live body and answers as ARM does: 200/201 for
+// synchronous writes, 201/202 plus polling headers for long-running ones.
+func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *resource, body map[string]any, isPatch bool) reply {
+	now := s.now()
+	res := &resource{ID: s.canonicalID(p), Type: p.Type(), APIVersion: apiVersion, Created: now}
+	if prev != nil {
+		res.ID, res.Created = prev.ID, prev.Created
+	}
+	res.Etag = s.envelope(res, p, facts, body, prev, now)
+	res.Body = body
+	s.store.put(res)
+
+	status := http.StatusOK
+	if prev == nil {
+		status = http.StatusCreated
+	}
+	rep := reply{status: status, etag: res.Etag, apiVer: apiVersion}
+	if !facts.putLRO {
+		setProvisioningState(body, "Succeeded")
+		rep.body = deepCopy(body)
+		return rep
+	}
+	kind, state := opUpdate, "Updating"
+	if prev == nil {
+		kind, state = opCreate, "Creating"
+	}
+	setProvisioningState(body, state)
+	rep.op = s.startOp(p, kind, res, body)
+	rep.async = true
+	if facts.putStatus == http.StatusAccepted && !isPatch && prev == nil {
+		// Some RPs answer a create with 202 and no body.
+		rep.status = http.StatusAccepted
+		return rep
+	}
+	rep.body = deepCopy(body)
+	return rep
+}
+
+// deleteResource removes a resource and its children: at once for
+// synchronous types, after the LRO duration for long-running ones.
+func (s *Server) deleteResource(r *http.Request, p armPath, apiVersion string) reply {
+	if p.Group != "" && p.Kind != kindGroup && s.store.get(groupID(p)) == nil {
+		return reply{err: errGroupNotFound(p.Group)}
+	}
+	res := s.store.get(p.Raw)
+	if err := checkPreconditions(r, res); err != nil {
+		return reply{err: err}
+	}
+	if res == nil {
+		return reply{status: http.StatusNoContent}
+	}
+	facts := s.facts(p.Type(), apiVersion)
+	if !facts.deleteLRO {
+		s.store.removeTree(res.ID)
+		return reply{status: http.StatusOK}
+	}
+	if provisioningState(res.Body) != "Deleting" {
+		setProvisioningState(res.Body, "Deleting")
+	}
+	op := s.startOp(p, opDelete, res, res.Body)
+	return reply{status: http.StatusAccepted, op: op, apiVer: apiVersion}
+}
+
+// startOp registers a long-running operation for res.
+func (s *Server) startOp(p armPath, kind opKind, res *resource, body map[string]any) *operation {
+	now := s.now()
+	id := newGUID()
+	loc, _ := body["location"].(string)
+	op := &operation{
+		ID: id, Kind: kind, ResourceID: res.ID, Type: res.Type,
+		Start: now, End: now.Add(s.opts.lroDuration(res.Type)),
+		Fail: s.chaos.lroFails(),
+	}
+	op.statusURL, op.resultURL = operationPaths(p, loc, id)
+	s.ops[id] = op
+	s.pending = append(s.pending, op)
+	res.LastOp = id
+	return op
+}
+
+// canonicalID echoes the request path, but with the resource group's
+// casing as stored and ARM's spelling of the fixed segments.
+func (s *Server) canonicalID(p armPath) string {
+	if p.Kind == kindGroup {
+		return "/subscriptions/" + p.Sub + "/resourceGroups/" + p.Group
+	}
+	id := p.Raw
+	if p.Sub != "" && p.Group != "" {
+		prefix := groupID(p)
+		if g := s.store.get(prefix); g != nil {
+			prefix = g.ID
+		}
+		rest := id[len(prefix):]
+		id = prefix + rest
+	}
+	return id
+}
+
+// envelope sets the fields ARM owns: id, name, type, etag, systemData and
+// properties.provisioningState. It returns the new etag.
+func (s *Server) envelope(res *resource, p armPath, facts typeFacts, body map[string]any, prev *resource, now time.Time) string {
+	body["id"] = res.ID
+	body["name"] = p.Name()
+	body["type"] = facts.typeName
+	if tp := facts.profile; tp != nil {
+		body["id"] = ApplyCase(tp.IDCase, res.ID)
+		if tp.FullName && len(p.Names) > 1 {
+			body["name"] = strings.Join(p.Names, "/")
+		}
+	}
+	if p.Kind == kindGroup {
+		// Groups carry no etag and no systemData in ARM's answers.
+		delete(body, "etag")
+		delete(body, "systemData")
+		return ""
+	}
+	etag := ""
+	if facts.etag != etagNone {
+		etag = newGUID()
+		if facts.etag == etagWeak {
+			etag = `W/"` + etag + `"`
+		} else {
+			etag = `"` + etag + `"`
+		}
+		body["etag"] = etag
+	} else {
+		delete(body, "etag")
+	}
+	if facts.systemData {
+		created := res.Created
+		sd := map[string]any{
+			"createdBy":          emulatorUser,
+			"createdByType":      "User",
+			"createdAt":          created.UTC().Format(time.RFC3339Nano),
+			"lastModifiedBy":     emulatorUser,
+			"lastModifiedByType": "User",
+			"lastModifiedAt":     now.UTC().Format(time.RFC3339Nano),
+		}
+		body["systemData"] = sd
+	} else {
+		delete(body, "systemData")
+	}
+	return etag
+}
+
+func errConflict(id string) *armError {
+	return newError(http.StatusConflict, "AnotherOperationInProgress",
+		"Another operation is in progress on '%s' (it is being deleted). Wait for it to finish and retry.", id)
+}
+
+func provisioningState(b map[string]any) string {
+	props, _ := b["properties"].(map[string]any)
+	s, _ := props["provisioningState"].(string)
+	return s
+}
+
+func setProvisioningState(b map[string]any, state string) {
+	props, ok := b["properties"].(map[string]any)
+	if !ok {
+		props = map[string]any{}
+		b["properties"] = props
+	}
+	props["provisioningState"] = state
+}
+
+// stripServerFields removes what a client may echo back from a GET but the
+// server owns, so a read-modify-write PUT does not pin stale values.
+func stripServerFields(b map[string]any) {
+	for _, k := range []string{"id", "name", "type", "etag", "systemData"} {
+		delete(b, k)
+	}
+	if props, ok := b["properties"].(map[string]any); ok {
+		delete(props, "provisioningState")
+	}
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}

@@ -1,0 +1,331 @@
+package importer
+
+import (
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
+
+// envelope are the top-level keys ARM adds to every resource; the manifest
+// carries the same facts in metadata and spec, or ARM owns them.
+var envelope = map[string]bool{"id": true, "name": true, "type": true, "etag": true, "systemData": true}
+
+// serverOwned are keys readonly in every ARM API, wherever they appear:
+// applied even when the schema does not know the type.
+var serverOwned = map[string]bool{"provisioningState": true, "etag": true}
+
+// Minimized is a GET body reduced to what a person would write.
+type Minimized struct {
+	Body map[string]any
+	// Secrets are secret paths the manifest leaves out: values GET returned
+	// that must not be written in clear, and the type's secret properties
+	// under objects the body has (GET never returns those).
+	Secrets []string
+	// Dropped lists inline child collections left out because the
+	// children are imported as resources of their own.
+	Dropped []string
+}
+
+// minimizer holds what one resource type's minimisation needs.
+type minimizer struct {
+	t      *schema.Type
+	rules  *diff.Rules
+	selfID string
+	// drop are concrete body paths to leave out (inline child collections).
+	drop    map[string]bool
+	secrets map[string]bool
+}
+
+// Minimize reduces a GET body to what a person would write: it removes the
+// ARM envelope, every path the schema (or the type's plugin) marks
+// readonly, values equal to the schema default, secrets, nulls and the
+// empty objects and arrays that are left. selfID is the resource's ID: an
+// array item that is this resource's own child (a subnet listed in its
+// vnet) loses its id, type and etag, which ARM derives from the name.
+// drop lists body paths to leave out entirely.
+func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string, drop []string) Minimized {
+	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), drop: map[string]bool{}, secrets: map[string]bool{}}
+	if p != nil {
+		m.rules = p.Rules()
+	}
+	var out Minimized
+	for _, d := range drop {
+		if _, ok := live[strings.Split(d, ".")[0]]; ok && hasPath(live, d) {
+			m.drop[d] = true
+			out.Dropped = append(out.Dropped, d)
+		}
+	}
+	body := map[string]any{}
+	for k, v := range live {
+		if envelope[k] {
+			continue
+		}
+		if nv, keep := m.value([]string{k}, k, v, false); keep {
+			body[k] = nv
+		}
+	}
+	out.Body = body
+	m.schemaSecrets(body)
+	for s := range m.secrets {
+		out.Secrets = append(out.Secrets, s)
+	}
+	sort.Strings(out.Secrets)
+	return out
+}
+
+// value minimises one value at concrete path segs; keep=false drops it.
+// mapValue says the value sits under a map key, where even {} means
+// something (a user-assigned identity).
+func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any, bool) {
+	path := schema.JoinPath(segs)
+	if m.drop[path] {
+		return nil, false
+	}
+	if serverOwned[key] && !schema.IsItem(key) {
+		return nil, false
+	}
+	sp, prop := m.resolve(segs)
+	if m.readOnly(sp, prop) {
+		return nil, false
+	}
+	if v == nil {
+		return nil, false
+	}
+	if !schema.IsItem(key) && m.secret(sp, prop, key, v) {
+		m.secrets[displayPath(segs)] = true
+		return nil, false
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		selfChild := m.isOwnChild(t)
+		childIsMap := m.isMap(sp)
+		for k, cv := range t {
+			if selfChild && (k == "id" || k == "type" || k == "etag") {
+				continue
+			}
+			isMapVal := childIsMap || looksARMID(k)
+			if nv, keep := m.value(append(segs, k), k, cv, isMapVal); keep {
+				out[k] = nv
+			}
+		}
+		if len(out) == 0 && !mapValue {
+			return nil, false
+		}
+		return out, true
+	case []any:
+		out := make([]any, 0, len(t))
+		for i, it := range t {
+			if nv, keep := m.value(append(segs, "["+strconv.Itoa(i)+"]"), "["+strconv.Itoa(i)+"]", it, false); keep {
+				out = append(out, nv)
+			}
+		}
+		if len(out) == 0 {
+			return nil, false
+		}
+		return out, true
+	default:
+		if m.isDefault(sp, prop, v) {
+			return nil, false
+		}
+		return v, true
+	}
+}
+
+func (m *minimizer) resolve(segs []string) (string, *schema.Property) {
+	if m.t == nil {
+		return schema.SchemaPath(segs), nil
+	}
+	return m.t.Resolve(segs)
+}
+
+func (m *minimizer) readOnly(sp string, p *schema.Property) bool {
+	if p != nil && p.ReadOnly {
+		return true
+	}
+	if m.rules != nil {
+		for _, r := range m.rules.ReadOnly {
+			if r == sp {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// secret matches the diff's notion of a secret (schema x-ms-secret, or a
+// credential-named scalar where the schema is silent), so what the plan
+// would hash is never written in clear.
+func (m *minimizer) secret(sp string, p *schema.Property, key string, v any) bool {
+	if p != nil && p.Secret {
+		return true
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		return false
+	}
+	return secretName(key)
+}
+
+func (m *minimizer) isMap(sp string) bool {
+	if sp == "tags" {
+		return true
+	}
+	return mapParents(m.t)[sp]
+}
+
+var mapParentCache sync.Map // *schema.Type -> map[string]bool
+
+// mapParents lists the schema paths whose values are maps (a "*" child),
+// once per type: checking every property per body node would be quadratic.
+func mapParents(t *schema.Type) map[string]bool {
+	if t == nil {
+		return nil
+	}
+	if v, ok := mapParentCache.Load(t); ok {
+		return v.(map[string]bool)
+	}
+	out := map[string]bool{}
+	for p := range t.Properties {
+		for i := strings.Index(p, ".*"); i >= 0; {
+			out[p[:i]] = true
+			j := strings.Index(p[i+2:], ".*")
+			if j < 0 {
+				break
+			}
+			i += 2 + j
+		}
+	}
+	mapParentCache.Store(t, out)
+	return out
+}
+
+// isOwnChild: an inline item naming itself as a child of this resource
+// (id = selfID/.../name).
+func (m *minimizer) isOwnChild(item map[string]any) bool {
+	id, _ := item["id"].(string)
+	name, _ := item["name"].(string)
+	if id == "" || name == "" || m.selfID == "" {
+		return false
+	}
+	id = strings.TrimSuffix(id, "/")
+	return len(id) > len(m.selfID)+1 && strings.EqualFold(id[:len(m.selfID)+1], m.selfID+"/") &&
+		strings.EqualFold(id[strings.LastIndex(id, "/")+1:], name)
+}
+
+func (m *minimizer) isDefault(sp string, p *schema.Property, v any) bool {
+	if m.rules != nil {
+		if d, ok := m.rules.Defaults[sp]; ok && sameScalar(d, v) {
+			return true
+		}
+	}
+	return p != nil && p.Default != nil && sameScalar(p.Default, v)
+}
+
+// sameScalar compares a default with a value the way the diff's
+// normalisation would: strings (enums) case-insensitively, numbers by value.
+func sameScalar(a, b any) bool {
+	if as, ok := a.(string); ok {
+		bs, ok := b.(string)
+		return ok && strings.EqualFold(as, bs)
+	}
+	if af, ok := toFloat(a); ok {
+		bf, ok := toFloat(b)
+		return ok && af == bf
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func toFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case float32:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case int32:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// schemaSecrets adds the type's secret properties whose parent object the
+// body has: GET never returns them, so the manifest explains how to
+// supply one.
+func (m *minimizer) schemaSecrets(body map[string]any) {
+	if m.t == nil {
+		return
+	}
+	for sp, p := range m.t.Properties {
+		if !p.Secret || p.ReadOnly || strings.ContainsAny(sp, "[*") {
+			continue
+		}
+		parent := ""
+		if i := strings.LastIndex(sp, "."); i >= 0 {
+			parent = sp[:i]
+		}
+		if parent == "" || hasPath(body, parent) {
+			if parent == "" && len(body) == 0 {
+				continue
+			}
+			m.secrets[sp] = true
+		}
+	}
+}
+
+// hasPath reports whether a dotted member path (no array segments) exists
+// in body and ends on an object or a value.
+func hasPath(body map[string]any, path string) bool {
+	var cur any = body
+	for _, s := range strings.Split(path, ".") {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		if cur, ok = obj[s]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// displayPath renders concrete segments as the plan does (dotted, items
+// as [index]).
+func displayPath(segs []string) string { return schema.JoinPath(segs) }
+
+// secretName mirrors pkg/diff's fallback for paths the schema does not
+// know: field names that hold credentials in every ARM API. It must agree
+// with the diff, or the plan would hash a value the manifest prints.
+func secretName(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "password", "adminpassword", "secret", "clientsecret", "primarykey", "secondarykey",
+		"connectionstring", "sharedkey", "accesskey", "storageaccountkey", "accountkey",
+		"primarymasterkey", "secondarymasterkey", "token", "sastoken", "authkey":
+		return true
+	}
+	return strings.HasSuffix(n, "password") || strings.HasSuffix(n, "secret")
+}
+
+func looksARMID(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "/subscriptions/") || strings.HasPrefix(l, "/providers/")
+}
+
+// yamlNumber turns a JSON number that is a whole value into an int64, so
+// the YAML reads 1000000 rather than 1e+06.
+func yamlNumber(f float64) any {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return int64(f)
+	}
+	return f
+}

@@ -1,0 +1,72 @@
+package importer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+)
+
+// Record writes every imported resource to state the way apply does after
+// a write: L = the manifest body (secrets hashed), B = the live body
+// projected on the paths the manifest owns, so the first diff is empty.
+// It takes the state lock for the duration.
+func (im *Importer) Record(ctx context.Context, st state.Store, res *Result, lockTimeout time.Duration) error {
+	if st == nil {
+		return errors.New("importer: no state store")
+	}
+	unlock, err := st.Lock(ctx, "", lockTimeout)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = unlock() }()
+	key, err := st.SecretKey(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the state's secret key: %w", err)
+	}
+	set := im.Options.Set
+	if set == "" {
+		set = DefaultOptions().Set
+	}
+	recs := make([]*state.Record, len(res.Resources))
+	for i, r := range res.Resources {
+		if r.Resolved == nil {
+			return fmt.Errorf("%s: no resolved manifest body to record (call Read first)", r.ID)
+		}
+		if prev, err := st.Get(ctx, r.ID); err == nil && prev != nil {
+			im.warnf("%s was already recorded in state (set %s): its record is replaced by this import", r.ID, prev.Set)
+		}
+		recs[i] = &state.Record{
+			ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Origin: r.Origin, Set: set,
+			LastApplied: diff.HashSecrets(r.Resolved, r.schema, key),
+			Baseline:    diff.Project(r.Live, diff.Owned(r.Resolved, nil)),
+			Etag:        r.Etag,
+		}
+	}
+	// Concurrent Puts let a backend group-commit them (the local store
+	// writes its file once for every Put waiting), instead of rewriting
+	// the whole state once per resource.
+	errs := make([]error, len(recs))
+	sem := make(chan struct{}, recordConcurrency)
+	var wg sync.WaitGroup
+	for i, rec := range recs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := st.Put(ctx, rec); err != nil {
+				errs[i] = fmt.Errorf("recording %s in state: %w", rec.ID, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// recordConcurrency bounds parallel state writes.
+const recordConcurrency = 32

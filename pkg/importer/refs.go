@@ -1,0 +1,270 @@
+package importer
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+)
+
+// build minimises every body, then writes references: an ID of another
+// resource imported in the same run becomes ${ref:TYPE/NAME} (also as the
+// start of a longer ID: ${ref:...}/subnets/default), the current
+// subscription becomes ${subscriptionId}, and each resource is placed with
+// spec.resourceGroup, spec.parent or spec.scope rather than its full ID.
+func (im *Importer) build(res *Result) {
+	rs := res.Resources
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].order < rs[j].order })
+	for _, r := range rs {
+		im.minimize(r)
+	}
+	x := newRefIndex(rs, res.Subscription)
+	x.breakCycles()
+	for _, r := range rs {
+		r.Body = x.rewriteValue(r.Body, r).(map[string]any)
+		r.Placement = x.placement(r)
+	}
+}
+
+func (im *Importer) minimize(r *Resource) {
+	if im.Schemas != nil && !strings.EqualFold(r.Type, manifest.ResourceGroupType) {
+		t, resn := im.Schemas.Lookup(r.Type, r.APIVersion)
+		if resn.Warning != "" {
+			im.warnOnce(r.Type+"@"+r.APIVersion, "%s@%s: %s", r.Type, r.APIVersion, resn.Warning)
+		}
+		if t != nil {
+			r.schema = t
+			if t.Name != "" && strings.EqualFold(t.Name, r.Type) {
+				r.Type = t.Name
+			}
+		}
+	}
+	if im.Plugins != nil {
+		r.plugin = im.Plugins(r.Type)
+	}
+	m := Minimize(r.Live, r.schema, r.plugin, r.ID, r.inline)
+	r.Body, r.Secrets, r.Dropped = m.Body, m.Secrets, m.Dropped
+}
+
+// refIndex finds imported resources by ID and decides which references
+// are written as ${ref:...}.
+type refIndex struct {
+	rs   []*Resource
+	byID map[string]*Resource
+	sub  string
+	// up are structural edges (a resource needs its imported ancestors
+	// first); refs are the body references accepted so far.
+	up   map[*Resource][]*Resource
+	refs map[*Resource]map[*Resource]bool
+}
+
+func idKey(id string) string { return strings.ToLower(strings.TrimSuffix(id, "/")) }
+
+func newRefIndex(rs []*Resource, sub string) *refIndex {
+	x := &refIndex{rs: rs, byID: map[string]*Resource{}, sub: sub, up: map[*Resource][]*Resource{}, refs: map[*Resource]map[*Resource]bool{}}
+	count := map[string]int{}
+	tn := func(r *Resource) string { return strings.ToLower(r.Type + "/" + r.Name) }
+	for _, r := range rs {
+		x.byID[idKey(r.ID)] = r
+		count[tn(r)]++
+	}
+	for _, r := range rs {
+		// The loader looks TYPE/NAME up among every loaded manifest: only a
+		// pair unique in this run can be a reference.
+		if count[tn(r)] == 1 && !strings.ContainsAny(r.Name, "}$") {
+			r.refName = r.Type + "/" + r.Name
+		}
+	}
+	for _, r := range rs {
+		for p, ok := r.parsed.Parent(); ok; p, ok = p.Parent() {
+			if a := x.byID[idKey(p.String())]; a != nil && a != r {
+				x.up[r] = append(x.up[r], a)
+			}
+		}
+	}
+	return x
+}
+
+// match returns the imported resource whose ID is the longest prefix of s
+// (on a segment boundary) that may be written as a reference from self,
+// and the length of that prefix.
+func (x *refIndex) match(s string, self *Resource, accept func(t *Resource) bool) (*Resource, int) {
+	if !looksARMID(s) {
+		return nil, 0
+	}
+	for k := len(s); k > 1; k-- {
+		if k < len(s) && s[k] != '/' {
+			continue
+		}
+		t := x.byID[idKey(s[:k])]
+		if t == nil || t == self || t.refName == "" || (accept != nil && !accept(t)) {
+			continue
+		}
+		return t, k
+	}
+	return nil, 0
+}
+
+// breakCycles accepts body references one by one, in output order, and
+// refuses each that would close a dependency cycle (vnets peered both ways,
+// a parent naming its own child): such an ID stays written out, since a
+// cycle would make the manifests fail to load.
+func (x *refIndex) breakCycles() {
+	for _, r := range x.rs {
+		var targets []*Resource
+		seen := map[*Resource]bool{}
+		walkStrings(r.Body, func(s string) {
+			if t, _ := x.match(s, r, nil); t != nil && !seen[t] {
+				seen[t] = true
+				targets = append(targets, t)
+			}
+		})
+		sort.Slice(targets, func(i, j int) bool { return targets[i].order < targets[j].order })
+		for _, t := range targets {
+			if x.reaches(t, r) {
+				continue
+			}
+			if x.refs[r] == nil {
+				x.refs[r] = map[*Resource]bool{}
+			}
+			x.refs[r][t] = true
+		}
+	}
+}
+
+// reaches reports whether from depends, directly or not, on to.
+func (x *refIndex) reaches(from, to *Resource) bool {
+	seen := map[*Resource]bool{}
+	stack := []*Resource{from}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n == to {
+			return true
+		}
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		stack = append(stack, x.up[n]...)
+		for t := range x.refs[n] {
+			stack = append(stack, t)
+		}
+	}
+	return false
+}
+
+// accepted says whether r may reference t: an ancestor always (the
+// dependency exists anyway), anything else if breakCycles kept it.
+func (x *refIndex) accepted(r *Resource) func(t *Resource) bool {
+	return func(t *Resource) bool {
+		for _, a := range x.up[r] {
+			if a == t {
+				return true
+			}
+		}
+		return x.refs[r][t]
+	}
+}
+
+// rewriteValue returns v with references written, recursively; map keys
+// (user-assigned identities are keyed by ID) included.
+func (x *refIndex) rewriteValue(v any, self *Resource) any {
+	switch t := v.(type) {
+	case string:
+		return x.rewriteString(t, self)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, cv := range t {
+			out[x.rewriteString(k, self)] = x.rewriteValue(cv, self)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, cv := range t {
+			out[i] = x.rewriteValue(cv, self)
+		}
+		return out
+	}
+	return v
+}
+
+// rewriteString writes one string the way the loader reads it back to the
+// same value: a reference, ${subscriptionId}, and "$${" for a literal "${".
+func (x *refIndex) rewriteString(s string, self *Resource) string {
+	if t, k := x.match(s, self, x.accepted(self)); t != nil {
+		return "${ref:" + t.refName + "}" + escape(s[k:])
+	}
+	return x.withSubscription(s)
+}
+
+// withSubscription replaces the current subscription at the start of an
+// ID with ${subscriptionId}, so the manifests are not tied to it.
+func (x *refIndex) withSubscription(s string) string {
+	const p = "/subscriptions/"
+	if x.sub != "" && len(s) >= len(p)+len(x.sub) && strings.EqualFold(s[:len(p)], p) &&
+		strings.EqualFold(s[len(p):len(p)+len(x.sub)], x.sub) &&
+		(len(s) == len(p)+len(x.sub) || s[len(p)+len(x.sub)] == '/') {
+		return p + "${subscriptionId}" + escape(s[len(p)+len(x.sub):])
+	}
+	return escape(s)
+}
+
+func escape(s string) string { return strings.ReplaceAll(s, "${", "$${") }
+
+// placement chooses how the manifest says where the resource lives.
+func (x *refIndex) placement(r *Resource) Placement {
+	id := r.parsed
+	if id.IsResourceGroup() {
+		if x.sub != "" && strings.EqualFold(id.Subscription, x.sub) {
+			return Placement{}
+		}
+		return Placement{Field: "id", Value: escape(r.ID)}
+	}
+	if len(id.Types) > 1 {
+		p, _ := id.Parent()
+		if t := x.byID[idKey(p.String())]; t != nil && t.refName != "" {
+			return Placement{Field: "parent", Value: t.refName}
+		}
+		return Placement{Field: "parent", Value: x.rewriteString(parentOf(r.ID), r)}
+	}
+	scope, err := manifest.ParseID(id.Scope)
+	switch {
+	case id.Scope == "":
+		return Placement{Field: "id", Value: escape(r.ID)}
+	case err == nil && scope.IsResourceGroup() && x.sub != "" && strings.EqualFold(scope.Subscription, x.sub):
+		return Placement{Field: "resourceGroup", Value: scope.ResourceGroup}
+	case err == nil && scope.IsResourceGroup():
+		return Placement{Field: "id", Value: escape(r.ID)}
+	}
+	if t := x.byID[idKey(id.Scope)]; t != nil && t.refName != "" {
+		return Placement{Field: "scope", Value: t.refName}
+	}
+	return Placement{Field: "scope", Value: x.rewriteString(id.Scope, r)}
+}
+
+// parentOf cuts the last type/name pair off a child resource's ID, keeping
+// the caller's casing.
+func parentOf(id string) string {
+	id = strings.TrimSuffix(id, "/")
+	i := strings.LastIndex(id, "/")
+	i = strings.LastIndex(id[:i], "/")
+	return id[:i]
+}
+
+// walkStrings calls fn for every string value and map key in v.
+func walkStrings(v any, fn func(string)) {
+	switch t := v.(type) {
+	case string:
+		fn(t)
+	case map[string]any:
+		for k, cv := range t {
+			fn(k)
+			walkStrings(cv, fn)
+		}
+	case []any:
+		for _, cv := range t {
+			walkStrings(cv, fn)
+		}
+	}
+}

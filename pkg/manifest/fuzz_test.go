@@ -1,0 +1,48 @@
+package manifest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzLoad feeds arbitrary bytes as a manifest stream: Load must never
+// panic, and must return either a Set or a *ValidationError, never both and
+// never another error type.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(rgDoc))
+	f.Add([]byte("a: [unclosed\n---\n- list\n---\n\xef\xbb\xbf{}"))
+	f.Add([]byte(strings.Replace(kvSecretDoc, "VALUEFROM", "{env: X}", 1)))
+	f.Add([]byte("apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata: {name: a}\nspec: {type: A.B/c@2020-01-01, scope: '${ref:a}${', parent: '$${ref:}'}\n"))
+	seeds, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.yaml"))
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		set, err := Load(context.Background(), LoadOptions{
+			Filenames: []string{"-"},
+			Stdin:     strings.NewReader(string(data)),
+			LookupEnv: envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "X": "v"}),
+		})
+		if err != nil {
+			var ve *ValidationError
+			if !errors.As(err, &ve) || len(ve.Problems) == 0 || set != nil {
+				t.Fatalf("want a Set or a non-empty *ValidationError, got set=%v err=%T %v", set, err, err)
+			}
+			return
+		}
+		if set == nil {
+			t.Fatal("nil Set without error")
+		}
+		for _, r := range set.Resources {
+			if _, perr := ParseID(r.ID); perr != nil {
+				t.Fatalf("Load returned an unparsable ID: %v", perr)
+			}
+		}
+	})
+}

@@ -1,0 +1,79 @@
+package manifest
+
+import (
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+)
+
+// LoadOptions says what to load and how to resolve it. Flags fill it (see
+// AddFlags); NewLoadOptions holds every default, and Load applies the same
+// defaults to fields left zero, so a literal LoadOptions{} works too.
+type LoadOptions struct {
+	// Filenames are files, directories, glob patterns or "-" (Stdin), as kubectl -f.
+	Filenames []string
+	// Recursive walks directories in Filenames recursively (-R).
+	Recursive bool
+	// Kustomize is a kustomization directory to build (-k); excludes Filenames.
+	Kustomize string
+	// Selector is a label selector (-l) choosing which resources are returned.
+	// References to resources it leaves out still resolve.
+	Selector string
+	// Stdin is read for the filename "-". Default os.Stdin.
+	Stdin io.Reader
+
+	// Subscription is the subscription ID. When empty: $AZURE_SUBSCRIPTION_ID,
+	// then the Azure CLI's default subscription ($AZURE_CONFIG_DIR or
+	// ~/.azure, file azureProfile.json).
+	Subscription string
+	// Tenant is the tenant ID substituted for ${tenantId}. When empty:
+	// $AZURE_TENANT_ID, then the tenant of the subscription in the Azure CLI profile.
+	Tenant string
+
+	// Strict turns ignored readonly properties into errors (--strict).
+	Strict bool
+
+	// Secrets resolves valueFrom.secretKeyRef. Nil means no cluster was
+	// configured; a manifest using secretKeyRef then fails validation.
+	Secrets SecretResolver
+	// Schema validates bodies. Nil uses DefaultSchemaValidator.
+	Schema SchemaValidator
+	// LookupEnv reads environment variables (valueFrom.env and the
+	// AZURE_* defaults above). Default os.LookupEnv; tests replace it.
+	LookupEnv func(string) (string, bool)
+}
+
+// NewLoadOptions returns options with every default filled in.
+func NewLoadOptions() LoadOptions {
+	var o LoadOptions
+	o.defaults()
+	return o
+}
+
+// defaults fills zero fields; the single place defaults live.
+func (o *LoadOptions) defaults() {
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.LookupEnv == nil {
+		o.LookupEnv = os.LookupEnv
+	}
+	if o.Schema == nil {
+		o.Schema = DefaultSchemaValidator
+	}
+}
+
+// AddFlags binds the loading flags kubectl users know: -f, -R, -k, -l.
+// --subscription and --strict are bound by the CLI (they are global or
+// command-specific) and copied into Subscription and Strict.
+func (o *LoadOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVarP(&o.Filenames, "filename", "f", o.Filenames,
+		"manifest files, directories or glob patterns; - reads standard input")
+	fs.BoolVarP(&o.Recursive, "recursive", "R", o.Recursive,
+		"process the directories given with -f recursively")
+	fs.StringVarP(&o.Kustomize, "kustomize", "k", o.Kustomize,
+		"build this kustomization directory and load its output (excludes -f)")
+	fs.StringVarP(&o.Selector, "selector", "l", o.Selector,
+		"label selector, e.g. -l app=demo,tier!=test (=, ==, !=, in, notin, exists)")
+}

@@ -1,0 +1,115 @@
+package printer
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// secretValue is planted in Before/After of sensitive changes; no output may contain it.
+const secretValue = "hunter2-Sup3rS3cret"
+
+const sub = "/subscriptions/00000000-0000-0000-0000-000000000001"
+
+// samplePlan covers every action and every change marking.
+func samplePlan() *plan.Plan {
+	return &plan.Plan{
+		FormatVersion: "1",
+		Subscription:  "00000000-0000-0000-0000-000000000001",
+		Resources: []plan.Resource{
+			{
+				ID: sub + "/resourceGroups/rg-demo", Type: "Microsoft.Resources/resourceGroups",
+				APIVersion: "2021-04-01", Action: plan.ActionCreate, Method: "PUT", Origin: "infra/rg.yaml#0",
+				Changes: []plan.Change{
+					{Path: "location", After: "westeurope", Reason: "new resource", Kind: plan.KindAdd},
+					{Path: "tags", After: map[string]any{"app": "demo"}, Reason: "new resource", Kind: plan.KindAdd},
+				},
+			},
+			{
+				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.Storage/storageAccounts/stdemo001",
+				Type: "Microsoft.Storage/storageAccounts", APIVersion: "2023-05-01",
+				Action: plan.ActionUpdate, Method: "PATCH", Origin: "infra/storage.yaml#0",
+				Changes: []plan.Change{
+					{Path: "properties.minimumTlsVersion", Before: "TLS1_0", After: "TLS1_2", Reason: "manifest changed", Kind: plan.KindChange},
+					{Path: "tags.env", Before: "dev", After: "prod", Reason: "live changed outside kubectl-azure", Kind: plan.KindChange, Drift: true},
+					{Path: "properties.allowBlobPublicAccess", Before: true, After: nil, Reason: "removed from manifest", Kind: plan.KindRemove},
+					{Path: "properties.networkAcls.ipRules", Before: []any{map[string]any{"value": "10.0.0.0/24", "action": "Allow"}, map[string]any{"value": "10.0.1.0/24", "action": "Allow"}, map[string]any{"value": "10.0.2.0/24", "action": "Allow"}},
+						After:  []any{map[string]any{"value": "10.0.0.0/24", "action": "Allow"}, map[string]any{"value": "10.9.9.0/24", "action": "Allow"}, map[string]any{"value": "10.0.2.0/24", "action": "Allow"}, map[string]any{"value": "192.168.100.0/24", "action": "Allow"}},
+						Reason: "manifest changed", Kind: plan.KindChange},
+				},
+				Equal: []plan.Equal{
+					{Path: "location", Rule: "location-name"},
+					{Path: "sku.name", Rule: "enum-case-insensitive"},
+					{Path: "properties.encryption.keySource", Rule: "schema-default"},
+				},
+				LiveEtag: "\"0x8DC1\"",
+			},
+			{
+				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.Web/sites/app-demo/config/appsettings",
+				Type: "Microsoft.Web/sites/config", APIVersion: "2023-12-01",
+				Action: plan.ActionUpdate, Method: "PUT",
+				Changes: []plan.Change{
+					{Path: "properties.DB_PASSWORD", Before: secretValue + "-old", After: secretValue, Reason: "secret hash changed", Kind: plan.KindChange, Sensitive: true},
+				},
+				Reason: "PATCH is not supported for this type",
+			},
+			{
+				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/virtualNetworks/vnet-demo",
+				Type: "Microsoft.Network/virtualNetworks", APIVersion: "2024-01-01",
+				Action: plan.ActionReplace, Method: "DELETE+PUT",
+				Changes: []plan.Change{
+					{Path: "location", Before: "westeurope", After: "northeurope", Reason: "manifest changed", Kind: plan.KindChange, CreateOnly: true},
+				},
+				Reason: "a create-only property changed: the resource must be deleted and created again (needs --allow-replace)",
+			},
+			{
+				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/publicIPAddresses/pip-old",
+				Type: "Microsoft.Network/publicIPAddresses", APIVersion: "2024-01-01",
+				Action: plan.ActionDelete, Method: "DELETE",
+				Changes: []plan.Change{{Path: "", Before: "(exists)", After: nil, Reason: "recorded in state for set default but no longer declared (--prune)", Kind: plan.KindRemove}},
+				Reason:  "recorded in state for set default but no longer declared (--prune)",
+			},
+			{
+				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.KeyVault/vaults/kv-demo",
+				Type: "Microsoft.KeyVault/vaults", APIVersion: "2023-07-01",
+				Action: plan.ActionAdopt, Method: "PATCH",
+				Changes: []plan.Change{
+					{Path: "tags.owner", Before: nil, After: "platform", Reason: "manifest sets it", Kind: plan.KindAdd},
+				},
+				Reason: "exists in Azure but not in state: written only with --adopt (or after import)",
+			},
+			{
+				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/networkSecurityGroups/nsg-demo",
+				Type: "Microsoft.Network/networkSecurityGroups", APIVersion: "2024-01-01",
+				Action: plan.ActionNoOp, Changes: nil,
+				Equal: []plan.Equal{{Path: "properties.securityRules[allow-https].properties.protocol", Rule: "enum-case-insensitive"}},
+			},
+		},
+		Warnings: []string{"infra/storage.yaml#0: readonly property properties.provisioningState ignored"},
+	}
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("reading golden (run with -update to create): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden (run go test ./pkg/printer -update and review the diff)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}

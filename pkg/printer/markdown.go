@@ -1,0 +1,178 @@
+package printer
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// markdownValueWidth bounds a value in a table cell: PR comments have a
+// 65536-character limit and a wide table is unreadable anyway.
+const markdownValueWidth = 120
+
+// printMarkdown writes GitHub-flavoured markdown for a pull-request comment
+// or $GITHUB_STEP_SUMMARY: a heading, the counts as a table, one row per
+// resource, then a collapsible section per resource with its changes.
+func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
+	bw := bufio.NewWriter(w)
+	out := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
+	showNoOp := opts.ShowNoOp || opts.Explain
+
+	out("### kubectl azure plan\n\n")
+	if p.Subscription != "" {
+		out("Subscription: %s\n\n", mdCode(p.Subscription))
+	}
+	actionable := 0
+	for _, r := range p.Resources {
+		if !isNoOp(r.Action) {
+			actionable++
+		}
+	}
+	if actionable == 0 {
+		out("**%s**\n\n", NoChangesMessage)
+	} else {
+		out("**%s**\n\n", summaryLine(p.Summary))
+	}
+	s := p.Summary
+	out("| Create | Update | Replace | Delete | Adopt | Unchanged |\n")
+	out("|---:|---:|---:|---:|---:|---:|\n")
+	out("| %d | %d | %d | %d | %d | %d |\n\n", s.Create, s.Update, s.Replace, s.Delete, s.Adopt, s.NoOp)
+
+	for _, warning := range p.Warnings {
+		out("> [!WARNING]\n> %s\n\n", mdText(warning))
+	}
+
+	var shown []plan.Resource
+	for _, r := range p.Resources {
+		if isNoOp(r.Action) && !showNoOp {
+			continue
+		}
+		shown = append(shown, r)
+	}
+	if len(shown) == 0 {
+		return bw.Flush()
+	}
+	out("| | Action | Resource | Method | Changes |\n")
+	out("|---|---|---|---|---:|\n")
+	for _, r := range shown {
+		out("| `%s` | %s | %s | %s | %d |\n", symbol(r.Action), actionName(r.Action),
+			mdCode(DisplayName(r.ID, r.Type)), r.Method, len(r.Changes))
+	}
+	out("\n")
+
+	for _, r := range shown {
+		if pathChanges(r) == 0 && r.Reason == "" && !(opts.Explain && len(r.Equal) > 0) {
+			continue
+		}
+		out("<details><summary><code>%s %s</code> %s%s</summary>\n\n",
+			htmlEscape(symbol(r.Action)), htmlEscape(DisplayName(r.ID, r.Type)),
+			htmlEscape(actionName(r.Action)), methodSuffix(r.Method))
+		out("ID: %s\n\n", mdCode(r.ID))
+		if r.Reason != "" {
+			out("%s\n\n", mdText(r.Reason))
+		}
+		if pathChanges(r) > 0 {
+			out("| | Path | Before | After | Note |\n")
+			out("|---|---|---|---|---|\n")
+			for _, c := range r.Changes {
+				if c.Path == "" {
+					continue // whole-resource placeholder: the summary line says it
+				}
+				before, after := mdValue(c.Before), mdValue(c.After)
+				if c.Sensitive {
+					before, after = mdText(plan.Sensitive), mdText(plan.Sensitive)
+				}
+				switch c.Kind {
+				case plan.KindAdd:
+					before = ""
+				case plan.KindRemove:
+					after = "*(removed)*"
+				}
+				out("| `%s` | %s | %s | %s | %s |\n", changeSymbol(c.Kind), mdCode(c.Path), before, after,
+					mdText(strings.Join(changeNotes(c, opts.Explain), "; ")))
+			}
+			out("\n")
+		}
+		if opts.Explain && len(r.Equal) > 0 {
+			out("Judged equal:\n\n| Path | Rule |\n|---|---|\n")
+			for _, e := range r.Equal {
+				out("| %s | %s |\n", mdCode(e.Path), mdText(e.Rule))
+			}
+			out("\n")
+		}
+		out("</details>\n\n")
+	}
+	return bw.Flush()
+}
+
+func actionName(a plan.Action) string {
+	if a == "" {
+		return string(plan.ActionNoOp)
+	}
+	return string(a)
+}
+
+func methodSuffix(m string) string {
+	if m == "" {
+		return ""
+	}
+	return " (" + htmlEscape(m) + ")"
+}
+
+// changeNotes are the remarks shown next to a change in markdown.
+func changeNotes(c plan.Change, explain bool) []string {
+	var n []string
+	if c.Drift {
+		n = append(n, "drift")
+	}
+	if c.CreateOnly {
+		n = append(n, "forces replacement")
+	}
+	if c.Kind == plan.KindRemove {
+		n = append(n, "removed")
+	}
+	if explain && c.Reason != "" {
+		n = append(n, c.Reason)
+	}
+	return n
+}
+
+// mdCode renders s as inline code that is safe inside a table cell: an HTML
+// <code> element, because a backtick span cannot hold a '|' or a backtick.
+func mdCode(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "<code>" + htmlEscape(s) + "</code>"
+}
+
+// mdValue renders a plan value as compact JSON in a code cell.
+func mdValue(v any) string {
+	return mdCode(truncate(compactJSON(v), markdownValueWidth))
+}
+
+// mdText escapes prose so it cannot open HTML, break a table or start
+// markdown formatting.
+func mdText(s string) string {
+	s = htmlEscape(s)
+	r := strings.NewReplacer("\n", " ", "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`)
+	return r.Replace(s)
+}
+
+// htmlEscape escapes only what HTML and a table need, so the raw markdown of
+// a JSON value stays readable (quotes are left alone) in a PR comment's source.
+var htmlEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "&#124;").Replace
+
+// pathChanges counts the changes that name a path (not the whole resource).
+func pathChanges(r plan.Resource) int {
+	n := 0
+	for _, c := range r.Changes {
+		if c.Path != "" {
+			n++
+		}
+	}
+	return n
+}

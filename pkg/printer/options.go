@@ -1,0 +1,182 @@
+// Package printer renders plans (text, json, yaml, markdown), apply progress
+// and apply outcomes. It only formats: it never talks to Azure or state.
+package printer
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// Output formats accepted by Options.Output (the CLI's -o flag).
+const (
+	OutputText     = "text"
+	OutputJSON     = "json"
+	OutputYAML     = "yaml"
+	OutputMarkdown = "markdown"
+)
+
+// Colour modes accepted by Options.Color (the CLI's --color flag).
+const (
+	ColorAuto   = "auto"
+	ColorAlways = "always"
+	ColorNever  = "never"
+)
+
+// Live-redraw modes accepted by Options.Live (progress only).
+const (
+	LiveAuto   = "auto"
+	LiveAlways = "always"
+	LiveNever  = "never"
+)
+
+// DefaultWidth is used when the writer is not a terminal and no width is set:
+// wide enough for typical ARM types, narrow enough for CI log viewers.
+const DefaultWidth = 100
+
+// Outputs lists the valid Output values, for flag help and validation.
+var Outputs = []string{OutputText, OutputJSON, OutputYAML, OutputMarkdown}
+
+// Options controls rendering. The zero value is valid: every empty field
+// takes the default from withDefaults, the single place defaults live.
+type Options struct {
+	// Output is text (default), json, yaml or markdown.
+	Output string
+	// Color is auto (default: colour only when w is a terminal), always or
+	// never. NO_COLOR (any non-empty value) turns colour off in every mode.
+	Color string
+	// Width is the line width for text output; 0 means the terminal width
+	// of w, or DefaultWidth when w is not a terminal.
+	Width int
+	// Explain lists, for every owned path judged equal, the rule that made
+	// it equal, and shows no-op resources.
+	Explain bool
+	// ShowNoOp lists resources with nothing to do.
+	ShowNoOp bool
+	// Live is auto (default: redraw in place only on a terminal, and not
+	// with --color never or NO_COLOR), always or never. Only progress uses it.
+	Live string
+	// Now is the clock used by progress; nil means time.Now. Tests inject it.
+	Now func() time.Time
+}
+
+// DefaultOptions returns the options used when the caller sets nothing.
+func DefaultOptions() Options { return Options{}.withDefaults() }
+
+func (o Options) withDefaults() Options {
+	if o.Output == "" {
+		o.Output = OutputText
+	}
+	if o.Color == "" {
+		o.Color = ColorAuto
+	}
+	if o.Live == "" {
+		o.Live = LiveAuto
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Validate reports an unknown output format or colour mode, so the CLI can
+// fail before planning rather than after.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	switch strings.ToLower(o.Output) {
+	case OutputText, OutputJSON, OutputYAML, OutputMarkdown:
+	default:
+		return fmt.Errorf("unknown output format %q (want one of %s)", o.Output, strings.Join(Outputs, ", "))
+	}
+	switch o.Color {
+	case ColorAuto, ColorAlways, ColorNever:
+	default:
+		return fmt.Errorf("unknown colour mode %q (want auto, always or never)", o.Color)
+	}
+	switch o.Live {
+	case LiveAuto, LiveAlways, LiveNever:
+	default:
+		return fmt.Errorf("unknown live mode %q (want auto, always or never)", o.Live)
+	}
+	if o.Width < 0 {
+		return fmt.Errorf("width must not be negative, got %d", o.Width)
+	}
+	return nil
+}
+
+// terminalFD returns the file descriptor behind w and whether it is a terminal.
+func terminalFD(w io.Writer) (int, bool) {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok {
+		return -1, false
+	}
+	fd := int(f.Fd())
+	return fd, term.IsTerminal(fd)
+}
+
+// noColorEnv follows https://no-color.org: present and non-empty disables colour.
+func noColorEnv() bool { return os.Getenv("NO_COLOR") != "" }
+
+func dumbTerminal() bool { return os.Getenv("TERM") == "dumb" }
+
+// useColor decides whether escape codes may be written to w.
+func (o Options) useColor(w io.Writer) bool {
+	if noColorEnv() {
+		// The issue says never with NO_COLOR: it wins even over --color=always,
+		// because a user who set it globally never wants escapes in a log.
+		return false
+	}
+	switch o.Color {
+	case ColorAlways:
+		return true
+	case ColorNever:
+		return false
+	}
+	_, tty := terminalFD(w)
+	return tty && !dumbTerminal()
+}
+
+// useLive decides whether progress redraws in place on w.
+func (o Options) useLive(w io.Writer) bool {
+	switch o.Live {
+	case LiveAlways:
+		return true
+	case LiveNever:
+		return false
+	}
+	// Redrawing in place needs cursor-movement escapes. Someone who asked
+	// for no colour (--color never, NO_COLOR) asked for output free of escape
+	// codes, e.g. for a screen reader or a terminal recorder: give them lines.
+	if o.Color == ColorNever || noColorEnv() {
+		return false
+	}
+	_, tty := terminalFD(w)
+	return tty && !dumbTerminal()
+}
+
+// width returns the line width for w.
+func (o Options) width(w io.Writer) int {
+	if o.Width > 0 {
+		return o.Width
+	}
+	if fd, tty := terminalFD(w); tty {
+		if cols, _, err := term.GetSize(fd); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return DefaultWidth
+}
+
+// height returns the terminal height of w, or 0 when unknown.
+func height(w io.Writer) int {
+	if fd, tty := terminalFD(w); tty {
+		if _, rows, err := term.GetSize(fd); err == nil {
+			return rows
+		}
+	}
+	return 0
+}

@@ -1,0 +1,299 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"golang.org/x/term"
+)
+
+// Progress reports apply progress per resource. Implementations are safe for
+// concurrent use: apply workers call Event from many goroutines.
+type Progress interface {
+	// Event records that resource id (shown as name) reached status; detail
+	// is the HTTP method for writing/polling, the error for failed, the
+	// reason for skipped. An empty name falls back to DisplayName(id).
+	Event(id, name string, status Status, detail string)
+	// Outcome returns how every resource seen so far ended.
+	Outcome() Outcome
+	// Close stops redrawing and prints the outcome summary. It is idempotent;
+	// events after Close are ignored.
+	Close() error
+}
+
+// tickInterval is how often a live table is redrawn between events, so the
+// elapsed time of a long poll keeps moving.
+const tickInterval = time.Second
+
+// NewProgress returns a live table redrawn in place when w is a terminal (or
+// opts.Live is always), otherwise a writer of one plain line per event.
+func NewProgress(w io.Writer, opts Options) Progress {
+	opts = opts.withDefaults()
+	p := &progress{
+		w:     w,
+		opts:  opts,
+		st:    newStyles(w, opts.useColor(w)),
+		live:  opts.useLive(w),
+		start: opts.Now(),
+		index: map[string]int{},
+	}
+	if p.live {
+		p.width = opts.width(w)
+		p.height = height(w)
+		p.stop = make(chan struct{})
+		p.stopped = make(chan struct{})
+		go p.tick()
+	}
+	return p
+}
+
+type row struct {
+	id, name string
+	status   Status
+	detail   string
+	started  time.Time // first writing/polling event; zero if never written
+	ended    time.Time
+}
+
+func (r *row) elapsed(now time.Time) time.Duration {
+	if r.started.IsZero() {
+		return 0
+	}
+	if !r.ended.IsZero() {
+		now = r.ended
+	}
+	return now.Sub(r.started)
+}
+
+type progress struct {
+	mu     sync.Mutex
+	w      io.Writer
+	opts   Options
+	st     styles
+	live   bool
+	width  int
+	height int
+	start  time.Time
+	rows   []*row
+	index  map[string]int // lower-cased ID -> rows index; ARM IDs are case-insensitive
+	drawn  int            // lines of the live table currently on screen
+	frame  int            // spinner frame
+	closed bool
+
+	stop, stopped chan struct{}
+}
+
+func (p *progress) Event(id, name string, status Status, detail string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	now := p.opts.Now()
+	key := strings.ToLower(id)
+	i, ok := p.index[key]
+	if !ok {
+		if name == "" {
+			name = DisplayName(id, "")
+		}
+		i = len(p.rows)
+		p.index[key] = i
+		p.rows = append(p.rows, &row{id: id, name: name})
+	}
+	r := p.rows[i]
+	if name != "" {
+		r.name = name
+	}
+	r.status, r.detail = status, detail
+	if (status == StatusWriting || status == StatusPolling) && r.started.IsZero() {
+		r.started = now
+	}
+	if status.final() {
+		r.ended = now
+	}
+	if p.live {
+		p.redraw(now)
+		return
+	}
+	fmt.Fprintln(p.w, p.plainLine(r, now))
+}
+
+// plainLine is one event for logs: time, status, name, then what is known.
+func (p *progress) plainLine(r *row, now time.Time) string {
+	var paren []string
+	if r.detail != "" && r.status != StatusFailed && r.status != StatusSkipped {
+		paren = append(paren, r.detail)
+	}
+	if r.status == StatusPolling || r.status == StatusDone || r.status == StatusFailed {
+		if d := r.elapsed(now); d > 0 {
+			paren = append(paren, formatElapsed(d))
+		}
+	}
+	_, style := statusLook(p.st, r.status)
+	line := fmt.Sprintf("%s %s %s", now.Format("15:04:05"), style(fmt.Sprintf("%-8s", r.status)), r.name)
+	if len(paren) > 0 {
+		line += " (" + strings.Join(paren, ", ") + ")"
+	}
+	if (r.status == StatusFailed || r.status == StatusSkipped) && r.detail != "" {
+		line += ": " + r.detail
+	}
+	return line
+}
+
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// liveLines renders the table: a header with counts, then one row per
+// resource. When the terminal is too short, finished rows are folded into
+// one line first, since the cursor cannot move above the top of the screen.
+func (p *progress) liveLines(now time.Time) []string {
+	var c OutcomeCounts
+	for _, r := range p.rows {
+		switch r.status {
+		case StatusDone:
+			c.Done++
+		case StatusFailed:
+			c.Failed++
+		case StatusSkipped:
+			c.Skipped++
+		default:
+			c.Unfinished++
+		}
+	}
+	noun := "resources"
+	if len(p.rows) == 1 {
+		noun = "resource"
+	}
+	header := fmt.Sprintf("Applying %d %s: %d done, %d failed, %d skipped, %d in progress (%s)",
+		len(p.rows), noun, c.Done, c.Failed, c.Skipped, c.Unfinished, formatElapsed(now.Sub(p.start)))
+	lines := []string{p.st.bold(header)}
+
+	rows := p.rows
+	folded := 0
+	if limit := p.height - 2; p.height > 0 && len(rows)+1 > limit {
+		var keep []*row
+		for _, r := range rows {
+			if r.status == StatusDone || r.status == StatusSkipped {
+				folded++
+				continue
+			}
+			keep = append(keep, r)
+		}
+		rows = keep
+		if len(rows)+2 > limit {
+			rows = rows[:max(limit-3, 0)]
+		}
+	}
+	for _, r := range rows {
+		icon, style := statusLook(p.st, r.status)
+		if r.status == StatusWriting || r.status == StatusPolling {
+			icon = spinner[p.frame%len(spinner)]
+		}
+		line := fmt.Sprintf("  %s %s %s", style(icon), style(fmt.Sprintf("%-8s", r.status)), r.name)
+		if r.detail != "" {
+			line += " " + p.st.faint(r.detail)
+		}
+		if r.status != StatusWaiting && r.status != StatusSkipped {
+			if d := r.elapsed(now); d > 0 {
+				line += " " + p.st.faint(formatElapsed(d))
+			}
+		}
+		lines = append(lines, line)
+	}
+	if hidden := len(p.rows) - len(rows) - folded; hidden > 0 {
+		lines = append(lines, p.st.faint(fmt.Sprintf("  … %d more in progress", hidden)))
+	}
+	if folded > 0 {
+		lines = append(lines, p.st.faint(fmt.Sprintf("  … %d finished", folded)))
+	}
+	return lines
+}
+
+// redraw moves the cursor back to the top of the table and rewrites it. Each
+// line is cut to the width, because a wrapped line would make the next
+// cursor-up land in the wrong place.
+func (p *progress) redraw(now time.Time) {
+	if fd, tty := terminalFD(p.w); tty && p.opts.Width == 0 {
+		// Follow terminal resizes: a stale width would wrap lines and
+		// break the cursor arithmetic.
+		if cols, rows, err := term.GetSize(fd); err == nil && cols > 0 {
+			p.width, p.height = cols, rows
+		}
+	}
+	var b strings.Builder
+	if p.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", p.drawn) // cursor up to the table's first line
+	}
+	lines := p.liveLines(now)
+	for _, l := range lines {
+		b.WriteString("\r\x1b[2K") // clear the old content of this line
+		b.WriteString(ansi.Truncate(l, max(p.width-1, 10), "…"))
+		b.WriteString("\n")
+	}
+	b.WriteString("\x1b[J") // erase leftovers if the table got shorter
+	p.drawn = len(lines)
+	io.WriteString(p.w, b.String())
+}
+
+func (p *progress) tick() {
+	defer close(p.stopped)
+	t := time.NewTicker(tickInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if !p.closed && len(p.rows) > 0 {
+				p.frame++
+				p.redraw(p.opts.Now())
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *progress) Outcome() Outcome {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.outcome(p.opts.Now())
+}
+
+func (p *progress) outcome(now time.Time) Outcome {
+	o := Outcome{Resources: make([]ResourceOutcome, 0, len(p.rows)), Elapsed: now.Sub(p.start)}
+	for _, r := range p.rows {
+		ro := ResourceOutcome{ID: r.id, Name: r.name, Status: r.status, Elapsed: r.elapsed(now)}
+		if r.status == StatusFailed || r.status == StatusSkipped {
+			ro.Error = r.detail
+		}
+		o.Resources = append(o.Resources, ro)
+	}
+	return o
+}
+
+func (p *progress) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	now := p.opts.Now()
+	if p.live && len(p.rows) > 0 {
+		p.redraw(now) // freeze the final state of the table
+	}
+	o := p.outcome(now)
+	p.mu.Unlock()
+	if p.live {
+		close(p.stop)
+		<-p.stopped
+	}
+	if len(o.Resources) == 0 {
+		return nil
+	}
+	return printOutcome(p.w, o, p.opts, false)
+}

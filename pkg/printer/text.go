@@ -1,0 +1,266 @@
+package printer
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// Layout of the text plan. Symbols are right-aligned in a 3-cell column
+// ("  +", "-/+", " <=") so resource names line up whatever the action.
+const (
+	symbolWidth  = 3
+	changeIndent = "      "
+	arrow        = " → "
+	// minValueWidth keeps a truncated value recognisable on narrow terminals.
+	minValueWidth = 16
+)
+
+func printText(w io.Writer, p *plan.Plan, opts Options) error {
+	bw := bufio.NewWriter(w)
+	t := textPrinter{w: bw, st: newStyles(w, opts.useColor(w)), width: opts.width(w), opts: opts}
+	t.plan(p)
+	return bw.Flush()
+}
+
+type textPrinter struct {
+	w     io.Writer
+	st    styles
+	width int
+	opts  Options
+}
+
+func (t *textPrinter) line(parts ...string) {
+	fmt.Fprintln(t.w, strings.Join(parts, ""))
+}
+
+// wrapped prints lead followed by body, word-wrapped to the width with
+// continuation lines indented by hang. It is for text that must never be cut
+// (names, reasons, warnings): cutting would hide what a reviewer needs.
+// style is applied to each output line on its own, so no escape sequence
+// spans a newline (CI log viewers reset styles at every line).
+func (t *textPrinter) wrapped(lead, hang, body string, style func(string) string) {
+	if ansi.StringWidth(lead)+ansi.StringWidth(body) <= t.width {
+		t.line(lead, style(body))
+		return
+	}
+	limit := max(t.width-max(ansi.StringWidth(lead), ansi.StringWidth(hang)), minValueWidth)
+	for i, l := range wordWrap(body, limit) {
+		if i == 0 {
+			t.line(lead, style(l))
+		} else {
+			t.line(hang, style(l))
+		}
+	}
+}
+
+// wordWrap breaks s at spaces into lines of at most limit cells. Only a word
+// longer than a whole line is cut. Unlike ansi.Wrap it never breaks at a
+// hyphen, which would split flags such as --allow-replace. Escape codes
+// contain no spaces, so splitting on spaces keeps them intact.
+func wordWrap(s string, limit int) []string {
+	var lines []string
+	var cur strings.Builder
+	curWidth := 0
+	flush := func() {
+		lines = append(lines, cur.String())
+		cur.Reset()
+		curWidth = 0
+	}
+	for _, word := range strings.Split(s, " ") {
+		w := ansi.StringWidth(word)
+		if curWidth > 0 && curWidth+1+w > limit {
+			flush()
+		}
+		for w > limit { // a single overlong word: cut it into full lines
+			head := ansi.Truncate(word, limit, "")
+			if curWidth > 0 {
+				flush()
+			}
+			lines = append(lines, head)
+			word = ansi.TruncateLeft(word, limit, "")
+			w = ansi.StringWidth(word)
+		}
+		if curWidth > 0 {
+			cur.WriteByte(' ')
+			curWidth++
+		}
+		cur.WriteString(word)
+		curWidth += w
+	}
+	if curWidth > 0 || len(lines) == 0 {
+		flush()
+	}
+	return lines
+}
+
+func (t *textPrinter) plan(p *plan.Plan) {
+	showNoOp := t.opts.ShowNoOp || t.opts.Explain
+	actionable := 0
+	for _, r := range p.Resources {
+		if !isNoOp(r.Action) {
+			actionable++
+		}
+	}
+	shown := 0
+	for _, r := range p.Resources {
+		if isNoOp(r.Action) && !showNoOp {
+			continue
+		}
+		if shown > 0 {
+			t.line()
+		}
+		shown++
+		t.resource(r)
+	}
+	if shown > 0 {
+		t.line()
+	}
+	for _, warning := range p.Warnings {
+		t.wrapped(t.st.warn("Warning:")+" ", "  ", warning, identity)
+	}
+	if len(p.Warnings) > 0 {
+		t.line()
+	}
+	if actionable == 0 {
+		t.line(t.st.ok(NoChangesMessage))
+		return
+	}
+	t.wrapped("", "  ", summaryLine(p.Summary), t.st.bold)
+}
+
+func (t *textPrinter) resource(r plan.Resource) {
+	color := t.st.action(r.Action)
+	sym := fmt.Sprintf("%*s", symbolWidth, symbol(r.Action))
+	head := []string{color(DisplayName(r.ID, r.Type))}
+	if r.Method != "" {
+		head = append(head, " ", t.st.faint("("+r.Method+")"))
+	}
+	if rg := resourceGroup(r.ID); rg != "" && !strings.EqualFold(r.Type, "Microsoft.Resources/resourceGroups") {
+		// Styled word by word: the head may be wrapped at any space.
+		head = append(head, " ", t.st.faint("in"), " ", t.st.faint(rg))
+	}
+	if isNoOp(r.Action) {
+		head = append(head, " ", t.st.faint("(no"), " ", t.st.faint("changes)"))
+	}
+	t.wrapped(color(sym)+" ", changeIndent, strings.Join(head, ""), identity)
+	if r.Reason != "" {
+		t.wrapped(changeIndent, changeIndent+"  ", "# "+r.Reason, t.st.faint)
+	}
+	for _, c := range r.Changes {
+		if c.Path == "" {
+			// A whole-resource create or delete: the resource line and its
+			// reason already say it, and the value is only a placeholder.
+			continue
+		}
+		t.change(c)
+	}
+	if t.opts.Explain {
+		for _, e := range r.Equal {
+			t.line(changeIndent, t.st.noop("= "), e.Path, t.st.faint("  equal: "+e.Rule))
+		}
+	}
+}
+
+// change prints one path. Values are compact JSON, each cut so the whole
+// line fits the width; the notes after them are never cut, because they are
+// what a reviewer must not miss.
+func (t *textPrinter) change(c plan.Change) {
+	var notes []string
+	var styledNotes []string
+	note := func(s string, style func(string) string) {
+		notes = append(notes, s)
+		styledNotes = append(styledNotes, style(s))
+	}
+	if c.Kind == plan.KindRemove {
+		note("(removed)", t.st.delete)
+	}
+	if c.Drift {
+		note("(drift)", t.st.drift)
+	}
+	// One comment at the end: the replacement warning first, because it is
+	// what a reviewer must not miss, then (with --explain) the engine's reason.
+	switch {
+	case c.CreateOnly && t.opts.Explain && c.Reason != "":
+		note("# forces replacement", t.st.danger)
+		notes[len(notes)-1] += "; " + c.Reason
+		styledNotes[len(styledNotes)-1] += t.st.faint("; " + c.Reason)
+	case c.CreateOnly:
+		note("# forces replacement", t.st.danger)
+	case t.opts.Explain && c.Reason != "":
+		note("# "+c.Reason, t.st.faint)
+	}
+	suffix := ""
+	styledSuffix := ""
+	if len(notes) > 0 {
+		suffix = "  " + strings.Join(notes, " ")
+		styledSuffix = "  " + strings.Join(styledNotes, " ")
+	}
+	sym := changeSymbol(c.Kind)
+	path := c.Path
+	lead := changeIndent + t.st.kind(c.Kind)(sym) + " "
+	prefixWidth := ansi.StringWidth(changeIndent + sym + " " + path + ": ")
+	avail := t.width - prefixWidth - ansi.StringWidth(suffix)
+
+	var before, after string
+	switch {
+	case c.Sensitive:
+		// Never format the values: they hold the secret.
+	case c.Kind == plan.KindAdd:
+		after = compactJSON(c.After)
+	case c.Kind == plan.KindRemove:
+		before = compactJSON(c.Before)
+	default:
+		before, after = compactJSON(c.Before), compactJSON(c.After)
+	}
+	need := ansi.StringWidth(before) + ansi.StringWidth(after)
+	if before != "" && after != "" {
+		need += ansi.StringWidth(arrow)
+	}
+	if c.Sensitive || need <= avail || avail >= 2*minValueWidth+ansi.StringWidth(arrow) {
+		t.line(lead, path, ": ", t.value(c, before, after, avail), styledSuffix)
+		return
+	}
+	// Too narrow to show the values beside a long path: path and notes on
+	// one line, the values alone on the next with the whole width.
+	t.wrapped(lead, changeIndent+"    ", path+":"+styledSuffix, identity)
+	indent := changeIndent + "    "
+	t.line(indent, t.value(c, before, after, t.width-len(indent)))
+}
+
+// value renders before → after (or just one side) in at most avail cells.
+func (t *textPrinter) value(c plan.Change, before, after string, avail int) string {
+	switch {
+	case c.Sensitive:
+		return t.st.faint(plan.Sensitive)
+	case before == "" && after != "":
+		return truncate(after, max(avail, minValueWidth))
+	case after == "" && before != "":
+		return truncate(before, max(avail, minValueWidth))
+	}
+	bw, aw := splitWidth(ansi.StringWidth(before), ansi.StringWidth(after), avail-ansi.StringWidth(arrow))
+	return truncate(before, bw) + t.st.faint(arrow) + truncate(after, aw)
+}
+
+// splitWidth shares avail cells between two values: a short value keeps its
+// full width and the long one gets the rest; when both are long they share
+// evenly. Neither drops below minValueWidth, even if the line then overflows.
+func splitWidth(a, b, avail int) (int, int) {
+	if a+b <= avail {
+		return a, b
+	}
+	half := avail / 2
+	switch {
+	case a <= half:
+		return a, max(avail-a, minValueWidth)
+	case b <= half:
+		return max(avail-b, minValueWidth), b
+	default:
+		return max(half, minValueWidth), max(avail-half, minValueWidth)
+	}
+}

@@ -1,0 +1,148 @@
+package schema
+
+import (
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/format"
+)
+
+// TestMain checks, before any test touches the package, that importing
+// it did no schema work: `kubectl azure version` must stay free of it.
+func TestMain(m *testing.M) {
+	if defaultReg != nil {
+		println("schema: Default registry was built during package init")
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
+
+func freshEmbedded(t testing.TB) *Registry {
+	t.Helper()
+	sub, err := fs.Sub(embedded, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newRegistry(sub, "embedded")
+}
+
+// TestEmbeddedSize holds the index to its budgets: every committed file
+// under 4 MB, at most 15 MB in total in the binary.
+func TestEmbeddedSize(t *testing.T) {
+	var total int64
+	err := fs.WalkDir(embedded, "data", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Size() >= 4<<20 {
+			t.Errorf("%s is %d bytes; every committed file must stay under 4 MB (lower format.MaxShardBytes)", p, info.Size())
+		}
+		total += info.Size()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total > 15<<20 {
+		t.Errorf("embedded index is %d bytes, over the 15 MB budget", total)
+	}
+	if total < 100<<10 {
+		t.Errorf("embedded index is only %d bytes: is it the real index?", total)
+	}
+	t.Logf("embedded index: %.2f MB", float64(total)/(1<<20))
+}
+
+// largestTypes returns the n types with the biggest encoded blobs: the
+// worst cases for first-lookup time.
+func largestTypes(t testing.TB, n int) []string {
+	t.Helper()
+	data, err := fs.ReadFile(embedded, "data/"+format.IndexFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := format.ParseIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Length > entries[j].Length })
+	var out []string
+	for _, e := range entries[:n] {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+// TestFirstLookupBudget: the first lookup of a type, on a registry that
+// has read nothing yet (index included), stays under 5 ms for the ten
+// largest types. The best of three runs is taken so that a busy CI core
+// does not fail the test; a slow decoder fails all three.
+func TestFirstLookupBudget(t *testing.T) {
+	for _, typ := range largestTypes(t, 10) {
+		best := time.Hour
+		for i := 0; i < 3; i++ {
+			r := freshEmbedded(t)
+			start := time.Now()
+			ty, res := r.Lookup(typ, "")
+			d := time.Since(start)
+			if ty == nil || !res.Found {
+				t.Fatalf("%s: %+v", typ, res)
+			}
+			best = min(best, d)
+		}
+		if best > 5*time.Millisecond {
+			t.Errorf("first lookup of %s took %s, over the 5 ms budget", typ, best)
+		}
+		t.Logf("first lookup %-70s %s", typ, best)
+	}
+}
+
+// BenchmarkFirstLookup measures a cold registry's first lookup of the
+// largest type (index parse + one blob decode).
+func BenchmarkFirstLookup(b *testing.B) {
+	typ := largestTypes(b, 1)[0]
+	for b.Loop() {
+		r := freshEmbedded(b)
+		if ty, _ := r.Lookup(typ, ""); ty == nil {
+			b.Fatal("not found")
+		}
+	}
+}
+
+// BenchmarkFirstLookupStorage is the common case: a mid-sized type.
+func BenchmarkFirstLookupStorage(b *testing.B) {
+	for b.Loop() {
+		r := freshEmbedded(b)
+		if ty, _ := r.Lookup("Microsoft.Storage/storageAccounts", "2023-05-01"); ty == nil {
+			b.Fatal("not found")
+		}
+	}
+}
+
+// BenchmarkWarmLookup is every lookup after the first.
+func BenchmarkWarmLookup(b *testing.B) {
+	r := Default()
+	r.Lookup("Microsoft.Storage/storageAccounts", "2023-05-01")
+	for b.Loop() {
+		if ty, _ := r.Lookup("microsoft.storage/storageaccounts", "2023-05-01"); ty == nil {
+			b.Fatal("not found")
+		}
+	}
+}
+
+func TestLookupUnknownType(t *testing.T) {
+	ty, res := Default().Lookup("Contoso.Nothing/here", "2024-01-01")
+	if ty != nil || res.Found || !strings.Contains(res.Warning, "Contoso.Nothing/here") {
+		t.Fatalf("unknown type: %v %+v", ty, res)
+	}
+	if Default().Versions("Contoso.Nothing/here") != nil {
+		t.Error("versions of an unknown type")
+	}
+}

@@ -1,0 +1,341 @@
+package format
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// A blob is a compressed header (name, paths, property records, the list
+// of api-versions with their flags and section sizes) followed by one
+// compressed section per api-version. A lookup decompresses the header
+// and the one section it needs, which keeps the first lookup of the
+// largest types (network resources: 50 versions of 4,000 paths) within
+// budget. Paths are sorted and front-coded: consecutive paths share most
+// of their prefix.
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendStrs(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = appendStr(b, s)
+	}
+	return b
+}
+
+func deflate(raw []byte) ([]byte, error) {
+	var out bytes.Buffer
+	w, err := flate.NewWriter(&out, flate.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func inflate(b []byte) ([]byte, error) {
+	raw, err := io.ReadAll(flate.NewReader(bytes.NewReader(b)))
+	if err != nil {
+		return nil, fmt.Errorf("decompress schema blob: %w", err)
+	}
+	return raw, nil
+}
+
+// Encode serialises and compresses a blob.
+func Encode(b *Blob) ([]byte, error) {
+	sections := make([][]byte, len(b.Versions))
+	for i, v := range b.Versions {
+		var raw []byte
+		raw = binary.AppendUvarint(raw, uint64(len(v.PatchPaths)))
+		prev := 0
+		for _, p := range v.PatchPaths {
+			raw = binary.AppendUvarint(raw, uint64(p-prev)) // ascending: small deltas
+			prev = p
+		}
+		raw = binary.AppendUvarint(raw, uint64(len(v.Props)))
+		prev = 0
+		for _, pp := range v.Props {
+			raw = binary.AppendUvarint(raw, uint64(pp.Path-prev))
+			raw = binary.AppendUvarint(raw, uint64(pp.Prop))
+			prev = pp.Path
+		}
+		c, err := deflate(raw)
+		if err != nil {
+			return nil, err
+		}
+		sections[i] = c
+	}
+	var h []byte
+	h = appendStr(h, b.Name)
+	h = binary.AppendUvarint(h, uint64(len(b.Paths)))
+	prev := ""
+	for _, p := range b.Paths {
+		n := 0
+		for n < len(p) && n < len(prev) && p[n] == prev[n] {
+			n++
+		}
+		h = binary.AppendUvarint(h, uint64(n))
+		h = appendStr(h, p[n:])
+		prev = p
+	}
+	h = binary.AppendUvarint(h, uint64(len(b.Props)))
+	for _, p := range b.Props {
+		h = binary.AppendUvarint(h, p.Flags)
+		h = appendStr(h, p.Type)
+		if p.Flags&FlagHasDefault != 0 {
+			h = appendStr(h, p.Default)
+		}
+		h = appendStrs(h, p.Enum)
+		h = appendStrs(h, p.Identifiers)
+	}
+	h = binary.AppendUvarint(h, uint64(len(b.Versions)))
+	for i, v := range b.Versions {
+		h = appendStr(h, v.Version)
+		h = binary.AppendUvarint(h, v.Flags)
+		h = binary.AppendUvarint(h, uint64(len(sections[i])))
+	}
+	hc, err := deflate(h)
+	if err != nil {
+		return nil, err
+	}
+	out := binary.AppendUvarint(nil, uint64(len(hc)))
+	out = append(out, hc...)
+	for _, s := range sections {
+		out = append(out, s...)
+	}
+	return out, nil
+}
+
+var errCorrupt = errors.New("schema index blob is corrupt")
+
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) num() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errCorrupt
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) bytes() []byte {
+	n := r.num()
+	if r.err != nil {
+		return nil
+	}
+	if uint64(len(r.b)) < n {
+		r.err = errCorrupt
+		return nil
+	}
+	s := r.b[:n]
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) str() string { return string(r.bytes()) }
+
+// count reads a length and rejects values that cannot fit in what is left,
+// so a corrupt blob fails instead of allocating wildly.
+func (r *reader) count() int {
+	n := r.num()
+	if n > uint64(len(r.b)) {
+		r.err = errCorrupt
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) strs() []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.str()
+	}
+	return out
+}
+
+// Lazy is a blob whose header is decoded and whose api-version sections
+// are decoded on demand.
+type Lazy struct {
+	*Blob
+	sections [][]byte
+	paths    []byte // front-coded Paths; Blob.Paths[i] is "" until materialised
+}
+
+// materialise fills Blob.Paths[i] for every i with need[i], slicing them
+// all out of one string.
+func (l *Lazy) materialise(need []bool) error {
+	r := &reader{b: l.paths}
+	var prev, buf []byte
+	var ends []int
+	var idx []int
+	for i := range l.Paths {
+		shared := int(r.num())
+		suffix := r.bytes()
+		if r.err != nil {
+			return r.err
+		}
+		if shared > len(prev) {
+			return errCorrupt
+		}
+		prev = append(prev[:shared], suffix...)
+		if need[i] && l.Paths[i] == "" {
+			buf = append(buf, prev...)
+			ends = append(ends, len(buf))
+			idx = append(idx, i)
+		}
+	}
+	all := string(buf)
+	start := 0
+	for j, i := range idx {
+		l.Paths[i] = all[start:ends[j]]
+		start = ends[j]
+	}
+	return nil
+}
+
+// DecodeHeader decodes the header of a blob produced by Encode; Versions
+// carry Version and Flags, and Section fills in the rest for one of them.
+func DecodeHeader(b []byte) (*Lazy, error) {
+	r := &reader{b: b}
+	hc := r.bytes()
+	if r.err != nil {
+		return nil, r.err
+	}
+	rest := r.b
+	raw, err := inflate(hc)
+	if err != nil {
+		return nil, err
+	}
+	r = &reader{b: raw}
+	out := &Blob{Name: r.str()}
+	n := r.count()
+	lz := &Lazy{Blob: out}
+	// Paths stay front-coded until a section needs them: the largest
+	// types carry 20,000 paths across their versions, and one version
+	// uses a fraction of them.
+	pathsStart := r.b
+	for i := 0; i < n; i++ {
+		r.num()
+		r.bytes()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	lz.paths = pathsStart[:len(pathsStart)-len(r.b)]
+	out.Paths = make([]string, n)
+	out.Props = make([]Prop, r.count())
+	for i := range out.Props {
+		p := &out.Props[i]
+		p.Flags = r.num()
+		p.Type = r.str()
+		if p.Flags&FlagHasDefault != 0 {
+			p.Default = r.str()
+		}
+		p.Enum = r.strs()
+		p.Identifiers = r.strs()
+	}
+	out.Versions = make([]APIVersion, r.count())
+	for i := range out.Versions {
+		v := &out.Versions[i]
+		v.Version = r.str()
+		v.Flags = r.num()
+		size := r.num()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if size > uint64(len(rest)) {
+			return nil, errCorrupt
+		}
+		lz.sections = append(lz.sections, rest[:size])
+		rest = rest[size:]
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return lz, nil
+}
+
+// Section decodes the properties and PATCH paths of Versions[i].
+func (l *Lazy) Section(i int) error {
+	if i < 0 || i >= len(l.sections) {
+		return errCorrupt
+	}
+	raw, err := inflate(l.sections[i])
+	if err != nil {
+		return err
+	}
+	r := &reader{b: raw}
+	v := &l.Versions[i]
+	v.PatchPaths = nil
+	if n := r.count(); n > 0 {
+		v.PatchPaths = make([]int, n)
+	}
+	prev := 0
+	for j := range v.PatchPaths {
+		prev += int(r.num())
+		if prev >= len(l.Paths) {
+			return errCorrupt
+		}
+		v.PatchPaths[j] = prev
+	}
+	v.Props = make([]PathProp, r.count())
+	prev = 0
+	for j := range v.Props {
+		prev += int(r.num())
+		pi := int(r.num())
+		if prev >= len(l.Paths) || pi >= len(l.Props) {
+			return errCorrupt
+		}
+		v.Props[j] = PathProp{Path: prev, Prop: pi}
+	}
+	if r.err != nil {
+		return r.err
+	}
+	need := make([]bool, len(l.Paths))
+	for _, p := range v.PatchPaths {
+		need[p] = true
+	}
+	for _, pp := range v.Props {
+		need[pp.Path] = true
+	}
+	return l.materialise(need)
+}
+
+// Decode decodes a whole blob (tests and tools; the registry uses
+// DecodeHeader and Section).
+func Decode(b []byte) (*Blob, error) {
+	lz, err := DecodeHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	for i := range lz.Versions {
+		if err := lz.Section(i); err != nil {
+			return nil, err
+		}
+	}
+	return lz.Blob, nil
+}

@@ -1,0 +1,85 @@
+package format
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func sample() *Blob {
+	return &Blob{
+		Name:  "Contoso.Widgets/widgets",
+		Paths: []string{"location", "properties", "properties.size", "tags", "tags.*"},
+		Props: []Prop{
+			{Type: "string", Flags: FlagCreateOnly},
+			{Type: "object"},
+			{Type: "string", Flags: FlagEnumClosed | FlagHasDefault, Default: `"Small"`, Enum: []string{"Small", "Large"}},
+			{Type: "array", Flags: FlagHasIdentifiers, Identifiers: []string{"name"}},
+		},
+		Versions: []APIVersion{
+			{Version: "2024-01-01", Props: []PathProp{{0, 0}, {1, 1}}},
+			{Version: "2024-06-01", Flags: VFlagPatch | VFlagEtag, PatchPaths: []int{3, 4},
+				Props: []PathProp{{0, 0}, {1, 1}, {2, 2}, {3, 3}}},
+		},
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	in := sample()
+	enc, err := Encode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Decode(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip changed the blob:\n in %+v\nout %+v", in, out)
+	}
+}
+
+func TestDecodeRejectsCorruption(t *testing.T) {
+	enc, err := Encode(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(enc[:len(enc)/2]); err == nil {
+		t.Error("truncated blob decoded without error")
+	}
+	if _, err := Decode([]byte("not flate at all")); err == nil {
+		t.Error("garbage decoded without error")
+	}
+}
+
+func TestIndexRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	a, b := sample(), sample()
+	b.Name = "Contoso.Widgets/widgets/gears"
+	if err := WriteIndex(dir, []*Blob{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := ParseIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 || entries[1].Name != b.Name || !reflect.DeepEqual(entries[0].VersionList(), []string{"2024-01-01", "2024-06-01"}) {
+		t.Fatalf("entries = %+v", entries)
+	}
+	shard, err := os.ReadFile(filepath.Join(dir, entries[1].Shard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(shard[entries[1].Offset : entries[1].Offset+entries[1].Length])
+	if err != nil || got.Name != b.Name {
+		t.Fatalf("second blob: %v %v", got, err)
+	}
+	if _, err := ParseIndex([]byte("other format 9\n")); err == nil {
+		t.Error("unknown index version accepted")
+	}
+}

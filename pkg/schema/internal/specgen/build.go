@@ -1,0 +1,255 @@
+package specgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/format"
+)
+
+// version is one (type, api-version) before encoding.
+type version struct {
+	name  string // the type as this spec file spells it
+	flags uint64
+	props map[string]format.Prop
+	patch []string
+}
+
+// Generate reads every candidate file of src and returns one blob per
+// resource type, sorted by name. When two files of one api-version folder
+// declare the same type, the first in path order wins, so output depends
+// only on the input tree.
+func Generate(src Source) ([]*format.Blob, error) {
+	d := newDocs(src)
+	files := src.Files()
+	byDir := map[string][]string{}
+	for _, f := range files {
+		byDir[path.Dir(f)] = append(byDir[path.Dir(f)], f)
+	}
+	types := map[string]map[string]*version{} // lower(type) -> api-version -> facts
+	for _, f := range files {
+		for _, op := range d.resourceOps(f) {
+			lt := strings.ToLower(op.typ)
+			vs := types[lt]
+			if vs == nil {
+				vs = map[string]*version{}
+				types[lt] = vs
+			}
+			if _, dup := vs[op.version]; dup {
+				continue
+			}
+			vs[op.version] = d.buildVersion(op, byDir[path.Dir(f)])
+		}
+	}
+	if len(types) == 0 {
+		return nil, fmt.Errorf("no ARM resource types found; is this an azure-rest-api-specs tree?")
+	}
+	blobs := make([]*format.Blob, 0, len(types))
+	for _, vs := range types {
+		blobs = append(blobs, encodeType(vs))
+	}
+	sort.Slice(blobs, func(i, j int) bool {
+		return strings.ToLower(blobs[i].Name) < strings.ToLower(blobs[j].Name)
+	})
+	return blobs, nil
+}
+
+// Run generates the index for src into dir.
+func Run(src Source, dir string) error {
+	blobs, err := Generate(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return format.WriteIndex(dir, blobs)
+}
+
+func (d *docs) buildVersion(op resourceOp, scope []string) *version {
+	v := &version{name: op.typ, props: map[string]format.Prop{}}
+	var put, get map[string]*fact
+	if op.put != nil {
+		put = d.flatten(*op.put, scope)
+	}
+	if op.get != nil {
+		get = d.flatten(*op.get, scope)
+	}
+	if op.hasPatch {
+		v.flags |= format.VFlagPatch
+		if op.patch != nil {
+			for p := range d.flatten(*op.patch, scope) {
+				v.patch = append(v.patch, p)
+			}
+			sort.Strings(v.patch)
+		}
+	}
+	if op.putLRO {
+		v.flags |= format.VFlagPutLRO
+	}
+	if op.deleteLRO {
+		v.flags |= format.VFlagDeleteLRO
+	}
+	if _, ok := get["etag"]; ok {
+		v.flags |= format.VFlagEtag
+	} else if _, ok := put["etag"]; ok {
+		v.flags |= format.VFlagEtag
+	}
+	for p, f := range put {
+		v.props[p] = merge(p, f, get[p], get)
+	}
+	for p, f := range get {
+		if _, done := put[p]; !done {
+			v.props[p] = merge(p, f, nil, nil)
+		}
+	}
+	return v
+}
+
+// merge combines what the PUT model (primary) and the GET model say about
+// one path. The PUT model decides writability: a GET model often marks
+// inputs readonly that PUT accepts (storage's sku is one). Paths only in
+// the GET model keep the GET model's flags.
+func merge(p string, primary, other *fact, getModel map[string]*fact) format.Prop {
+	out := format.Prop{Type: primary.typ}
+	if out.Type == "" && other != nil {
+		out.Type = other.typ
+	}
+	if primary.ro || (primary.hasMut && !primary.mutable("create") && !primary.mutable("update")) {
+		out.Flags |= format.FlagReadOnly
+	}
+	// Either model may carry it: storage's create parameters say nothing
+	// about location, the TrackedResource it returns says create-only.
+	if (primary.createOnly || (other != nil && other.createOnly)) && out.Flags&format.FlagReadOnly == 0 {
+		out.Flags |= format.FlagCreateOnly
+	}
+	if primary.hasMut && !primary.mutable("read") {
+		out.Flags |= format.FlagWriteOnly
+	}
+	if getModel != nil && other == nil && inGetParent(p, getModel) && out.Flags&format.FlagReadOnly == 0 {
+		// Declared for PUT, absent from what GET returns.
+		out.Flags |= format.FlagWriteOnly
+	}
+	if primary.secret || (other != nil && other.secret) {
+		out.Flags |= format.FlagSecret
+	}
+	if primary.armID || (other != nil && other.armID) {
+		out.Flags |= format.FlagARMID
+	}
+	src := primary
+	if !src.hasDef && other != nil && other.hasDef {
+		src = other
+	}
+	if src.hasDef {
+		if b, err := json.Marshal(src.def); err == nil {
+			out.Flags |= format.FlagHasDefault
+			out.Default = string(b)
+		}
+	}
+	src = primary
+	if len(src.enum) == 0 && other != nil {
+		src = other
+	}
+	out.Enum = src.enum
+	if src.closed {
+		out.Flags |= format.FlagEnumClosed
+	}
+	src = primary
+	if !src.hasIDs && other != nil {
+		src = other
+	}
+	if src.hasIDs {
+		out.Flags |= format.FlagHasIdentifiers
+		out.Identifiers = src.ids
+		if len(src.ids) == 0 {
+			out.Flags |= format.FlagPositional
+		}
+	}
+	return out
+}
+
+// inGetParent reports whether the GET model describes the members of p's
+// parent, so that p's absence there means something.
+func inGetParent(p string, get map[string]*fact) bool {
+	parent := schemaParent(p)
+	if parent == "" {
+		return len(get) > 0
+	}
+	f, ok := get[parent]
+	return ok && f.children
+}
+
+// schemaParent returns the parent of a schema path: "a.b[]" for
+// "a.b[].c", "a.b" for "a.b.*", "a" for "a.b".
+func schemaParent(p string) string {
+	if strings.HasSuffix(p, "[]") {
+		return "" // array items are judged with the array itself
+	}
+	i := strings.LastIndex(p, ".")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// encodeType dedupes paths and property records across api-versions.
+func encodeType(vs map[string]*version) *format.Blob {
+	keys := make([]string, 0, len(vs))
+	for k := range vs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b := &format.Blob{Name: vs[keys[len(keys)-1]].name} // newest spelling
+	pathSet := map[string]bool{}
+	for _, k := range keys {
+		for p := range vs[k].props {
+			pathSet[p] = true
+		}
+		for _, p := range vs[k].patch {
+			pathSet[p] = true
+		}
+	}
+	for p := range pathSet {
+		b.Paths = append(b.Paths, p)
+	}
+	sort.Strings(b.Paths)
+	pathIdx := make(map[string]int, len(b.Paths))
+	for i, p := range b.Paths {
+		pathIdx[p] = i
+	}
+	propIdx := map[string]int{}
+	for _, k := range keys {
+		v := vs[k]
+		av := format.APIVersion{Version: k, Flags: v.flags}
+		for _, p := range v.patch {
+			av.PatchPaths = append(av.PatchPaths, pathIdx[p])
+		}
+		sort.Ints(av.PatchPaths)
+		ps := make([]string, 0, len(v.props))
+		for p := range v.props {
+			ps = append(ps, p)
+		}
+		sort.Strings(ps)
+		for _, p := range ps {
+			pr := v.props[p]
+			key := propKey(pr)
+			i, ok := propIdx[key]
+			if !ok {
+				i = len(b.Props)
+				propIdx[key] = i
+				b.Props = append(b.Props, pr)
+			}
+			av.Props = append(av.Props, format.PathProp{Path: pathIdx[p], Prop: i})
+		}
+		b.Versions = append(b.Versions, av)
+	}
+	return b
+}
+
+func propKey(p format.Prop) string {
+	return fmt.Sprintf("%d\x00%s\x00%s\x00%q\x00%q", p.Flags, p.Type, p.Default, p.Enum, p.Identifiers)
+}

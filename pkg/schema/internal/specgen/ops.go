@@ -1,0 +1,171 @@
+package specgen
+
+import (
+	"path"
+	"sort"
+	"strings"
+)
+
+// resourceOp is what one spec file says about one resource path.
+type resourceOp struct {
+	typ, version string
+	put, get     *node // request body of PUT, 200 body of GET
+	patch        *node
+	hasPatch     bool
+	putLRO       bool
+	deleteLRO    bool
+}
+
+// typeFromPath derives the ARM resource type from a resource path: the
+// namespace after the last "providers" segment, then every other segment
+// (the names sit between). Paths ending on an action or a collection, or
+// with a parameterised namespace or type, are not resource PUTs.
+func typeFromPath(p string) (string, bool) {
+	p, _, _ = strings.Cut(p, "?")
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	last := -1
+	for i, s := range segs {
+		if strings.EqualFold(s, "providers") {
+			last = i
+		}
+	}
+	if last < 0 && len(segs) == 4 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "resourceGroups") {
+		// Resource groups are the one ARM resource whose path carries no
+		// provider namespace.
+		return "Microsoft.Resources/resourceGroups", true
+	}
+	if last < 0 || last+1 >= len(segs) {
+		return "", false
+	}
+	ns := segs[last+1]
+	rest := segs[last+2:]
+	if strings.Contains(ns, "{") || len(rest) < 2 || len(rest)%2 != 0 {
+		return "", false
+	}
+	parts := []string{ns}
+	for i := 0; i < len(rest); i += 2 {
+		if strings.Contains(rest[i], "{") || rest[i] == "" || rest[i+1] == "" {
+			return "", false
+		}
+		parts = append(parts, rest[i])
+	}
+	return strings.Join(parts, "/"), true
+}
+
+// versionFromFile takes the api-version from the folder layout
+// (".../stable/2023-05-01/file.json"), which is what the service serves;
+// info.version is the fallback for unusual layouts.
+func versionFromFile(file string, doc map[string]any) string {
+	segs := strings.Split(path.Dir(file), "/")
+	for i := len(segs) - 2; i >= 0; i-- {
+		if segs[i] == "stable" || segs[i] == "preview" {
+			return segs[i+1]
+		}
+	}
+	info, _ := doc["info"].(map[string]any)
+	v, _ := info["version"].(string)
+	return v
+}
+
+// resourceOps lists the resource PUTs a spec file declares, in path order.
+func (d *docs) resourceOps(file string) []resourceOp {
+	doc, err := d.doc(file)
+	if err != nil {
+		return nil
+	}
+	version := versionFromFile(file, doc)
+	if version == "" {
+		return nil
+	}
+	var out []resourceOp
+	for _, key := range []string{"paths", "x-ms-paths"} {
+		paths, _ := doc[key].(map[string]any)
+		for _, p := range sortedKeys(paths) {
+			item, _ := paths[p].(map[string]any)
+			put, ok := item["put"].(map[string]any)
+			if !ok {
+				continue
+			}
+			typ, ok := typeFromPath(p)
+			if !ok {
+				continue
+			}
+			shared, _ := item["parameters"].([]any)
+			op := resourceOp{typ: typ, version: version}
+			op.put = d.bodyParam(file, shared, put)
+			op.putLRO = isLRO(put)
+			if get, ok := item["get"].(map[string]any); ok {
+				op.get = d.okResponse(file, get, "200")
+			}
+			if op.get == nil {
+				// No GET on this path: what PUT returns is the best
+				// description of what the service keeps.
+				op.get = d.okResponse(file, put, "200", "201")
+			}
+			if patch, ok := item["patch"].(map[string]any); ok {
+				op.hasPatch = true
+				op.patch = d.bodyParam(file, shared, patch)
+			}
+			if del, ok := item["delete"].(map[string]any); ok {
+				op.deleteLRO = isLRO(del)
+			}
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+func isLRO(op map[string]any) bool {
+	v, _ := op["x-ms-long-running-operation"].(bool)
+	return v
+}
+
+func (d *docs) bodyParam(file string, shared []any, op map[string]any) *node {
+	own, _ := op["parameters"].([]any)
+	for _, list := range [][]any{own, shared} {
+		for _, p := range list {
+			pm, ok := p.(map[string]any)
+			if !ok {
+				continue
+			}
+			n, err := d.deref(node{m: pm, file: file})
+			if err != nil {
+				continue
+			}
+			if in, _ := n.m["in"].(string); in != "body" {
+				continue
+			}
+			if s, ok := n.m["schema"].(map[string]any); ok {
+				return &node{m: s, file: n.file}
+			}
+		}
+	}
+	return nil
+}
+
+func (d *docs) okResponse(file string, op map[string]any, codes ...string) *node {
+	resp, _ := op["responses"].(map[string]any)
+	for _, c := range codes {
+		r, ok := resp[c].(map[string]any)
+		if !ok {
+			continue
+		}
+		n, err := d.deref(node{m: r, file: file})
+		if err != nil {
+			continue
+		}
+		if s, ok := n.m["schema"].(map[string]any); ok {
+			return &node{m: s, file: n.file}
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,343 @@
+package specgen
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Limits that keep a pathological model (deeply polymorphic pipelines,
+// self-similar JSON-schema-like models) from dominating the index. What
+// lies beyond them is simply not described: callers fall back to
+// heuristics, as for any path the spec does not mention.
+const (
+	maxDepth  = 24
+	maxPaths  = 4000
+	maxNested = 2
+)
+
+// fact is what one model says about one property path.
+type fact struct {
+	typ      string
+	ro       bool
+	mut      []string
+	hasMut   bool
+	secret   bool
+	armID    bool
+	def      any
+	hasDef   bool
+	enum     []string
+	closed   bool
+	ids      []string
+	hasIDs   bool
+	children bool // the model declares members below this path
+	// createOnly: x-ms-mutability without "update", on this path or an
+	// ancestor (mutability applies to the whole subtree).
+	createOnly bool
+}
+
+// inherited is what a path passes down to its members: a readonly or
+// create-only object makes everything inside it so.
+type inherited struct{ ro, co bool }
+
+func (f *fact) mutable(op string) bool {
+	for _, m := range f.mut {
+		if m == op {
+			return true
+		}
+	}
+	return false
+}
+
+// members is an object model with allOf and discriminated sub-types merged.
+type members struct {
+	// resource: the model is an ARM resource itself (it extends a
+	// *Resource base or carries x-ms-azure-resource).
+	resource bool
+	typ      string
+	props map[string]node
+	addl  *node
+	items *node
+}
+
+// walker flattens one request or response model into property paths.
+type walker struct {
+	d *docs
+	// scope lists the files of the api-version folder being processed;
+	// discriminated sub-types are looked up there and in the base's file,
+	// so the result does not depend on what happened to be parsed before.
+	scope []string
+	out   map[string]*fact
+}
+
+func (d *docs) flatten(root node, scope []string) map[string]*fact {
+	w := &walker{d: d, scope: scope, out: map[string]*fact{}}
+	w.run(root)
+	return w.out
+}
+
+func join(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// pending is a path waiting to be described.
+type pending struct {
+	n         node
+	path      string
+	depth     int
+	inh       inherited
+	ancestors []string // definition keys above this path, for recursion
+	nested    int      // embedded resource models above and at this path
+}
+
+// run walks the model breadth-first, so that when a model is too large
+// for maxPaths (network resources embed each other many levels deep) it is
+// the deepest paths that go undescribed, never a top-level one. A node's
+// members are described all together or not at all: a partly described
+// object would make the validator call real members unknown.
+func (w *walker) run(root node) {
+	queue := []pending{{n: root}}
+	reserved := 0
+	for len(queue) > 0 {
+		it := queue[0]
+		queue = queue[1:]
+		n, err := w.d.deref(it.n)
+		if err != nil {
+			continue
+		}
+		mem := w.collect(n)
+		inh := it.inh
+		var f *fact
+		if it.path != "" {
+			f = factOf(n.m)
+			if f.typ == "" {
+				f.typ = mem.typ
+			}
+			f.ro = f.ro || inh.ro
+			f.createOnly = f.createOnly || (inh.co && !f.hasMut)
+			w.out[it.path] = f
+			inh = inherited{ro: f.ro, co: f.createOnly}
+		}
+		if it.depth >= maxDepth {
+			continue
+		}
+		// Resources embed other resources (a subnet's network security
+		// group, its rules, their subnets...): the network specs reach
+		// 250-character paths that nobody writes. Child resources listed
+		// inline (subnets of a vnet) and what they reference are kept;
+		// a third level is left undescribed, as free-form.
+		nested := it.nested
+		if mem.resource && it.path != "" {
+			nested++
+			if nested > maxNested {
+				continue
+			}
+		}
+		// Recursive models (an error with inner errors, a JSON-schema-like
+		// definition) are described down to their first repetition only.
+		ancestors := it.ancestors
+		if n.key != "" {
+			if contains(ancestors, n.key) {
+				continue
+			}
+			ancestors = append(ancestors[:len(ancestors):len(ancestors)], n.key)
+		}
+		names := make([]string, 0, len(mem.props))
+		for k := range mem.props {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		count := len(names)
+		if mem.addl != nil {
+			count++
+		}
+		if mem.items != nil {
+			count++
+		}
+		if reserved+count > maxPaths {
+			continue
+		}
+		reserved += count
+		next := func(c node, p string) {
+			queue = append(queue, pending{n: c, path: p, depth: it.depth + 1, inh: inh, ancestors: ancestors, nested: nested})
+		}
+		for _, k := range names {
+			next(mem.props[k], join(it.path, k))
+		}
+		if mem.addl != nil {
+			if mem.addl.m != nil {
+				next(*mem.addl, it.path+".*")
+			} else if it.path != "" {
+				w.out[it.path+".*"] = &fact{ro: inh.ro, createOnly: inh.co}
+			}
+		}
+		if mem.items != nil {
+			next(*mem.items, it.path+"[]")
+		}
+		if f != nil && len(names) > 0 {
+			f.children = true
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// collect merges a model's own members with those of its allOf parents
+// and, when it is a discriminator base, those of every sub-type: the wire
+// body may be any of them.
+func (w *walker) collect(n node) members {
+	mem := members{props: map[string]node{}}
+	seen := map[string]bool{}
+	w.collectInto(&mem, n, seen)
+	if _, ok := n.m["discriminator"]; ok && n.key != "" {
+		for _, child := range w.subTypes(n) {
+			c, err := w.d.byKey(child)
+			if err != nil {
+				continue
+			}
+			w.collectInto(&mem, c, seen)
+		}
+	}
+	if mem.typ == "" {
+		switch {
+		case len(mem.props) > 0 || mem.addl != nil:
+			mem.typ = "object"
+		case mem.items != nil:
+			mem.typ = "array"
+		}
+	}
+	return mem
+}
+
+func (w *walker) collectInto(mem *members, n node, seen map[string]bool) {
+	n, err := w.d.deref(n)
+	if err != nil {
+		return
+	}
+	if n.key != "" {
+		if seen[n.key] {
+			return
+		}
+		seen[n.key] = true
+	}
+	if r, _ := n.m["x-ms-azure-resource"].(bool); r || strings.HasSuffix(n.key, "Resource") {
+		mem.resource = true
+	}
+	if t, ok := n.m["type"].(string); ok && mem.typ == "" {
+		mem.typ = t
+	}
+	if props, ok := n.m["properties"].(map[string]any); ok {
+		for k, v := range props {
+			vm, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			if _, dup := mem.props[k]; !dup {
+				mem.props[k] = node{m: vm, file: n.file}
+			}
+		}
+	}
+	switch a := n.m["additionalProperties"].(type) {
+	case map[string]any:
+		if mem.addl == nil || mem.addl.m == nil {
+			mem.addl = &node{m: a, file: n.file}
+		}
+	case bool:
+		if a && mem.addl == nil {
+			mem.addl = &node{}
+		}
+	}
+	if it, ok := n.m["items"].(map[string]any); ok && mem.items == nil {
+		mem.items = &node{m: it, file: n.file}
+	}
+	if all, ok := n.m["allOf"].([]any); ok {
+		for _, a := range all {
+			if am, ok := a.(map[string]any); ok {
+				w.collectInto(mem, node{m: am, file: n.file}, seen)
+			}
+		}
+	}
+}
+
+// subTypes lists, transitively and sorted, the definitions that extend
+// base through allOf, looked up in base's own file and the scope files.
+func (w *walker) subTypes(base node) []string {
+	files := append([]string{base.file}, w.scope...)
+	found := map[string]bool{base.key: true}
+	queue := []string{base.key}
+	var out []string
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		for _, f := range files {
+			for _, c := range w.d.childrenOf(f, k) {
+				if !found[c] {
+					found[c] = true
+					out = append(out, c)
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func factOf(m map[string]any) *fact {
+	f := &fact{}
+	f.typ, _ = m["type"].(string)
+	f.ro, _ = m["readOnly"].(bool)
+	if mut, ok := m["x-ms-mutability"].([]any); ok {
+		f.hasMut = true
+		for _, v := range mut {
+			if s, ok := v.(string); ok {
+				f.mut = append(f.mut, s)
+			}
+		}
+	}
+	f.createOnly = f.hasMut && f.mutable("create") && !f.mutable("update")
+	sec, _ := m["x-ms-secret"].(bool)
+	format, _ := m["format"].(string)
+	f.secret = sec || format == "password"
+	_, details := m["x-ms-arm-id-details"]
+	f.armID = format == "arm-id" || details
+	if d, ok := m["default"]; ok && d != nil {
+		f.def, f.hasDef = d, true
+	}
+	if e, ok := m["enum"].([]any); ok {
+		for _, v := range e {
+			if s, ok := v.(string); ok {
+				f.enum = append(f.enum, s)
+			} else {
+				f.enum = append(f.enum, fmt.Sprint(v))
+			}
+		}
+		if xe, ok := m["x-ms-enum"].(map[string]any); ok {
+			if mas, ok := xe["modelAsString"].(bool); ok && !mas {
+				f.closed = true
+			}
+		}
+	}
+	if ids, ok := m["x-ms-identifiers"].([]any); ok {
+		f.hasIDs = true
+		f.ids = []string{}
+		for _, v := range ids {
+			if s, ok := v.(string); ok {
+				// Nested keys are written as JSON pointers ("/properties/name");
+				// keep them in the package's dotted path syntax.
+				f.ids = append(f.ids, strings.ReplaceAll(strings.TrimPrefix(s, "/"), "/", "."))
+			}
+		}
+	}
+	return f
+}

@@ -1,0 +1,188 @@
+package schema
+
+import (
+	"sort"
+	"strings"
+)
+
+// Concrete paths name one value in a body: dotted members, array items as
+// "[index]" or "[key]" (the form the plan prints), e.g.
+// "properties.subnets[2].name", "properties.subnets[default].name",
+// "tags.env". Schema paths name a property of the type: array items are
+// "[]" and map values "*": "properties.subnets[].name", "tags.*".
+
+// SplitPath splits a concrete (or schema) path into segments; array
+// items become their own segment, brackets kept:
+// "properties.subnets[2].name" -> ["properties" "subnets" "[2]" "name"].
+// Dots inside brackets belong to the key.
+func SplitPath(p string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '.':
+			flush()
+		case '[':
+			flush()
+			j := strings.IndexByte(p[i:], ']')
+			if j < 0 {
+				cur.WriteString(p[i:])
+				i = len(p)
+				continue
+			}
+			out = append(out, p[i:i+j+1])
+			i += j
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return out
+}
+
+// IsItem reports whether a segment is an array item ("[3]", "[name]", "[]").
+func IsItem(seg string) bool {
+	return strings.HasPrefix(seg, "[") && strings.HasSuffix(seg, "]")
+}
+
+// JoinPath is the inverse of SplitPath.
+func JoinPath(segs []string) string {
+	var b strings.Builder
+	for i, s := range segs {
+		if i > 0 && !IsItem(s) {
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// SchemaPath turns concrete segments into a schema path by replacing item
+// segments with "[]". It cannot tell a map key from a member name without
+// the type, so "tags.env" stays "tags.env": use Type.Resolve when the body
+// may contain maps.
+func SchemaPath(concrete []string) string {
+	segs := make([]string, len(concrete))
+	for i, s := range concrete {
+		if IsItem(s) {
+			s = "[]"
+		}
+		segs[i] = s
+	}
+	return JoinPath(segs)
+}
+
+// Resolve maps a concrete path to the type's schema path and the facts
+// there, treating a segment as a map key ("*") when the parent declares
+// no such member but has map values. A member match is case-sensitive
+// first, then case-insensitive (ARM echoes some names with other casing).
+// It returns the schema path as far as it could be mapped and nil when the
+// spec does not describe the path.
+func (t *Type) Resolve(concrete []string) (string, *Property) {
+	if t == nil {
+		return SchemaPath(concrete), nil
+	}
+	cur := ""
+	for i, seg := range concrete {
+		var next string
+		switch {
+		case IsItem(seg):
+			next = cur + "[]"
+		default:
+			next = joinSchema(cur, seg)
+			if _, ok := t.Properties[next]; !ok {
+				if alt := t.memberFold(cur, seg); alt != "" {
+					next = alt
+				} else if _, ok := t.Properties[joinSchema(cur, "*")]; ok {
+					next = joinSchema(cur, "*")
+				}
+			}
+		}
+		if _, ok := t.Properties[next]; !ok {
+			rest := make([]string, 0, len(concrete)-i)
+			if cur != "" {
+				rest = append(rest, cur)
+			}
+			rest = append(rest, SchemaPath(concrete[i:]))
+			return JoinPath(rest), nil
+		}
+		cur = next
+	}
+	return cur, t.Properties[cur]
+}
+
+func joinSchema(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// memberFold finds a member of parent whose name equals seg ignoring case.
+func (t *Type) memberFold(parent, seg string) string {
+	for _, c := range t.Children(parent) {
+		if strings.EqualFold(c, seg) {
+			return joinSchema(parent, c)
+		}
+	}
+	return ""
+}
+
+// Children lists the member names declared directly under a schema path
+// ("" for the body root), sorted; "*" stands for map values and "[]" for
+// array items.
+func (t *Type) Children(schemaPath string) []string {
+	if t == nil {
+		return nil
+	}
+	prefix := schemaPath + "."
+	if schemaPath == "" {
+		prefix = ""
+	}
+	var out []string
+	for p := range t.Properties {
+		if schemaPath != "" && p == schemaPath+"[]" {
+			out = append(out, "[]")
+			continue
+		}
+		if !strings.HasPrefix(p, prefix) || p == schemaPath {
+			continue
+		}
+		rest := p[len(prefix):]
+		if rest == "" || strings.ContainsAny(rest, ".[") {
+			continue
+		}
+		out = append(out, rest)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ArrayKeys says how to match the items of the array at schemaPath
+// between two bodies:
+//   - the spec's x-ms-identifiers when present (keys may be dotted paths
+//     inside the item, e.g. "properties.name");
+//   - x-ms-identifiers: [] means positional: order matters, match by index;
+//   - when the spec is silent (the usual case in older specs): "name" if
+//     the items declare a name member, else "id" if they declare an id,
+//     else nil and not positional (the caller compares scalars as a set
+//     and objects by index).
+//
+// fromSpec is false when the fallback was used.
+func (t *Type) ArrayKeys(schemaPath string) (keys []string, positional, fromSpec bool) {
+	if p := t.Prop(schemaPath); p != nil && p.Identifiers != nil {
+		return p.Identifiers, p.Positional || len(p.Identifiers) == 0, true
+	}
+	for _, k := range []string{"name", "id"} {
+		if t.Prop(schemaPath+"[]."+k) != nil {
+			return []string{k}, false, false
+		}
+	}
+	return nil, false, false
+}

@@ -1,0 +1,468 @@
+package state
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func openLocalT(t *testing.T, path string) Store {
+	t.Helper()
+	st, err := Open(context.Background(), path, Options{LockPoll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestLocalConformance(t *testing.T) {
+	conformance(t, func(t *testing.T) Store {
+		// Stores opened by one subtest share that subtest's file.
+		return openLocalT(t, filepath.Join(dirFor(t), "state.json"))
+	})
+}
+
+var subtestDirs = map[string]string{}
+
+func dirFor(t *testing.T) string {
+	if d, ok := subtestDirs[t.Name()]; ok {
+		return d
+	}
+	d := t.TempDir()
+	subtestDirs[t.Name()] = d
+	return d
+}
+
+func TestLocalDefaultPathAndRefs(t *testing.T) {
+	for _, bad := range []string{"s3://bucket/x", "kubernetes://ns", "kubernetes://NS/set", "kubernetes://ns/Set_1", "kubernetes:///set"} {
+		if _, err := Open(context.Background(), bad, Options{}); err == nil {
+			t.Errorf("Open(%q) should fail", bad)
+		}
+	}
+	if ns, set, err := ParseKubernetesRef("kubernetes://infra/prod-eu"); err != nil || ns != "infra" || set != "prod-eu" {
+		t.Errorf("ParseKubernetesRef: %q %q %v", ns, set, err)
+	}
+	t.Chdir(t.TempDir())
+	st, err := Open(context.Background(), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Put(context.Background(), testRecord(testID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(DefaultPath); err != nil {
+		t.Fatalf("default state file not at %s: %v", DefaultPath, err)
+	}
+}
+
+func TestLocalFilePermissions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "st")
+	path := filepath.Join(dir, "state.json")
+	st := openLocalT(t, path)
+	ctx := context.Background()
+	unlock, err := st.Lock(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		r := testRecord(testID)
+		r.LastApplied["secret"] = Secret(fmt.Sprint("s", i))
+		if err := st.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(path + ".holder"); err != nil {
+		t.Fatalf("holder identity not written beside the lock: %v", err)
+	}
+	unlock()
+	if err := st.Put(ctx, testRecord(testID)); err != nil { // makes a backup outside a session too
+		t.Fatal(err)
+	}
+	for _, f := range []string{path, path + ".backup", path + ".lock", path + ".key"} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", filepath.Base(f), fi.Mode().Perm())
+		}
+	}
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+		t.Errorf("state directory has mode %v, want 0700", fi.Mode().Perm())
+	}
+	if _, err := os.Stat(path + ".holder"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("holder file must be removed on unlock: %v", err)
+	}
+}
+
+func readState(t *testing.T, path string) localFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f localFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatalf("%s is not valid JSON: %v", path, err)
+	}
+	return f
+}
+
+func TestLocalBackupIsStateBeforeTheRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	st := openLocalT(t, path)
+	ctx := context.Background()
+	idN := func(n int) string { return strings.Replace(testID, "stdemo001", fmt.Sprint("st", n), 1) }
+	run := func(ids ...int) {
+		unlock, err := st.Lock(ctx, "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range ids {
+			if err := st.Put(ctx, testRecord(idN(n))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := unlock(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(1, 2)
+	after1 := readState(t, path)
+	run(3, 4, 5)
+	backup := readState(t, path+".backup")
+	cur := readState(t, path)
+	if len(backup.Resources) != 2 || backup.Serial != after1.Serial {
+		t.Fatalf("backup should be the state after run 1 (2 records, serial %d), got %d records serial %d",
+			after1.Serial, len(backup.Resources), backup.Serial)
+	}
+	if len(cur.Resources) != 5 || cur.Serial != after1.Serial+3 || cur.Lineage != after1.Lineage {
+		t.Fatalf("state after run 2: %d records serial %d lineage %s (want 5, %d, %s)",
+			len(cur.Resources), cur.Serial, cur.Lineage, after1.Serial+3, after1.Lineage)
+	}
+}
+
+func TestLocalCorruptFileIsReportedNotOverwritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(path, []byte(`{"version":1,"resources":{`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), path, Options{})
+	if err == nil || !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), ".backup") {
+		t.Fatalf("want an error pointing at the backup, got %v", err)
+	}
+}
+
+// Several processes increment one counter under the lock: any lost update
+// (two runs inside the lock at once) leaves the count short.
+func TestLocalConcurrentProcessesSerialise(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	const procs, each = 4, 15
+	var cmds []*exec.Cmd
+	for range procs {
+		cmds = append(cmds, startHelper(t, "counter", path, []string{fmt.Sprint("HELPER_N=", each)}, ""))
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("counter helper failed: %v", err)
+		}
+	}
+	st := openLocalT(t, path)
+	r, err := st.Get(context.Background(), testID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.LastApplied["count"].(float64); got != procs*each || r.Serial != procs*each {
+		t.Fatalf("count %v serial %d, want %d: concurrent runs overlapped", got, r.Serial, procs*each)
+	}
+}
+
+// A writer killed with SIGKILL at random moments never leaves a file that
+// fails to load, the serial never goes back, and the next run gets the lock
+// at once.
+func TestLocalKilledWriterNeverCorrupts(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	ctx := context.Background()
+	var lastSerial int64
+	rng := rand.New(rand.NewPCG(1, 2))
+	const kills = 25
+	for i := range kills {
+		cmd := startHelper(t, "writer", path, nil, "READY")
+		time.Sleep(time.Duration(5+rng.IntN(120)) * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+
+		st, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatalf("kill %d: state unreadable after a crash: %v", i, err)
+		}
+		f := readState(t, path)
+		if f.Serial < lastSerial {
+			t.Fatalf("kill %d: serial went back from %d to %d", i, lastSerial, f.Serial)
+		}
+		lastSerial = f.Serial
+		if _, err := st.List(ctx); err != nil {
+			t.Fatalf("kill %d: %v", i, err)
+		}
+		if _, err := os.Stat(path + ".backup"); err == nil {
+			readState(t, path+".backup")
+		}
+		unlock, err := st.Lock(ctx, "after-crash", 2*time.Second)
+		if err != nil {
+			t.Fatalf("kill %d: the killed writer's lock was not released: %v", i, err)
+		}
+		if tmps, _ := filepath.Glob(path + ".tmp-*"); len(tmps) != 0 {
+			t.Fatalf("kill %d: temp files of the dead writer not cleaned: %v", i, tmps)
+		}
+		unlock()
+		st.Close()
+	}
+	if lastSerial < kills {
+		t.Fatalf("writer made only %d writes over %d runs: the test did not exercise writes", lastSerial, kills)
+	}
+	t.Logf("%d kills, %d file writes, state always loadable", kills, lastSerial)
+}
+
+func TestLocalWriteWithoutLockWaitsForHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	a := openLocalT(t, path)
+	b, err := Open(context.Background(), path, Options{LockTimeout: 300 * time.Millisecond, LockPoll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+	unlock, err := a.Lock(ctx, "holder-a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if err := b.Put(ctx, testRecord(testID)); err == nil || !strings.Contains(err.Error(), "holder-a") {
+		t.Fatalf("a write from another run must wait for the holder, then fail naming it: %v", err)
+	}
+	if _, err := b.List(ctx); err != nil {
+		t.Fatalf("reads need no lock: %v", err)
+	}
+}
+
+func TestLocalSecretsNeverStoredInClear(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	st := openLocalT(t, path)
+	assertNoPlantedSecret(t, st, func() [][]byte {
+		var all [][]byte
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, b)
+		}
+		return all
+	})
+}
+
+// assertNoPlantedSecret stores a secret through every path a caller could
+// use (hashed by the caller, typed Secret in L, in B, in an intent) and
+// checks that no stored byte contains it.
+func assertNoPlantedSecret(t *testing.T, st Store, stored func() [][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	const planted = "planted-S3cr3t-value-6b1f0c"
+	key, err := st.SecretKey(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := HMAC(key, planted)
+	if !strings.HasPrefix(h, "hmac-sha256:") || h != HMAC(key, planted) || h == HMAC([]byte("other"), planted) {
+		t.Fatalf("HMAC format/determinism: %s", h)
+	}
+	unlock, err := st.Lock(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := testRecord(testID)
+	r.LastApplied["properties"] = map[string]any{"adminPassword": h, "list": []any{Secret(planted)}}
+	r.Baseline["properties"] = map[string]any{"token": Secret(planted)}
+	if err := st.Put(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	id2 := strings.Replace(testID, "stdemo001", "stdemo002", 1)
+	r2 := testRecord(id2)
+	r2.LastApplied["properties"] = map[string]any{"adminPassword": Secret(planted)}
+	if err := st.BeginIntent(ctx, Intent{ID: id2, Op: OpPut, Record: r2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Get(ctx, testID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := got.LastApplied["properties"].(map[string]any)["list"].([]any)
+	if list[0] != h || got.LastApplied["properties"].(map[string]any)["adminPassword"] != h {
+		t.Fatalf("a Secret must be stored as the same HMAC the caller would compute: %v", got.LastApplied)
+	}
+	if _, err := json.Marshal(map[string]any{"x": Secret(planted)}); err == nil {
+		t.Fatal("marshalling a clear Secret must fail")
+	}
+	blobs := stored()
+	if len(blobs) == 0 {
+		t.Fatal("nothing stored: the check would pass vacuously")
+	}
+	found := false
+	for _, b := range blobs {
+		if bytes.Contains(b, []byte(planted)) {
+			t.Fatalf("planted secret found in stored bytes")
+		}
+		found = found || bytes.Contains(b, []byte(strings.TrimPrefix(h, "hmac-sha256:")))
+	}
+	if !found {
+		t.Fatal("the HMAC of the secret is not in the stored bytes either: the scan does not see the records")
+	}
+}
+
+func TestLocalCommands(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	st := openLocalT(t, path)
+	ctx := context.Background()
+	r := testRecord(testID)
+	r.LastApplied["properties"] = map[string]any{"password": Secret("pw")}
+	if err := st.Put(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	id2 := strings.Replace(testID, "stdemo001", "stdemo002", 1)
+	if err := st.BeginIntent(ctx, Intent{ID: id2, Op: OpPut, Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := List(ctx, &out, st, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), testID) || !strings.Contains(out.String(), "pending: put of "+id2) {
+		t.Fatalf("table list:\n%s", out.String())
+	}
+	out.Reset()
+	if err := List(ctx, &out, st, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Resources []Record `json:"resources"`
+		Pending   []Intent `json:"pending"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Resources) != 1 || len(doc.Pending) != 1 {
+		t.Fatalf("json list: %v\n%s", err, out.String())
+	}
+	if err := List(ctx, &out, st, "xml"); err == nil {
+		t.Fatal("unknown format must fail")
+	}
+	out.Reset()
+	if err := Show(ctx, &out, st, strings.ToLower(testID), ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "minimumTlsVersion: TLS1_2") || !strings.Contains(out.String(), "hmac-sha256:") {
+		t.Fatalf("show yaml:\n%s", out.String())
+	}
+	if err := Show(ctx, &out, st, id2, ""); err == nil || !strings.Contains(err.Error(), "state list") {
+		t.Fatalf("show of an unknown ID should point at state list: %v", err)
+	}
+	// unlock: nobody holds it; then a live holder is reported, not broken.
+	out.Reset()
+	if err := Unlock(ctx, &out, st); err != nil || !strings.Contains(out.String(), "not locked") {
+		t.Fatalf("unlock with no holder: %v %q", err, out.String())
+	}
+	holder := openLocalT(t, path)
+	release, err := holder.Lock(ctx, "ci-job-42", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Unlock(ctx, &out, st); err == nil || !strings.Contains(err.Error(), "ci-job-42") {
+		t.Fatalf("unlock of a live file lock must name the holder and refuse: %v", err)
+	}
+	release()
+	if err := Remove(ctx, st, strings.ToUpper(testID)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(ctx, st, testID); err == nil {
+		t.Fatal("removing an unknown ID must fail")
+	}
+	if l, _ := st.List(ctx); len(l) != 0 {
+		t.Fatalf("rm left %d records", len(l))
+	}
+}
+
+// A run over 1,000 resources: parallel workers each recording one write,
+// then a listing. Logged for the report; bounded so a regression to
+// something quadratic-and-slow fails.
+func TestLocal1000Records(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	st := openLocalT(t, path)
+	ctx := context.Background()
+	unlock, err := st.Lock(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	start := time.Now()
+	work := make(chan int)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				id := fmt.Sprintf("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet-%04d", i)
+				r := testRecord(id)
+				if err := st.BeginIntent(ctx, Intent{ID: id, Op: OpPut, Record: r}); err != nil {
+					errs <- err
+					continue
+				}
+				if err := st.Put(ctx, r); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	wrote := time.Since(start)
+	unlock()
+	start = time.Now()
+	recs, err := st.List(ctx)
+	listed := time.Since(start)
+	if err != nil || len(recs) != n {
+		t.Fatalf("List: %d records, %v", len(recs), err)
+	}
+	if in, _ := st.Intents(ctx); len(in) != 0 {
+		t.Fatalf("%d intents left", len(in))
+	}
+	if wrote > 60*time.Second {
+		t.Fatalf("recording %d writes took %s", n, wrote)
+	}
+	fmt.Fprintf(os.Stderr, "TIMING local backend: %d intents+records in %s (16 workers), listed in %s\n", n, wrote.Round(time.Millisecond), listed.Round(time.Millisecond))
+}

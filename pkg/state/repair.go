@@ -1,0 +1,144 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// RepairFuncs are what Repair needs from the caller (pkg/apply).
+type RepairFuncs struct {
+	// Get reads the live resource from ARM. found=false with err=nil means
+	// 404; any error stops the repair and leaves the intent for the next run.
+	Get func(ctx context.Context, id, apiVersion string) (body map[string]any, etag string, found bool, err error)
+	// Project returns the baseline B: live projected on the paths the record
+	// owns (those in owned, which is L). Nil means ProjectOwned.
+	Project func(rec *Record, owned, live map[string]any) map[string]any
+	// Landed reports whether the live body already carries the intended
+	// L (the intent's Record.LastApplied), judged with the diff's
+	// normalisation. Nil means "cannot tell", and Repair takes the safe
+	// route: keep the previous L so the next plan sends the write again.
+	Landed func(in Intent, live map[string]any) bool
+}
+
+// RepairAction is what Repair did with one intent.
+type RepairAction struct {
+	Intent Intent
+	// Outcome: "recorded" (L = intended), "refreshed" (previous L kept, B
+	// and etag re-read: the next plan repeats the write), "forgotten" (the
+	// resource is gone; record dropped), "cleared" (nothing to record).
+	Outcome string
+}
+
+// Repair settles every uncommitted intent, normally right after Lock and
+// before planning: a previous run crashed between sending a write and
+// recording it. For each intent it GETs the resource and:
+//
+//   - put/patch, found: records it. L is the intended one if Landed says
+//     so, else the previous L (none for a create), so the next plan repeats
+//     the write — idempotent — instead of trusting a write that may not
+//     have happened. B and etag come from this GET.
+//   - put/patch, not found: nothing was created; the intent is cleared
+//     (a previous record, if any, is kept for the planner to judge).
+//   - delete, not found: the record is deleted.
+//   - delete, found: the record is kept so the next run deletes again.
+//
+// Repair never writes to ARM. The caller must hold the lock.
+func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, error) {
+	if fns.Get == nil {
+		return nil, fmt.Errorf("state.Repair: RepairFuncs.Get is required")
+	}
+	project := fns.Project
+	if project == nil {
+		project = func(_ *Record, owned, live map[string]any) map[string]any { return ProjectOwned(live, owned) }
+	}
+	intents, err := st.Intents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var done []RepairAction
+	for _, in := range intents {
+		prev, err := st.Get(ctx, in.ID)
+		if err != nil && err != ErrNotFound {
+			return done, err
+		}
+		if err == ErrNotFound {
+			prev = nil
+		}
+		apiVersion := in.APIVersion
+		if apiVersion == "" && in.Record != nil {
+			apiVersion = in.Record.APIVersion
+		}
+		live, etag, found, err := fns.Get(ctx, in.ID, apiVersion)
+		if err != nil {
+			return done, fmt.Errorf("repairing the interrupted %s of %s: GET failed: %w; the journal entry is kept for the next run", in.Op, in.ID, err)
+		}
+		act := RepairAction{Intent: in}
+		switch {
+		case strings.EqualFold(in.Op, OpDelete) && !found:
+			err, act.Outcome = st.Delete(ctx, in.ID), "forgotten"
+		case strings.EqualFold(in.Op, OpDelete) || !found:
+			err, act.Outcome = st.CommitIntent(ctx, in.ID), "cleared"
+		default:
+			rec := &Record{ID: in.ID, Type: in.Type, APIVersion: apiVersion}
+			if in.Record != nil {
+				c := *in.Record
+				rec = &c
+			} else if prev != nil {
+				c := *prev
+				rec = &c
+			}
+			if rec.ID == "" {
+				rec.ID = in.ID
+			}
+			act.Outcome = "recorded"
+			if fns.Landed == nil || !fns.Landed(in, live) {
+				act.Outcome = "refreshed"
+				rec.LastApplied = nil
+				if prev != nil {
+					rec.LastApplied = prev.LastApplied
+				}
+			}
+			owned := rec.LastApplied
+			if owned == nil && in.Record != nil {
+				// A create that may not have landed: no L, but B still covers
+				// what the manifest asks for, so drift can be seen.
+				owned = in.Record.LastApplied
+			}
+			rec.Baseline = project(rec, owned, live)
+			rec.Etag = etag
+			rec.Updated = time.Now().UTC()
+			err = st.Put(ctx, rec) // also clears the intent
+		}
+		if err != nil {
+			return done, err
+		}
+		done = append(done, act)
+	}
+	return done, nil
+}
+
+// ProjectOwned returns the parts of live at the paths present in owned:
+// maps are intersected key by key, anything else (scalars, arrays) is
+// taken whole. Keys match case-sensitively, as ARM returns them.
+func ProjectOwned(live, owned map[string]any) map[string]any {
+	if live == nil || owned == nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, ov := range owned {
+		lv, ok := live[k]
+		if !ok {
+			continue
+		}
+		om, oIsMap := ov.(map[string]any)
+		lm, lIsMap := lv.(map[string]any)
+		if oIsMap && lIsMap {
+			out[k] = ProjectOwned(lm, om)
+			continue
+		}
+		out[k] = lv
+	}
+	return out
+}

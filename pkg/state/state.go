@@ -1,0 +1,294 @@
+// Package state records, per ARM resource, what kubectl-azure last applied
+// (L), the live baseline read right after that write (B) and a journal of
+// writes in flight, so the planner can diff three ways (DESIGN §3, §5).
+//
+// Two backends implement Store:
+//   - local (default): one JSON file, replaced atomically, guarded by an
+//     exclusive file lock; see Open with a path.
+//   - kubernetes: one ConfigMap per resource and a coordination.k8s.io/v1
+//     Lease as the lock; see Open with kubernetes://NAMESPACE/SETNAME.
+//
+// Secret values never reach a backend in clear: callers store HMAC(key, v)
+// with the key from Store.SecretKey, and a value typed Secret that slips
+// through is hashed by the store before anything is written.
+//
+// Write protocol for pkg/apply (what makes a crash repairable):
+//
+//	unlock, err := st.Lock(ctx, "", 0)          // once per run
+//	Repair(ctx, st, RepairFuncs{...})           // finish what a crashed run left
+//	st.BeginIntent(ctx, Intent{ID, Op, ..., Record: rec}) // durable before the write is sent
+//	... ARM PUT/PATCH/DELETE, wait for the LRO, GET ...
+//	st.Put(ctx, rec)          // with B from that GET; clears the intent in the same atomic write
+//	// or st.Delete(ctx, id)  // after a confirmed delete; also clears the intent
+//	// or st.CommitIntent(ctx, id) // when nothing is to be recorded (write rejected)
+//	unlock()
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"strings"
+	"time"
+
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+)
+
+// Record is what the state holds for one ARM resource.
+type Record struct {
+	ID          string         `json:"id"`
+	Type        string         `json:"type"`
+	APIVersion  string         `json:"apiVersion"`
+	Origin      string         `json:"origin,omitempty"` // manifest file#doc
+	Set         string         `json:"set,omitempty"`    // manifest set name (for --prune)
+	LastApplied map[string]any `json:"lastApplied,omitempty"`
+	Baseline    map[string]any `json:"baseline,omitempty"`
+	Etag        string         `json:"etag,omitempty"`
+	Updated     time.Time      `json:"updated"`
+	// Serial counts the writes of this record: the store sets it to the
+	// previous record's Serial + 1 on every Put, whatever the caller passed.
+	Serial int64 `json:"serial"`
+}
+
+// Intent is one journal entry: a write about to be sent to ARM.
+type Intent struct {
+	ID         string    `json:"id"`
+	Op         string    `json:"op"` // OpPut, OpPatch or OpDelete
+	Type       string    `json:"type"`
+	APIVersion string    `json:"apiVersion"`
+	Started    time.Time `json:"started"`
+	// Record is what to record once the write is confirmed: L = D, and the
+	// metadata. Its Baseline is ignored; repair recomputes it from a GET.
+	Record *Record `json:"record,omitempty"`
+}
+
+// Journal operations.
+const (
+	OpPut    = "put"
+	OpPatch  = "patch"
+	OpDelete = "delete"
+)
+
+// Store is a state backend. All methods are safe for concurrent use by the
+// goroutines of one process; across processes, Lock serialises runs.
+type Store interface {
+	// Lock takes the run lock, waiting up to timeout (0: Options.LockTimeout)
+	// and failing with a *LockedError naming the holder. holder "" means
+	// Options.Holder. While held, the Kubernetes backend renews its Lease.
+	Lock(ctx context.Context, holder string, timeout time.Duration) (unlock func() error, err error)
+	// Get returns ErrNotFound when there is no record; IDs are case-insensitive.
+	Get(ctx context.Context, id string) (*Record, error)
+	// Put stores r (sanitising any Secret value), sets r.Serial and r.Updated
+	// if zero, and clears an open intent for the same ID in the same write.
+	Put(ctx context.Context, r *Record) error
+	// Delete removes the record and any open intent for it; a missing record
+	// is not an error.
+	Delete(ctx context.Context, id string) error
+	// List returns every record, sorted by lower-cased ID.
+	List(ctx context.Context) ([]*Record, error)
+	// BeginIntent journals a write before it is sent; durable on return.
+	BeginIntent(ctx context.Context, in Intent) error
+	// CommitIntent drops the intent for id; dropping a missing one is not an error.
+	CommitIntent(ctx context.Context, id string) error
+	// Intents lists uncommitted intents, oldest first; see Repair.
+	Intents(ctx context.Context) ([]Intent, error)
+	// SecretKey returns the store's random HMAC key, creating it once.
+	SecretKey(ctx context.Context) ([]byte, error)
+	Close() error
+}
+
+// LockInspector is implemented by every backend: who holds the lock now.
+type LockInspector interface {
+	// LockHolder returns the current holder, or nil when nobody holds it.
+	LockHolder(ctx context.Context) (*LockInfo, error)
+}
+
+// ForceUnlocker is implemented by backends whose lock can outlive its holder
+// (a Kubernetes Lease does until it expires; a file lock never does).
+type ForceUnlocker interface {
+	// ForceUnlock releases the lock whoever holds it and returns who did.
+	ForceUnlock(ctx context.Context) (*LockInfo, error)
+}
+
+// LockInfo describes a lock holder.
+type LockInfo struct {
+	Holder string    `json:"holder"`
+	PID    int       `json:"pid,omitempty"`
+	Host   string    `json:"host,omitempty"`
+	Since  time.Time `json:"since"`
+	// Renewed and Duration are set for leases.
+	Renewed  time.Time     `json:"renewed,omitzero"`
+	Duration time.Duration `json:"duration,omitempty"`
+}
+
+func (li *LockInfo) String() string {
+	if li == nil {
+		return "nobody"
+	}
+	s := fmt.Sprintf("%q", li.Holder)
+	if !li.Since.IsZero() {
+		s += " since " + li.Since.UTC().Format(time.RFC3339)
+	}
+	return s
+}
+
+// Errors. Compare with errors.Is.
+var (
+	ErrNotFound = errors.New("no state recorded for this resource")
+	// ErrLockLost means another run took over an expired lease while this
+	// run still thought it held it; nothing more is written.
+	ErrLockLost = errors.New("state lock lost: another run took it over after our lease expired; rerun to reconcile")
+)
+
+// LockedError is returned when Lock times out.
+type LockedError struct {
+	Ref    string
+	Holder *LockInfo
+	Waited time.Duration
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("state %s is locked by %s (waited %s); wait for that run to finish and retry, raise --lock-timeout, "+
+		"or if that run is dead and its lock has not expired, run 'kubectl azure state unlock'",
+		e.Ref, e.Holder, e.Waited.Round(time.Millisecond))
+}
+
+// DefaultPath is the local state file used when --state is not given.
+const DefaultPath = ".kubectl-azure/state.json"
+
+// KubernetesScheme prefixes a Kubernetes state reference.
+const KubernetesScheme = "kubernetes://"
+
+// Options holds every tunable of the state backends, with their defaults
+// in DefaultOptions.
+type Options struct {
+	// KubeConfig supplies the standard kubeconfig flags (--kubeconfig,
+	// --context, ...); nil means genericclioptions.NewConfigFlags defaults.
+	KubeConfig genericclioptions.RESTClientGetter
+	// LockTimeout is how long Lock waits for another holder (--lock-timeout).
+	LockTimeout time.Duration
+	// Holder identifies this run in lock messages; "" = user@host pid N.
+	Holder string
+	// LeaseDuration: a Lease not renewed for this long is taken over.
+	LeaseDuration time.Duration
+	// LockPoll is how often a waiting Lock retries.
+	LockPoll time.Duration
+	// QPS and Burst for the Kubernetes client; client-go's own default (5)
+	// would make a 1,000-resource run crawl.
+	QPS   float32
+	Burst int
+	// CompressAbove: JSON annotations larger than this are gzip-compressed.
+	CompressAbove int
+}
+
+// DefaultOptions returns the defaults; zero fields of a caller's Options
+// are filled from here.
+func DefaultOptions() Options {
+	return Options{
+		LockTimeout:   time.Minute,
+		LeaseDuration: 30 * time.Second,
+		LockPoll:      250 * time.Millisecond,
+		QPS:           100,
+		Burst:         200,
+		CompressAbove: 16 << 10,
+	}
+}
+
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.LockTimeout == 0 {
+		o.LockTimeout = d.LockTimeout
+	}
+	if o.LeaseDuration == 0 {
+		o.LeaseDuration = d.LeaseDuration
+	}
+	if o.LockPoll == 0 {
+		o.LockPoll = d.LockPoll
+	}
+	if o.QPS == 0 {
+		o.QPS = d.QPS
+	}
+	if o.Burst == 0 {
+		o.Burst = d.Burst
+	}
+	if o.CompressAbove == 0 {
+		o.CompressAbove = d.CompressAbove
+	}
+	if o.Holder == "" {
+		o.Holder = defaultHolder()
+	}
+	return o
+}
+
+func defaultHolder() string {
+	name := "unknown"
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s@%s pid %d", name, host, os.Getpid())
+}
+
+// Open opens the store named by ref: "" (DefaultPath), a file path, or
+// kubernetes://NAMESPACE/SETNAME.
+func Open(ctx context.Context, ref string, opts Options) (Store, error) {
+	opts = opts.withDefaults()
+	if strings.HasPrefix(ref, KubernetesScheme) {
+		ns, set, err := ParseKubernetesRef(ref)
+		if err != nil {
+			return nil, err
+		}
+		return openKube(ctx, ns, set, opts)
+	}
+	if strings.Contains(ref, "://") {
+		return nil, fmt.Errorf("--state %q: unknown scheme; use a file path or %sNAMESPACE/SETNAME", ref, KubernetesScheme)
+	}
+	if ref == "" {
+		ref = DefaultPath
+	}
+	return openLocal(ref, opts)
+}
+
+// ParseKubernetesRef splits kubernetes://NAMESPACE/SETNAME.
+func ParseKubernetesRef(ref string) (namespace, set string, err error) {
+	rest := strings.TrimPrefix(ref, KubernetesScheme)
+	ns, set, ok := strings.Cut(rest, "/")
+	if !ok || ns == "" || set == "" || strings.Contains(set, "/") {
+		return "", "", fmt.Errorf("--state %q: expected %sNAMESPACE/SETNAME, e.g. %sinfra/prod", ref, KubernetesScheme, KubernetesScheme)
+	}
+	if !isDNSLabel(ns) {
+		return "", "", fmt.Errorf("--state %q: namespace %q must be a DNS label (lower-case letters, digits, '-', at most 63)", ref, ns)
+	}
+	// The set name is a label value and part of the Lease name.
+	if !isDNSLabel(set) {
+		return "", "", fmt.Errorf("--state %q: set name %q must be lower-case letters, digits and '-', at most 63 characters", ref, set)
+	}
+	return ns, set, nil
+}
+
+func isDNSLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// key is the case-insensitive form of an ARM ID used for lookups.
+func key(id string) string { return strings.ToLower(strings.TrimSuffix(id, "/")) }
+
+func validateRecord(r *Record) error {
+	if r == nil || r.ID == "" {
+		return errors.New("state: record has no ARM ID (bug in the caller)")
+	}
+	return nil
+}

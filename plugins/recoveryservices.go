@@ -1,0 +1,40 @@
+package plugins
+
+import (
+	"regexp"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+)
+
+var guidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// Recovery plans: a protected item's virtualMachineId is sent as the VM's
+// ARM ID and answered as the VM's internal GUID, so the two can never be
+// compared. AfterGet drops the GUID form (the path is then absent from
+// live and, being declared write-only here, unverifiable rather than
+// changed). Recovery plans also gain Shutdown and Failover groups the
+// service adds; those are unowned items and already ignored.
+// Evidence:
+// azure-cli-extensions:src/site-recovery/azext_site_recovery/tests/latest/recordings/test_siterecovery_A2A_scenarios.yaml#76,
+// test_siterecovery_A2A_selfcreated_scenarios.yaml#171.
+func init() {
+	register("Microsoft.RecoveryServices/vaults/replicationRecoveryPlans", &diff.Funcs{
+		AfterGetFn: func(live map[string]any) map[string]any {
+			props, _ := live["properties"].(map[string]any)
+			groups, _ := props["groups"].([]any)
+			for _, g := range groups {
+				gm, _ := g.(map[string]any)
+				items, _ := gm["replicationProtectedItems"].([]any)
+				for _, it := range items {
+					if im, ok := it.(map[string]any); ok {
+						if s, ok := im["virtualMachineId"].(string); ok && guidRE.MatchString(s) {
+							delete(im, "virtualMachineId")
+						}
+					}
+				}
+			}
+			return live
+		},
+		R: diff.Rules{WriteOnly: []string{"properties.groups[].replicationProtectedItems[].virtualMachineId"}},
+	})
+}
