@@ -6,20 +6,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 18080)
 work=$(mktemp -d)
-trap 'kill "$emu" 2>/dev/null || true; wait "$emu" 2>/dev/null || true; rm -rf "$work"' EXIT
+emu=""
+trap '[ -n "$emu" ] && kill "$emu" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 
+# Port 0: the emulator picks a free port and prints the URL it listens on.
 # Short LROs keep the demo quick; everything else is the emulator's default
-# (ARM's throttle buckets, corpus quirks).
-bin/arm-emulator --addr "127.0.0.1:$port" --lro 500ms --latency 20ms >"$work/emulator.log" 2>&1 &
+# (ARM's throttle buckets, quirks learned from real ARM traffic).
+bin/arm-emulator --addr 127.0.0.1:0 --lro 500ms --latency 20ms >"$work/emulator.log" 2>&1 &
 emu=$!
-for _ in $(seq 50); do
-  curl -fsS "http://127.0.0.1:$port/_emulator/stats" >/dev/null 2>&1 && break
+url=""
+for _ in $(seq 100); do
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/emulator.log" | head -1 || true)
+  [ -n "$url" ] && break
   sleep 0.1
 done
+[ -n "$url" ] || { echo "arm-emulator did not start:" >&2; cat "$work/emulator.log" >&2; exit 1; }
+echo "ARM emulator listening on $url"
 
-export KUBECTL_AZURE_ENDPOINT="http://127.0.0.1:$port"
+export KUBECTL_AZURE_ENDPOINT="$url"
 export AZURE_SUBSCRIPTION_ID=00000000-0000-0000-0000-000000000001
 k=(bin/kubectl-azure --state "$work/state.json")
 
@@ -40,4 +45,4 @@ step diff -k testdata/overlays/prod "   # the overlay changes tags and a SKU"
 step state list
 "${k[@]}" state list
 
-printf '\nemulator requests: %s\n' "$(curl -fsS "http://127.0.0.1:$port/_emulator/stats")"
+printf '\nemulator request counts: %s\n' "$(curl -fsS "$url/_emulator/stats")"

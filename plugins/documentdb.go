@@ -60,7 +60,8 @@ func init() {
 		register("Microsoft.DocumentDB/databaseAccounts/"+t, &diff.Funcs{R: diff.Rules{WriteOnly: cosmosWriteOnly}})
 	}
 	register("Microsoft.DocumentDB/mongoClusters", &diff.Funcs{R: diff.Rules{
-		// Evidence: test_cosmosdb_mongocluster records: createMode sent, never returned.
+		// Evidence: azure-cli-extensions:src/cosmosdb-preview/azext_cosmosdb_preview/tests/latest/recordings/test_cosmosdb_mongocluster_crud.yaml#0
+		// (createMode sent, never returned).
 		WriteOnly: []string{"properties.createMode", "properties.restoreParameters"},
 	}})
 	register("Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", &diff.Funcs{R: diff.Rules{

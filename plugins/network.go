@@ -1,6 +1,10 @@
 package plugins
 
-import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+import (
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+)
 
 // Parent/child overlaps in Microsoft.Network. A virtual network lists its
 // subnets inline, an NSG its security rules, a route table its routes; each
@@ -39,4 +43,49 @@ func init() {
 		ChildCollections: []string{"properties.routes"},
 		Identifiers:      map[string][]string{"properties.routes": {"name"}},
 	}})
+}
+
+// Application gateways never return certificate material: sslCertificates
+// data and password are answered as absent (publicCertData is computed).
+// Evidence:
+// specs:specification/network/resource-manager/Microsoft.Network/stable/2018-01-01/examples/ApplicationGatewayCreate.json
+// (the PUT sends data and password, the GET shows neither).
+func init() {
+	register("Microsoft.Network/applicationGateways", &diff.Funcs{R: diff.Rules{WriteOnly: []string{
+		"properties.sslCertificates[].properties.data",
+		"properties.sslCertificates[].properties.password",
+		"properties.trustedRootCertificates[].properties.data",
+		"properties.authenticationCertificates[].properties.data",
+	}}})
+}
+
+// Firewall policies: "IANAPrivateRanges" is an alias the service expands;
+// autoLearnPrivateRanges defaults to Disabled and is then omitted.
+// Evidence:
+// azure-cli-extensions:src/azure-firewall/azext_firewall/tests/latest/recordings/test_azure_firewall_policy_with_snat.yaml#0 and #4.
+func init() {
+	register("Microsoft.Network/firewallPolicies", &diff.Funcs{R: diff.Rules{
+		Defaults:    map[string]any{"properties.snat.autoLearnPrivateRanges": "Disabled"},
+		Normalizers: map[string]diff.Normalizer{"properties.snat.privateRanges": expandIANA},
+	}})
+}
+
+var ianaPrivateRanges = []any{"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"}
+
+// expandIANA replaces the IANAPrivateRanges alias with the ranges the
+// service reports for it.
+func expandIANA(v any) any {
+	a, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	var out []any
+	for _, x := range a {
+		if s, ok := x.(string); ok && strings.EqualFold(s, "IANAPrivateRanges") {
+			out = append(out, ianaPrivateRanges...)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }

@@ -38,3 +38,11 @@ func init() {
 		R: diff.Rules{WriteOnly: []string{"properties.groups[].replicationProtectedItems[].virtualMachineId"}},
 	})
 }
+
+// Replication protected items: the OS type steers enabling protection and
+// is not returned. Evidence:
+// azure-cli-extensions:src/site-recovery/azext_site_recovery/tests/latest/recordings/test_siterecovery_H2A_E2A_scenarios.yaml#32.
+func init() {
+	register("Microsoft.RecoveryServices/vaults/replicationFabrics/replicationProtectionContainers/replicationProtectedItems",
+		&diff.Funcs{R: diff.Rules{WriteOnly: []string{"properties.providerSpecificDetails.osType"}}})
+}

@@ -30,7 +30,7 @@ type SchemaSource interface {
 type Engine struct {
 	ARM     *arm.Client
 	Store   state.Store
-	Schemas SchemaSource           // nil: heuristics only
+	Schemas SchemaSource                 // nil: heuristics only
 	Plugins func(typ string) diff.Plugin // nil: no plugins
 	Options Options
 	// Progress receives per-resource events during Execute; nil discards them.
@@ -53,15 +53,15 @@ type item struct {
 	declaredDeps []string
 	deps         []*item
 
-	schema    *schema.Type
-	plugin    diff.Plugin
-	secrets   []string // manifest secret paths (valueFrom)
-	record    *state.Record
-	live      map[string]any
-	liveEtag  string
-	input     diff.Input
-	result    diff.Result
-	planned   plan.Resource
+	schema   *schema.Type
+	plugin   diff.Plugin
+	secrets  []string // manifest secret paths (valueFrom)
+	record   *state.Record
+	live     map[string]any
+	liveEtag string
+	input    diff.Input
+	result   diff.Result
+	planned  plan.Resource
 	// replaced is set once this resource was deleted and created again:
 	// resources inside it (children, extension resources scoped to it)
 	// went with it and must be read again before they are judged.
@@ -150,11 +150,9 @@ func (e *Engine) set() string {
 func (e *Engine) lookup(typ, ver string) (*schema.Type, diff.Plugin) {
 	var s *schema.Type
 	if e.Schemas != nil {
-		var res schema.Resolution
-		s, res = e.Schemas.Lookup(typ, ver)
-		if res.Warning != "" {
-			e.warnf("%s", res.Warning)
-		}
+		// Fallback warnings were already given, with the manifest's origin,
+		// when the manifests were validated.
+		s, _ = e.Schemas.Lookup(typ, ver)
 	}
 	var p diff.Plugin
 	if e.Plugins != nil {
@@ -316,32 +314,19 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 }
 
 // method picks PATCH when the type's PATCH model takes every changed path,
-// else GET-modify-PUT (DESIGN §4).
+// else GET-modify-PUT (DESIGN §4); a type that answered 405 this run is PUT.
 func (e *Engine) method(it *item) string {
-	if it.schema == nil || !it.schema.PatchSupported || e.ARM.PatchUnsupported(it.typ) {
+	if e.ARM.PatchUnsupported(it.typ) {
 		return "PUT"
 	}
-	var rules *diff.Rules
-	if it.plugin != nil {
-		rules = it.plugin.Rules()
+	if m := diff.WriteMethod(it.input, it.result); m != "" {
+		return m
 	}
-	if rules != nil && rules.NoPatch {
-		return "PUT"
-	}
-	for _, c := range it.result.Changes {
-		sp := schemaPath(c.Path)
-		if rules != nil && rules.TagsOnlyPatch && sp != "tags" && !strings.HasPrefix(sp, "tags.") {
-			return "PUT"
-		}
-		if len(it.schema.PatchPaths) > 0 && !covered(it.schema.PatchPaths, sp) {
-			return "PUT"
-		}
-	}
-	return "PATCH"
+	return "PUT"
 }
 
-// schemaPath turns a concrete change path ("properties.subnets[snet-a].name")
-// into the schema path syntax ("properties.subnets[].name").
+// schemaPath turns a concrete path ("properties.env[1].value") into the
+// schema path syntax ("properties.env[].value").
 func schemaPath(p string) string {
 	var b strings.Builder
 	depth := 0
@@ -359,19 +344,6 @@ func schemaPath(p string) string {
 		}
 	}
 	return b.String()
-}
-
-func covered(patchPaths []string, sp string) bool {
-	for _, pp := range patchPaths {
-		if sp == pp || strings.HasPrefix(sp, pp+".") || strings.HasPrefix(sp, pp+"[]") {
-			return true
-		}
-		// A map's keys: the model says "tags.*", the change says "tags.env".
-		if strings.HasSuffix(pp, ".*") && strings.HasPrefix(sp, strings.TrimSuffix(pp, "*")) {
-			return true
-		}
-	}
-	return false
 }
 
 // markSensitive hides values at manifest secret paths (valueFrom) in addition

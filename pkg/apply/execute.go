@@ -266,16 +266,19 @@ func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 boo
 	return err
 }
 
+// put creates (or recreates) a resource from the desired body. Update bodies
+// come from diff.Patch and diff.PutBody, which run the plugin's BeforeWrite
+// themselves.
 func (e *Engine) put(ctx context.Context, p *Prepared, it *item, body map[string]any, ifMatch string) error {
+	if it.plugin != nil {
+		body = it.plugin.BeforeWrite(body)
+	}
 	return e.write(ctx, p, it, "PUT", body, ifMatch)
 }
 
 // write journals the intent, sends the write (waiting for an LRO), reads the
 // resource back and records L and B.
 func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string, body map[string]any, ifMatch string) error {
-	if it.plugin != nil {
-		body = it.plugin.BeforeWrite(body)
-	}
 	rec := e.newRecord(p, it)
 	op := state.OpPut
 	if method == "PATCH" {
@@ -286,11 +289,14 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 	}
 	e.event(it, printer.StatusWriting, method)
 	opts := &arm.RequestOptions{IfMatch: ifMatch}
-	var err error
+	var (
+		resp *arm.Response
+		err  error
+	)
 	if method == "PATCH" {
-		_, err = e.ARM.Patch(ctx, it.id, it.ver, body, opts)
+		resp, err = e.ARM.Patch(ctx, it.id, it.ver, body, opts)
 	} else {
-		_, err = e.ARM.Put(ctx, it.id, it.ver, body, opts)
+		resp, err = e.ARM.Put(ctx, it.id, it.ver, body, opts)
 	}
 	if err != nil {
 		if definitelyRejected(err) {
@@ -298,6 +304,11 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 			_ = e.Store.CommitIntent(ctx, it.id)
 		}
 		return fmt.Errorf("%s %s: %w", method, it.display(), err)
+	}
+	if resp != nil && resp.ReadBack && resp.Body != nil {
+		// The LRO poller's last step was a GET of the resource: record
+		// from it rather than spending another read token.
+		return e.record(ctx, p, it, resp.Body, resp.ETag)
 	}
 	return e.recordAfterRead(ctx, p, it)
 }
@@ -316,9 +327,20 @@ func (e *Engine) recordAfterRead(ctx context.Context, p *Prepared, it *item) err
 	if err != nil {
 		return fmt.Errorf("reading %s back after the write (the write succeeded; the next run records it): %w", it.display(), err)
 	}
+	return e.record(ctx, p, it, resp.Body, resp.ETag)
+}
+
+// record stores L = D (secrets hashed) and B = live projected on owned paths.
+func (e *Engine) record(ctx context.Context, p *Prepared, it *item, live map[string]any, etag string) error {
 	rec := e.newRecord(p, it)
-	rec.Baseline = diff.Project(resp.Body, diff.Owned(it.res.Body, nil))
-	rec.Etag = resp.ETag
+	// The diff's owned paths carry array identifiers, which makes the
+	// projection tighter than one from the body alone.
+	owned := it.result.Owned
+	if owned == nil {
+		owned = diff.Owned(it.res.Body, nil)
+	}
+	rec.Baseline = diff.Project(live, owned)
+	rec.Etag = etag
 	if err := e.Store.Put(ctx, rec); err != nil {
 		return fmt.Errorf("recording %s in state (it was written to Azure; the next run repairs the record): %w", it.display(), err)
 	}

@@ -30,6 +30,8 @@ type Client struct {
 	pacer   *pacer
 	slots   chan struct{}
 	noPatch sync.Map // lower-cased resource type -> true
+	// postRetry replaces the retry options for POST requests.
+	postRetry policy.RetryOptions
 }
 
 // New builds a Client. It validates the endpoint rule of DESIGN §11 and
@@ -118,6 +120,15 @@ func New(opts Options) (*Client, error) {
 	}
 	if opts.MaxRetries < 0 {
 		co.Retry.MaxRetries = -1
+	}
+	// PUT, PATCH (merge) and DELETE are idempotent in ARM, so every
+	// method is retried on 408/429/5xx and connection errors. A POST
+	// action (regenerateKey, restart) may have run before a 5xx or a
+	// reset, so it is only retried on 429, which ARM's gateway answers
+	// before the request reaches the resource provider.
+	c.postRetry = co.Retry
+	c.postRetry.ShouldRetry = func(resp *http.Response, _ error) bool {
+		return resp != nil && resp.StatusCode == http.StatusTooManyRequests
 	}
 	if opts.HTTPClient != nil {
 		co.Transport = opts.HTTPClient

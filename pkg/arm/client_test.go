@@ -703,3 +703,80 @@ func TestPutLROLocationIsNotReadBack(t *testing.T) {
 		t.Fatalf("resp %+v polls %d", resp, polls.Load())
 	}
 }
+
+func TestTimeoutBoundsLRO(t *testing.T) {
+	f := newFakeARM(t)
+	f.handle("PUT", testID, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Azure-AsyncOperation", f.srv.URL+"/op/forever")
+		writeJSON(w, 201, map[string]any{})
+	})
+	f.handle("GET", "/op/forever", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"status": "InProgress"})
+	})
+	c := f.client(func(o *Options) { o.Timeout = 150 * time.Millisecond })
+	_, err := c.Put(context.Background(), testID, testAPI, map[string]any{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "deadline") || !strings.Contains(err.Error(), testID) {
+		t.Fatalf("err %v", err)
+	}
+	if f.count("GET", "/op/forever") < 2 {
+		t.Fatal("operation was not polled before the timeout")
+	}
+}
+
+func TestConcurrencyBoundsInFlightRequests(t *testing.T) {
+	f := newFakeARM(t)
+	var cur, peak atomic.Int32
+	f.handle("GET", testID, func(w http.ResponseWriter, r *http.Request) {
+		n := cur.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		cur.Add(-1)
+		writeJSON(w, 200, map[string]any{})
+	})
+	c := f.client(func(o *Options) { o.Concurrency = 3 })
+	var wg sync.WaitGroup
+	for i := 0; i < 12; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.Get(context.Background(), testID, testAPI); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if p := peak.Load(); p != 3 {
+		t.Fatalf("peak in-flight %d, want 3", p)
+	}
+	if c.Concurrency() != 3 {
+		t.Fatal("Concurrency()")
+	}
+}
+
+// A POST action may have run before a 5xx: it is not repeated, but a 429
+// (refused at the gateway) is.
+func TestPostRetriedOnlyOn429(t *testing.T) {
+	f := newFakeARM(t)
+	action := testID + "/regenerateKey"
+	var n atomic.Int32
+	f.handle("POST", action, func(w http.ResponseWriter, r *http.Request) {
+		switch n.Add(1) {
+		case 1:
+			w.Header().Set("Retry-After", "0")
+			writeJSON(w, 429, map[string]any{"error": map[string]any{"code": "TooManyRequests"}})
+		case 2:
+			writeJSON(w, 500, map[string]any{"error": map[string]any{"code": "InternalServerError", "message": "half done"}})
+		default:
+			writeJSON(w, 200, map[string]any{})
+		}
+	})
+	_, err := f.client().Post(context.Background(), action, testAPI, nil, nil)
+	if StatusCode(err) != 500 || n.Load() != 2 {
+		t.Fatalf("err %v after %d POSTs; want the 500 after one 429 retry", err, n.Load())
+	}
+}

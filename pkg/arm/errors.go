@@ -112,7 +112,11 @@ func (e *Error) hint() string {
 		return "ARM throttled the subscription; lower --concurrency or wait for the quota to refill"
 	}
 	if e.StatusCode >= 500 {
-		return "ARM or the resource provider failed; the request was retried. Re-run later; if it persists, quote the x-ms-correlation-request-id: " + e.Header.Get("x-ms-correlation-request-id")
+		h := "ARM or the resource provider failed and retries did not help; re-run later"
+		if id := e.Header.Get("x-ms-correlation-request-id"); id != "" {
+			h += "; if it persists, give Azure support the correlation ID " + id
+		}
+		return h
 	}
 	return ""
 }

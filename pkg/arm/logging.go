@@ -98,7 +98,7 @@ func isSecretHeader(name string) bool {
 
 // isSecretName matches property, header and query names that carry
 // secrets in ARM bodies: passwords, keys, tokens, connection strings, SAS.
-// It errs on the side of hiding (keySource is hidden too) because a log
+// It errs on the side of hiding (an SSH publicKey is hidden too) because a log
 // line is the wrong place to discover a false negative.
 func isSecretName(name string) bool {
 	n := strings.ToLower(name)

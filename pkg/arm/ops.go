@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 )
 
@@ -186,6 +187,9 @@ func (c *Client) checkNextLink(link string) (string, error) {
 // send runs one logical request through the pipeline (which retries,
 // paces, authenticates and logs) and turns an error status into *Error.
 func (c *Client) send(ctx context.Context, method, id, rawURL string, body map[string]any, o *RequestOptions) (*Response, error) {
+	if method == http.MethodPost {
+		ctx = policy.WithRetryOptions(ctx, c.postRetry)
+	}
 	req, err := runtime.NewRequest(ctx, method, rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, id, err)

@@ -40,17 +40,17 @@ const (
 // fake ARM with ARM's default buckets, 2-core machine):
 //
 //	                         c=4     c=8     c=16    c=32    c=64
-//	500 GETs, 100 ms       13.2 s  10.4 s  10.3 s  10.3 s  10.3 s  (ideal 10 s: bucket-bound)
-//	500 GETs, other client 16.9 s  16.9 s  16.8 s  17.0 s  16.9 s  (ideal 16.7 s)
-//	200 PUTs, 250 ms       12.8 s   6.4 s   3.3 s   2.2 s   1.4 s  (latency-bound burst)
+//	500 GETs, 100 ms       12.7 s  10.4 s  10.4 s  10.3 s  10.4 s  (ideal 10 s: bucket-bound)
+//	same, other client     17.0 s  16.9 s  17.0 s  16.7 s  16.9 s  (ideal 16.7 s: 15 of 25/s left)
+//	200 PUTs, 250 ms       12.7 s   6.4 s   3.3 s   2.1 s   1.4 s  (latency-bound burst)
 //
 // Zero 429s in every cell. Reads are bucket-bound from 8 on. Writes gain
-// from more parallelism only while the 200-token burst lasts (beyond it
-// the 10/s refill needs 3 requests in flight); past 16 the gain is about a
-// second per 200-write burst, the client no longer reaches its own ideal
-// on 2 cores (1.24x at 32, 1.45x at 64), and every unanswered request is a
-// token the pacer cannot see and a request an RP's own (unmodelled)
-// throttle may refuse. 16 is the knee.
+// from more parallelism only while the 200-token burst lasts (after it the
+// 10/s refill needs 3 requests in flight). Past 16 the gain is about a
+// second per 200-write burst, the client falls behind its own ideal on 2
+// cores (1.22x at 32, 1.44x at 64), each unanswered request is a token the
+// pacer must assume spent, and an RP's own (unmodelled) throttle sees a
+// bigger burst. 16 is the knee.
 const DefaultConcurrency = 16
 
 // Bucket models one ARM token bucket: Size tokens, refilled at Refill

@@ -46,6 +46,7 @@ diff of the printed manifests is empty.`,
 	fs.BoolVar(&o.opts.Children, "children", false, "also import child collections (subnets, NSG security rules, routes, SQL databases, ...) as resources of their own")
 	fs.StringArrayVar(&o.apiVersions, "api-version", nil, "pin the api-version: VERSION for every resource, or TYPE=VERSION (repeatable); default: the newest stable version the schema knows, then older ones if ARM rejects it")
 	fs.StringVar(&o.outputDir, "output-dir", "", "write one manifest file per resource into this directory instead of printing them")
+	fs.BoolVar(&o.opts.KeepUnknown, "keep-unknown", false, "keep properties the schema does not declare for the type's api-version (default: leave them out, listed in a comment)")
 	fs.BoolVar(&o.noState, "no-state", false, "only print the manifests; record nothing in state (the first diff then compares with Azure directly)")
 	return cmd
 }

@@ -269,4 +269,3 @@ func needsExecute(p *plan.Plan, adopt bool) bool {
 	}
 	return false
 }
-

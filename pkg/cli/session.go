@@ -77,6 +77,13 @@ func (g *GlobalOptions) setName() string {
 // nothing is sent anywhere.
 func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, streams io.Writer) (*manifest.Set, error) {
 	lo.Subscription = g.Subscription
+	if g.SchemaDir != "" {
+		reg, err := g.schemas()
+		if err != nil {
+			return nil, err
+		}
+		lo.Schema = manifest.RegistryValidator(reg)
+	}
 	if lo.Secrets == nil {
 		lo.Secrets = &manifest.KubeSecrets{Client: func() (corev1client.SecretsGetter, string, error) {
 			cfg, err := g.KubeFlags.ToRESTConfig()
@@ -132,4 +139,3 @@ func confirm(in io.Reader, out io.Writer, question string) (bool, error) {
 	}
 	return strings.TrimSpace(answer) == "yes", nil
 }
-

@@ -110,7 +110,10 @@ func get(root map[string]any, p []seg) (any, bool) {
 				return nil, false
 			}
 			if cur, ok = m[s.name]; !ok {
-				return nil, false
+				// members are bound case-insensitively by ARM
+				if cur, ok = lookupFold(m, s.name); !ok {
+					return nil, false
+				}
 			}
 		case segIndex:
 			a, ok := cur.([]any)
@@ -184,7 +187,9 @@ func projectPath(dst map[string]any, src map[string]any, p []seg) {
 	}
 	v, ok := src[s.name]
 	if !ok {
-		return
+		if v, ok = lookupFold(src, s.name); !ok {
+			return
+		}
 	}
 	if len(p) == 1 {
 		dst[s.name] = deepCopy(v)
@@ -281,17 +286,22 @@ func deepCopyMap(m map[string]any) map[string]any {
 
 // HashSecrets returns the L to store: a copy of desired with every secret
 // value replaced by its salted HMAC, so state never holds a secret in clear
-// yet a later D can be compared with it.
+// yet a later D can be compared with it. Secrets are what the schema marks
+// x-ms-secret, credential-named fields (password, clientSecret, ...) and
+// everything inside a credential container (protectedSettings, secrets).
 func HashSecrets(desired map[string]any, s *schema.Type, key []byte) map[string]any {
 	if desired == nil {
 		return nil
 	}
 	f := factsFor(s, nil)
 	out := deepCopyMap(desired)
-	var walk func(sp string, m map[string]any)
-	var walkVal func(sp, key string, v any) any
-	walkVal = func(sp, k string, v any) any {
-		if secretPath(f, sp, k, v) && v != nil {
+	var walk func(sp string, m map[string]any, under bool)
+	var walkVal func(sp, k string, v any, under bool) any
+	walkVal = func(sp, k string, v any, under bool) any {
+		if v == nil {
+			return v
+		}
+		if isScalar(v) && (under || secretPath(f, sp, k, v)) {
 			if str, ok := v.(string); ok && strings.HasPrefix(str, hashPrefix) {
 				return v
 			}
@@ -299,20 +309,23 @@ func HashSecrets(desired map[string]any, s *schema.Type, key []byte) map[string]
 		}
 		switch t := v.(type) {
 		case map[string]any:
-			walk(sp, t)
+			walk(sp, t, under || secretContainer(k))
 		case []any:
 			for i := range t {
-				t[i] = walkVal(sp+"[]", k, t[i])
+				t[i] = walkVal(sp+"[]", k, t[i], under || secretContainer(k))
 			}
 		}
 		return v
 	}
-	walk = func(sp string, m map[string]any) {
+	walk = func(sp string, m map[string]any, under bool) {
 		isMap := f.isMap(sp)
 		for k, v := range m {
-			m[k] = walkVal(childSchemaPath(sp, k, isMap), k, v)
+			if under && (k == "name" || k == "id" || k == "type") {
+				continue // identifiers of secret entries are not secret
+			}
+			m[k] = walkVal(childSchemaPath(sp, k, isMap), k, v, under)
 		}
 	}
-	walk("", out)
+	walk("", out, false)
 	return out
 }

@@ -54,7 +54,12 @@ type comparer struct {
 	// comparison quiet (zero means unset, server-added scalars): used when
 	// confirming a change the user made on purpose.
 	strict bool
-	path   []seg
+	folded bool // under a member matched by case-insensitive name
+	// projected marks the drift comparison: the owner side is a projection
+	// of an earlier live body, so its array items are a subset of live's,
+	// possibly matched by other identifiers than the schema's.
+	projected bool
+	path      []seg
 
 	out          []entry
 	equal        []equalAt
@@ -62,14 +67,22 @@ type comparer struct {
 	ignored      []string // readonly paths found on the owner side
 }
 
-func (c *comparer) push(s seg) { c.path = append(c.path, s) }
-func (c *comparer) pop()       { c.path = c.path[:len(c.path)-1] }
+func (c *comparer) push(s seg) {
+	if c.path == nil {
+		c.path = make([]seg, 0, 16)
+	}
+	c.path = append(c.path, s)
+}
+func (c *comparer) pop() { c.path = c.path[:len(c.path)-1] }
 
 func (c *comparer) emit(sp string, kind plan.ChangeKind, x, y any, secret bool) {
 	c.out = append(c.out, entry{path: clonePath(c.path), sp: sp, kind: kind, x: x, y: y, secret: secret})
 }
 
 func (c *comparer) eq(rule string) {
+	if rule == RuleExact && c.folded {
+		rule = RuleKeyCase
+	}
 	if c.explain {
 		c.equal = append(c.equal, equalAt{path: renderPath(c.path), rule: rule})
 	}
@@ -90,13 +103,19 @@ func (c *comparer) compareObject(sp string, x, y map[string]any, hy, root bool) 
 		}
 		csp := childSchemaPath(sp, k, isMap)
 		yv, ok := y[k]
-		if !ok && hy && !isMap {
+		folded := false
+		if !ok && hy && (!isMap || sp == "tags" || looksARMID(k)) {
 			// ARM binds property names case-insensitively and answers in
-			// its own casing ("Name" is echoed as "name").
+			// its own casing ("Name" is echoed as "name"); tag names and
+			// map keys that are ARM IDs (userAssignedIdentities) too.
 			yv, ok = lookupFold(y, k)
+			folded = ok
 		}
 		c.push(seg{kind: segField, name: k})
+		prev := c.folded
+		c.folded = c.folded || folded
 		c.compare(csp, k, xv, yv, true, ok && hy)
+		c.folded = prev
 		c.pop()
 	}
 	if c.mode == modeSym {
@@ -107,7 +126,7 @@ func (c *comparer) compareObject(sp string, x, y map[string]any, hy, root bool) 
 			if _, ok := x[k]; ok {
 				continue
 			}
-			if !isMap {
+			if !isMap || sp == "tags" || looksARMID(k) {
 				if _, ok := lookupFold(x, k); ok {
 					continue
 				}
@@ -143,6 +162,12 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 	}
 	if !hx {
 		// Only in modeSym: in L, not in D: the user removed it.
+		if ya, ok := y.([]any); ok && c.f.children[sp] {
+			// Dropping a child collection from the manifest releases the
+			// items it listed, one by one; children owned elsewhere stay.
+			c.compareArray(sp, key, []any{}, ya)
+			return
+		}
 		if y == nil {
 			c.eq(RuleNullAbsent)
 			return
@@ -154,13 +179,13 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 		c.absent(sp, key, x)
 		return
 	}
-	if x == nil && c.mode == modeOwner {
+	if x == nil && c.mode == modeOwner && !c.strict {
 		// A null in a PUT body means "not specified": the server keeps or
 		// defaults the value, so whatever live holds is not a difference.
 		c.eq(RuleNullAbsent)
 		return
 	}
-	if c.unsetValue(sp, x) {
+	if !c.strict && c.unsetValue(sp, x) {
 		if c.mode == modeOwner {
 			c.eq(RuleUnsetValue)
 			return
@@ -177,7 +202,9 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 			return
 		}
 	}
-	if !c.raw && (c.f.isSecret(sp) || (secretName(key) && isScalar(x))) {
+	// (Members inside a credential container that GET does return are
+	// compared like any value; Result marks them sensitive for display.)
+	if !c.raw && isScalar(x) && (c.f.isSecret(sp) || secretName(key)) {
 		if ok, rule := c.deepEqual(sp, key, x, y); ok {
 			c.eq(rule)
 			return
@@ -238,7 +265,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 		c.emit(sp, plan.KindChange, x, y, false)
 	default:
 		if _, ok := y.(map[string]any); ok {
-			if x == nil && c.mode == modeOwner {
+			if x == nil && c.mode == modeOwner && !c.strict {
 				c.eq(RuleNullAbsent)
 				return
 			}
@@ -354,7 +381,8 @@ func (c *comparer) absent(sp, key string, x any) {
 		c.eq(RuleZeroUnset)
 		return
 	}
-	if c.f.isWriteOnly(sp) || (secretName(key) && isScalar(x)) || (c.underSecret() && isScalar(x)) || (!c.strict && c.undeclared(sp)) {
+	_, isObj := x.(map[string]any)
+	if c.f.isWriteOnly(sp) || (secretName(key) && isScalar(x)) || (c.underSecret() && isScalar(x)) || (!isObj && !c.strict && c.undeclared(sp)) {
 		c.unverifiable = append(c.unverifiable, clonePath(c.path))
 		return
 	}
@@ -395,22 +423,19 @@ func (c *comparer) undeclared(sp string) bool {
 
 // underSecret reports whether an ancestor of the current path is a
 // credential container: GET never returns what is inside one.
-func (c *comparer) underSecret() bool {
-	if n := len(c.path); n > 0 && c.path[n-1].kind == segField {
-		switch c.path[n-1].name {
+func (c *comparer) underSecret() bool { return underSecretPath(c.path) }
+
+// underSecretPath reports whether a leaf path lies inside a credential
+// container; identifiers of secret entries (name, id, type) do not count.
+func underSecretPath(p []seg) bool {
+	if n := len(p); n > 0 && p[n-1].kind == segField {
+		switch p[n-1].name {
 		case "name", "id", "type":
-			return false // identifiers of secret entries are returned
+			return false
 		}
 	}
-	for _, s := range c.path[:max(0, len(c.path)-1)] {
-		if s.kind != segField {
-			continue
-		}
-		if secretName(s.name) {
-			return true
-		}
-		n := strings.ToLower(s.name)
-		if strings.Contains(n, "secret") || n == "credentials" || strings.Contains(n, "protectedsettings") {
+	for _, s := range p[:max(0, len(p)-1)] {
+		if s.kind == segField && secretContainer(s.name) {
 			return true
 		}
 	}
@@ -441,6 +466,13 @@ func zeroValue(v any) bool {
 		return f == 0
 	}
 	return false
+}
+
+// secretContainer reports whether a member holds credentials as a whole
+// (VM extension protectedSettings, Container Apps secrets, secretInfo).
+func secretContainer(name string) bool {
+	n := strings.ToLower(name)
+	return secretName(name) || n == "secretinfo" || strings.HasSuffix(n, "secrets") || n == "credentials" || strings.Contains(n, "protectedsettings")
 }
 
 func allScalar(a []any) bool {
@@ -680,7 +712,7 @@ func (c *comparer) compareArray(sp, key string, xs, ys []any) {
 			return
 		}
 		if len(xs) == len(ys) {
-			sub := comparer{f: c.f, mode: c.mode, key: c.key, strict: c.strict, path: clonePath(c.path)}
+			sub := comparer{f: c.f, mode: c.mode, key: c.key, strict: c.strict, projected: c.projected, path: clonePath(c.path)}
 			for i := range xs {
 				sub.push(seg{kind: segIndex, idx: i})
 				sub.compare(isp, key, xs[i], ys[i], true, true)
@@ -690,14 +722,14 @@ func (c *comparer) compareArray(sp, key string, xs, ys []any) {
 				c.mergeSub(&sub)
 				return
 			}
-			if c.mode == modeOwner && unordered && c.subsetMatch(isp, key, xs, ys, true) {
+			if c.mode == modeOwner && (unordered || c.projected) && c.subsetMatch(isp, key, xs, ys, true) {
 				c.eq(RuleUnkeyedMatch)
 				return
 			}
 			c.mergeSub(&sub)
 			return
 		}
-		if c.mode == modeOwner && !c.strict && unordered && c.subsetMatch(isp, key, xs, ys, true) {
+		if c.mode == modeOwner && ((!c.strict && unordered) || c.projected) && c.subsetMatch(isp, key, xs, ys, true) {
 			// Items without identifiers: each desired item is found in
 			// live; live's extra items are server-added.
 			c.eq(RuleServerAdded)
@@ -781,7 +813,7 @@ outer:
 			}
 			var ok bool
 			if owner {
-				sub := comparer{f: c.f, mode: modeOwner, key: c.key, strict: c.strict}
+				sub := comparer{f: c.f, mode: modeOwner, key: c.key, strict: c.strict, projected: c.projected}
 				sub.compare(isp, key, x, y, true, true)
 				ok = len(sub.out) == 0
 			} else {

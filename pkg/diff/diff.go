@@ -73,17 +73,34 @@ type prepared struct {
 func prepare(in Input) prepared {
 	p := prepared{f: factsFor(in.Schema, in.Plugin), d: in.Desired, l: in.LastApplied, b: in.Baseline, s: in.Live}
 	if in.Plugin != nil {
-		if p.s != nil {
-			p.s = in.Plugin.AfterGet(deepCopyMap(p.s))
+		// Hooks get copies: callers' bodies are never modified.
+		afterGet, beforeCompare := pluginHooks(in.Plugin)
+		if beforeCompare && !afterGet && p.s != nil {
+			p.s = deepCopyMap(p.s)
 		}
-		if p.b != nil {
-			p.b = in.Plugin.AfterGet(deepCopyMap(p.b))
+		if afterGet {
+			if p.s != nil {
+				p.s = in.Plugin.AfterGet(deepCopyMap(p.s))
+			}
+			if p.b != nil {
+				p.b = in.Plugin.AfterGet(deepCopyMap(p.b))
+			}
 		}
-		if p.d != nil || p.s != nil {
-			p.d, p.s = in.Plugin.BeforeCompare(deepCopyMap(p.d), p.s)
-		}
-		if p.l != nil {
-			p.l, _ = in.Plugin.BeforeCompare(deepCopyMap(p.l), nil)
+		if beforeCompare {
+			if p.d != nil || p.s != nil {
+				p.d, p.s = in.Plugin.BeforeCompare(deepCopyMap(p.d), p.s)
+			}
+			if p.l != nil {
+				p.l, _ = in.Plugin.BeforeCompare(deepCopyMap(p.l), nil)
+			}
+			if p.b != nil {
+				// B is live as it was: it gets live's treatment, so drift
+				// compares like with like.
+				if !afterGet {
+					p.b = deepCopyMap(p.b)
+				}
+				_, p.b = in.Plugin.BeforeCompare(deepCopyMap(p.d), p.b)
+			}
 		}
 	}
 	return p
@@ -104,7 +121,7 @@ func Compute(in Input) Result {
 		for _, lp := range leafPaths(p.f, p.d) {
 			v, _ := get(p.d, lp.path)
 			ch := plan.Change{Path: renderPath(lp.path), After: v, Reason: reasonCreate, Kind: plan.KindAdd}
-			if secretPath(p.f, lp.sp, lastField(lp.path), v) {
+			if secretPath(p.f, lp.sp, lastField(lp.path), v) || (isScalar(v) && underSecretPath(lp.path)) {
 				ch.After, ch.Sensitive = plan.Sensitive, true
 			}
 			r.Changes = append(r.Changes, ch)
@@ -173,6 +190,9 @@ func (r *Result) withState(p prepared, in Input) {
 				continue
 			}
 			r.add(p.f, entry{path: e.path, sp: e.sp, kind: plan.KindRemove, secret: e.secret}, sv, nil, reasonUserRemove, false)
+			if k := firstArraySeg(e.path); k >= 0 && p.f.mergeColl[schemaPathOf(e.path[:k], p.f.isMap)] {
+				r.Warnings = append(r.Warnings, renderPath(e.path)+": this collection's PUT keeps items it is not sent; the removal needs a DELETE of that item")
+			}
 		default:
 			if e.secret {
 				r.add(p.f, entry{path: e.path, sp: e.sp, kind: kindFor(sh), secret: true}, sv, e.x, reasonSecret, false)
@@ -205,7 +225,7 @@ func (r *Result) withState(p prepared, in Input) {
 	if base == nil {
 		base = p.l
 	}
-	drift := comparer{f: p.f, mode: modeOwner, strict: true}
+	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil}
 	drift.compareRoot(base, p.s)
 	for _, e := range drift.out {
 		if overlaps(e.path, userPaths) {
@@ -250,7 +270,7 @@ func (r *Result) add(f *facts, e entry, before, after any, reason string, drift 
 	if e.kind == plan.KindRemove {
 		ch.After = nil
 	}
-	if e.secret || secretPath(f, e.sp, lastField(e.path), after) {
+	if e.secret || secretPath(f, e.sp, lastField(e.path), after) || (isScalar(after) && isScalar(before) && underSecretPath(e.path)) {
 		ch.Sensitive = true
 		if ch.Before != nil {
 			ch.Before = plan.Sensitive

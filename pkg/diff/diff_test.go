@@ -193,6 +193,16 @@ func TestRemovalInsideKeyedArray(t *testing.T) {
 	}
 }
 
+func TestMergeCollectionRemovalWarns(t *testing.T) {
+	l := obj(t, `{"properties":{"rules":[{"name":"a","v":1},{"name":"b","v":2}]}}`)
+	d := obj(t, `{"properties":{"rules":[{"name":"a","v":1}]}}`)
+	p := &Funcs{R: Rules{MergeCollections: []string{"properties.rules"}}}
+	r := Compute(Input{Desired: d, LastApplied: l, Baseline: l, Live: l, Plugin: p})
+	if got := paths(r.Changes); !reflect.DeepEqual(got, []string{"properties.rules[b]"}) || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "DELETE") {
+		t.Fatalf("changes %v warnings %v", got, r.Warnings)
+	}
+}
+
 func TestRemovalAlreadyAbsent(t *testing.T) {
 	l := obj(t, `{"properties":{"a":1,"b":2}}`)
 	d := obj(t, `{"properties":{"a":1}}`)
@@ -255,6 +265,34 @@ func TestSecretsHashedAndCompared(t *testing.T) {
 	// The write carries the real value.
 	if got := Patch(Input{Desired: d2, LastApplied: l, Baseline: b, Live: s, SecretKey: key}, r); mustJSON(t, got) != `{"properties":{"password":"hunter3"}}` {
 		t.Errorf("patch = %s", mustJSON(t, got))
+	}
+}
+
+func TestSecretContainersHashed(t *testing.T) {
+	key := []byte("k")
+	d := obj(t, `{"properties":{"protectedSettings":{"commandToExecute":"echo s3cr3t","n":1},"configuration":{"secrets":[{"name":"db","value":"pw1"}]},"parameters":{"adminPassword":{"value":"pw2"}},"plain":"visible"}}`)
+	l := HashSecrets(d, nil, key)
+	ls := mustJSON(t, l)
+	for _, clear := range []string{"s3cr3t", "pw1", "pw2"} {
+		if strings.Contains(ls, clear) {
+			t.Errorf("L keeps %q in clear: %s", clear, ls)
+		}
+	}
+	if !strings.Contains(ls, `"name":"db"`) || !strings.Contains(ls, `"plain":"visible"`) {
+		t.Errorf("non-secrets hashed: %s", ls)
+	}
+	s := obj(t, `{"properties":{"configuration":{"secrets":[{"name":"db"}]},"plain":"visible"}}`)
+	r := Compute(Input{Desired: d, LastApplied: l, Baseline: Project(s, Owned(d, nil)), Live: s, SecretKey: key})
+	if r.Action != ActionNoOp {
+		t.Fatalf("unchanged secrets reported: %v", paths(r.Changes))
+	}
+	d2 := obj(t, `{"properties":{"protectedSettings":{"commandToExecute":"echo other","n":1},"configuration":{"secrets":[{"name":"db","value":"pw1"}]},"parameters":{"adminPassword":{"value":"pw2"}},"plain":"visible"}}`)
+	r = Compute(Input{Desired: d2, LastApplied: l, Baseline: Project(s, Owned(d, nil)), Live: s, SecretKey: key})
+	if got := paths(r.Changes); !reflect.DeepEqual(got, []string{"properties.protectedSettings.commandToExecute"}) || !r.Changes[0].Sensitive {
+		t.Fatalf("changed protected setting: %v %+v", got, r.Changes)
+	}
+	if strings.Contains(mustJSON(t, r.Changes), "echo") {
+		t.Error("secret value in the plan")
 	}
 }
 
@@ -410,5 +448,54 @@ func TestResultIsDeterministic(t *testing.T) {
 		if got := mustJSON(t, Compute(Input{Desired: d, Live: s, Explain: true}).Changes); got != first {
 			t.Fatalf("order differs:\n%s\n%s", got, first)
 		}
+	}
+}
+
+func TestNullInManifestClearsWithState(t *testing.T) {
+	// State-less, null means "not specified"; with state, moving a value to
+	// null is the user clearing it and is written (null in the patch).
+	l := obj(t, `{"properties":{"a":"x"}}`)
+	d := obj(t, `{"properties":{"a":null}}`)
+	s := obj(t, `{"properties":{"a":"x"}}`)
+	in := Input{Desired: d, LastApplied: l, Baseline: s, Live: s}
+	r := Compute(in)
+	if got := paths(r.Changes); !reflect.DeepEqual(got, []string{"properties.a"}) {
+		t.Fatalf("changes = %v", got)
+	}
+	if got := mustJSON(t, Patch(in, r)); got != `{"properties":{"a":null}}` {
+		t.Errorf("patch = %s", got)
+	}
+	if r := Compute(Input{Desired: d, Live: s}); r.Action != ActionNoOp {
+		t.Errorf("state-less null: %v", paths(r.Changes))
+	}
+}
+
+func TestDriftInUnkeyedArrayStillSeen(t *testing.T) {
+	sch := &schema.Type{Properties: map[string]*schema.Property{
+		"properties.coll":   {Type: schema.TypeArray, Positional: true},
+		"properties.coll[]": {Type: schema.TypeObject},
+	}}
+	d := obj(t, `{"properties":{"coll":[{"name":"x","v":1}]}}`)
+	s := obj(t, `{"properties":{"coll":[{"name":"y","v":9},{"name":"x","v":1,"srv":true}]}}`)
+	// Owned(D, nil) keys items by name; the spec says positional: B is a
+	// subset projection and must still compare quietly...
+	b := Project(s, Owned(d, nil))
+	if r := Compute(Input{Desired: d, LastApplied: d, Baseline: b, Live: s, Schema: sch}); r.Action != ActionNoOp {
+		t.Fatalf("quiet after apply: %v", paths(r.Changes))
+	}
+	// ...and a real drift of the owned item is reported.
+	s2 := obj(t, `{"properties":{"coll":[{"name":"y","v":9},{"name":"x","v":2,"srv":true}]}}`)
+	if r := Compute(Input{Desired: d, LastApplied: d, Baseline: b, Live: s2, Schema: sch}); r.Action != ActionUpdate || !r.Changes[0].Drift {
+		t.Fatalf("drift not seen: %s %+v", r.Action, r.Changes)
+	}
+}
+
+func TestPutBodyMergesMembersCaseInsensitively(t *testing.T) {
+	d := obj(t, `{"tags":{"Env":"prod"},"properties":{"Mode":"a"}}`)
+	s := obj(t, `{"tags":{"env":"dev","other":"x"},"properties":{"mode":"b","srv":1}}`)
+	in := Input{Desired: d, Live: s}
+	got := mustJSON(t, PutBody(in, Compute(in)))
+	if got != `{"properties":{"Mode":"a","srv":1},"tags":{"Env":"prod","other":"x"}}` {
+		t.Errorf("put body = %s", got)
 	}
 }

@@ -181,16 +181,25 @@ func (f *facts) defaultFor(sp string) (any, string, bool) {
 // etagName reports whether the last member of sp is an entity tag
 // ("etag", "panEtag"): always server-computed, never the user's.
 func etagName(sp string) bool {
-	i := strings.LastIndexByte(sp, '.')
-	n := sp[i+1:]
-	switch strings.ToLower(n) {
-	case "provisioningstate", // every provider computes it; portal JSON carries it
-		// server bookkeeping timestamps, echoed by read-modify-write clients
-		"lastmodifiedtime", "lastmodifiedat", "lastmodifieddate", "lastmodifiedutc", "lastupdatedtime",
-		"createdat", "createdtime", "creationtime", "createddate", "createdutc", "updated", "created":
+	n := sp[strings.LastIndexByte(sp, '.')+1:]
+	if len(n) >= 4 && strings.EqualFold(n[len(n)-4:], "etag") {
 		return true
 	}
-	return len(n) >= 4 && strings.EqualFold(n[len(n)-4:], "etag")
+	for _, ro := range serverComputed {
+		if len(n) == len(ro) && strings.EqualFold(n, ro) {
+			return true
+		}
+	}
+	return false
+}
+
+// serverComputed are member names every provider computes: provisioning
+// state and bookkeeping timestamps, which read-modify-write clients and
+// portal JSON carry back into PUT bodies.
+var serverComputed = []string{
+	"provisioningState",
+	"lastModifiedTime", "lastModifiedAt", "lastModifiedDate", "lastModifiedUtc", "lastUpdatedTime",
+	"createdAt", "createdTime", "creationTime", "createdDate", "createdUtc", "updated", "created",
 }
 
 // secretName is the fallback when the schema does not know a path: field

@@ -92,6 +92,29 @@ func (f *Funcs) BeforeWrite(body map[string]any) map[string]any {
 	return f.BeforeWriteFn(body)
 }
 
+// hooks reports which hooks are set, so the engine copies bodies only for
+// plugins that rewrite them.
+func (f *Funcs) hooks() (afterGet, beforeCompare bool) {
+	if f == nil {
+		return false, false
+	}
+	return f.AfterGetFn != nil, f.BeforeCompareFn != nil
+}
+
+// hookInfo is implemented by the plugins this package builds.
+type hookInfo interface {
+	hooks() (afterGet, beforeCompare bool)
+}
+
+// pluginHooks reports which hooks a plugin may run; unknown Plugin
+// implementations are assumed to run all of them.
+func pluginHooks(p Plugin) (afterGet, beforeCompare bool) {
+	if h, ok := p.(hookInfo); ok {
+		return h.hooks()
+	}
+	return true, true
+}
+
 func (f *Funcs) Rules() *Rules {
 	if f == nil {
 		return nil
@@ -145,6 +168,14 @@ func (c *chain) BeforeWrite(b map[string]any) map[string]any {
 }
 
 func (c *chain) Rules() *Rules { return c.r }
+
+func (c *chain) hooks() (afterGet, beforeCompare bool) {
+	for _, p := range c.ps {
+		a, b := pluginHooks(p)
+		afterGet, beforeCompare = afterGet || a, beforeCompare || b
+	}
+	return afterGet, beforeCompare
+}
 
 func mergeRules(ps []Plugin) *Rules {
 	out := &Rules{}

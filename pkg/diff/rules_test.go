@@ -112,6 +112,14 @@ func TestRules(t *testing.T) {
 		{RuleZeroUnset, "properties.count", `{"properties":{"count":0}}`, `{"properties":{"count":128}}`},
 		{RuleZeroUnset, "properties.level", `{"properties":{"level":""}}`, `{"properties":{"level":"1.26.6"}}`},
 		{RuleIdentityType, "identity.type", `{"identity":{"type":"SystemAssigned,UserAssigned"}}`, `{"identity":{"type":"SystemAssigned, UserAssigned"}}`},
+		{RuleIdentityNone, "identity.type", `{"identity":{"type":"None"}}`, `{}`},
+		{RuleLocationNotKept, "location", `{"location":"westus","properties":{"level":"a"}}`, `{"properties":{"level":"a"}}`},
+		{RuleURLSlash, "properties.level", `{"properties":{"level":"https://kv.example.invalid/"}}`, `{"properties":{"level":"https://kv.example.invalid"}}`},
+		{RuleZeroUnset, "properties.nested.a", `{"properties":{"nested":{"a":false}}}`, `{"properties":{"nested":{}}}`},
+		{RuleServerAdded, "properties.nested", `{"properties":{"nested":{}}}`, `{"properties":{"nested":{"a":"srv"}}}`},
+		{RuleName, "properties.rules[10].name", `{"properties":{"rules":[{"prio":10,"name":"A"}]}}`, `{"properties":{"rules":[{"prio":10,"name":"a"},{"prio":20,"name":"server-added"}]}}`},
+		{RuleKeyCase, "properties.Level", `{"properties":{"Level":"x y"}}`, `{"properties":{"level":"x y"}}`},
+		{RuleKeyCase, "tags.Env", `{"tags":{"Env":"Prod"}}`, `{"tags":{"env":"Prod"}}`},
 	}
 	for _, c := range cases {
 		t.Run(c.rule+"/"+c.path, func(t *testing.T) {
@@ -194,5 +202,17 @@ func TestNumericEquivalence(t *testing.T) {
 		if got, _ := f.scalarEqual("p", "p", c.x, c.y); got != c.want {
 			t.Errorf("scalarEqual(%#v, %#v) = %v, want %v", c.x, c.y, got, c.want)
 		}
+	}
+}
+
+func TestPluginUnsetRule(t *testing.T) {
+	p := &Funcs{R: Rules{Unset: map[string][]any{"properties.version": {"latest"}}}}
+	r := Compute(Input{Desired: obj(t, `{"properties":{"version":"latest"}}`), Live: obj(t, `{"properties":{"version":"1.2.3"}}`), Plugin: p, Explain: true})
+	if r.Action != ActionNoOp || ruleFor(r, "properties.version") != RuleUnsetValue {
+		t.Fatalf("got %s %v %v", r.Action, paths(r.Changes), r.Equal)
+	}
+	r = Compute(Input{Desired: obj(t, `{"properties":{"version":"1.2.4"}}`), Live: obj(t, `{"properties":{"version":"1.2.3"}}`), Plugin: p})
+	if len(r.Changes) != 1 {
+		t.Fatalf("a real version change is hidden: %v", paths(r.Changes))
 	}
 }

@@ -49,8 +49,11 @@ func Patch(in Input, r Result) map[string]any {
 		dv, dh := get(in.Desired, ap)
 		av, _ := get(in.LastApplied, ap)
 		if !dh {
-			setPath(patch, ap, nil)
-			continue
+			if !w.f.children[sp] {
+				setPath(patch, ap, nil)
+				continue
+			}
+			dv = []any{} // releasing a child collection keeps unowned children
 		}
 		var merged any
 		if lh {
@@ -141,12 +144,30 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 			if am != nil {
 				av = am[k]
 			}
+			if _, ok := out[k]; !ok && (!isMap || sp == "tags" || looksARMID(k)) {
+				// live spells the member in other case: one member, the
+				// manifest's spelling (ARM binds names case-insensitively)
+				for lk := range out {
+					if strings.EqualFold(lk, k) {
+						out[k] = out[lk]
+						delete(out, lk)
+						break
+					}
+				}
+			}
 			out[k] = w.merge(csp, k, out[k], v, av)
 		}
 		for k := range am {
-			if _, ok := dv[k]; !ok {
-				delete(out, k)
+			if _, ok := dv[k]; ok {
+				continue
 			}
+			csp := childSchemaPath(sp, k, isMap)
+			if w.f.children[csp] {
+				// keep the children nobody's manifest lists any more
+				out[k] = w.merge(csp, k, out[k], []any{}, am[k])
+				continue
+			}
+			delete(out, k)
 		}
 		return out
 	case []any:

@@ -118,7 +118,7 @@ func TestCorpusImportRoundTrip(t *testing.T) {
 		for _, f := range res.Failed {
 			failures = append(failures, f.Error())
 		}
-		st := openStore(t)
+		st := newMemStore()
 		if err := im.Record(ctx, st, res, 0); err != nil {
 			t.Fatalf("round %d: record: %v", ri, err)
 		}
@@ -129,7 +129,7 @@ func TestCorpusImportRoundTrip(t *testing.T) {
 		}
 		set := loadYAML(t, yamlOf(t, res))
 		after := planSet(t, c, st, set)
-		fresh := planSet(t, c, openStore(t), set)
+		fresh := planSet(t, c, newMemStore(), set)
 		quiet := map[string]bool{}
 		for _, pr := range fresh.Resources {
 			if len(pr.Changes) == 0 {

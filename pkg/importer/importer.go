@@ -28,7 +28,10 @@ type Importer struct {
 	ARM     *arm.Client
 	Schemas SchemaSource                 // nil: heuristics only, every api-version must be pinned or listed by ARM
 	Plugins func(typ string) diff.Plugin // nil: no per-type knowledge
-	Options Options
+	// Validator is the schema check pkg/manifest applies when loading; nil
+	// means manifest.DefaultSchemaValidator, the one diff and apply use.
+	Validator manifest.SchemaValidator
+	Options   Options
 	// Warn receives one line per warning; nil discards them.
 	Warn io.Writer
 
@@ -56,8 +59,14 @@ type Resource struct {
 	Secrets []string
 	// Dropped are inline child collections left to the child resources.
 	Dropped []string
-	// inline are the inline collections the children were listed from.
-	inline []string
+	// Invalid are live values left out because the schema rejects them
+	// ("path: why"); Unknown the paths left out because the schema does
+	// not declare them.
+	Invalid []string
+	Unknown []string
+	// inline maps an inline collection path to the lower-cased names of
+	// its items imported as children.
+	inline map[string]map[string]bool
 	// YAML is the rendered manifest document.
 	YAML []byte
 	// File is a readable file name for --output-dir; Origin is where the
@@ -131,7 +140,7 @@ func (im *Importer) Read(ctx context.Context) (*Result, error) {
 		if err := res.render(); err != nil {
 			return res, err
 		}
-		bad, err := resolve(ctx, res)
+		bad, err := resolve(ctx, res, im.Validator)
 		if err == nil {
 			return res, nil
 		}
@@ -294,9 +303,6 @@ func (im *Importer) children(ctx context.Context, r *Resource) []*Resource {
 			im.warnf("%s: could not list %s (%v); they stay inline in %s", r.ID, cc.Segment, firstLine(err), r.Name)
 			continue
 		}
-		if cc.Inline != "" {
-			r.inline = append(r.inline, cc.Inline)
-		}
 		for _, it := range items {
 			name, _ := it["name"].(string)
 			id, _ := it["id"].(string)
@@ -309,6 +315,15 @@ func (im *Importer) children(ctx context.Context, r *Resource) []*Resource {
 			cid := coll + "/" + name
 			if id != "" && strings.EqualFold(strings.TrimSuffix(id, "/"), cid) {
 				cid = strings.TrimSuffix(id, "/")
+			}
+			if cc.Inline != "" {
+				if r.inline == nil {
+					r.inline = map[string]map[string]bool{}
+				}
+				if r.inline[cc.Inline] == nil {
+					r.inline[cc.Inline] = map[string]bool{}
+				}
+				r.inline[cc.Inline][strings.ToLower(name)] = true
 			}
 			c := newResource(cid, typ, ver, it, "")
 			out = append(out, c)

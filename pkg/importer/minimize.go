@@ -27,18 +27,13 @@ type Minimized struct {
 	// that must not be written in clear, and the type's secret properties
 	// under objects the body has (GET never returns those).
 	Secrets []string
-	// Dropped lists inline child collections left out because the
-	// children are imported as resources of their own.
-	Dropped []string
 }
 
 // minimizer holds what one resource type's minimisation needs.
 type minimizer struct {
-	t      *schema.Type
-	rules  *diff.Rules
-	selfID string
-	// drop are concrete body paths to leave out (inline child collections).
-	drop    map[string]bool
+	t       *schema.Type
+	rules   *diff.Rules
+	selfID  string
 	secrets map[string]bool
 }
 
@@ -48,19 +43,12 @@ type minimizer struct {
 // empty objects and arrays that are left. selfID is the resource's ID: an
 // array item that is this resource's own child (a subnet listed in its
 // vnet) loses its id, type and etag, which ARM derives from the name.
-// drop lists body paths to leave out entirely.
-func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string, drop []string) Minimized {
-	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), drop: map[string]bool{}, secrets: map[string]bool{}}
+func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string) Minimized {
+	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), secrets: map[string]bool{}}
 	if p != nil {
 		m.rules = p.Rules()
 	}
 	var out Minimized
-	for _, d := range drop {
-		if _, ok := live[strings.Split(d, ".")[0]]; ok && hasPath(live, d) {
-			m.drop[d] = true
-			out.Dropped = append(out.Dropped, d)
-		}
-	}
 	body := map[string]any{}
 	for k, v := range live {
 		if envelope[k] {
@@ -83,10 +71,6 @@ func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string,
 // mapValue says the value sits under a map key, where even {} means
 // something (a user-assigned identity).
 func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any, bool) {
-	path := schema.JoinPath(segs)
-	if m.drop[path] {
-		return nil, false
-	}
 	if serverOwned[key] && !schema.IsItem(key) {
 		return nil, false
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 )
 
@@ -40,21 +41,24 @@ type Options struct {
 	// Record writes the imported resources to state (L and B), so the
 	// first diff is empty. Without it only manifests are produced.
 	Record bool
+	// KeepUnknown keeps properties the type's schema does not declare
+	// (by default they are left out and listed in a comment).
+	KeepUnknown bool
 	// MaxVersionAttempts bounds how many api-versions are tried, newest
 	// stable first, when ARM rejects one.
 	MaxVersionAttempts int
-	// OriginPrefix names where the manifests go in the records' Origin
-	// ("<stdout>" or the output directory).
-	OriginPrefix string
+	// RecordConcurrency bounds parallel state writes; concurrent writes
+	// let the local backend group-commit them into one file write.
+	RecordConcurrency int
 }
 
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
 	return Options{
-		Set:                "default",
+		Set:                apply.DefaultSet,
 		Record:             true,
 		MaxVersionAttempts: 4,
-		OriginPrefix:       "<stdout>",
+		RecordConcurrency:  32,
 	}
 }
 

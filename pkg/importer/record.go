@@ -51,7 +51,11 @@ func (im *Importer) Record(ctx context.Context, st state.Store, res *Result, loc
 	// writes its file once for every Put waiting), instead of rewriting
 	// the whole state once per resource.
 	errs := make([]error, len(recs))
-	sem := make(chan struct{}, recordConcurrency)
+	n := im.Options.RecordConcurrency
+	if n <= 0 {
+		n = DefaultOptions().RecordConcurrency
+	}
+	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
 	for i, rec := range recs {
 		wg.Add(1)
@@ -67,6 +71,3 @@ func (im *Importer) Record(ctx context.Context, st state.Store, res *Result, loc
 	wg.Wait()
 	return errors.Join(errs...)
 }
-
-// recordConcurrency bounds parallel state writes.
-const recordConcurrency = 32

@@ -1,10 +1,12 @@
 package importer
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // build minimises every body, then writes references: an ID of another
@@ -42,8 +44,153 @@ func (im *Importer) minimize(r *Resource) {
 	if im.Plugins != nil {
 		r.plugin = im.Plugins(r.Type)
 	}
-	m := Minimize(r.Live, r.schema, r.plugin, r.ID, r.inline)
-	r.Body, r.Secrets, r.Dropped = m.Body, m.Secrets, m.Dropped
+	live, dropped := withoutChildren(r.Live, r.inline)
+	m := Minimize(live, r.schema, r.plugin, r.ID)
+	r.Body, r.Secrets, r.Dropped = m.Body, m.Secrets, dropped
+	r.Invalid, r.Unknown = nil, nil
+	im.dropInvalid(r)
+}
+
+// dropInvalid leaves out live values the schema says a manifest cannot
+// hold (a value outside a closed enum, a wrong JSON type: the specs are
+// sometimes stricter than the service), and, unless KeepUnknown, the
+// properties the type's schema does not declare (server-side fields of
+// other api-versions: nobody writes them, and every diff would warn about
+// them). pkg/manifest would refuse the whole manifest for an invalid
+// value; left out, a property is simply unmanaged, and the manifest says so.
+func (im *Importer) dropInvalid(r *Resource) {
+	validate := im.Validator
+	if validate == nil {
+		validate = manifest.DefaultSchemaValidator
+	}
+	for range 5 {
+		issues, _ := validate(r.Type, r.APIVersion, r.Body)
+		removed := false
+		for _, is := range issues {
+			unknown := is.Severity == manifest.SchemaWarning && strings.HasPrefix(is.Message, "unknown property")
+			if unknown && im.Options.KeepUnknown {
+				continue
+			}
+			if is.Severity != manifest.SchemaError && is.Severity != manifest.SchemaIgnored && !unknown {
+				continue
+			}
+			if removeConcrete(r.Body, is.Path) {
+				removed = true
+				switch {
+				case unknown:
+					r.Unknown = append(r.Unknown, is.Path)
+				case is.Severity == manifest.SchemaError:
+					r.Invalid = append(r.Invalid, is.Path+": "+is.Message)
+				}
+			}
+		}
+		if !removed {
+			return
+		}
+		// Leaving a value out can leave an empty parent behind.
+		r.Body = Minimize(r.Body, r.schema, r.plugin, r.ID).Body
+	}
+}
+
+// removeConcrete deletes a concrete body path ("a.b[2].c"). A path that
+// ends on an array item removes the whole array: dropping one item would
+// renumber the others.
+func removeConcrete(body map[string]any, path string) bool {
+	segs := schema.SplitPath(path)
+	for len(segs) > 0 && schema.IsItem(segs[len(segs)-1]) {
+		segs = segs[:len(segs)-1]
+	}
+	if len(segs) == 0 {
+		return false
+	}
+	var cur any = body
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if _, ok := c[s]; !ok {
+				return false
+			}
+			if last {
+				delete(c, s)
+				return true
+			}
+			cur = c[s]
+		case []any:
+			var n int
+			if _, err := fmt.Sscanf(s, "[%d]", &n); err != nil || n < 0 || n >= len(c) {
+				return false
+			}
+			cur = c[n]
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// withoutChildren returns live without the inline items that were imported
+// as child resources (owning them twice would make every change to a
+// child a change to its parent too). Items that were not listed as
+// children stay inline, so nothing becomes unmanaged. live is not changed.
+func withoutChildren(live map[string]any, inline map[string]map[string]bool) (map[string]any, []string) {
+	if len(inline) == 0 {
+		return live, nil
+	}
+	out := shallowCopy(live)
+	var dropped []string
+	paths := make([]string, 0, len(inline))
+	for p := range inline {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		names := inline[path]
+		segs := strings.Split(path, ".")
+		parent := out
+		ok := true
+		for _, s := range segs[:len(segs)-1] {
+			m, isMap := parent[s].(map[string]any)
+			if !isMap {
+				ok = false
+				break
+			}
+			m = shallowCopy(m)
+			parent[s] = m
+			parent = m
+		}
+		last := segs[len(segs)-1]
+		items, isArr := parent[last].([]any)
+		if !ok || !isArr {
+			continue
+		}
+		var keep []any
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			name, _ := m["name"].(string)
+			if !names[strings.ToLower(name)] {
+				keep = append(keep, it)
+			}
+		}
+		if len(keep) == len(items) {
+			continue
+		}
+		dropped = append(dropped, path)
+		if len(keep) == 0 {
+			delete(parent, last)
+		} else {
+			parent[last] = keep
+		}
+	}
+	return out, dropped
+}
+
+func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // refIndex finds imported resources by ID and decides which references

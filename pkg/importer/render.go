@@ -136,18 +136,34 @@ func renderDoc(r *Resource) ([]byte, error) {
 
 func headComment(r *Resource) string {
 	var lines []string
-	lines = append(lines, "Imported by kubectl azure import ("+r.Type+"@"+r.APIVersion+").")
+	lines = append(lines, "Imported by kubectl azure import.")
 	for _, d := range r.Dropped {
-		lines = append(lines, d+" is left out: those children are imported as resources of their own.")
+		lines = append(lines, d+": the items imported as resources of their own are left out here.")
+	}
+	if len(r.Unknown) > 0 {
+		const show = 8
+		list := r.Unknown
+		more := ""
+		if len(list) > show {
+			list, more = list[:show], fmt.Sprintf(" and %d more", len(r.Unknown)-show)
+		}
+		lines = append(lines, "Left out (unmanaged), not declared by the schema of "+r.APIVersion+": "+strings.Join(list, ", ")+more+".",
+			"Add one back to manage it (import --keep-unknown keeps them all).")
+	}
+	for _, inv := range r.Invalid {
+		lines = append(lines, "Left out (unmanaged): "+inv+". The live value does not validate against the schema of "+r.APIVersion+".")
 	}
 	if len(r.Secrets) > 0 {
-		lines = append(lines, "Secrets are never imported (GET does not return them). Until you add one, the plan",
-			"leaves it unmanaged. To manage it, set it from an environment variable or a",
-			"Kubernetes Secret under spec.body, e.g.:")
+		lines = append(lines, "Secrets are not imported (ARM does not return them). While a secret is absent",
+			"here the plan leaves it unmanaged; to manage one, add it with valueFrom:")
 		for _, s := range r.Secrets {
-			lines = append(lines, "  "+s+": {valueFrom: {env: "+envName(r.Name, s)+"}}")
+			parent, leaf := "spec.body", s
+			if i := strings.LastIndex(s, "."); i >= 0 {
+				parent, leaf = "spec.body."+s[:i], s[i+1:]
+			}
+			lines = append(lines, "  under "+parent+":",
+				"    "+leaf+": {valueFrom: {env: "+envName(r.Name, s)+"}}  # or {valueFrom: {secretKeyRef: {name: NAME, key: KEY}}}")
 		}
-		lines = append(lines, "  (or {valueFrom: {secretKeyRef: {name: NAME, key: KEY}}})")
 	}
 	for i, l := range lines {
 		lines[i] = "# " + l
@@ -235,7 +251,7 @@ func forYAML(v any) any {
 // load is an error here rather than in the user's next diff.
 //
 // When the loader refuses documents, bad maps their indexes to its messages.
-func resolve(ctx context.Context, res *Result) (bad map[int]string, err error) {
+func resolve(ctx context.Context, res *Result, validator manifest.SchemaValidator) (bad map[int]string, err error) {
 	var all bytes.Buffer
 	for i, r := range res.Resources {
 		if i > 0 {
@@ -243,7 +259,7 @@ func resolve(ctx context.Context, res *Result) (bad map[int]string, err error) {
 		}
 		all.Write(r.YAML)
 	}
-	set, err := manifest.Load(ctx, manifest.LoadOptions{Filenames: []string{"-"}, Stdin: &all, Subscription: res.Subscription})
+	set, err := manifest.Load(ctx, manifest.LoadOptions{Filenames: []string{"-"}, Stdin: &all, Subscription: res.Subscription, Schema: validator})
 	if err != nil {
 		var ve *manifest.ValidationError
 		if errors.As(err, &ve) {

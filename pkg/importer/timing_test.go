@@ -45,7 +45,7 @@ func seedGroup(t testing.TB, srv *emulator.Server, n int) []string {
 		seed(nsg, "2023-09-01", map[string]any{"name": fmt.Sprintf("nsg-%03d", i), "type": "Microsoft.Network/networkSecurityGroups", "location": "westeurope",
 			"properties": map[string]any{"provisioningState": "Succeeded", "securityRules": []any{}}})
 		seed(pip, "2023-09-01", map[string]any{"name": fmt.Sprintf("pip-%03d", i), "type": "Microsoft.Network/publicIPAddresses", "location": "westeurope",
-			"sku": map[string]any{"name": "Standard", "tier": "Regional"},
+			"sku":        map[string]any{"name": "Standard", "tier": "Regional"},
 			"properties": map[string]any{"provisioningState": "Succeeded", "publicIPAllocationMethod": "Static", "ipAddress": "20.0.0.1", "idleTimeoutInMinutes": 4.0}})
 		seed(nic, "2023-09-01", map[string]any{"name": fmt.Sprintf("nic-%03d", i), "type": "Microsoft.Network/networkInterfaces", "location": "westeurope",
 			"properties": map[string]any{"provisioningState": "Succeeded", "macAddress": "00-11",

@@ -53,6 +53,12 @@ func TestBadCases(t *testing.T) {
 	if err != nil || len(files) < 20 {
 		t.Fatalf("expected at least 20 bad cases under testdata/bad, found %d (%v)", len(files), err)
 	}
+	goldens, _ := filepath.Glob(filepath.Join("testdata", "bad", "*.golden"))
+	for _, g := range goldens {
+		if _, err := os.Stat(strings.TrimSuffix(g, ".golden") + ".yaml"); err != nil {
+			t.Errorf("%s has no case beside it: delete it or restore the .yaml", g)
+		}
+	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func parseID(id string) (ID, string) {
 		if s == "" {
 			return out, "it has an empty segment (look for a doubled or leading/trailing slash)"
 		}
-		if strings.ContainsAny(s, " \t\n?#") {
+		if strings.ContainsAny(s, "\t\n?#") {
 			return out, fmt.Sprintf("segment %q", s)
 		}
 	}
@@ -135,7 +135,12 @@ func (id ID) Name() string {
 
 // String renders the ID in ARM's canonical layout.
 func (id ID) String() string {
-	if strings.EqualFold(id.Provider, "Microsoft.Resources") && len(id.Types) == 1 && id.Scope == scopeOf(id) {
+	// Subscriptions and resource groups are the two IDs without a
+	// /providers/ section.
+	if len(id.Names) < len(id.Types) {
+		return "" // not a valid ID: one name per type
+	}
+	if strings.EqualFold(id.Provider, "Microsoft.Resources") && len(id.Types) == 1 && !strings.Contains(strings.ToLower(id.Scope), "/providers/") {
 		switch strings.ToLower(id.Types[0]) {
 		case "subscriptions":
 			return "/subscriptions/" + id.Names[0]
@@ -151,14 +156,6 @@ func (id ID) String() string {
 		b.WriteString("/" + id.Types[k] + "/" + id.Names[k])
 	}
 	return b.String()
-}
-
-// scopeOf is the Scope ParseID gives a subscription or resource group ID.
-func scopeOf(id ID) string {
-	if strings.EqualFold(id.Types[0], "resourceGroups") {
-		return "/subscriptions/" + id.Subscription
-	}
-	return ""
 }
 
 // IsResourceGroup reports whether id names a resource group.

@@ -84,6 +84,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	}
 	for _, d := range rd.docs {
 		if e := l.envelope(d); e != nil {
+			e.selected = selector == nil || selector.Matches(labels.Set(e.res.Labels))
 			l.entries = append(l.entries, e)
 		}
 	}
@@ -97,7 +98,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	}
 	inSet := map[string]bool{}
 	for _, e := range l.entries {
-		if selector != nil && !selector.Matches(labels.Set(e.res.Labels)) {
+		if !e.selected {
 			continue
 		}
 		set.Resources = append(set.Resources, e.res)
@@ -126,6 +127,9 @@ type entry struct {
 	body  map[string]any
 	state int // idUnresolved, idResolving, idDone, idFailed
 	edges []edge
+	// selected is false when -l leaves the resource out: it is still
+	// validated and can be referenced, but its secrets are not read.
+	selected bool
 }
 
 const (
@@ -170,7 +174,7 @@ var (
 	typeRE       = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z0-9]+)+(/[A-Za-z][A-Za-z0-9_-]*)+$`)
 	apiVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z][A-Za-z0-9.]*)?$`)
 	// ARM names never contain these: they would change the ID's shape.
-	badNameChars = "/?#%\\"
+	badNameChars = "/?#%\\\t\n"
 )
 
 var specFields = map[string]bool{"type": true, "id": true, "resourceGroup": true, "parent": true, "scope": true, "body": true}
@@ -533,8 +537,12 @@ func (l *loader) buildID(e *entry) (string, bool) {
 			l.ps.add(o, "spec.parent", "%v", err)
 			return "", false
 		}
+		if len(t.types) < 2 {
+			l.ps.add(o, "spec.parent", "%s is a top-level type and has no parent; place it with spec.resourceGroup (or spec.scope for an extension resource)", t.full)
+			return "", false
+		}
 		want := t.namespace + "/" + strings.Join(t.types[:len(t.types)-1], "/")
-		if len(t.types) < 2 || !strings.EqualFold(p.Type(), want) {
+		if !strings.EqualFold(p.Type(), want) {
 			l.ps.add(o, "spec.parent", "the parent is a %s, but a %s needs a parent of type %s", p.Type(), t.full, parentTypeHint(t))
 			return "", false
 		}
@@ -601,6 +609,10 @@ func (l *loader) target(e *entry, path, s string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if t == e {
+		l.ps.add(e.res.Origin, path, "%q is this resource itself; name the resource it belongs under", s)
+		return "", false
+	}
 	e.edges = append(e.edges, edge{to: t, path: path})
 	if !l.resolveID(t) {
 		return "", false
@@ -633,10 +645,6 @@ func (l *loader) lookup(e *entry, path, ref, shown string) (*entry, bool) {
 		l.ps.add(e.res.Origin, path, "%sno resource %q in the loaded manifests; check its metadata.name (and type), load its file too, or write the full ARM ID", prefix, ref)
 		return nil, false
 	case 1:
-		if cands[0] == e {
-			l.ps.add(e.res.Origin, path, "%s refers to this resource itself", label)
-			return nil, false
-		}
 		return cands[0], true
 	}
 	var where []string
@@ -695,7 +703,11 @@ func (l *loader) expand(e *entry, path, s string, allowRefs bool) (string, bool)
 				ok = false
 				continue
 			}
-			e.edges = append(e.edges, edge{to: t, path: path})
+			// A body may name its own ID (a load balancer's rules point at
+			// its own frontend configurations); that is no dependency.
+			if t != e {
+				e.edges = append(e.edges, edge{to: t, path: path})
+			}
 			if !l.resolveID(t) {
 				ok = false // t's own problem is reported where t is declared
 				continue
@@ -712,13 +724,7 @@ func (l *loader) expand(e *entry, path, s string, allowRefs bool) (string, bool)
 // walk copies a body value, expanding placeholders in strings and map keys
 // and filling valueFrom secrets. bodyPath is relative to the body.
 func (l *loader) walk(e *entry, v any, bodyPath string) (any, bool) {
-	docPath := "spec.body"
-	if bodyPath != "" {
-		docPath += "." + bodyPath
-		if strings.HasPrefix(bodyPath, "[") {
-			docPath = "spec.body" + bodyPath
-		}
-	}
+	docPath := joinPath("spec.body", bodyPath)
 	switch x := v.(type) {
 	case string:
 		return l.expand(e, docPath, x, true)
@@ -749,8 +755,8 @@ func (l *loader) walk(e *entry, v any, bodyPath string) (any, bool) {
 }
 
 func joinPath(base, k string) string {
-	if base == "" {
-		return k
+	if base == "" || k == "" {
+		return base + k
 	}
 	return base + "." + k
 }
@@ -770,6 +776,9 @@ func (l *loader) secret(e *entry, vf any, bodyPath, path string) (any, bool) {
 		if !isStr || name == "" {
 			l.ps.add(o, path+".env", "must be the name of an environment variable")
 			return nil, false
+		}
+		if !e.selected {
+			return nil, true // -l leaves it out of this run: do not demand its secret
 		}
 		v, set := l.opts.LookupEnv(name)
 		if !set {
@@ -794,6 +803,9 @@ func (l *loader) secret(e *entry, vf any, bodyPath, path string) (any, bool) {
 	if name == "" || key == "" {
 		l.ps.add(o, path+".secretKeyRef", "needs name and key (namespace is optional)")
 		return nil, false
+	}
+	if !e.selected {
+		return nil, true
 	}
 	if l.opts.Secrets == nil {
 		l.ps.add(o, path+".secretKeyRef", "reading a Kubernetes Secret needs a cluster, and none is configured; use the kubeconfig flags or valueFrom.env")
@@ -901,6 +913,11 @@ func (l *loader) schema(e *entry) {
 		}
 		switch is.Severity {
 		case SchemaError:
+			if e.res.IsSecret(is.Path) {
+				// Schema messages may quote the value; this one is a secret.
+				l.ps.add(o, path, "the value from valueFrom does not fit the schema (the message is withheld: it could show the secret); check the variable or Secret it comes from")
+				continue
+			}
 			l.ps.add(o, path, "%s", is.Message)
 		case SchemaWarning:
 			l.warnings = append(l.warnings, fmt.Sprintf("%s: %s: %s", o, path, is.Message))

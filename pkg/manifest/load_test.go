@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -160,13 +161,15 @@ func TestKustomizeOverlay(t *testing.T) {
 		t.Fatalf("overlay has %d resources, base %d", len(s.Resources), len(base.Resources))
 	}
 	for _, r := range s.Resources {
-		if r.Origin.File != dir {
-			t.Errorf("origin %s does not name the kustomization directory", r.Origin)
-		}
 		b := base.ByID(r.ID)
 		if b == nil {
 			t.Errorf("overlay resource %s not in base", r.ID)
 			continue
+		}
+		// The overlay enables origin annotations: each resource is traced
+		// back to the same file and document -f reports.
+		if r.Origin != b.Origin {
+			t.Errorf("overlay origin %s, want the source document %s", r.Origin, b.Origin)
 		}
 		if tags, ok := r.Body["tags"].(map[string]any); ok && tags["env"] != nil && tags["env"] != "prod" {
 			t.Errorf("%s: tags.env = %v, want prod", r.Name, tags["env"])
@@ -181,6 +184,24 @@ func TestKustomizeOverlay(t *testing.T) {
 	}
 	if got := byName(t, s, "rg-demo").Body["tags"].(map[string]any)["env"]; got != "prod" {
 		t.Errorf("resource group tags.env = %v, want prod", got)
+	}
+}
+
+// Without origin annotations kustomize output has no positions: origins
+// name the kustomization directory and the index in the built output.
+func TestKustomizeWithoutOriginAnnotations(t *testing.T) {
+	dir := t.TempDir()
+	bad := strings.Replace(rgDoc, "@2021-04-01", "@2021", 1)
+	if err := os.WriteFile(filepath.Join(dir, "rg.yaml"), []byte(rgDoc+"---\n"+strings.Replace(bad, "rg-demo", "rg-two", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: [rg.yaml]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ve := loadErr(t, LoadOptions{Kustomize: dir})
+	want := dir + `#1: spec.type: api-version "2021" is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview`
+	if ve.Error() != want {
+		t.Errorf("got %s\nwant %s", ve, want)
 	}
 }
 
@@ -232,11 +253,14 @@ func TestDirectoryRecursionAndGlob(t *testing.T) {
 	must(os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a manifest"), 0o644))
 	must(os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: [a.yaml]\n"), 0o644))
 	must(os.WriteFile(filepath.Join(dir, "sub", "b.yml"), []byte(rg("rg-b")), 0o644))
+	// JSON is YAML; Windows line endings split like any others.
+	must(os.WriteFile(filepath.Join(dir, "sub", "c.json"), []byte(`{"apiVersion": "azure.kubectl.io/v1alpha1", "kind": "Resource", "metadata": {"name": "rg-c"}, "spec": {"type": "Microsoft.Resources/resourceGroups@2021-04-01"}}`), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "sub", "d.yaml"), []byte(strings.ReplaceAll(rg("rg-d")+"---\n"+rg("rg-e"), "\n", "\r\n")), 0o644))
 	if n := len(load(t, LoadOptions{Filenames: []string{dir}}).Resources); n != 1 {
 		t.Errorf("without -R: %d resources, want 1", n)
 	}
-	if n := len(load(t, LoadOptions{Filenames: []string{dir}, Recursive: true}).Resources); n != 2 {
-		t.Errorf("with -R: %d resources, want 2", n)
+	if n := len(load(t, LoadOptions{Filenames: []string{dir}, Recursive: true}).Resources); n != 5 {
+		t.Errorf("with -R: %d resources, want 5", n)
 	}
 	if n := len(load(t, LoadOptions{Filenames: []string{filepath.Join(dir, "*.yaml")}}).Resources); n != 1 {
 		t.Errorf("glob: %d resources, want 1", n)
@@ -356,7 +380,7 @@ spec:
       value: {valueFrom: VALUEFROM}
       attributes: {enabled: true}
     tags:
-      - {valueFrom: {env: SECOND}}
+      second: {valueFrom: {env: SECOND}}
 `
 
 func TestSecretFromEnv(t *testing.T) {
@@ -367,7 +391,7 @@ func TestSecretFromEnv(t *testing.T) {
 	if got := r.Body["properties"].(map[string]any)["value"]; got != "s3cr3t" {
 		t.Errorf("value = %v", got)
 	}
-	if strings.Join(r.SecretPaths, ",") != "properties.value,tags[0]" {
+	if strings.Join(r.SecretPaths, ",") != "properties.value,tags.second" {
 		t.Errorf("SecretPaths = %v", r.SecretPaths)
 	}
 	if !r.IsSecret("properties.value") || r.IsSecret("properties.attributes") {
@@ -532,5 +556,116 @@ func TestRemovePath(t *testing.T) {
 	got, _ := json.Marshal(body)
 	if string(got) != `{"a":{"c":2},"l":[{"x":1}]}` {
 		t.Errorf("got %s", got)
+	}
+}
+
+// A resource -l leaves out does not need its secrets: a CI job planning
+// only the network must not need the database password.
+func TestSelectorSkipsUnselectedSecrets(t *testing.T) {
+	doc := strings.Replace(kvSecretDoc, "VALUEFROM", "{env: DB_PASSWORD}", 1)
+	doc = strings.Replace(doc, "metadata: {name: db-password}", "metadata: {name: db-password, labels: {tier: data}}", 1) +
+		"---\n" + strings.Replace(rgDoc, "name: rg-demo", "name: rg-demo\n  labels: {tier: base}", 1)
+	o := stdin(doc)
+	o.Selector = "tier=base"
+	s := load(t, o)
+	if len(s.Resources) != 1 || s.Resources[0].Name != "rg-demo" {
+		t.Fatalf("selected %v", s.Resources)
+	}
+	o = stdin(doc)
+	if ve := loadErr(t, o); !strings.Contains(ve.Error(), "DB_PASSWORD is not set") {
+		t.Errorf("unselected run must still demand the secret: %v", ve)
+	}
+}
+
+func TestSecretNotEchoedBySchemaErrors(t *testing.T) {
+	doc := strings.Replace(kvSecretDoc, "VALUEFROM", "{env: DB_PASSWORD}", 1)
+	o := stdin(doc)
+	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "DB_PASSWORD": "hunter2", "SECOND": "x"})
+	o.Schema = func(_, _ string, body map[string]any) ([]SchemaIssue, string) {
+		v := body["properties"].(map[string]any)["value"]
+		return []SchemaIssue{{Path: "properties.value", Severity: SchemaError, Message: fmt.Sprintf("%q is not one of a, b", v)}}, ""
+	}
+	ve := loadErr(t, o)
+	if strings.Contains(ve.Error(), "hunter2") || !strings.Contains(ve.Error(), "spec.body.properties.value: the value from valueFrom does not fit the schema") {
+		t.Errorf("got %v", ve)
+	}
+}
+
+func TestSecretPathInArray(t *testing.T) {
+	doc := `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: app}
+spec:
+  type: Microsoft.Test/widgets@2020-01-01
+  resourceGroup: rg-demo
+  body:
+    properties:
+      env:
+        - {name: A, value: plain}
+        - {name: B, value: {valueFrom: {env: B_VALUE}}}
+`
+	o := stdin(doc)
+	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "B_VALUE": "hidden"})
+	o.Schema = noSchema
+	r := load(t, o).Resources[0]
+	if strings.Join(r.SecretPaths, ",") != "properties.env[1].value" {
+		t.Errorf("SecretPaths = %v", r.SecretPaths)
+	}
+	item := r.Body["properties"].(map[string]any)["env"].([]any)[1].(map[string]any)
+	if item["value"] != "hidden" {
+		t.Errorf("value = %v", item["value"])
+	}
+}
+
+// A load balancer's rules point at its own frontend configuration: a
+// reference to the resource itself resolves and is no dependency.
+func TestSelfReference(t *testing.T) {
+	doc := `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: lb-demo}
+spec:
+  type: Microsoft.Network/loadBalancers@2024-01-01
+  resourceGroup: rg-demo
+  body:
+    location: westeurope
+    properties:
+      loadBalancingRules:
+        - name: http
+          properties:
+            frontendIPConfiguration: {id: "${ref:lb-demo}/frontendIPConfigurations/fe"}
+`
+	r := load(t, stdin(doc)).Resources[0]
+	rule := r.Body["properties"].(map[string]any)["loadBalancingRules"].([]any)[0].(map[string]any)
+	fe := rule["properties"].(map[string]any)["frontendIPConfiguration"].(map[string]any)["id"]
+	if fe != r.ID+"/frontendIPConfigurations/fe" {
+		t.Errorf("self reference = %v", fe)
+	}
+	if len(r.DependsOn) != 0 {
+		t.Errorf("self reference became a dependency: %v", r.DependsOn)
+	}
+}
+
+func TestParentTypeChecks(t *testing.T) {
+	doc := rgDoc + `---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: nsg-a}
+spec: {type: Microsoft.Network/networkSecurityGroups@2024-01-01, resourceGroup: rg-demo, body: {location: westeurope}}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: snet-a}
+spec: {type: Microsoft.Network/virtualNetworks/subnets@2024-01-01, parent: nsg-a}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: st}
+spec: {type: Microsoft.Storage/storageAccounts@2023-05-01, parent: rg-demo}
+`
+	ve := loadErr(t, stdin(doc))
+	want := "<stdin>#2: spec.parent: the parent is a Microsoft.Network/networkSecurityGroups, but a Microsoft.Network/virtualNetworks/subnets needs a parent of type Microsoft.Network/virtualNetworks\n" +
+		"<stdin>#3: spec.parent: Microsoft.Storage/storageAccounts is a top-level type and has no parent; place it with spec.resourceGroup (or spec.scope for an extension resource)"
+	if ve.Error() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", ve, want)
 	}
 }

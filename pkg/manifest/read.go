@@ -31,6 +31,8 @@ type reader struct {
 	ps        *problems
 	docs      []document
 	fileOrder map[string]int
+	// sourceDocs caches files read to locate kustomize output in its sources.
+	sourceDocs map[string][]decoded
 }
 
 func (r *reader) noteFile(name string) {
@@ -139,7 +141,9 @@ func isKustomizationFile(path string) bool {
 func (r *reader) readKustomize(dir string) {
 	r.noteFile(dir)
 	// The builder runs kustomize exactly as `kubectl apply -k` does. Its
-	// output has no file positions: problems name the directory and the
+	// output has no file positions of its own: with origin annotations
+	// enabled in the kustomization, documents are traced back to their
+	// source file and index; otherwise problems name the directory and the
 	// index of the document in the built output.
 	infos, err := resource.NewLocalBuilder().
 		Unstructured().
@@ -168,39 +172,124 @@ func (r *reader) readKustomize(dir string) {
 			r.ps.add(Origin{dir, i}, "", "cannot decode kustomize output: %v", err)
 			continue
 		}
-		r.docs = append(r.docs, document{origin: Origin{dir, i}, obj: obj})
+		origin := Origin{dir, i}
+		if o, ok := r.kustomizeOrigin(dir, obj); ok {
+			origin = o
+			r.noteFile(o.File)
+		}
+		r.docs = append(r.docs, document{origin: origin, obj: obj})
 	}
 }
 
 // decodeStream splits a multi-document YAML (or JSON) stream and decodes
 // each document, recording a problem per malformed one.
 func (r *reader) decodeStream(name string, data []byte) {
+	for _, d := range decodeDocuments(data) {
+		origin := Origin{name, d.index}
+		if d.problem != "" {
+			r.ps.add(origin, "", "%s", d.problem)
+			continue
+		}
+		r.docs = append(r.docs, document{origin: origin, obj: d.obj})
+	}
+}
+
+type decoded struct {
+	index   int
+	obj     map[string]any
+	problem string
+}
+
+// decodeDocuments numbers the documents of a stream the way every message
+// does: 0-based, not counting empty or comment-only documents.
+func decodeDocuments(data []byte) []decoded {
+	var out []decoded
 	index := 0
 	for _, raw := range splitDocuments(data) {
-		origin := Origin{name, index}
 		js, err := yaml.YAMLToJSONStrict(raw.text)
 		if err != nil {
+			out = append(out, decoded{index: index, problem: "malformed YAML: " + yamlMessage(err, raw.line)})
 			index++
-			r.ps.add(origin, "", "malformed YAML: %s", yamlMessage(err, raw.line))
 			continue
 		}
 		js = bytes.TrimSpace(js)
 		if len(js) == 0 || bytes.Equal(js, []byte("null")) {
-			continue // empty or comment-only documents are not counted
+			continue
 		}
+		d := decoded{index: index}
 		index++
 		var v any
 		if err := json.Unmarshal(js, &v); err != nil {
-			r.ps.add(origin, "", "malformed document: %v", err)
-			continue
+			d.problem = fmt.Sprintf("malformed document: %v", err)
+		} else if obj, ok := v.(map[string]any); ok {
+			d.obj = obj
+		} else {
+			d.problem = fmt.Sprintf("document is a %s, not a mapping: each document must be one Resource (apiVersion, kind, metadata, spec)", jsonKind(v))
 		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			r.ps.add(origin, "", "document is a %s, not a mapping: each document must be one Resource (apiVersion, kind, metadata, spec)", jsonKind(v))
-			continue
-		}
-		r.docs = append(r.docs, document{origin: origin, obj: obj})
+		out = append(out, d)
 	}
+	return out
+}
+
+// originAnnotation is where kustomize records a resource's source file when
+// the kustomization asks for it (buildMetadata: [originAnnotations]).
+const originAnnotation = "config.kubernetes.io/origin"
+
+// kustomizeOrigin maps a document of kustomize output back to its source
+// file and document index, using the origin annotation. Without the
+// annotation (or for remote bases, generated resources, or a document no
+// longer recognisable in its file) it reports false and the caller names
+// the kustomization directory and the output index instead.
+func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, bool) {
+	meta, _ := obj["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	text, _ := ann[originAnnotation].(string)
+	if text == "" {
+		return Origin{}, false
+	}
+	// Drop it either way: it describes the build, not the resource.
+	delete(ann, originAnnotation)
+	if len(ann) == 0 {
+		delete(meta, "annotations")
+	}
+	var o struct {
+		Path string `json:"path"`
+		Repo string `json:"repo"`
+	}
+	if err := yaml.Unmarshal([]byte(text), &o); err != nil || o.Path == "" || o.Repo != "" {
+		return Origin{}, false
+	}
+	file := filepath.Join(dir, o.Path)
+	if r.sourceDocs == nil {
+		r.sourceDocs = map[string][]decoded{}
+	}
+	docs, seen := r.sourceDocs[file]
+	if !seen {
+		if data, err := os.ReadFile(file); err == nil {
+			docs = decodeDocuments(data)
+		}
+		r.sourceDocs[file] = docs
+	}
+	name, _ := meta["name"].(string)
+	typ := func(m map[string]any) string {
+		spec, _ := m["spec"].(map[string]any)
+		t, _ := spec["type"].(string)
+		return strings.ToLower(t)
+	}
+	var match []int
+	for _, d := range docs {
+		if d.obj == nil {
+			continue
+		}
+		m, _ := d.obj["metadata"].(map[string]any)
+		if n, _ := m["name"].(string); n == name && typ(d.obj) == typ(obj) {
+			match = append(match, d.index)
+		}
+	}
+	if len(match) != 1 {
+		return Origin{}, false
+	}
+	return Origin{File: file, Index: match[0]}, true
 }
 
 type rawDocument struct {

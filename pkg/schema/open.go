@@ -49,7 +49,7 @@ func Open(dir string) (*Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema cache: %w", err)
 	}
-	if err := specgen.Run(src, tmp); err != nil {
+	if _, err := specgen.Run(src, tmp); err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("--schema-dir %s: %w", dir, err)
 	}
@@ -64,7 +64,7 @@ func Open(dir string) (*Registry, error) {
 	return openIndex(out)
 }
 
-// OpenIndex opens an already generated index directory.
+// openIndex opens an already generated index directory.
 func openIndex(dir string) (*Registry, error) {
 	r := newRegistry(os.DirFS(dir), dir)
 	if err := r.Err(); err != nil {

@@ -5,7 +5,25 @@
 // Property paths are dotted from the body root ("properties.networkAcls.bypass").
 // An array item is the segment "[]" and a map value (additionalProperties)
 // is the segment "*", e.g. "properties.subnets[].properties.addressPrefix",
-// "tags.*".
+// "tags.*". Concrete paths into a body ("properties.subnets[2].name") map
+// to schema paths with SchemaPath, or with Type.Resolve when map keys may
+// occur ("tags.env" -> "tags.*").
+//
+// Entry points:
+//   - Default() is the index embedded in the binary, generated from the
+//     stable specs archive (make schema). Nothing is decoded at import or
+//     by Default(); the type list is read on first use, each type on its
+//     first Lookup.
+//   - Open(dir) generates an index from a user's azure-rest-api-specs
+//     checkout (--schema-dir) with the same generator, cached on disk.
+//   - Registry.Lookup(type, apiVersion) returns a *Type, falling back to
+//     the nearest api-version with a warning; nil for unknown types.
+//   - Type.Validate checks a request body (pkg/manifest), Type.ArrayKeys
+//     says how to match array items (pkg/diff), Explain renders
+//     `kubectl azure explain`.
+//
+// The generator lives in internal/specgen (run by internal/gen), the
+// index encoding in internal/format.
 package schema
 
 // JSONType is the JSON type of a property value as the spec declares it.

@@ -109,7 +109,10 @@ func (v *validator) value(val any, path []string, sp string, p *Property) {
 		return // null removes a value in a merge patch
 	}
 	got := jsonTypeOf(val)
-	if !typeAccepts(p.Type, got) {
+	// "type: object" with no members is how many specs say "any JSON"
+	// (autorest reads it so), and services send arrays and strings there.
+	anyObject := p.Type == TypeObject && len(v.t.Children(sp)) == 0
+	if !anyObject && !typeAccepts(p.Type, got) {
 		v.add(path, Error, "wrong type: want %s, got %s", p.Type, got)
 		return
 	}

@@ -44,7 +44,7 @@ func TestKubeObjectsLayout(t *testing.T) {
 	if err := other.Put(ctx, testRecord(testID)); err != nil {
 		t.Fatal(err)
 	}
-	cm, err := e.cs.CoreV1().ConfigMaps(ns).Get(ctx, ConfigMapName("prod", strings.ToUpper(testID)), metav1.GetOptions{})
+	cm, err := e.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, ConfigMapName("prod", strings.ToUpper(testID)), metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("ConfigMap name must derive from the lower-cased ID: %v", err)
 	}
@@ -61,7 +61,7 @@ func TestKubeObjectsLayout(t *testing.T) {
 	if l, _ := other.List(ctx); len(l) != 1 {
 		t.Fatalf("deleting from prod touched staging: %d records left", len(l))
 	}
-	if _, err := Open(ctx, KubernetesScheme+"no-such-ns/x", Options{KubeConfig: kubeConfigFlags(e.kubeconfig)}); err != nil {
+	if _, err := Open(ctx, KubernetesScheme+"no-such-ns/x", Options{KubeConfig: kubeConfigFlags(e.Kubeconfig)}); err != nil {
 		t.Fatalf("Open on an absent namespace should succeed (it only lists): %v", err)
 	}
 	missing := openKubeT(t, e, "no-such-ns", "x", Options{})
@@ -76,7 +76,7 @@ func TestKubeLargeRecordsStayWithinAnnotationLimits(t *testing.T) {
 	ctx := context.Background()
 	st := openKubeT(t, e, ns, "big", Options{})
 	compressible := strings.Repeat("10.0.0.0/24,", 30000) // ~360 KB, compresses well
-	noise := make([]byte, 150<<10)                      // ~300 KB hex, compresses to ~150 KB
+	noise := make([]byte, 150<<10)                        // ~300 KB hex, compresses to ~150 KB
 	_, _ = rand.Read(noise)
 	cases := map[string]string{"compressible": compressible, "incompressible": hex.EncodeToString(noise)}
 	for name, v := range cases {
@@ -94,7 +94,7 @@ func TestKubeLargeRecordsStayWithinAnnotationLimits(t *testing.T) {
 		if got.LastApplied["properties"].(map[string]any)["blob"] != v || got.Baseline["properties"].(map[string]any)["blob"] != v {
 			t.Fatalf("%s: large value not round-tripped", name)
 		}
-		cm, _ := e.cs.CoreV1().ConfigMaps(ns).Get(ctx, ConfigMapName("big", id), metav1.GetOptions{})
+		cm, _ := e.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, ConfigMapName("big", id), metav1.GetOptions{})
 		total := 0
 		for k, a := range cm.Annotations {
 			total += len(k) + len(a)
@@ -117,7 +117,7 @@ func TestKubeKilledHolderLeaseTakenOver(t *testing.T) {
 	ctx := context.Background()
 	const lease = 2 * time.Second
 	ref := KubernetesScheme + ns + "/ci"
-	holder := startHelper(t, "holder", ref, []string{"HELPER_KUBECONFIG=" + e.kubeconfig, "HELPER_LEASE=" + lease.String()}, "LOCKED")
+	holder := startHelper(t, "holder", ref, []string{"HELPER_KUBECONFIG=" + e.Kubeconfig, "HELPER_LEASE=" + lease.String()}, "LOCKED")
 
 	st := openKubeT(t, e, ns, "ci", Options{LeaseDuration: lease})
 	// Alive and renewing: three lease durations are not enough to take it.
@@ -143,7 +143,7 @@ func TestKubeKilledHolderLeaseTakenOver(t *testing.T) {
 	if waited < lease-500*time.Millisecond {
 		t.Fatalf("took over after %s, before the %s lease could expire", waited, lease)
 	}
-	l, err := e.cs.CoordinationV1().Leases(ns).Get(ctx, "azstate-ci-lock", metav1.GetOptions{})
+	l, err := e.Clientset.CoordinationV1().Leases(ns).Get(ctx, "azstate-ci-lock", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestKubeSecretsNeverStoredInClear(t *testing.T) {
 	assertNoPlantedSecret(t, st, func() [][]byte {
 		ctx := context.Background()
 		var all [][]byte
-		cms, err := e.cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		cms, err := e.Clientset.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,11 +343,11 @@ func TestKubeSecretsNeverStoredInClear(t *testing.T) {
 				}
 			}
 		}
-		secrets, err := e.cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+		secrets, err := e.Clientset.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		leases, err := e.cs.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{})
+		leases, err := e.Clientset.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,7 +356,7 @@ func TestKubeSecretsNeverStoredInClear(t *testing.T) {
 			all = append(all, b)
 		}
 		// And every byte etcd keeps on disk (WAL and database).
-		err = filepath.WalkDir(e.etcdData, func(p string, d fs.DirEntry, err error) error {
+		err = filepath.WalkDir(e.EtcdDataDir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
 			}
@@ -402,7 +402,7 @@ func TestKubeCommands(t *testing.T) {
 	if _, err := st.Get(ctx, testID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("after rm: %v", err)
 	}
-	cms, _ := e.cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelSet + "=cmd"})
+	cms, _ := e.Clientset.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelSet + "=cmd"})
 	if len(cms.Items) != 0 {
 		t.Fatalf("rm left %d ConfigMaps", len(cms.Items))
 	}

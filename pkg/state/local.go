@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -314,7 +315,15 @@ func encodeFile(f *localFile) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// writeFault, when set by a test, fails a state write before it lands.
+var writeFault func() error
+
 func (s *localStore) writeEncoded(b []byte) error {
+	if writeFault != nil {
+		if err := writeFault(); err != nil {
+			return err
+		}
+	}
 	tmp := fmt.Sprintf("%s.tmp-%d-%s", s.path, os.Getpid(), randomHex(4))
 	if err := writeSynced(tmp, b); err != nil {
 		return err
@@ -357,16 +366,19 @@ func (s *localStore) flushTo(seq int64) error {
 	if err == nil {
 		err = s.writeEncoded(b)
 	}
-	s.attempted = hi
 	if err != nil {
-		s.failed = append(s.failed, seqRange{lo, hi, err})
 		// The cache holds changes that never reached the disk: reread it.
+		// Changes made since the snapshot are dropped by that too, so they
+		// fail with this batch rather than be reported durable later.
 		s.mu.Lock()
+		hi = s.seq
 		if f, lerr := s.load(); lerr == nil {
 			s.cache = f
 		}
 		s.mu.Unlock()
+		s.failed = append(s.failed, seqRange{lo, hi, err})
 	}
+	s.attempted = hi
 	return err
 }
 
@@ -429,6 +441,9 @@ func writeFileAtomic(path string, b []byte, sync bool) error {
 }
 
 func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil // directories cannot be opened for sync there; rename is durable enough
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -465,4 +465,82 @@ func TestLocal1000Records(t *testing.T) {
 		t.Fatalf("recording %d writes took %s", n, wrote)
 	}
 	fmt.Fprintf(os.Stderr, "TIMING local backend: %d intents+records in %s (16 workers), listed in %s\n", n, wrote.Round(time.Millisecond), listed.Round(time.Millisecond))
+}
+
+// Group commit: with parallel writers sharing file writes, a write that
+// fails must fail exactly the changes it carried, and every Put that
+// returned nil must be on disk.
+func TestLocalFailedWriteFailsOnlyItsChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	st := openLocalT(t, path)
+	ctx := context.Background()
+	unlock, err := st.Lock(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	mode, writes := "ok", 0
+	writeFault = func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		writes++
+		switch mode {
+		case "all":
+			return errors.New("injected: disk full")
+		case "once":
+			// Slow to fail, so other writers change the cache meanwhile.
+			mode = "ok"
+			mu.Unlock()
+			time.Sleep(30 * time.Millisecond)
+			mu.Lock()
+			return errors.New("injected: disk full")
+		}
+		return nil
+	}
+	defer func() { writeFault = nil }()
+	var okIDs, failed []string
+	wave := func(name, m string) {
+		mu.Lock()
+		mode = m
+		mu.Unlock()
+		var wg sync.WaitGroup
+		var rmu sync.Mutex
+		for i := range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				id := strings.Replace(testID, "stdemo001", fmt.Sprint(name, i), 1)
+				err := st.Put(ctx, testRecord(id))
+				rmu.Lock()
+				defer rmu.Unlock()
+				if err != nil {
+					failed = append(failed, id)
+				} else {
+					okIDs = append(okIDs, id)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	wave("a", "ok")
+	wave("b", "all")
+	wave("c", "once")
+	wave("d", "ok")
+	writeFault = nil
+	unlock()
+	if len(failed) < 50 || len(okIDs) < 100 {
+		t.Fatalf("want wave b to fail and a, d to succeed: %d ok, %d failed", len(okIDs), len(failed))
+	}
+	onDisk := readState(t, path).Resources
+	for _, id := range okIDs {
+		if _, ok := onDisk[key(id)]; !ok {
+			t.Errorf("Put of %s returned nil but it is not on disk", id)
+		}
+	}
+	for _, id := range failed {
+		if _, ok := onDisk[key(id)]; ok {
+			t.Errorf("Put of %s failed but it is on disk", id)
+		}
+	}
+	t.Logf("%d file writes for 200 Puts, %d failed", writes, len(failed))
 }

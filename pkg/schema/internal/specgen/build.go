@@ -19,11 +19,18 @@ type version struct {
 	patch []string
 }
 
+// Stats summarises a generator run.
+type Stats struct {
+	Types, Pairs int
+	// Fallbacks counts $refs into files the tree lacks that were answered
+	// from the shared common-types (see docs.fallback).
+	Fallbacks int
+}
+
 // Generate reads every candidate file of src and returns one blob per
-// resource type, sorted by name. When two files of one api-version folder
-// declare the same type, the first in path order wins, so output depends
-// only on the input tree.
-func Generate(src Source) ([]*format.Blob, error) {
+// resource type, sorted by name. Files and paths are visited in sorted
+// order, so output depends only on the input tree.
+func Generate(src Source) ([]*format.Blob, Stats, error) {
 	d := newDocs(src)
 	files := src.Files()
 	byDir := map[string][]string{}
@@ -31,7 +38,15 @@ func Generate(src Source) ([]*format.Blob, error) {
 		byDir[path.Dir(f)] = append(byDir[path.Dir(f)], f)
 	}
 	types := map[string]map[string]*version{} // lower(type) -> api-version -> facts
+	service := ""
 	for _, f := range files {
+		// A full checkout parses to many gigabytes; services rarely refer
+		// to each other, so parsed files are dropped service by service
+		// (a cross-service $ref is simply parsed again).
+		if s := serviceOf(f); s != service {
+			d.forget()
+			service = s
+		}
 		for _, op := range d.resourceOps(f) {
 			lt := strings.ToLower(op.typ)
 			vs := types[lt]
@@ -39,35 +54,73 @@ func Generate(src Source) ([]*format.Blob, error) {
 				vs = map[string]*version{}
 				types[lt] = vs
 			}
-			if _, dup := vs[op.version]; dup {
+			v := d.buildVersion(op, byDir[path.Dir(f)])
+			if prev, dup := vs[op.version]; dup {
+				prev.absorb(v)
 				continue
 			}
-			vs[op.version] = d.buildVersion(op, byDir[path.Dir(f)])
+			vs[op.version] = v
 		}
 	}
 	if len(types) == 0 {
-		return nil, fmt.Errorf("no ARM resource types found; is this an azure-rest-api-specs tree?")
+		return nil, Stats{}, fmt.Errorf("no ARM resource types found; is this an azure-rest-api-specs tree?")
 	}
+	st := Stats{Types: len(types), Fallbacks: d.fallbacks}
 	blobs := make([]*format.Blob, 0, len(types))
 	for _, vs := range types {
 		blobs = append(blobs, encodeType(vs))
+		st.Pairs += len(vs)
 	}
 	sort.Slice(blobs, func(i, j int) bool {
 		return strings.ToLower(blobs[i].Name) < strings.ToLower(blobs[j].Name)
 	})
-	return blobs, nil
+	return blobs, st, nil
+}
+
+// serviceOf returns "specification/<service>/" for a spec file path.
+func serviceOf(f string) string {
+	parts := strings.SplitN(f, "/", 3)
+	if len(parts) < 3 {
+		return f
+	}
+	return parts[0] + "/" + parts[1] + "/"
 }
 
 // Run generates the index for src into dir.
-func Run(src Source, dir string) error {
-	blobs, err := Generate(src)
+func Run(src Source, dir string) (Stats, error) {
+	blobs, st, err := Generate(src)
 	if err != nil {
-		return err
+		return st, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return st, err
 	}
-	return format.WriteIndex(dir, blobs)
+	return st, format.WriteIndex(dir, blobs)
+}
+
+// absorb merges another declaration of the same type and api-version
+// into v. The same type is often declared on several paths: at several
+// scopes (identical models), or once per fixed name with a model each
+// (Microsoft.Web/sites/config: appsettings, web, logs...). The body may
+// be any of them, so paths are united; the first declaration (in sorted
+// file and path order) keeps its facts where both describe a path.
+func (v *version) absorb(o *version) {
+	for p, f := range o.props {
+		if _, ok := v.props[p]; !ok {
+			v.props[p] = f
+		}
+	}
+	v.flags |= o.flags
+	seen := map[string]bool{}
+	for _, p := range v.patch {
+		seen[p] = true
+	}
+	for _, p := range o.patch {
+		if !seen[p] {
+			v.patch = append(v.patch, p)
+		}
+	}
+	sort.Strings(v.patch)
 }
 
 func (d *docs) buildVersion(op resourceOp, scope []string) *version {

@@ -21,6 +21,18 @@ type resourceOp struct {
 // (the names sit between). Paths ending on an action or a collection, or
 // with a parameterised namespace or type, are not resource PUTs.
 func typeFromPath(p string) (string, bool) {
+	ts := typesFromPath(p, nil)
+	if len(ts) != 1 {
+		return "", false
+	}
+	return ts[0], true
+}
+
+// typesFromPath is typeFromPath where a type segment may be a path
+// parameter with an enum (DNS record sets: .../dnsZones/{zone}/{recordType}/{name}):
+// the path then declares one type per enum value. enumOf returns a
+// parameter's enum, or nil.
+func typesFromPath(p string, enumOf func(param string) []string) []string {
 	p, _, _ = strings.Cut(p, "?")
 	segs := strings.Split(strings.Trim(p, "/"), "/")
 	last := -1
@@ -32,24 +44,43 @@ func typeFromPath(p string) (string, bool) {
 	if last < 0 && len(segs) == 4 && strings.EqualFold(segs[0], "subscriptions") && strings.EqualFold(segs[2], "resourceGroups") {
 		// Resource groups are the one ARM resource whose path carries no
 		// provider namespace.
-		return "Microsoft.Resources/resourceGroups", true
+		return []string{"Microsoft.Resources/resourceGroups"}
 	}
 	if last < 0 || last+1 >= len(segs) {
-		return "", false
+		return nil
 	}
 	ns := segs[last+1]
 	rest := segs[last+2:]
 	if strings.Contains(ns, "{") || len(rest) < 2 || len(rest)%2 != 0 {
-		return "", false
+		return nil
 	}
-	parts := []string{ns}
+	out := []string{ns}
 	for i := 0; i < len(rest); i += 2 {
-		if strings.Contains(rest[i], "{") || rest[i] == "" || rest[i+1] == "" {
-			return "", false
+		seg := rest[i]
+		if seg == "" || rest[i+1] == "" {
+			return nil
 		}
-		parts = append(parts, rest[i])
+		alts := []string{seg}
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			if enumOf == nil {
+				return nil
+			}
+			alts = enumOf(strings.Trim(seg, "{}"))
+			if len(alts) == 0 {
+				return nil
+			}
+		} else if strings.Contains(seg, "{") {
+			return nil
+		}
+		var next []string
+		for _, prefix := range out {
+			for _, a := range alts {
+				next = append(next, prefix+"/"+a)
+			}
+		}
+		out = next
 	}
-	return strings.Join(parts, "/"), true
+	return out
 }
 
 // versionFromFile takes the api-version from the folder layout
@@ -86,33 +117,63 @@ func (d *docs) resourceOps(file string) []resourceOp {
 			if !ok {
 				continue
 			}
-			typ, ok := typeFromPath(p)
-			if !ok {
-				continue
-			}
 			shared, _ := item["parameters"].([]any)
-			op := resourceOp{typ: typ, version: version}
-			op.put = d.bodyParam(file, shared, put)
-			op.putLRO = isLRO(put)
-			if get, ok := item["get"].(map[string]any); ok {
-				op.get = d.okResponse(file, get, "200")
+			enumOf := func(name string) []string { return d.pathEnum(file, name, shared, put) }
+			for _, typ := range typesFromPath(p, enumOf) {
+				out = append(out, d.resourceOp(file, typ, version, item, shared, put))
 			}
-			if op.get == nil {
-				// No GET on this path: what PUT returns is the best
-				// description of what the service keeps.
-				op.get = d.okResponse(file, put, "200", "201")
-			}
-			if patch, ok := item["patch"].(map[string]any); ok {
-				op.hasPatch = true
-				op.patch = d.bodyParam(file, shared, patch)
-			}
-			if del, ok := item["delete"].(map[string]any); ok {
-				op.deleteLRO = isLRO(del)
-			}
-			out = append(out, op)
 		}
 	}
 	return out
+}
+
+// pathEnum returns the enum of a path parameter, from the operation's or
+// the path's parameter list. SOA records and the like are enum values too:
+// ARM serves them as types of their own.
+func (d *docs) pathEnum(file, name string, shared []any, op map[string]any) []string {
+	own, _ := op["parameters"].([]any)
+	for _, list := range [][]any{own, shared} {
+		for _, p := range list {
+			pm, ok := p.(map[string]any)
+			if !ok {
+				continue
+			}
+			n, err := d.deref(node{m: pm, file: file})
+			if err != nil {
+				continue
+			}
+			if pn, _ := n.m["name"].(string); pn != name {
+				continue
+			}
+			if in, _ := n.m["in"].(string); in != "path" {
+				continue
+			}
+			return factOf(n.m).enum
+		}
+	}
+	return nil
+}
+
+func (d *docs) resourceOp(file, typ, version string, item map[string]any, shared []any, put map[string]any) resourceOp {
+	op := resourceOp{typ: typ, version: version}
+	op.put = d.bodyParam(file, shared, put)
+	op.putLRO = isLRO(put)
+	if get, ok := item["get"].(map[string]any); ok {
+		op.get = d.okResponse(file, get, "200")
+	}
+	if op.get == nil {
+		// No GET on this path: what PUT returns is the best description
+		// of what the service keeps.
+		op.get = d.okResponse(file, put, "200", "201")
+	}
+	if patch, ok := item["patch"].(map[string]any); ok {
+		op.hasPatch = true
+		op.patch = d.bodyParam(file, shared, patch)
+	}
+	if del, ok := item["delete"].(map[string]any); ok {
+		op.deleteLRO = isLRO(del)
+	}
+	return op
 }
 
 func isLRO(op map[string]any) bool {

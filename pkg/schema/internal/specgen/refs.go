@@ -26,6 +26,8 @@ type docs struct {
 	// children maps a definition key to the keys of the definitions
 	// whose allOf names it, per file that declares them.
 	children map[string]map[string][]string
+	// fallbacks counts $refs into missing files answered from common-types.
+	fallbacks int
 }
 
 func newDocs(src Source) *docs {
@@ -52,6 +54,18 @@ func (d *docs) doc(file string) (map[string]any, error) {
 	return nil, err
 }
 
+// forget drops parsed files, except the shared common-types that every
+// service refers to.
+func (d *docs) forget() {
+	for f := range d.parsed {
+		if !strings.HasPrefix(f, "specification/common-types/") {
+			delete(d.parsed, f)
+			delete(d.children, f)
+		}
+	}
+	clear(d.bad)
+}
+
 // resolveRef finds the target of ref written inside file.
 func (d *docs) resolveRef(file, ref string) (node, error) {
 	target, frag, _ := strings.Cut(ref, "#")
@@ -64,6 +78,9 @@ func (d *docs) resolveRef(file, ref string) (node, error) {
 	}
 	doc, err := d.doc(tf)
 	if err != nil {
+		if n, ok := d.fallback(frag); ok {
+			return n, nil
+		}
 		return node{}, err
 	}
 	var cur any = doc
@@ -89,6 +106,49 @@ func (d *docs) resolveRef(file, ref string) (node, error) {
 		return node{}, fmt.Errorf("$ref %q in %s: not an object", ref, file)
 	}
 	return node{m: m, file: tf, key: tf + "#" + frag}, nil
+}
+
+// commonFiles lists the shared ARM definitions, newest first. A function,
+// not a package variable, so importing the generator costs nothing.
+func commonFiles() []string {
+	var out []string
+	for v := 6; v >= 1; v-- {
+		for _, f := range []string{"types.json", "managedidentity.json", "privatelinks.json", "customermanagedkeys.json"} {
+			out = append(out, fmt.Sprintf("specification/common-types/resource-management/v%d/%s", v, f))
+		}
+	}
+	return out
+}
+
+// fallback stands in for a definition whose file is missing. Service
+// folders keep their own copies of the ARM basics (compute's
+// common-types/v1/common.json, sql's common/v1/types.json, ...), which a
+// stable-only archive leaves out; the same definitions exist in the
+// shared common-types, so a VM keeps its location and tags. A service's
+// own "Resource" is location-bearing, i.e. common-types' TrackedResource.
+func (d *docs) fallback(frag string) (node, bool) {
+	name, ok := strings.CutPrefix(frag, "/definitions/")
+	if !ok || strings.Contains(name, "/") {
+		return node{}, false
+	}
+	names := []string{name}
+	if name == "Resource" {
+		names = []string{"TrackedResource", "Resource"}
+	}
+	for _, n := range names {
+		for _, f := range commonFiles() {
+			doc, err := d.doc(f)
+			if err != nil {
+				continue
+			}
+			defs, _ := doc["definitions"].(map[string]any)
+			if m, ok := defs[n].(map[string]any); ok {
+				d.fallbacks++
+				return node{m: m, file: f, key: f + "#/definitions/" + n}, true
+			}
+		}
+	}
+	return node{}, false
 }
 
 // deref follows $ref chains. Keywords written beside a $ref (readOnly,

@@ -21,7 +21,7 @@ func generate(t *testing.T, p string) []*format.Blob {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobs, err := Generate(src)
+	blobs, _, err := Generate(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,17 @@ func facts(t *testing.T, blobs []*format.Blob, typ, version string) (map[string]
 }
 
 func TestFixtureTypes(t *testing.T) {
-	blobs := generate(t, fixture)
+	src, err := OpenSource(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, st, err := Generate(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Types != 2 || st.Pairs != 3 || st.Fallbacks == 0 {
+		t.Errorf("stats = %+v, want 2 types, 3 pairs, some fallbacks", st)
+	}
 	var names []string
 	for _, b := range blobs {
 		names = append(names, b.Name)
@@ -148,10 +158,20 @@ func TestFixturePatchPathsAndDiscriminator(t *testing.T) {
 	props, gv, _ := facts(t, blobs, "Contoso.Widgets/widgets/gears", "2024-06-01")
 	// Sub-types live in a sibling file of the api-version folder; the
 	// grandchild extends the child.
-	for _, p := range []string{"properties.kind", "properties.teeth", "properties.angle", "etag"} {
+	// "properties.isDefault" comes from the gears/default path: one type,
+	// a model per fixed name, united.
+	for _, p := range []string{"properties.kind", "properties.teeth", "properties.angle", "etag", "properties.isDefault"} {
 		if _, ok := props[p]; !ok {
 			t.Errorf("gears: %s missing (discriminated sub-types not merged?); have %v", p, keys(props))
 		}
+	}
+	// Sub-types disagree on teeth's type: the merged path has none, so a
+	// value valid for either passes validation.
+	if p := props["properties.teeth"]; p.Type != "" {
+		t.Errorf("teeth type = %q, want none (integer in SpurGear, string in WormGear)", p.Type)
+	}
+	if p := props["properties.material"]; p.Flags&format.FlagEnumClosed == 0 {
+		t.Errorf("material (one sub-type only) = %+v, want its closed enum", p)
 	}
 	if gv.Flags&format.VFlagEtag == 0 || gv.Flags&format.VFlagDeleteLRO == 0 || gv.Flags&format.VFlagPatch != 0 {
 		t.Errorf("gears version flags = %b", gv.Flags)
@@ -169,6 +189,15 @@ func TestFixtureVersions(t *testing.T) {
 	if _, ok := props["properties.region"]; ok {
 		t.Error("2024-01-01 has a property only 2024-06-01 declares")
 	}
+	// 2024-01-01 extends a service-local common file that the tree lacks
+	// (as the stable-only archive lacks compute's and sql's): the shared
+	// common-types stand in, so the ARM basics are still described.
+	if p, ok := props["location"]; !ok || p.Flags&format.FlagCreateOnly == 0 {
+		t.Errorf("2024-01-01 location = %+v (present %v), want create-only via the common-types fallback", p, ok)
+	}
+	if p, ok := props["id"]; !ok || p.Flags&format.FlagReadOnly == 0 {
+		t.Errorf("2024-01-01 id = %+v (present %v)", p, ok)
+	}
 }
 
 // TestDeterministic generates the fixture twice from the directory and
@@ -180,7 +209,7 @@ func TestDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := Run(src, out); err != nil {
+		if _, err := Run(src, out); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,7 +219,7 @@ func TestDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(src, c); err != nil {
+	if _, err := Run(src, c); err != nil {
 		t.Fatal(err)
 	}
 	want := readDir(t, a)

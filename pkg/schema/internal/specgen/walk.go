@@ -1,7 +1,6 @@
 package specgen
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -16,48 +15,19 @@ const (
 	maxNested = 2
 )
 
-// fact is what one model says about one property path.
-type fact struct {
-	typ      string
-	ro       bool
-	mut      []string
-	hasMut   bool
-	secret   bool
-	armID    bool
-	def      any
-	hasDef   bool
-	enum     []string
-	closed   bool
-	ids      []string
-	hasIDs   bool
-	children bool // the model declares members below this path
-	// createOnly: x-ms-mutability without "update", on this path or an
-	// ancestor (mutability applies to the whole subtree).
-	createOnly bool
-}
-
-// inherited is what a path passes down to its members: a readonly or
-// create-only object makes everything inside it so.
-type inherited struct{ ro, co bool }
-
-func (f *fact) mutable(op string) bool {
-	for _, m := range f.mut {
-		if m == op {
-			return true
-		}
-	}
-	return false
-}
-
 // members is an object model with allOf and discriminated sub-types merged.
 type members struct {
 	// resource: the model is an ARM resource itself (it extends a
 	// *Resource base or carries x-ms-azure-resource).
 	resource bool
 	typ      string
-	props map[string]node
+	// props holds, per member name, every model that declares it: the
+	// sub-types of a discriminated base often share a member name
+	// ("typeProperties") with a different model each, and the wire body
+	// may carry any of them, so their members are united.
+	props map[string][]node
 	addl  *node
-	items *node
+	items []node
 }
 
 // walker flattens one request or response model into property paths.
@@ -85,7 +55,7 @@ func join(parent, name string) string {
 
 // pending is a path waiting to be described.
 type pending struct {
-	n         node
+	alts      []node // the models that describe this path (see members.props)
 	path      string
 	depth     int
 	inh       inherited
@@ -99,22 +69,38 @@ type pending struct {
 // members are described all together or not at all: a partly described
 // object would make the validator call real members unknown.
 func (w *walker) run(root node) {
-	queue := []pending{{n: root}}
+	queue := []pending{{alts: []node{root}}}
 	reserved := 0
 	for len(queue) > 0 {
 		it := queue[0]
 		queue = queue[1:]
-		n, err := w.d.deref(it.n)
-		if err != nil {
+		var alts []node
+		keys := map[string]bool{}
+		for _, a := range it.alts {
+			n, err := w.d.deref(a)
+			if err != nil || (n.key != "" && keys[n.key]) {
+				continue
+			}
+			if n.key != "" {
+				keys[n.key] = true
+			}
+			alts = append(alts, n)
+		}
+		if len(alts) == 0 {
 			continue
 		}
-		mem := w.collect(n)
+		n := alts[0]
+		mem := w.collect(alts)
 		inh := it.inh
 		var f *fact
 		if it.path != "" {
-			f = factOf(n.m)
-			if f.typ == "" {
-				f.typ = mem.typ
+			if len(alts) == 1 {
+				f = factOf(n.m)
+				if f.typ == "" {
+					f.typ = mem.typ
+				}
+			} else {
+				f = w.altFacts(alts)
 			}
 			f.ro = f.ro || inh.ro
 			f.createOnly = f.createOnly || (inh.co && !f.hasMut)
@@ -139,11 +125,19 @@ func (w *walker) run(root node) {
 		// Recursive models (an error with inner errors, a JSON-schema-like
 		// definition) are described down to their first repetition only.
 		ancestors := it.ancestors
-		if n.key != "" {
-			if contains(ancestors, n.key) {
+		recursive := false
+		for _, a := range alts {
+			if a.key == "" {
 				continue
 			}
-			ancestors = append(ancestors[:len(ancestors):len(ancestors)], n.key)
+			if contains(ancestors, a.key) {
+				recursive = true
+				break
+			}
+			ancestors = append(ancestors[:len(ancestors):len(ancestors)], a.key)
+		}
+		if recursive {
+			continue
 		}
 		names := make([]string, 0, len(mem.props))
 		for k := range mem.props {
@@ -154,28 +148,28 @@ func (w *walker) run(root node) {
 		if mem.addl != nil {
 			count++
 		}
-		if mem.items != nil {
+		if len(mem.items) > 0 {
 			count++
 		}
 		if reserved+count > maxPaths {
 			continue
 		}
 		reserved += count
-		next := func(c node, p string) {
-			queue = append(queue, pending{n: c, path: p, depth: it.depth + 1, inh: inh, ancestors: ancestors, nested: nested})
+		next := func(c []node, p string) {
+			queue = append(queue, pending{alts: c, path: p, depth: it.depth + 1, inh: inh, ancestors: ancestors, nested: nested})
 		}
 		for _, k := range names {
 			next(mem.props[k], join(it.path, k))
 		}
 		if mem.addl != nil {
 			if mem.addl.m != nil {
-				next(*mem.addl, it.path+".*")
+				next([]node{*mem.addl}, it.path+".*")
 			} else if it.path != "" {
 				w.out[it.path+".*"] = &fact{ro: inh.ro, createOnly: inh.co}
 			}
 		}
-		if mem.items != nil {
-			next(*mem.items, it.path+"[]")
+		if len(mem.items) > 0 {
+			next(mem.items, it.path+"[]")
 		}
 		if f != nil && len(names) > 0 {
 			f.children = true
@@ -195,24 +189,26 @@ func contains(list []string, s string) bool {
 // collect merges a model's own members with those of its allOf parents
 // and, when it is a discriminator base, those of every sub-type: the wire
 // body may be any of them.
-func (w *walker) collect(n node) members {
-	mem := members{props: map[string]node{}}
+func (w *walker) collect(alts []node) members {
+	mem := members{props: map[string][]node{}}
 	seen := map[string]bool{}
-	w.collectInto(&mem, n, seen)
-	if _, ok := n.m["discriminator"]; ok && n.key != "" {
-		for _, child := range w.subTypes(n) {
-			c, err := w.d.byKey(child)
-			if err != nil {
-				continue
+	for _, n := range alts {
+		w.collectInto(&mem, n, seen)
+		if _, ok := n.m["discriminator"]; ok && n.key != "" {
+			for _, child := range w.subTypes(n) {
+				c, err := w.d.byKey(child)
+				if err != nil {
+					continue
+				}
+				w.collectInto(&mem, c, seen)
 			}
-			w.collectInto(&mem, c, seen)
 		}
 	}
 	if mem.typ == "" {
 		switch {
 		case len(mem.props) > 0 || mem.addl != nil:
 			mem.typ = "object"
-		case mem.items != nil:
+		case len(mem.items) > 0:
 			mem.typ = "array"
 		}
 	}
@@ -242,9 +238,7 @@ func (w *walker) collectInto(mem *members, n node, seen map[string]bool) {
 			if !ok {
 				continue
 			}
-			if _, dup := mem.props[k]; !dup {
-				mem.props[k] = node{m: vm, file: n.file}
-			}
+			mem.props[k] = append(mem.props[k], node{m: vm, file: n.file})
 		}
 	}
 	switch a := n.m["additionalProperties"].(type) {
@@ -257,8 +251,8 @@ func (w *walker) collectInto(mem *members, n node, seen map[string]bool) {
 			mem.addl = &node{}
 		}
 	}
-	if it, ok := n.m["items"].(map[string]any); ok && mem.items == nil {
-		mem.items = &node{m: it, file: n.file}
+	if it, ok := n.m["items"].(map[string]any); ok {
+		mem.items = append(mem.items, node{m: it, file: n.file})
 	}
 	if all, ok := n.m["allOf"].([]any); ok {
 		for _, a := range all {
@@ -291,53 +285,4 @@ func (w *walker) subTypes(base node) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func factOf(m map[string]any) *fact {
-	f := &fact{}
-	f.typ, _ = m["type"].(string)
-	f.ro, _ = m["readOnly"].(bool)
-	if mut, ok := m["x-ms-mutability"].([]any); ok {
-		f.hasMut = true
-		for _, v := range mut {
-			if s, ok := v.(string); ok {
-				f.mut = append(f.mut, s)
-			}
-		}
-	}
-	f.createOnly = f.hasMut && f.mutable("create") && !f.mutable("update")
-	sec, _ := m["x-ms-secret"].(bool)
-	format, _ := m["format"].(string)
-	f.secret = sec || format == "password"
-	_, details := m["x-ms-arm-id-details"]
-	f.armID = format == "arm-id" || details
-	if d, ok := m["default"]; ok && d != nil {
-		f.def, f.hasDef = d, true
-	}
-	if e, ok := m["enum"].([]any); ok {
-		for _, v := range e {
-			if s, ok := v.(string); ok {
-				f.enum = append(f.enum, s)
-			} else {
-				f.enum = append(f.enum, fmt.Sprint(v))
-			}
-		}
-		if xe, ok := m["x-ms-enum"].(map[string]any); ok {
-			if mas, ok := xe["modelAsString"].(bool); ok && !mas {
-				f.closed = true
-			}
-		}
-	}
-	if ids, ok := m["x-ms-identifiers"].([]any); ok {
-		f.hasIDs = true
-		f.ids = []string{}
-		for _, v := range ids {
-			if s, ok := v.(string); ok {
-				// Nested keys are written as JSON pointers ("/properties/name");
-				// keep them in the package's dotted path syntax.
-				f.ids = append(f.ids, strings.ReplaceAll(strings.TrimPrefix(s, "/"), "/", "."))
-			}
-		}
-	}
-	return f
 }

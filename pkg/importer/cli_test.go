@@ -1,0 +1,81 @@
+package importer_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/cli"
+)
+
+// runCLI runs kubectl-azure in-process and returns stdout, stderr and the
+// exit code.
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Main(args, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errb})
+	return out.String(), errb.String(), code
+}
+
+// TestCLIImportThenDiffIsEmpty is the user's path end to end: import a
+// resource group with its children into files, then diff those files
+// against the same state: exit 0 and no change.
+func TestCLIImportThenDiffIsEmpty(t *testing.T) {
+	srv := startEmulator(t, false)
+	seedGroup(t, srv, 10)
+	net := "/subscriptions/" + testSub + "/resourceGroups/" + timingRG + "/providers/Microsoft.Network/"
+	if err := srv.Seed(net+"virtualNetworks/vnet-000/subnets/default", "2023-09-01", map[string]any{
+		"id": net + "virtualNetworks/vnet-000/subnets/default", "name": "default", "etag": "x", "type": "Microsoft.Network/virtualNetworks/subnets",
+		"properties": map[string]any{"addressPrefix": "10.0.0.0/24", "provisioningState": "Succeeded"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	stateFile := filepath.Join(dir, "state.json")
+	outDir := filepath.Join(dir, "infra")
+	common := []string{"--endpoint", srv.URL(), "--state", stateFile, "--subscription", testSub}
+
+	stdout, stderr, code := runCLI(t, append([]string{"import", "--resource-group", timingRG, "--children", "--output-dir", outDir}, common...)...)
+	if code != 0 {
+		t.Fatalf("import exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(outDir, "*.yaml"))
+	if len(files) != 11 {
+		t.Fatalf("got %d files, want 10 resources + 1 subnet: %v\n%s", len(files), files, stderr)
+	}
+	nic, err := os.ReadFile(filepath.Join(outDir, "networkinterfaces-nic-000.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("nic manifest:\n%s", nic)
+	for _, want := range []string{
+		"resourceGroup: " + timingRG,
+		"${ref:Microsoft.Network/networkSecurityGroups/nsg-000}",
+		"${ref:Microsoft.Network/virtualNetworks/subnets/default}",
+	} {
+		if !strings.Contains(string(nic), want) {
+			t.Errorf("nic manifest lacks %q", want)
+		}
+	}
+	if strings.Contains(string(nic), testSub) {
+		t.Errorf("nic manifest hard-codes the subscription")
+	}
+	subnet, err := os.ReadFile(filepath.Join(outDir, "virtualnetworks-vnet-000-subnets-default.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(subnet), "parent: Microsoft.Network/virtualNetworks/vnet-000") {
+		t.Errorf("subnet not placed under its parent:\n%s", subnet)
+	}
+
+	stdout, stderr, code = runCLI(t, append([]string{"diff", "-f", outDir, "-o", "json"}, common...)...)
+	if code != 0 {
+		t.Fatalf("diff after import: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout, `"path"`) {
+		t.Errorf("diff after import lists changes:\n%s", stdout)
+	}
+}

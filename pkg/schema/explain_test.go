@@ -1,0 +1,127 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestParseQuery(t *testing.T) {
+	cases := map[string]Query{
+		"Microsoft.Storage/storageAccounts":                                       {Type: "Microsoft.Storage/storageAccounts"},
+		"Microsoft.Storage/storageAccounts@2023-05-01":                            {Type: "Microsoft.Storage/storageAccounts", APIVersion: "2023-05-01"},
+		"Microsoft.Storage/storageAccounts.properties.encryption":                 {Type: "Microsoft.Storage/storageAccounts", Path: "properties.encryption"},
+		"Microsoft.Storage/storageAccounts@2023-05-01.properties.encryption":      {Type: "Microsoft.Storage/storageAccounts", APIVersion: "2023-05-01", Path: "properties.encryption"},
+		"Microsoft.Network/virtualNetworks/subnets@2023-11-01-preview.properties": {Type: "Microsoft.Network/virtualNetworks/subnets", APIVersion: "2023-11-01-preview", Path: "properties"},
+	}
+	for in, want := range cases {
+		got, err := ParseQuery(in)
+		if err != nil || got != want {
+			t.Errorf("ParseQuery(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	if _, err := ParseQuery("storageAccounts"); err == nil {
+		t.Error("a query without namespace was accepted")
+	}
+}
+
+func explain(t *testing.T, q string, opts ExplainOptions) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Explain(&b, Default(), q, opts); err != nil {
+		t.Fatalf("Explain(%s): %v", q, err)
+	}
+	return b.String()
+}
+
+func TestExplainText(t *testing.T) {
+	out := explain(t, "Microsoft.Storage/storageAccounts@2023-05-01.properties.encryption", ExplainOptions{})
+	for _, want := range []string{
+		"TYPE:", "Microsoft.Storage/storageAccounts",
+		"VERSION:", "2023-05-01",
+		"FIELD:", "properties.encryption <object>",
+		"keySource", `default "Microsoft.Storage"`, "enum (open): Microsoft.Storage, Microsoft.Keyvault",
+		"services", "<object>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+	out = explain(t, "microsoft.storage/STORAGEACCOUNTS@2023-05-01", ExplainOptions{})
+	for _, want := range []string{"location", "create-only", "PATCH:", "ETAG:", "no", "LONG-RUNNING:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("top-level explain lacks %q:\n%s", want, out)
+		}
+	}
+	out = explain(t, "Microsoft.Network/virtualNetworks@2023-11-01.properties.subnets", ExplainOptions{})
+	for _, want := range []string{"keyed by name (assumed)", "[].name", "PATCH:", "tags only"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("subnets explain lacks %q:\n%s", want, out)
+		}
+	}
+	out = explain(t, "Microsoft.DBforMySQL/flexibleServers@2023-12-30.properties.administratorLoginPassword", ExplainOptions{})
+	if !strings.Contains(out, "secret") || !strings.Contains(out, "write-only") {
+		t.Errorf("password flags missing:\n%s", out)
+	}
+}
+
+func TestExplainNearestWarns(t *testing.T) {
+	out := explain(t, "Microsoft.Storage/storageAccounts@2099-01-01", ExplainOptions{})
+	if !strings.Contains(out, "WARNING:") || !strings.Contains(out, "2099-01-01") {
+		t.Errorf("no nearest-version warning:\n%s", out)
+	}
+}
+
+func TestExplainRecursive(t *testing.T) {
+	flat := explain(t, "Microsoft.Storage/storageAccounts@2023-05-01.properties.encryption", ExplainOptions{})
+	deep := explain(t, "Microsoft.Storage/storageAccounts@2023-05-01.properties.encryption", ExplainOptions{Recursive: true})
+	if !strings.Contains(deep, "services.blob.keyType") || strings.Contains(flat, "services.blob.keyType") {
+		t.Errorf("recursive should list nested fields, flat should not:\nflat:\n%s\ndeep:\n%s", flat, deep)
+	}
+}
+
+func TestExplainJSON(t *testing.T) {
+	out := explain(t, "Microsoft.KeyVault/vaults@2023-07-01.properties.createMode", ExplainOptions{Output: "json"})
+	var doc struct {
+		Type       string `json:"type"`
+		APIVersion string `json:"apiVersion"`
+		Resolution struct {
+			Found bool `json:"found"`
+		} `json:"resolution"`
+		Field struct {
+			Path       string   `json:"path"`
+			Type       string   `json:"type"`
+			WriteOnly  bool     `json:"writeOnly"`
+			EnumClosed bool     `json:"enumClosed"`
+			Enum       []string `json:"enum"`
+		} `json:"field"`
+		Fields []json.RawMessage `json:"fields"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if doc.Type != "Microsoft.KeyVault/vaults" || doc.APIVersion != "2023-07-01" || !doc.Resolution.Found ||
+		doc.Field.Path != "properties.createMode" || doc.Field.Type != "string" || !doc.Field.WriteOnly || !doc.Field.EnumClosed || len(doc.Field.Enum) != 2 {
+		t.Errorf("json = %+v", doc)
+	}
+	if doc.Fields == nil {
+		t.Error("fields must be an array, even when empty")
+	}
+}
+
+func TestExplainErrors(t *testing.T) {
+	var b bytes.Buffer
+	err := Explain(&b, Default(), "Microsoft.Storage/storageAcounts", ExplainOptions{})
+	if err == nil || !strings.Contains(err.Error(), "not in the schema index") {
+		t.Errorf("unknown type: %v", err)
+	}
+	err = Explain(&b, Default(), "Microsoft.Storage/storageAccounts.properties.nope", ExplainOptions{})
+	if err == nil || !strings.Contains(err.Error(), "properties.nope") || !strings.Contains(err.Error(), "location") {
+		t.Errorf("unknown path: %v", err)
+	}
+	err = Explain(&b, Default(), "Microsoft.Storage/storageAccounts", ExplainOptions{Output: "xml"})
+	if err == nil {
+		t.Error("unknown output format accepted")
+	}
+}

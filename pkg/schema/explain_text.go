@@ -1,0 +1,178 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// flags names the facts of a property for display, the array matching
+// rule included.
+func flags(t *Type, sp string, p *Property) []string {
+	var f []string
+	if p.ReadOnly {
+		f = append(f, "readonly")
+	}
+	if p.CreateOnly {
+		f = append(f, "create-only")
+	}
+	if p.Secret {
+		f = append(f, "secret")
+	}
+	if p.WriteOnly {
+		f = append(f, "write-only")
+	}
+	if p.ARMID {
+		f = append(f, "arm-id")
+	}
+	if p.Type == TypeArray {
+		keys, pos, fromSpec := t.ArrayKeys(sp)
+		switch {
+		case pos:
+			f = append(f, "ordered")
+		case len(keys) > 0 && fromSpec:
+			f = append(f, "keyed by "+strings.Join(keys, "+"))
+		case len(keys) > 0:
+			f = append(f, "keyed by "+strings.Join(keys, "+")+" (assumed)")
+		}
+	}
+	return f
+}
+
+func typeLabel(p *Property) string {
+	if p == nil || p.Type == "" {
+		return "<any>"
+	}
+	return "<" + string(p.Type) + ">"
+}
+
+func describe(p *Property) string {
+	var parts []string
+	if p.Default != nil {
+		b, _ := json.Marshal(p.Default)
+		parts = append(parts, "default "+string(b))
+	}
+	if len(p.Enum) > 0 {
+		kind := "open"
+		if p.EnumClosed {
+			kind = "closed"
+		}
+		parts = append(parts, fmt.Sprintf("enum (%s): %s", kind, strings.Join(p.Enum, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p *Property, fields []field) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "TYPE:\t%s\n", t.Name)
+	fmt.Fprintf(tw, "VERSION:\t%s\n", t.APIVersion)
+	if vs := r.Versions(t.Name); len(vs) > 1 {
+		fmt.Fprintf(tw, "VERSIONS:\t%s\n", strings.Join(vs, ", "))
+	}
+	if res.Warning != "" {
+		fmt.Fprintf(tw, "WARNING:\t%s\n", res.Warning)
+	}
+	fmt.Fprintf(tw, "PATCH:\t%s\n", patchSummary(t))
+	fmt.Fprintf(tw, "ETAG:\t%s\n", yesNo(t.HasEtag))
+	fmt.Fprintf(tw, "LONG-RUNNING:\tPUT %s, DELETE %s\n", yesNo(t.PutLRO), yesNo(t.DeleteLRO))
+	if p != nil {
+		fmt.Fprintf(tw, "\nFIELD:\t%s %s\n", sp, typeLabel(p))
+		if f := flags(t, sp, p); len(f) > 0 {
+			fmt.Fprintf(tw, "FLAGS:\t%s\n", strings.Join(f, ", "))
+		}
+		if d := describe(p); d != "" {
+			fmt.Fprintf(tw, "VALUES:\t%s\n", d)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nFIELDS:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, f := range fields {
+		name := f.Name
+		if sp != "" || strings.ContainsAny(f.Path, ".[") {
+			name = strings.TrimPrefix(strings.TrimPrefix(f.Path, sp), ".")
+		}
+		extra := strings.Join(f.Flags, ", ")
+		if d := describe(f.Property); d != "" {
+			if extra != "" {
+				extra += "; "
+			}
+			extra += d
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", name, typeLabel(f.Property), extra)
+	}
+	return tw.Flush()
+}
+
+func patchSummary(t *Type) string {
+	switch {
+	case !t.PatchSupported:
+		return "no (updates use GET-modify-PUT)"
+	case len(t.PatchPaths) == 0:
+		return "yes (body model unknown)"
+	}
+	top := map[string]bool{}
+	for _, p := range t.PatchPaths {
+		top[SplitPath(p)[0]] = true
+	}
+	names := make([]string, 0, len(top))
+	for k := range top {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(names) == 1 && names[0] == "tags" {
+		return "tags only"
+	}
+	return "yes: " + strings.Join(names, ", ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+type explainDoc struct {
+	Type           string     `json:"type"`
+	APIVersion     string     `json:"apiVersion"`
+	Versions       []string   `json:"versions"`
+	Resolution     Resolution `json:"resolution"`
+	PatchSupported bool       `json:"patchSupported"`
+	PatchPaths     []string   `json:"patchPaths,omitempty"`
+	HasEtag        bool       `json:"hasEtag"`
+	PutLRO         bool       `json:"putLongRunning"`
+	DeleteLRO      bool       `json:"deleteLongRunning"`
+	Path           string     `json:"path,omitempty"`
+	Field          *field     `json:"field,omitempty"`
+	Fields         []field    `json:"fields"`
+}
+
+func explainJSON(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p *Property, fields []field) error {
+	doc := explainDoc{
+		Type: t.Name, APIVersion: t.APIVersion, Versions: r.Versions(t.Name), Resolution: res,
+		PatchSupported: t.PatchSupported, PatchPaths: t.PatchPaths, HasEtag: t.HasEtag,
+		PutLRO: t.PutLRO, DeleteLRO: t.DeleteLRO, Path: sp, Fields: fields,
+	}
+	if doc.Fields == nil {
+		doc.Fields = []field{}
+	}
+	if p != nil {
+		name := sp
+		if segs := SplitPath(sp); len(segs) > 0 {
+			name = segs[len(segs)-1]
+		}
+		doc.Field = &field{Name: name, Path: sp, Property: p, Flags: flags(t, sp, p)}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,170 @@
+package schema
+
+import (
+	"reflect"
+	"testing"
+)
+
+// testType is a hand-built type for unit tests that must not depend on the
+// embedded index.
+func testType() *Type {
+	str := &Property{Type: TypeString}
+	obj := &Property{Type: TypeObject}
+	arr := &Property{Type: TypeArray}
+	return &Type{
+		Name: "Contoso.Widgets/widgets", APIVersion: "2024-06-01",
+		Properties: map[string]*Property{
+			"id":                              {Type: TypeString, ReadOnly: true},
+			"location":                        {Type: TypeString, CreateOnly: true},
+			"tags":                            obj,
+			"tags.*":                          str,
+			"sku":                             obj,
+			"sku.name":                        {Type: TypeString, Enum: []string{"Basic", "Premium"}, EnumClosed: true},
+			"sku.family":                      {Type: TypeString, Enum: []string{"A", "B"}},
+			"properties":                      obj,
+			"properties.count":                {Type: TypeInteger},
+			"properties.ratio":                {Type: TypeNumber},
+			"properties.enabled":              {Type: TypeBoolean},
+			"properties.settings":             obj, // free-form: no members
+			"properties.status":               {Type: TypeObject, ReadOnly: true},
+			"properties.status.phase":         {Type: TypeString, ReadOnly: true},
+			"properties.subnets":              arr,
+			"properties.subnets[]":            obj,
+			"properties.subnets[].name":       str,
+			"properties.subnets[].properties": obj,
+			"properties.subnets[].properties.addressPrefix": str,
+			"properties.steps":          {Type: TypeArray, Identifiers: []string{}, Positional: true},
+			"properties.steps[]":        str,
+			"properties.rules":          {Type: TypeArray, Identifiers: []string{"ruleId"}},
+			"properties.rules[]":        obj,
+			"properties.rules[].ruleId": str,
+			"properties.ids":            arr,
+			"properties.ids[]":          obj,
+			"properties.ids[].id":       str,
+			"properties.labels":         arr,
+			"properties.labels[]":       str,
+			"properties.maps":           obj,
+			"properties.maps.*":         obj,
+			"properties.maps.*.value":   str,
+		},
+	}
+}
+
+func TestSplitJoinPath(t *testing.T) {
+	cases := map[string][]string{
+		"properties.subnets[2].name":         {"properties", "subnets", "[2]", "name"},
+		"properties.subnets[default].name":   {"properties", "subnets", "[default]", "name"},
+		"properties.subnets[my.subnet].name": {"properties", "subnets", "[my.subnet]", "name"},
+		"tags.env":                           {"tags", "env"},
+		"properties.subnets[].properties":    {"properties", "subnets", "[]", "properties"},
+		"properties.matrix[0][1]":            {"properties", "matrix", "[0]", "[1]"},
+		"location":                           {"location"},
+	}
+	for in, want := range cases {
+		got := SplitPath(in)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("SplitPath(%q) = %q, want %q", in, got, want)
+		}
+		if back := JoinPath(got); back != in {
+			t.Errorf("JoinPath(SplitPath(%q)) = %q", in, back)
+		}
+	}
+}
+
+func TestSchemaPath(t *testing.T) {
+	if got := SchemaPath(SplitPath("properties.subnets[2].properties.addressPrefix")); got != "properties.subnets[].properties.addressPrefix" {
+		t.Errorf("SchemaPath = %q", got)
+	}
+	if got := SchemaPath(SplitPath("properties.subnets[default].name")); got != "properties.subnets[].name" {
+		t.Errorf("SchemaPath keyed = %q", got)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	ty := testType()
+	cases := []struct {
+		concrete, schema string
+		found            bool
+	}{
+		{"properties.subnets[3].properties.addressPrefix", "properties.subnets[].properties.addressPrefix", true},
+		{"tags.env", "tags.*", true},
+		{"properties.maps.east.value", "properties.maps.*.value", true},
+		{"Properties.Count", "properties.count", true}, // ARM echoes some names in other casing
+		{"properties.nope.deeper", "properties.nope.deeper", false},
+		{"properties.subnets[0].bogus", "properties.subnets[].bogus", false},
+	}
+	for _, c := range cases {
+		sp, p := ty.Resolve(SplitPath(c.concrete))
+		if sp != c.schema || (p != nil) != c.found {
+			t.Errorf("Resolve(%s) = %q, %v; want %q, found=%v", c.concrete, sp, p, c.schema, c.found)
+		}
+	}
+	var nilType *Type
+	if sp, p := nilType.Resolve(SplitPath("a[1].b")); sp != "a[].b" || p != nil {
+		t.Errorf("nil type Resolve = %q %v", sp, p)
+	}
+}
+
+func TestArrayKeysFallback(t *testing.T) {
+	ty := testType()
+	cases := []struct {
+		path                 string
+		keys                 []string
+		positional, fromSpec bool
+	}{
+		{"properties.rules", []string{"ruleId"}, false, true},
+		{"properties.steps", []string{}, true, true},
+		{"properties.subnets", []string{"name"}, false, false},
+		{"properties.ids", []string{"id"}, false, false},
+		{"properties.labels", nil, false, false},
+	}
+	for _, c := range cases {
+		keys, pos, from := ty.ArrayKeys(c.path)
+		if !reflect.DeepEqual(keys, c.keys) || pos != c.positional || from != c.fromSpec {
+			t.Errorf("ArrayKeys(%s) = %v %v %v, want %v %v %v", c.path, keys, pos, from, c.keys, c.positional, c.fromSpec)
+		}
+	}
+}
+
+func TestChildren(t *testing.T) {
+	ty := testType()
+	if got := ty.Children("sku"); !reflect.DeepEqual(got, []string{"family", "name"}) {
+		t.Errorf("Children(sku) = %v", got)
+	}
+	if got := ty.Children("properties.subnets"); !reflect.DeepEqual(got, []string{"[]"}) {
+		t.Errorf("Children(subnets) = %v", got)
+	}
+	if got := ty.Children("properties.settings"); len(got) != 0 {
+		t.Errorf("Children(settings) = %v", got)
+	}
+	if got := ty.Children(""); !reflect.DeepEqual(got, []string{"id", "location", "properties", "sku", "tags"}) {
+		t.Errorf("Children(root) = %v", got)
+	}
+}
+
+func TestNearestVersion(t *testing.T) {
+	known := []string{"2021-01-01", "2022-01-01", "2023-01-01", "2023-06-01-preview"}
+	cases := []struct {
+		want, got string
+		exact     bool
+	}{
+		{"2022-01-01", "2022-01-01", true},
+		{"2022-01-02", "2022-01-01", false},
+		{"2022-07-03", "2023-01-01", false}, // closer to 2023
+		{"2022-07-02", "2022-01-01", false}, // 182 days back beats 183 ahead
+		{"2030-01-01", "2023-06-01-preview", false},
+		{"", "2023-01-01", false}, // newest stable
+		{"garbage", "2023-06-01-preview", false},
+		{"2023-06-01-PREVIEW", "2023-06-01-preview", true},
+	}
+	for _, c := range cases {
+		got, exact := nearestVersion(known, c.want)
+		if got != c.got || exact != c.exact {
+			t.Errorf("nearestVersion(%q) = %q %v, want %q %v", c.want, got, exact, c.got, c.exact)
+		}
+	}
+	// A tie goes to the newer version.
+	if got, _ := nearestVersion([]string{"2021-01-01", "2021-01-05"}, "2021-01-03"); got != "2021-01-05" {
+		t.Errorf("tie resolved to %s", got)
+	}
+}

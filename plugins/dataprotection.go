@@ -1,0 +1,13 @@
+package plugins
+
+import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+
+// Backup instances: the CLI echoes status blocks from a previous GET.
+// Evidence: azure-cli-extensions:src/dataprotection records for
+// Microsoft.DataProtection/backupVaults/backupInstances
+// (putBody protectionStatus.status "ProtectionConfigured", getBody "UpdatingProtection").
+func init() {
+	register("Microsoft.DataProtection/backupVaults/backupInstances", &diff.Funcs{R: diff.Rules{ReadOnly: []string{
+		"properties.protectionStatus", "properties.currentProtectionState", "properties.protectionErrorDetails",
+	}}})
+}

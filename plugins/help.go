@@ -1,0 +1,12 @@
+package plugins
+
+import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+
+// Self-help diagnostics: the requested insights are inputs only.
+// Evidence:
+// azure-cli-extensions:src/self-help/azext_self_help/tests/latest/recordings/test_help_diagnostics.yaml#0.
+func init() {
+	register("Microsoft.Help/diagnostics", &diff.Funcs{R: diff.Rules{WriteOnly: []string{
+		"properties.insights", "properties.globalParameters",
+	}}})
+}

@@ -1,0 +1,13 @@
+package plugins
+
+import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+
+// Arc machine run commands and extensions: instanceView is the last
+// execution's output, echoed back by read-modify-write commands.
+// Evidence: azure-cli-extensions:src/connectedmachine records for
+// Microsoft.HybridCompute/machines/runCommands and /extensions.
+func init() {
+	for _, t := range []string{"Microsoft.HybridCompute/machines/runCommands", "Microsoft.HybridCompute/machines/extensions"} {
+		register(t, &diff.Funcs{R: diff.Rules{ReadOnly: []string{"properties.instanceView"}}})
+	}
+}

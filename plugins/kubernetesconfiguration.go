@@ -1,0 +1,25 @@
+package plugins
+
+import (
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+)
+
+func init() {
+	// Flux v1 operator parameters are trimmed by the service.
+	// Evidence: azure-cli-extensions:src/k8s-configuration records for
+	// Microsoft.KubernetesConfiguration/sourceControlConfigurations
+	// (putBody operatorParams "--git-readonly ", getBody "--git-readonly").
+	register("Microsoft.KubernetesConfiguration/sourceControlConfigurations", &diff.Funcs{R: diff.Rules{
+		Normalizers: map[string]diff.Normalizer{"properties.operatorParams": trimSpace},
+		WriteOnly:   []string{"properties.configurationProtectedSettings", "properties.configurationProtectedSettings.*"},
+	}})
+}
+
+func trimSpace(v any) any {
+	if s, ok := v.(string); ok {
+		return strings.TrimSpace(s)
+	}
+	return v
+}

@@ -1,0 +1,12 @@
+package plugins
+
+import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+
+// Integration account maps: the map content is uploaded, not returned.
+// Evidence:
+// azure-cli-extensions:src/logic/azext_logic/tests/latest/recordings/test_integration_account_map.yaml#6.
+func init() {
+	register("Microsoft.Logic/integrationAccounts/maps", &diff.Funcs{R: diff.Rules{WriteOnly: []string{
+		"properties.content", "properties.contentType",
+	}}})
+}

@@ -1,0 +1,21 @@
+package plugins
+
+import (
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+)
+
+// Operator Nexus Kubernetes clusters report versions with a "v" prefix.
+// Evidence: azure-cli-extensions:src/networkcloud records for
+// Microsoft.NetworkCloud/kubernetesClusters (putBody "1.24.9", getBody "v1.24.9").
+func init() {
+	register("Microsoft.NetworkCloud/kubernetesClusters", &diff.Funcs{R: diff.Rules{Normalizers: map[string]diff.Normalizer{
+		"properties.kubernetesVersion": func(v any) any {
+			if s, ok := v.(string); ok {
+				return strings.TrimPrefix(s, "v")
+			}
+			return v
+		},
+	}}})
+}

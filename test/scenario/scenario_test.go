@@ -1,0 +1,224 @@
+// Package scenario holds the end-to-end benchmarks `make bench` runs
+// (hack/bench.sh): the CLI binary against the emulator with realistic
+// latency and ARM's throttle buckets. They are Go benchmarks, so `make test`
+// never runs them; run one with
+//
+//	go test ./test/scenario -run '^$' -bench Plan1000 -benchtime 1x -timeout 30m
+//
+// Each reports its counts (GETs, writes, 429s) and times as custom metrics,
+// which hack/bench.sh turns into BENCHMARKS.md.
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+)
+
+func cli(b *testing.B) string {
+	buildOnce.Do(func() { binPath = harness.BuildCLI(b, b.TempDir()) })
+	return binPath
+}
+
+// realistic is the emulator the measured runs face: about 50 ms per read and
+// 150 ms per write (means; the emulator jitters ±50%), ARM's default
+// buckets, and long-running operations of 2-20 s depending on the type.
+func realistic() emulator.Options {
+	o := emulator.DefaultOptions()
+	o.Seed = 42
+	o.Latency = 50 * time.Millisecond
+	o.LatencyByMethod = map[string]time.Duration{"PUT": 150 * time.Millisecond, "PATCH": 150 * time.Millisecond, "DELETE": 150 * time.Millisecond}
+	o.LRODuration = 2 * time.Second
+	o.LROByType = map[string]time.Duration{
+		"Microsoft.Network/networkSecurityGroups":          5 * time.Second,
+		"Microsoft.Network/virtualNetworks":                20 * time.Second,
+		"Microsoft.Network/virtualNetworks/subnets":        2 * time.Second,
+		"Microsoft.ManagedIdentity/userAssignedIdentities": 2 * time.Second,
+	}
+	return o
+}
+
+// unthrottled is for building fixtures fast: buckets so large that the
+// client's pacer, which follows x-ms-ratelimit-remaining-*, never waits.
+func unthrottled() emulator.Options {
+	o := emulator.DefaultOptions()
+	o.Seed = 42
+	o.LRODuration = 0
+	big := emulator.Bucket{Size: 1e7, Refill: 1e6}
+	o.Throttle.Reads, o.Throttle.Writes, o.Throttle.Deletes = big, big, big
+	return o
+}
+
+// run executes the CLI binary and returns its wall time and peak RSS.
+func run(b *testing.B, bin string, args ...string) (wall time.Duration, rssKB int64, out string, code int) {
+	b.Helper()
+	c := exec.Command(bin, args...)
+	c.Env = append(os.Environ(), "NO_COLOR=1")
+	start := time.Now()
+	o, err := c.CombinedOutput()
+	wall = time.Since(start)
+	code = 0
+	if err != nil {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			b.Fatalf("running the CLI: %v", err)
+		}
+		code = ee.ExitCode()
+	}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rssKB = ru.Maxrss // kilobytes on Linux
+	}
+	return wall, rssKB, string(o), code
+}
+
+func global(a *harness.ARM, state string) []string {
+	return []string{"--endpoint", a.URL, "--subscription", harness.Sub, "--state", state}
+}
+
+// steadyState builds n applied, unchanged identities: applied against an
+// unthrottled emulator, then carried over to one with opts.
+func steadyState(b *testing.B, n int, opts emulator.Options) (a *harness.ARM, dir, state string) {
+	b.Helper()
+	bin := cli(b)
+	tmp := b.TempDir()
+	dir, state = filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
+	a = harness.StartARM(b, unthrottled())
+	for _, g := range harness.Identities(b, dir, "bench", n, 10) {
+		a.SeedGroup(g)
+	}
+	start := time.Now()
+	if _, _, out, code := run(b, bin, append(global(a, state), "apply", "-f", dir, "--yes", "-o", "json")...); code != 0 {
+		b.Fatalf("building the fixture: apply exited %d:\n%s", code, tail(out))
+	}
+	b.Logf("fixture: %d resources applied in %s", n, time.Since(start).Round(time.Millisecond))
+	a.Reconfigure(opts)
+	return a, dir, state
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return "..." + s[len(s)-3000:]
+	}
+	return s
+}
+
+// BenchmarkPlan1000Unchanged: a steady-state plan of 1,000 resources nobody
+// changed. Target: exactly 1,000 GETs, no write, no 429, wall within 1.15x
+// of the read bucket's bound (250 burst, then 25/s: (1000-250)/25 = 30 s).
+func BenchmarkPlan1000Unchanged(b *testing.B) {
+	const n = 1000
+	bin := cli(b)
+	a, dir, state := steadyState(b, n, realistic())
+	for i := 0; i < b.N; i++ {
+		if i > 0 {
+			// Let the read bucket refill, as between two CI runs.
+			time.Sleep(12 * time.Second)
+		}
+		before := a.Stats()
+		b.ResetTimer()
+		wall, _, out, code := run(b, bin, append(global(a, state), "diff", "-f", dir)...)
+		b.StopTimer()
+		after := a.Stats()
+		if code != 0 {
+			b.Fatalf("steady-state diff exited %d (want 0: nothing changed):\n%s", code, tail(out))
+		}
+		gets := after.Requests["GET"] - before.Requests["GET"]
+		writes := harness.Writes(after) - harness.Writes(before)
+		throttled := after.Throttled - before.Throttled
+		ideal := float64(n-250) / 25
+		b.ReportMetric(float64(gets), "GETs")
+		b.ReportMetric(float64(writes), "writes")
+		b.ReportMetric(float64(throttled), "429s")
+		b.ReportMetric(wall.Seconds(), "wall-s")
+		b.ReportMetric(ideal, "ideal-s")
+		b.ReportMetric(wall.Seconds()/ideal, "x-ideal")
+	}
+}
+
+// BenchmarkApply200DAG: 200 new resources in 10 groups, each group a chain
+// resource group -> NSG and vnet -> 5 subnets referencing the NSG, plus 12
+// identities. Target: 200 writes, wall within 1.2x of the critical path
+// plus the write bucket's bound.
+func BenchmarkApply200DAG(b *testing.B) {
+	bin := cli(b)
+	opts := realistic()
+	d := harness.DAG{Prefix: "bench", Groups: 10, Subnets: 5, Identities: 12}
+	if d.Count() != 200 {
+		b.Fatalf("DAG has %d resources", d.Count())
+	}
+	// Critical path: the plan's GET, then per level PUT + LRO + the GET
+	// that follows the write: group (synchronous) -> vnet (20 s) -> subnet (2 s).
+	get, put := 0.050, 0.150
+	critical := get + (put + get) + (put + opts.LROByType["Microsoft.Network/virtualNetworks"].Seconds() + get) +
+		(put + opts.LROByType["Microsoft.Network/virtualNetworks/subnets"].Seconds() + get)
+	writeBound := max(0, float64(d.Count())-200) / 10
+	bound := critical + writeBound
+	for i := 0; i < b.N; i++ {
+		tmp := b.TempDir()
+		dir, state := filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
+		d.Write(b, dir)
+		a := harness.StartARM(b, opts)
+		b.ResetTimer()
+		wall, _, out, code := run(b, bin, append(global(a, state), "apply", "-f", dir, "--yes")...)
+		b.StopTimer()
+		if code != 0 {
+			b.Fatalf("apply exited %d:\n%s", code, tail(out))
+		}
+		s := a.Stats()
+		b.ReportMetric(float64(harness.Writes(s)), "writes")
+		b.ReportMetric(float64(s.Requests["POLL"]), "polls")
+		b.ReportMetric(float64(s.Requests["GET"]), "GETs")
+		b.ReportMetric(float64(s.Throttled), "429s")
+		b.ReportMetric(wall.Seconds(), "wall-s")
+		b.ReportMetric(critical, "critical-s")
+		b.ReportMetric(bound, "bound-s")
+		b.ReportMetric(wall.Seconds()/bound, "x-bound")
+		if i == 0 {
+			b.Logf("apply output tail:\n%s", lastLines(out, 3))
+		}
+	}
+}
+
+// BenchmarkPlan10000Memory: the CLI's peak RSS for a steady-state plan of
+// 10,000 resources. Throttling is lifted for this one (at 25 reads/s the
+// plan would take 6.5 minutes and memory does not depend on pacing).
+// Target: under 300 MB.
+func BenchmarkPlan10000Memory(b *testing.B) {
+	const n = 10000
+	bin := cli(b)
+	a, dir, state := steadyState(b, n, unthrottled())
+	for i := 0; i < b.N; i++ {
+		b.ResetTimer()
+		wall, rss, out, code := run(b, bin, append(global(a, state), "diff", "-f", dir, "-o", "json")...)
+		b.StopTimer()
+		if code != 0 {
+			b.Fatalf("diff exited %d:\n%s", code, tail(out))
+		}
+		b.ReportMetric(float64(rss)/1024, "peak-RSS-MB")
+		b.ReportMetric(wall.Seconds(), "wall-s")
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+var _ = fmt.Sprint
