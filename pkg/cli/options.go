@@ -21,12 +21,15 @@ type GlobalOptions struct {
 	Endpoint     string
 	Auth         string
 	Cloud        string
-	State        string
-	LockTimeout  time.Duration
-	Output       string
-	Verbosity    int
-	SchemaDir    string
-	Concurrency  int
+	// AuthorityHost overrides the cloud's Entra authority (sovereign or
+	// test setups); azidentity's AZURE_AUTHORITY_HOST is the default.
+	AuthorityHost string
+	State         string
+	LockTimeout   time.Duration
+	Output        string
+	Verbosity     int
+	SchemaDir     string
+	Concurrency   int
 
 	// KubeFlags are the standard kubeconfig flags; the Kubernetes state
 	// backend and Kubernetes Secret references use them.
@@ -36,13 +39,14 @@ type GlobalOptions struct {
 // DefaultGlobalOptions returns the defaults, with environment fallbacks applied.
 func DefaultGlobalOptions() *GlobalOptions {
 	return &GlobalOptions{
-		Endpoint:    os.Getenv(EnvEndpoint),
-		Auth:        "default",
-		Cloud:       "public",
-		State:       ".kubectl-azure/state.json",
-		LockTimeout: 60 * time.Second,
-		Output:      "text",
-		KubeFlags:   genericclioptions.NewConfigFlags(true),
+		Endpoint:      os.Getenv(EnvEndpoint),
+		Auth:          "default",
+		AuthorityHost: os.Getenv("AZURE_AUTHORITY_HOST"),
+		Cloud:         "public",
+		State:         ".kubectl-azure/state.json",
+		LockTimeout:   60 * time.Second,
+		Output:        "text",
+		KubeFlags:     genericclioptions.NewConfigFlags(true),
 	}
 }
 
@@ -52,6 +56,7 @@ func (o *GlobalOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Endpoint, "endpoint", o.Endpoint, "ARM endpoint URL (default: the cloud's; $"+EnvEndpoint+"). Plain HTTP is allowed only on loopback, e.g. the bundled arm-emulator")
 	fs.StringVar(&o.Auth, "auth", o.Auth, "credential: default|cli|env|workload-identity|managed-identity|client-secret")
 	fs.StringVar(&o.Cloud, "cloud", o.Cloud, "Azure cloud: public|china|usgov")
+	fs.StringVar(&o.AuthorityHost, "authority-host", o.AuthorityHost, "Entra authority URL (default: the cloud's; $AZURE_AUTHORITY_HOST)")
 	fs.StringVar(&o.State, "state", o.State, "state backend: a file path, or kubernetes://NAMESPACE/SETNAME")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", o.LockTimeout, "how long to wait for the state lock held by another run")
 	fs.StringVarP(&o.Output, "output", "o", o.Output, "output format: text|json|yaml|markdown")

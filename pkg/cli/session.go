@@ -26,6 +26,7 @@ func (g *GlobalOptions) armClient(log io.Writer) (*arm.Client, error) {
 	o.Endpoint = g.Endpoint
 	o.Cloud = g.Cloud
 	o.Auth = g.Auth
+	o.AuthorityHost = g.AuthorityHost
 	o.Verbosity = g.Verbosity
 	o.Log = log
 	if g.Concurrency > 0 {

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"reflect"
 	"sort"
 	"strings"
 
@@ -177,7 +178,96 @@ func Project(live map[string]any, owned []string) map[string]any {
 		}
 		projectPath(out, live, p)
 	}
+	// Items were appended in owned-path order; B must keep live's order or
+	// a positional array would show as drift right after a write.
+	reorderLike(out, live)
 	return out
+}
+
+// reorderLike sorts every array in dst, a projection of src, into the order
+// its items have in src.
+func reorderLike(dst, src any) {
+	switch d := dst.(type) {
+	case map[string]any:
+		s, ok := src.(map[string]any)
+		if !ok {
+			return
+		}
+		for k, dv := range d {
+			sv, ok := s[k]
+			if !ok {
+				sv, ok = lookupFold(s, k)
+			}
+			if ok {
+				reorderLike(dv, sv)
+			}
+		}
+	case []any:
+		s, ok := src.([]any)
+		if !ok || len(d) < 1 {
+			return
+		}
+		pos := make([]int, len(d))
+		used := make([]bool, len(s))
+		for i, it := range d {
+			pos[i] = len(s) // unmatched items keep their relative order at the end
+			for j, sv := range s {
+				if !used[j] && subsetOf(it, sv) {
+					pos[i], used[j] = j, true
+					reorderLike(it, sv)
+					break
+				}
+			}
+		}
+		idx := make([]int, len(d))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return pos[idx[a]] < pos[idx[b]] })
+		sorted := make([]any, len(d))
+		for i, j := range idx {
+			sorted[i] = d[j]
+		}
+		copy(d, sorted)
+	}
+}
+
+// subsetOf reports whether a (a projection) is contained in b.
+func subsetOf(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !subsetOf(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			return false
+		}
+		for _, v := range x {
+			found := false
+			for _, w := range y {
+				if subsetOf(v, w) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(a, b)
+	}
 }
 
 func projectPath(dst map[string]any, src map[string]any, p []seg) {

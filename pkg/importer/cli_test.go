@@ -38,7 +38,10 @@ func TestCLIImportThenDiffIsEmpty(t *testing.T) {
 	outDir := filepath.Join(dir, "infra")
 	common := []string{"--endpoint", srv.URL(), "--state", stateFile, "--subscription", testSub}
 
-	stdout, stderr, code := runCLI(t, append([]string{"import", "--resource-group", timingRG, "--children", "--output-dir", outDir}, common...)...)
+	// The subnet is named explicitly and found again under its vnet: it
+	// must be imported once (a duplicate would make the manifests fail to load).
+	stdout, stderr, code := runCLI(t, append([]string{"import", net + "virtualNetworks/vnet-000/subnets/default",
+		"--resource-group", timingRG, "--children", "--output-dir", outDir}, common...)...)
 	if code != 0 {
 		t.Fatalf("import exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -117,12 +117,20 @@ func (im *Importer) Read(ctx context.Context) (*Result, error) {
 	}
 	res := &Result{}
 	fetched := im.fetchAll(ctx, targets)
+	// ARM's group listing includes some child resources (SQL databases, VM
+	// extensions) that --children finds again under their parent.
+	seen := map[string]bool{}
 	for _, f := range fetched {
 		if f.err != nil {
 			res.Failed = append(res.Failed, f.err)
 			continue
 		}
-		res.Resources = append(res.Resources, f.resources...)
+		for _, r := range f.resources {
+			if k := idKey(r.ID); !seen[k] {
+				seen[k] = true
+				res.Resources = append(res.Resources, r)
+			}
+		}
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

@@ -191,3 +191,26 @@ func TestDropInvalidLeavesOutWhatTheLoaderWouldRefuse(t *testing.T) {
 		t.Errorf("KeepUnknown: stamp left out: %#v", r.Body)
 	}
 }
+
+func TestAPIVersionFlag(t *testing.T) {
+	var o Options
+	for _, v := range []string{"2023-01-01", "Microsoft.Network/virtualNetworks=2022-05-01"} {
+		if err := o.ParseAPIVersionFlag(v); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+	}
+	if got := o.pinned("microsoft.network/VIRTUALNETWORKS"); got != "2022-05-01" {
+		t.Errorf("per-type pin = %q", got)
+	}
+	if got := o.pinned("Microsoft.Storage/storageAccounts"); got != "2023-01-01" {
+		t.Errorf("global pin = %q", got)
+	}
+	if got := o.pinned("Microsoft.Resources/resourceGroups"); got != "" {
+		t.Errorf("a global pin must not apply to resource groups, got %q", got)
+	}
+	for _, bad := range []string{"=2023-01-01", "virtualNetworks=2023-01-01", "Microsoft.Network/virtualNetworks=", "2024-01-01", " "} {
+		if err := o.ParseAPIVersionFlag(bad); err == nil {
+			t.Errorf("%q: accepted", bad)
+		}
+	}
+}

@@ -96,9 +96,14 @@ func (o *Options) ParseAPIVersionFlag(v string) error {
 }
 
 // pinned returns the api-version the user pinned for a type, or "".
+// A version pinned for everything does not apply to resource groups:
+// Microsoft.Resources versions are unrelated to the providers' ones.
 func (o *Options) pinned(typ string) string {
 	if v, ok := o.APIVersions[strings.ToLower(typ)]; ok {
 		return v
+	}
+	if strings.EqualFold(typ, "Microsoft.Resources/resourceGroups") {
+		return ""
 	}
 	return o.APIVersion
 }

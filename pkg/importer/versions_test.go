@@ -146,3 +146,39 @@ func TestCLIPartialImportReportsFailuresAndKeepsTheRest(t *testing.T) {
 		t.Errorf("-o json: exit %d, %s", code, errOut)
 	}
 }
+
+// TestUnknownTypeAsksARMForItsVersions: a type the schema index does not
+// know gets its api-version from ARM's provider metadata, and without it
+// the error says how to pin one.
+func TestUnknownTypeAsksARMForItsVersions(t *testing.T) {
+	srv := startEmulator(t, false)
+	id := "/subscriptions/" + testSub + "/resourceGroups/rg1/providers/Contoso.Widgets/gadgets/g1"
+	if err := srv.Seed(id, "2022-02-02", map[string]any{"id": id, "name": "g1", "location": "westus", "properties": map[string]any{"size": 3.0}}); err != nil {
+		t.Fatal(err)
+	}
+	var listed atomic.Bool
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.URL.Path, "/subscriptions/"+testSub+"/providers/Contoso.Widgets") && listed.Load() {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"namespace":"Contoso.Widgets","resourceTypes":[{"resourceType":"gadgets","apiVersions":["2024-01-01-preview","2022-02-02","2021-01-01"]}]}`))
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	o := importer.DefaultOptions()
+	o.IDs = []string{id}
+
+	_, err := newImporter(armClient(t, front.URL, false), o).Read(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "--api-version Contoso.Widgets/gadgets=VERSION") {
+		t.Errorf("without provider metadata: err = %v, want advice to pin a version", err)
+	}
+	listed.Store(true)
+	res, err := newImporter(armClient(t, front.URL, false), o).Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Resources[0].APIVersion; got != "2022-02-02" {
+		t.Errorf("api-version %s, want the newest stable one ARM lists (2022-02-02)", got)
+	}
+}

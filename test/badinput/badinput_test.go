@@ -215,7 +215,6 @@ func runCase(t *testing.T, c tc) {
 	}
 }
 
-
 // normalize replaces what differs between runs: the temporary directory
 // and the emulator's port.
 func normalize(s, dir, endpoint string) string {
@@ -223,4 +222,3 @@ func normalize(s, dir, endpoint string) string {
 	s = strings.ReplaceAll(s, strings.TrimPrefix(endpoint, "http://"), "$ENDPOINT")
 	return s
 }
-

@@ -234,7 +234,6 @@ func TestCrashConsistencyLocalState(t *testing.T) {
 	}
 }
 
-
 // The Kubernetes backend at 5 kill points: ConfigMaps and a Lease instead of
 // a file. A killed holder leaves its Lease behind until it expires (30 s,
 // not settable from the CLI); pkg/state tests that takeover, so here the
