@@ -121,3 +121,77 @@ func TestFaultyARMConverges(t *testing.T) {
 	}
 	e.mustRun(0, "diff", "-f", dir)
 }
+
+func TestPruneDeletesWhatTheSetNoLongerDeclares(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	if err := os.Remove(filepath.Join(e.dir, "keyvault.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	// Without --prune the vault is left alone: not ours to judge any more.
+	e.mustRun(0, "diff", "-f", e.dir)
+	out := e.mustRun(1, "diff", "-f", e.dir, "--prune")
+	if !strings.Contains(out, "kv-demo-001") || !strings.Contains(out, "1 to delete") {
+		t.Fatalf("prune plan:\n%s", out)
+	}
+	e.mustRun(0, "apply", "-f", e.dir, "--yes", "--prune")
+	kv := rg("rg-demo") + "/providers/Microsoft.KeyVault/vaults/kv-demo-001"
+	if _, code := e.live(kv, "2023-07-01"); code != 404 {
+		t.Fatalf("pruned vault still in Azure (GET %d)", code)
+	}
+	e.mustRun(0, "diff", "-f", e.dir, "--prune")
+}
+
+// A secret from the environment is written to Azure, never shown or stored
+// in clear, compared by hash afterwards, and a new value is a (sensitive) change.
+func TestSecretFromEnvNeverLeaks(t *testing.T) {
+	e := newEnv(t, nil)
+	dir := t.TempDir()
+	manifest := `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: rg-db}
+spec:
+  type: Microsoft.Resources/resourceGroups@2021-04-01
+  body: {location: westeurope}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: mysql-demo-001}
+spec:
+  type: Microsoft.DBforMySQL/flexibleServers@2023-12-30
+  resourceGroup: rg-db
+  body:
+    location: westeurope
+    sku: {name: Standard_B1ms, tier: Burstable}
+    properties:
+      administratorLogin: dbadmin
+      administratorLoginPassword: {valueFrom: {env: DB_PASSWORD}}
+      version: "8.0.21"
+`
+	if err := os.WriteFile(filepath.Join(dir, "db.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "Sup3r-Secret-Value-123"
+	t.Setenv("DB_PASSWORD", secret)
+	for _, args := range [][]string{{"diff", "-f", dir, "-o", "json"}, {"diff", "-f", dir}, {"apply", "-f", dir, "--yes"}} {
+		out, errOut, _ := e.run(args...)
+		if strings.Contains(out+errOut, secret) {
+			t.Fatalf("%v printed the secret:\n%s\n%s", args, out, errOut)
+		}
+	}
+	state, err := os.ReadFile(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(state), secret) {
+		t.Fatal("the state file holds the secret in clear")
+	}
+	// ARM does not return the password; the plan must still be quiet.
+	e.mustRun(0, "diff", "-f", dir)
+
+	t.Setenv("DB_PASSWORD", "Another-Secret-456")
+	out := e.mustRun(1, "diff", "-f", dir)
+	if !strings.Contains(out, "administratorLoginPassword") || !strings.Contains(out, "(sensitive)") || strings.Contains(out, "Another-Secret-456") {
+		t.Fatalf("rotated secret plan:\n%s", out)
+	}
+}

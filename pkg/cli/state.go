@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -18,59 +20,31 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		}
 		return ""
 	}
+	// sub builds a subcommand that runs fn on the opened state store.
+	sub := func(use, short string, args cobra.PositionalArgs, fn func(ctx context.Context, st state.Store, args []string) error) *cobra.Command {
+		return &cobra.Command{Use: use, Short: short, Args: args,
+			RunE: func(cmd *cobra.Command, a []string) error {
+				st, err := g.openState(cmd.Context())
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				return fn(cmd.Context(), st, a)
+			}}
+	}
 	cmd.AddCommand(
-		&cobra.Command{
-			Use:   "list",
-			Short: "List the recorded resources",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				st, err := g.openState(cmd.Context())
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				return state.List(cmd.Context(), s.Out, st, format())
-			},
-		},
-		&cobra.Command{
-			Use:   "show ID",
-			Short: "Show one resource's record: last-applied body (secrets hashed), baseline, etag",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				st, err := g.openState(cmd.Context())
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				return state.Show(cmd.Context(), s.Out, st, args[0], format())
-			},
-		},
-		&cobra.Command{
-			Use:   "rm ID",
-			Short: "Forget a resource (it stays in Azure; the next plan shows it as adopt)",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				st, err := g.openState(cmd.Context())
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				return state.Remove(cmd.Context(), st, args[0])
-			},
-		},
-		&cobra.Command{
-			Use:   "unlock",
-			Short: "Release a lock left by a run that died (Kubernetes Lease); shows the holder",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				st, err := g.openState(cmd.Context())
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				return state.Unlock(cmd.Context(), s.Out, st)
-			},
-		},
+		sub("list", "List the recorded resources", cobra.NoArgs,
+			func(ctx context.Context, st state.Store, _ []string) error {
+				return state.List(ctx, s.Out, st, format())
+			}),
+		sub("show ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", cobra.ExactArgs(1),
+			func(ctx context.Context, st state.Store, a []string) error {
+				return state.Show(ctx, s.Out, st, a[0], format())
+			}),
+		sub("rm ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", cobra.ExactArgs(1),
+			func(ctx context.Context, st state.Store, a []string) error { return state.Remove(ctx, st, a[0]) }),
+		sub("unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", cobra.NoArgs,
+			func(ctx context.Context, st state.Store, _ []string) error { return state.Unlock(ctx, s.Out, st) }),
 	)
 	return cmd
 }

@@ -204,7 +204,13 @@ var serverComputed = []string{
 
 // secretName is the fallback when the schema does not know a path: field
 // names that hold credentials in every ARM API we have seen.
-func secretName(name string) bool {
+func secretName(name string) bool { return IsCredentialName(name) }
+
+// IsCredentialName reports whether a property name holds a credential in
+// every ARM API seen so far (password, clientSecret, primaryKey, ...). It is
+// the fallback where the schema does not know a path; import uses it too,
+// so that what the diff hashes is never printed into a manifest.
+func IsCredentialName(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
 	case "password", "adminpassword", "secret", "clientsecret", "primarykey", "secondarykey",

@@ -154,7 +154,7 @@ func (m *minimizer) secret(sp string, p *schema.Property, key string, v any) boo
 	case map[string]any, []any:
 		return false
 	}
-	return secretName(key)
+	return diff.IsCredentialName(key)
 }
 
 func (m *minimizer) isMap(sp string) bool {
@@ -285,20 +285,6 @@ func hasPath(body map[string]any, path string) bool {
 // displayPath renders concrete segments as the plan does (dotted, items
 // as [index]).
 func displayPath(segs []string) string { return schema.JoinPath(segs) }
-
-// secretName mirrors pkg/diff's fallback for paths the schema does not
-// know: field names that hold credentials in every ARM API. It must agree
-// with the diff, or the plan would hash a value the manifest prints.
-func secretName(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
-	case "password", "adminpassword", "secret", "clientsecret", "primarykey", "secondarykey",
-		"connectionstring", "sharedkey", "accesskey", "storageaccountkey", "accountkey",
-		"primarymasterkey", "secondarymasterkey", "token", "sastoken", "authkey":
-		return true
-	}
-	return strings.HasSuffix(n, "password") || strings.HasSuffix(n, "secret")
-}
 
 func looksARMID(s string) bool {
 	l := strings.ToLower(s)
