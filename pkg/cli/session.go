@@ -56,6 +56,9 @@ func (g *GlobalOptions) openState(ctx context.Context) (state.Store, error) {
 	o := state.DefaultOptions()
 	o.KubeConfig = g.KubeFlags
 	o.LockTimeout = g.LockTimeout
+	if g.LeaseDuration > 0 {
+		o.LeaseDuration = g.LeaseDuration
+	}
 	st, err := state.Open(ctx, g.State, o)
 	if err != nil {
 		return nil, withCode(ExitError, fmt.Errorf("opening state %s: %w", g.State, err))

@@ -544,3 +544,24 @@ func TestLocalFailedWriteFailsOnlyItsChanges(t *testing.T) {
 	}
 	t.Logf("%d file writes for 200 Puts, %d failed", writes, len(failed))
 }
+
+// A repair whose GET fails must keep the journal entry for the next run.
+func TestRepairKeepsIntentWhenGetFails(t *testing.T) {
+	st := openLocalT(t, filepath.Join(t.TempDir(), "state.json"))
+	ctx := context.Background()
+	if err := st.BeginIntent(ctx, Intent{ID: testID, Op: OpPut, Record: testRecord(testID)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Repair(ctx, st, RepairFuncs{Get: func(context.Context, string, string) (map[string]any, string, bool, error) {
+		return nil, "", false, errors.New("ARM unreachable")
+	}})
+	if err == nil || !strings.Contains(err.Error(), "kept for the next run") {
+		t.Fatalf("want an error saying the entry is kept, got %v", err)
+	}
+	if in, _ := st.Intents(ctx); len(in) != 1 {
+		t.Fatalf("intent lost after a failed repair: %v", in)
+	}
+	if _, err := st.Get(ctx, testID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("nothing may be recorded from a failed GET: %v", err)
+	}
+}

@@ -22,6 +22,14 @@
 //	// or st.Delete(ctx, id)  // after a confirmed delete; also clears the intent
 //	// or st.CommitIntent(ctx, id) // when nothing is to be recorded (write rejected)
 //	unlock()
+//
+// Writes outside Lock (one-off commands) wait while another run holds the
+// lock, up to Options.LockTimeout, in both backends; reads never wait.
+// Within one locked run, the local backend batches concurrent writes into
+// shared file writes (group commit), so parallel workers cost little.
+//
+// Package statetest starts the real etcd + kube-apiserver that the
+// Kubernetes backend's tests (and pkg/apply's crash tests) run against.
 package state
 
 import (
@@ -42,7 +50,7 @@ type Record struct {
 	Type        string         `json:"type"`
 	APIVersion  string         `json:"apiVersion"`
 	Origin      string         `json:"origin,omitempty"` // manifest file#doc
-	Set         string         `json:"set,omitempty"`    // manifest set name (for --prune)
+	Set         string         `json:"set,omitempty"`    // manifest set name (for --prune); the Kubernetes backend reports its SETNAME
 	LastApplied map[string]any `json:"lastApplied,omitempty"`
 	Baseline    map[string]any `json:"baseline,omitempty"`
 	Etag        string         `json:"etag,omitempty"`
