@@ -56,10 +56,11 @@ type bucketModel struct {
 	size, refill float64
 	tokens       float64
 	last         time.Time
-	sent         uint64 // attempts charged so far; seq of the last one
-	inflight     int    // charged attempts not yet answered
-	answered     uint64 // charged attempts answered so far
-	applied      uint64 // highest seq whose response raised or confirmed the model
+	sent         uint64          // attempts charged so far; seq of the last one
+	inflight     int             // charged attempts not yet answered
+	pending      map[uint64]bool // their sequence numbers
+	answered     uint64          // charged attempts answered so far
+	applied      uint64          // highest seq whose response raised or confirmed the model
 	blockedUntil time.Time
 }
 
@@ -143,6 +144,10 @@ func (p *pacer) acquire(ctx context.Context, sub string, k class) (ticket, error
 			b.tokens--
 			b.sent++
 			b.inflight++
+			if b.pending == nil {
+				b.pending = map[uint64]bool{}
+			}
+			b.pending[b.sent] = true
 			t := ticket{seq: b.sent, answered: b.answered}
 			p.mu.Unlock()
 			return t, nil
@@ -181,6 +186,7 @@ func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
 		if b.inflight > 0 {
 			b.inflight--
 		}
+		delete(b.pending, seq)
 		b.answered++
 	}
 	if resp == nil {
@@ -220,7 +226,13 @@ func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
 		// Pacing off: nothing to anchor the estimate to.
 		return
 	}
-	if later := remaining - float64(b.sent-seq); later < b.tokens {
+	// Attempts sent after this one and still unanswered may reach the
+	// server after it; those already answered either came before it
+	// (counted in remaining) or lowered the model with their own remaining. Subtracting every
+	// attempt sent since (the first version) counted reordered ones twice:
+	// after 200 parallel GETs the model sank far below the real bucket and
+	// stalled reads that had tokens to spare (BENCHMARKS.md, Apply200DAG).
+	if later := remaining - float64(b.pendingAfter(seq)); later < b.tokens {
 		b.tokens = later
 	}
 	// Only the newest news may raise the model: an older response cannot
@@ -231,6 +243,17 @@ func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
 			b.tokens = math.Min(b.size, safe)
 		}
 	}
+}
+
+// pendingAfter counts unanswered attempts charged after seq.
+func (b *bucketModel) pendingAfter(seq uint64) int {
+	n := 0
+	for s := range b.pending {
+		if s > seq {
+			n++
+		}
+	}
+	return n
 }
 
 // retryAfter reads Retry-After (seconds or HTTP date) and ARM's

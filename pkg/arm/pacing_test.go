@@ -423,3 +423,26 @@ func TestRetryAfterParsing(t *testing.T) {
 		}
 	}
 }
+
+// Attempts reach the server in the reverse of the order they were charged
+// (goroutines race to the connection pool). Each response's remaining
+// count already includes the attempts the server took before it; the model
+// must not subtract them again, or a big parallel plan stalls reads that
+// have tokens to spare.
+func TestPacerDoesNotDoubleCountReorderedAnswers(t *testing.T) {
+	p, _ := newTestPacer(Bucket{Size: 250, Refill: 25}, 0)
+	ctx := context.Background()
+	var ts []ticket
+	for i := 0; i < 10; i++ {
+		tk, _ := p.acquire(ctx, "s", classRead)
+		ts = append(ts, tk)
+	}
+	// The server took them last-first: t10 saw 249 left, ..., t1 saw 240,
+	// and the answers arrive in that order too.
+	for i := 9; i >= 0; i-- {
+		p.observe("s", classRead, ts[i], hdr("x-ms-ratelimit-remaining-subscription-reads", fmt.Sprint(240+i)))
+	}
+	if b := p.buckets[bucketKey{"s", classRead}]; b.tokens != 240 {
+		t.Fatalf("model %v after 10 of 250, want 240", b.tokens)
+	}
+}

@@ -33,6 +33,8 @@ type GlobalOptions struct {
 	Verbosity     int
 	SchemaDir     string
 	Concurrency   int
+	// Timeout bounds one ARM operation including retries and LRO polling.
+	Timeout time.Duration
 
 	// KubeFlags are the standard kubeconfig flags; the Kubernetes state
 	// backend and Kubernetes Secret references use them.
@@ -67,6 +69,7 @@ func (o *GlobalOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.Output, "output", "o", o.Output, "output format: text|json|yaml|markdown")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "log verbosity: 4 requests, 6 headers, 8 bodies (secrets redacted)")
 	fs.StringVar(&o.SchemaDir, "schema-dir", o.SchemaDir, "read resource schemas from this azure-rest-api-specs checkout instead of the embedded ones")
-	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "parallel ARM operations (0: the client's measured default)")
+	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up on one ARM operation (request, retries and long-running operation) after this long")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "ARM requests in flight and resources in progress at once (0: measured defaults, 16 requests and 256 resources)")
 	o.KubeFlags.AddFlags(fs)
 }

@@ -77,6 +77,10 @@ func (o *planOptions) open(ctx context.Context) (*session, error) {
 }
 
 func (o *planOptions) loadSet(ctx context.Context) (*manifest.Set, error) {
+	// Output flags are checked before anything is read or sent.
+	if err := o.printOpts().Validate(); err != nil {
+		return nil, withCode(ExitValidation, err)
+	}
 	if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
 		return nil, withCode(ExitValidation, errors.New("no manifests given: use -f FILE|DIR|- or -k DIR"))
 	}

@@ -3,9 +3,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -20,7 +23,11 @@ func StdStreams() genericiooptions.IOStreams {
 func Main(args []string, streams genericiooptions.IOStreams) int {
 	cmd := NewRootCommand(streams)
 	cmd.SetArgs(args)
-	err := cmd.Execute()
+	// Ctrl-C or a CI runner's SIGTERM cancels in-flight work; the journal
+	// lets the next run repair whatever write was under way.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := cmd.ExecuteContext(ctx)
 	if err != nil && err.Error() != "" {
 		fmt.Fprintln(streams.ErrOut, "error:", err)
 	}
@@ -45,6 +52,8 @@ holds now. It stays silent when nothing you own changed.`,
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	g.AddFlags(root.PersistentFlags())
+	// Bad flags are bad input: exit 2 like a bad manifest, before any request.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(ExitValidation, err) })
 
 	root.AddCommand(
 		newVersionCommand(streams),

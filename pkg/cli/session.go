@@ -28,6 +28,9 @@ func (g *GlobalOptions) armClient(log io.Writer) (*arm.Client, error) {
 	o.Auth = g.Auth
 	o.AuthorityHost = g.AuthorityHost
 	o.Verbosity = g.Verbosity
+	if g.Timeout > 0 {
+		o.Timeout = g.Timeout
+	}
 	o.Log = log
 	if g.Concurrency > 0 {
 		o.Concurrency = g.Concurrency

@@ -74,9 +74,9 @@ func cases() []tc {
 		// -o and --color are checked only when the plan is printed, after
 		// the GETs: nothing is written, but they should fail before any
 		// request (reported to the pkg/cli owner); Reads tolerates that.
-		{Name: "unknown-output", Args: diff("-o", "xml"), Manifest: good, Reads: true},
-		{Name: "unknown-color", Args: diff("--color", "purple"), Manifest: good, Reads: true},
-		{Name: "unknown-flag", Args: diff("--frobnicate"), Manifest: good},
+		{Name: "unknown-output", Args: diff("-o", "xml"), Manifest: good, Code: 2},
+		{Name: "unknown-color", Args: diff("--color", "purple"), Manifest: good, Code: 2},
+		{Name: "unknown-flag", Args: diff("--frobnicate"), Manifest: good, Code: 2},
 		{Name: "unknown-command", Args: []string{"frobnicate"}},
 		{Name: "diff-positional-arg", Args: []string{"diff", "extra.yaml"}},
 		{Name: "missing-f", Args: []string{"diff"}, Code: 2},
@@ -94,8 +94,8 @@ func cases() []tc {
 		{Name: "endpoint-plain-http-remote", Args: append([]string{"--endpoint", "http://10.11.12.13:8080"}, diff()...), Manifest: good},
 		{Name: "endpoint-not-a-url", Args: append([]string{"--endpoint", "::not a url"}, diff()...), Manifest: good},
 		{Name: "unknown-cloud", Args: append([]string{"--cloud", "mars"}, diff()...), Manifest: good},
-		{Name: "lock-timeout-not-duration", Args: append([]string{"--lock-timeout", "soon"}, diff()...), Manifest: good},
-		{Name: "concurrency-not-int", Args: append([]string{"--concurrency", "many"}, diff()...), Manifest: good},
+		{Name: "lock-timeout-not-duration", Args: append([]string{"--lock-timeout", "soon"}, diff()...), Manifest: good, Code: 2},
+		{Name: "concurrency-not-int", Args: append([]string{"--concurrency", "many"}, diff()...), Manifest: good, Code: 2},
 		{Name: "apply-without-yes-not-terminal", Args: append([]string{"apply"}, f...), Manifest: good, Reads: true},
 		{Name: "state-show-without-id", Args: []string{"state", "show"}},
 		{Name: "import-malformed-id", Args: []string{"import", "not-an-arm-id"}},

@@ -217,6 +217,7 @@ func BenchmarkPlan10000Memory(b *testing.B) {
 	bin := cli(b)
 	a, dir, state := steadyState(b, n, unthrottled())
 	for i := 0; i < b.N; i++ {
+		before := a.Stats()
 		b.ResetTimer()
 		wall, rss, out, code := run(b, bin, append(global(a, state), "diff", "-f", dir, "-o", "json")...)
 		b.StopTimer()
@@ -224,6 +225,7 @@ func BenchmarkPlan10000Memory(b *testing.B) {
 			b.Fatalf("diff exited %d:\n%s", code, tail(out))
 		}
 		b.ReportMetric(float64(rss)/1024, "peak-RSS-MB")
+		b.ReportMetric(float64(a.Stats().Requests["GET"]-before.Requests["GET"]), "GETs")
 		b.ReportMetric(wall.Seconds(), "wall-s")
 	}
 }

@@ -123,9 +123,7 @@ func (e *Env) run(name, bin string, args ...string) error {
 	}
 	c := exec.Command(bin, args...)
 	c.Stdout, c.Stderr = log, log
-	// Own process group: a test killed by its timeout must not leave an
-	// apiserver behind holding ports.
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	c.SysProcAttr = childAttr()
 	if err := c.Start(); err != nil {
 		return fmt.Errorf("starting %s: %w", name, err)
 	}
