@@ -19,8 +19,8 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state/statetest"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
-	"github.com/kubectl-azure/kubectl-azure/test/internal/kubeenv"
 )
 
 var (
@@ -31,6 +31,7 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	statetest.StopShared()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
@@ -242,15 +243,15 @@ func TestCrashConsistencyLocalState(t *testing.T) {
 // operator's documented remedy, `state unlock`, releases it to keep the
 // suite fast.
 func TestCrashConsistencyKubernetesState(t *testing.T) {
-	env := kubeenv.Start(t)
+	env := statetest.Shared(t)
 	full := calibrate(t)
 	// With only 5 points, skip the first fifth of the run (planning, before
 	// any write), which the local variant covers.
 	points := killPoints(11, 5, full, 0.2, 1.0)
 	for i, d := range points {
-		ns := env.Namespace(t)
+		ns := env.NewNamespace(t)
 		ref := "kubernetes://" + ns + "/crash"
-		r := newRound(t, ref, state.Options{KubeConfig: env.Flags()}, "--kubeconfig", env.Kubeconfig, "--lock-timeout", "90s")
+		r := newRound(t, ref, state.Options{KubeConfig: env.ConfigFlags()}, "--kubeconfig", env.Kubeconfig, "--lock-timeout", "90s")
 		r.killAfter(d)
 		if out, code := r.run("state", "unlock"); code != 0 {
 			t.Fatalf("state unlock after the kill exited %d:\n%s", code, out)
