@@ -3,12 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/importer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 )
 
@@ -66,10 +66,7 @@ func (o *importOptions) run(cmd *cobra.Command) error {
 			return withCode(ExitValidation, err)
 		}
 	}
-	o.opts.Subscription = o.g.Subscription
-	if o.opts.Subscription == "" {
-		o.opts.Subscription = os.Getenv(EnvSubscription)
-	}
+	o.opts.Subscription = manifest.Subscription(o.g.Subscription)
 	o.opts.Concurrency = o.g.Concurrency
 	o.opts.Set = o.g.setName()
 	o.opts.Record = !o.noState

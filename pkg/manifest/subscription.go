@@ -98,3 +98,13 @@ func readAzureProfile(lookup func(string) (string, bool)) (*azureProfile, string
 	}
 	return &p, path, nil
 }
+
+// Subscription resolves the subscription the way Load does: explicit, then
+// $AZURE_SUBSCRIPTION_ID, then the Azure CLI's default subscription. It
+// returns "" when none is configured. Commands that take no manifests
+// (import --resource-group) use it so every command agrees.
+func Subscription(explicit string) string {
+	o := LoadOptions{Subscription: explicit}
+	o.defaults()
+	return resolveAccount(&o).subscription
+}
