@@ -36,6 +36,11 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("x-ms-request-id", newGUID())
 	w.Header().Set("x-ms-correlation-request-id", newGUID())
 
+	// ARM charges its token bucket when a request arrives, before the
+	// service takes its time: charge first, then add the latency, so the
+	// remaining-token headers are as ordered as the real ones.
+	p, routable := parsePath(r.URL.Path)
+	admitted := s.throttle.admit(w, p.Sub, r.Method, s.now())
 	if d := s.chaos.delay(r.Method); d > 0 {
 		select {
 		case <-time.After(d):
@@ -43,8 +48,7 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p, routable := parsePath(r.URL.Path)
-	if !s.throttle.admit(w, p.Sub, r.Method, s.now()) {
+	if !admitted {
 		s.stats.throttle()
 		writeError(w, errThrottled(p.Sub, r.Method))
 		return
