@@ -195,3 +195,37 @@ spec:
 		t.Fatalf("rotated secret plan:\n%s", out)
 	}
 }
+
+func TestPruneWithSelectorIsRefused(t *testing.T) {
+	e := newEnv(t, nil)
+	_, errOut, code := e.run("apply", "-f", e.dir, "-l", "tier=data", "--prune", "--yes")
+	if code != 2 || !strings.Contains(errOut, "--prune cannot be combined with -l") {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	if n := e.srv.Stats().Requests; n["GET"]+n["PUT"] != 0 {
+		t.Fatalf("requests were sent: %v", n)
+	}
+}
+
+// Two manifest sets share one state file; pruning one never touches the other.
+func TestPruneIsScopedToItsSet(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "--set", "landing-zone", "apply", "-f", e.dir, "--yes")
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "id.yaml"), []byte(`apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: id-other}
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: rg-demo
+  body: {location: westeurope}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := e.mustRun(1, "--set", "other", "diff", "-f", other, "--prune")
+	if strings.Contains(out, "to delete") && !strings.Contains(out, "0 to delete") {
+		t.Fatalf("pruning set other would delete the landing zone:\n%s", out)
+	}
+	e.mustRun(0, "--set", "other", "apply", "-f", other, "--prune", "--yes")
+	e.mustRun(0, "--set", "landing-zone", "diff", "-f", e.dir, "--prune")
+}

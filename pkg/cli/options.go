@@ -25,7 +25,10 @@ type GlobalOptions struct {
 	// test setups); azidentity's AZURE_AUTHORITY_HOST is the default.
 	AuthorityHost string
 	State         string
-	LockTimeout   time.Duration
+	// Set names this manifest set in state; --prune only deletes records
+	// of the same set, so two directories can share one state file.
+	Set         string
+	LockTimeout time.Duration
 	// LeaseDuration is how long a Kubernetes state lock outlives a killed
 	// holder; hidden, for tests and for teams that want faster takeover.
 	LeaseDuration time.Duration
@@ -63,6 +66,7 @@ func (o *GlobalOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Cloud, "cloud", o.Cloud, "Azure cloud: public|china|usgov")
 	fs.StringVar(&o.AuthorityHost, "authority-host", o.AuthorityHost, "Entra authority URL (default: the cloud's; $AZURE_AUTHORITY_HOST)")
 	fs.StringVar(&o.State, "state", o.State, "state backend: a file path, or kubernetes://NAMESPACE/SETNAME")
+	fs.StringVar(&o.Set, "set", o.Set, "name of this manifest set in state: --prune deletes only what this set recorded (default: the Kubernetes state's SETNAME, else \"default\")")
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", o.LockTimeout, "how long to wait for the state lock held by another run")
 	fs.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "Kubernetes state: how long a lock held by a killed run blocks others (0: the backend's default)")
 	_ = fs.MarkHidden("lease-duration")

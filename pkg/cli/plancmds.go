@@ -81,6 +81,11 @@ func (o *planOptions) loadSet(ctx context.Context) (*manifest.Set, error) {
 	if err := o.printOpts().Validate(); err != nil {
 		return nil, withCode(ExitValidation, err)
 	}
+	// State records no labels, so a selector cannot tell "left out by -l"
+	// from "no longer declared": pruning then would delete live resources.
+	if o.apply.Prune && o.load.Selector != "" {
+		return nil, withCode(ExitValidation, errors.New("--prune cannot be combined with -l: resources the selector leaves out would look undeclared and be deleted; prune without a selector"))
+	}
 	if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
 		return nil, withCode(ExitValidation, errors.New("no manifests given: use -f FILE|DIR|- or -k DIR"))
 	}

@@ -69,9 +69,12 @@ func (g *GlobalOptions) openState(ctx context.Context) (state.Store, error) {
 	return st, nil
 }
 
-// setName is the manifest set recorded in state: the Kubernetes backend's
-// SETNAME, else the default set.
+// setName is the manifest set recorded in state: --set, else the Kubernetes
+// backend's SETNAME, else the default set.
 func (g *GlobalOptions) setName() string {
+	if g.Set != "" {
+		return g.Set
+	}
 	if rest, ok := strings.CutPrefix(g.State, "kubernetes://"); ok {
 		if i := strings.LastIndex(rest, "/"); i >= 0 && i < len(rest)-1 {
 			return rest[i+1:]
