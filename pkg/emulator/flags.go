@@ -47,55 +47,46 @@ func ParseThrottle(o *ThrottleOptions, v string) error {
 // ParseLatency parses --latency: "50ms" for every method, or
 // "50ms,PUT=200ms,DELETE=1s" with per-method overrides.
 func ParseLatency(o *Options, v string) error {
-	for _, part := range strings.Split(v, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
+	return parseDurations("--latency", "50ms", v, &o.Latency, func(k string, d time.Duration) {
+		if o.LatencyByMethod == nil {
+			o.LatencyByMethod = map[string]time.Duration{}
 		}
-		if k, d, ok := strings.Cut(part, "="); ok {
-			dur, err := time.ParseDuration(d)
-			if err != nil || dur < 0 {
-				return fmt.Errorf("--latency %q: %q is not a duration like 50ms", v, d)
-			}
-			if o.LatencyByMethod == nil {
-				o.LatencyByMethod = map[string]time.Duration{}
-			}
-			o.LatencyByMethod[strings.ToUpper(k)] = dur
-			continue
-		}
-		dur, err := time.ParseDuration(part)
-		if err != nil || dur < 0 {
-			return fmt.Errorf("--latency %q: %q is not a duration like 50ms", v, part)
-		}
-		o.Latency = dur
-	}
-	return nil
+		o.LatencyByMethod[strings.ToUpper(k)] = d
+	})
 }
 
 // ParseLRO parses --lro: "2s", or "2s,Microsoft.ContainerService/managedClusters=30s"
 // with per-type durations (a listed type is always long-running).
 func ParseLRO(o *Options, v string) error {
+	return parseDurations("--lro", "2s", v, &o.LRODuration, func(k string, d time.Duration) {
+		if o.LROByType == nil {
+			o.LROByType = map[string]time.Duration{}
+		}
+		o.LROByType[k] = d
+	})
+}
+
+// parseDurations reads "DEFAULT[,KEY=DURATION]...": a bare duration sets
+// *def, a KEY=DURATION pair goes to byKey.
+func parseDurations(flag, example, v string, def *time.Duration, byKey func(string, time.Duration)) error {
 	for _, part := range strings.Split(v, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
 		}
-		if k, d, ok := strings.Cut(part, "="); ok {
-			dur, err := time.ParseDuration(d)
-			if err != nil || dur < 0 {
-				return fmt.Errorf("--lro %q: %q is not a duration like 2s", v, d)
-			}
-			if o.LROByType == nil {
-				o.LROByType = map[string]time.Duration{}
-			}
-			o.LROByType[k] = dur
-			continue
+		k, d, keyed := strings.Cut(part, "=")
+		if !keyed {
+			d = part
 		}
-		dur, err := time.ParseDuration(part)
+		dur, err := time.ParseDuration(d)
 		if err != nil || dur < 0 {
-			return fmt.Errorf("--lro %q: %q is not a duration like 2s", v, part)
+			return fmt.Errorf("%s %q: %q is not a duration like %s", flag, v, d, example)
 		}
-		o.LRODuration = dur
+		if keyed {
+			byKey(k, dur)
+		} else {
+			*def = dur
+		}
 	}
 	return nil
 }
