@@ -83,6 +83,10 @@ func nameKey(k string) bool {
 	return k == "name"
 }
 
+// Number returns v as a float64 when it is a JSON number in any Go form;
+// the diff's "1 = 1.0" rule and import's default check both use it.
+func Number(v any) (float64, bool) { return toFloat(v) }
+
 func toFloat(v any) (float64, bool) {
 	switch n := v.(type) {
 	case float64:

@@ -219,27 +219,11 @@ func sameScalar(a, b any) bool {
 		bs, ok := b.(string)
 		return ok && strings.EqualFold(as, bs)
 	}
-	if af, ok := toFloat(a); ok {
-		bf, ok := toFloat(b)
+	if af, ok := diff.Number(a); ok {
+		bf, ok := diff.Number(b)
 		return ok && af == bf
 	}
 	return reflect.DeepEqual(a, b)
-}
-
-func toFloat(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case float32:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	case int64:
-		return float64(n), true
-	case int32:
-		return float64(n), true
-	}
-	return 0, false
 }
 
 // schemaSecrets adds the type's secret properties whose parent object the

@@ -400,16 +400,9 @@ func (s *kubeStore) List(ctx context.Context) ([]*Record, error) {
 // ---- journal ----
 
 func (s *kubeStore) BeginIntent(ctx context.Context, in Intent) error {
-	if in.ID == "" {
-		return errors.New("state: intent has no ARM ID (bug in the caller)")
-	}
-	rec, err := sanitizedRecord(func() ([]byte, error) { return s.SecretKey(ctx) }, in.Record)
+	in, err := prepareIntent(in, func() ([]byte, error) { return s.SecretKey(ctx) })
 	if err != nil {
 		return err
-	}
-	in.Record = rec
-	if in.Started.IsZero() {
-		in.Started = time.Now().UTC()
 	}
 	return s.mutate(ctx, in.ID, func(cm *corev1.ConfigMap) (bool, error) {
 		if _, ok := cm.Annotations[AnnID]; !ok {

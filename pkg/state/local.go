@@ -588,16 +588,9 @@ func (s *localStore) List(ctx context.Context) ([]*Record, error) {
 // ---- journal ----
 
 func (s *localStore) BeginIntent(ctx context.Context, in Intent) error {
-	if in.ID == "" {
-		return errors.New("state: intent has no ARM ID (bug in the caller)")
-	}
-	rec, err := sanitizedRecord(func() ([]byte, error) { return s.SecretKey(ctx) }, in.Record)
+	in, err := prepareIntent(in, func() ([]byte, error) { return s.SecretKey(ctx) })
 	if err != nil {
 		return err
-	}
-	in.Record = rec
-	if in.Started.IsZero() {
-		in.Started = time.Now().UTC()
 	}
 	b, err := json.Marshal(in)
 	if err != nil {

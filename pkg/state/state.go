@@ -300,3 +300,20 @@ func validateRecord(r *Record) error {
 	}
 	return nil
 }
+
+// prepareIntent checks an intent and hashes any clear secret in its record,
+// so both backends journal the same, safe thing.
+func prepareIntent(in Intent, key func() ([]byte, error)) (Intent, error) {
+	if in.ID == "" {
+		return in, errors.New("state: intent has no ARM ID (bug in the caller)")
+	}
+	rec, err := sanitizedRecord(key, in.Record)
+	if err != nil {
+		return in, err
+	}
+	in.Record = rec
+	if in.Started.IsZero() {
+		in.Started = time.Now().UTC()
+	}
+	return in, nil
+}
