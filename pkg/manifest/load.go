@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Envelope constants (DESIGN §2).
@@ -494,9 +497,13 @@ func (l *loader) buildID(e *entry) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		id, why := parseID(s)
-		if why != "" {
-			l.ps.add(o, "spec.id", "%q is not a valid ARM ID: %s", specID, why)
+		id, err := ParseID(s)
+		if err != nil {
+			var pe *armid.Error
+			if errors.As(err, &pe) {
+				err = &armid.Error{ID: specID, Reason: pe.Reason}
+			}
+			l.ps.add(o, "spec.id", "%v", err)
 			return "", false
 		}
 		if !strings.EqualFold(id.Type(), t.full) {
