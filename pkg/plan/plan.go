@@ -32,7 +32,13 @@ type Plan struct {
 	// FormatVersion identifies this JSON layout; bumped only on breaking change.
 	FormatVersion string     `json:"formatVersion"`
 	Subscription  string     `json:"subscription,omitempty"`
-	Resources     []Resource `json:"resources"`
+	// Subscriptions lists every subscription the plan reads or writes.
+	Subscriptions []string `json:"subscriptions,omitempty"`
+	// State names where state lives (a path or kubernetes://NS/SET) and Set
+	// the manifest set, so a reader knows what prune and delete consider.
+	State     string     `json:"state,omitempty"`
+	Set       string     `json:"set,omitempty"`
+	Resources []Resource `json:"resources"`
 	Summary       Summary    `json:"summary"`
 	Warnings      []string   `json:"warnings,omitempty"`
 }
@@ -57,6 +63,29 @@ type Resource struct {
 	LiveHash string `json:"liveHash,omitempty"`
 	// DependsOn lists IDs this resource waits for.
 	DependsOn []string `json:"dependsOn,omitempty"`
+	// Subscription is the subscription the resource lives in.
+	Subscription string `json:"subscription,omitempty"`
+	// Name is the manifest name (metadata.name), when a manifest declares it.
+	Name string `json:"name,omitempty"`
+	// NameKnownAfterApply is set when the resource's name (and so the last
+	// segment of ID) depends on a value Azure generates during this apply.
+	NameKnownAfterApply bool `json:"nameKnownAfterApply,omitempty"`
+	// Cascade lists what ARM deletes together with this resource (for a
+	// delete or replace of a parent), found by listing its contents.
+	Cascade []CascadeItem `json:"cascade,omitempty"`
+	// Protected is set for resources annotated prevent-destroy.
+	Protected bool `json:"protected,omitempty"`
+	// Operations is the RFC 6902 patch from live to desired, for tools that
+	// consume patches (JSON output only).
+	Operations []any `json:"operations,omitempty"`
+}
+
+// CascadeItem is a resource deleted implicitly with its parent.
+type CascadeItem struct {
+	ID   string `json:"id"`
+	Type string `json:"type,omitempty"`
+	// Managed says whether a manifest or this state manages it.
+	Managed bool `json:"managed"`
 }
 
 // Change is one changed path.
@@ -69,7 +98,27 @@ type Change struct {
 	Drift      bool       `json:"drift,omitempty"`      // live moved away from what we last wrote
 	Sensitive  bool       `json:"sensitive,omitempty"`  // values withheld
 	CreateOnly bool       `json:"createOnly,omitempty"` // forces replace
+	// Cause says why the change is planned: CauseUser, CauseDrift,
+	// CauseRemoval or CauseDefaultReset.
+	Cause string `json:"cause,omitempty"`
+	// KnownAfterApply marks an After that depends on a value Azure
+	// generates during this apply; After then holds KnownAfterApply.
+	KnownAfterApply bool `json:"knownAfterApply,omitempty"`
+	// ChildDelete is set when the removed item is itself an ARM child
+	// resource (a subnet, a security rule): removing it deletes it.
+	ChildDelete bool `json:"childDelete,omitempty"`
 }
+
+// Causes of a change.
+const (
+	CauseUser         = "user"          // the manifest changed since the last apply (or first plan)
+	CauseDrift        = "drift"         // Azure changed outside this tool
+	CauseRemoval      = "removal"       // removed from the manifest; the service decides the value
+	CauseDefaultReset = "default-reset" // removed from the manifest; reset to the schema default
+)
+
+// KnownAfterApply is shown in place of a value Azure generates during the apply.
+const KnownAfterApply = "(known after apply)"
 
 // Equal is an owned path judged equal, with the rule that made it equal.
 type Equal struct {
@@ -85,6 +134,43 @@ type Summary struct {
 	Delete  int `json:"delete"`
 	NoOp    int `json:"noop"`
 	Adopt   int `json:"adopt"`
+	// Drift counts resources with at least one drift change.
+	Drift int `json:"drift,omitempty"`
+	// Cascade counts resources deleted implicitly with a deleted parent.
+	Cascade int `json:"cascade,omitempty"`
+}
+
+// Result is what apply (and delete) print as one document in machine
+// formats: the plan that was carried out and what happened to each resource.
+type Result struct {
+	FormatVersion string           `json:"formatVersion"`
+	Plan          *Plan            `json:"plan"`
+	Results       []ResourceResult `json:"results"`
+	Summary       ResultSummary    `json:"summary"`
+}
+
+// Statuses of a resource in a Result.
+const (
+	StatusDone    = "done"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+)
+
+// ResourceResult is the outcome for one resource.
+type ResourceResult struct {
+	ID     string `json:"id"`
+	Action Action `json:"action"`
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// Notes carry what the user must know, e.g. a removed property Azure kept.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ResultSummary counts outcomes.
+type ResultSummary struct {
+	Done    int `json:"done"`
+	Failed  int `json:"failed"`
+	Skipped int `json:"skipped"`
 }
 
 // Sensitive is the placeholder shown instead of a secret value.
@@ -94,6 +180,13 @@ const Sensitive = "(sensitive)"
 func (p *Plan) Summarize() {
 	var s Summary
 	for _, r := range p.Resources {
+		for _, c := range r.Changes {
+			if c.Drift || c.Cause == CauseDrift {
+				s.Drift++
+				break
+			}
+		}
+		s.Cascade += len(r.Cascade)
 		switch r.Action {
 		case ActionCreate:
 			s.Create++
