@@ -30,8 +30,8 @@ const (
 // Plan is the whole plan for one run.
 type Plan struct {
 	// FormatVersion identifies this JSON layout; bumped only on breaking change.
-	FormatVersion string     `json:"formatVersion"`
-	Subscription  string     `json:"subscription,omitempty"`
+	FormatVersion string `json:"formatVersion"`
+	Subscription  string `json:"subscription,omitempty"`
 	// Subscriptions lists every subscription the plan reads or writes.
 	Subscriptions []string `json:"subscriptions,omitempty"`
 	// State names where state lives (a path or kubernetes://NS/SET) and Set
@@ -39,8 +39,8 @@ type Plan struct {
 	State     string     `json:"state,omitempty"`
 	Set       string     `json:"set,omitempty"`
 	Resources []Resource `json:"resources"`
-	Summary       Summary    `json:"summary"`
-	Warnings      []string   `json:"warnings,omitempty"`
+	Summary   Summary    `json:"summary"`
+	Warnings  []string   `json:"warnings,omitempty"`
 }
 
 // Resource is the plan for one ARM resource.
