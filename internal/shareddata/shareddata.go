@@ -1,6 +1,8 @@
-// Package shareddata locates the project's shared data folder (DESIGN.md,
-// corpus, azure-specs), which lives beside the repository as ../shared and
-// is never copied into it.
+// Package shareddata locates data the project's tests and generators read.
+// Tests read only the copies under the repository's testdata/ (Path), so a
+// clone with nothing beside it tests completely. Generators (make schema,
+// the emulator profile) read the large upstream inputs from a folder given
+// by KUBECTL_AZURE_SHARED, else ../shared beside the repository (Dir).
 package shareddata
 
 import (
@@ -10,11 +12,11 @@ import (
 	"testing"
 )
 
-// EnvVar overrides the location of the shared folder.
+// EnvVar overrides the location of the generators' input folder.
 const EnvVar = "KUBECTL_AZURE_SHARED"
 
-// Dir returns the shared folder: $KUBECTL_AZURE_SHARED, else ../shared
-// relative to the repository root (the directory holding go.mod).
+// Dir returns the generators' input folder: $KUBECTL_AZURE_SHARED, else
+// ../shared relative to the repository root.
 func Dir() (string, error) {
 	if d := os.Getenv(EnvVar); d != "" {
 		if _, err := os.Stat(d); err != nil {
@@ -22,36 +24,49 @@ func Dir() (string, error) {
 		}
 		return d, nil
 	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	s := filepath.Join(filepath.Dir(root), "shared")
+	if _, err := os.Stat(s); err != nil {
+		return "", fmt.Errorf("generator inputs not found at %s (set %s to the folder holding bicep-types/, azure-specs/ and corpus/)", s, EnvVar)
+	}
+	return s, nil
+}
+
+// RepoRoot returns the directory holding the main module's go.mod.
+func RepoRoot() (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			s := filepath.Join(filepath.Dir(d), "shared")
-			if _, err := os.Stat(s); err != nil {
-				return "", fmt.Errorf("shared data folder not found at %s (expected ../shared beside the repository, or set %s)", s, EnvVar)
-			}
-			return s, nil
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && isMainModule(b) {
+			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no go.mod above %s; cannot locate ../shared (set %s)", wd, EnvVar)
+			return "", fmt.Errorf("no go.mod of the main module above %s", wd)
 		}
 	}
 }
 
-// Path returns a path inside the shared folder and fails the test with a
-// clear message when it is missing. Tests that need the corpus fail rather
-// than skip: a skipped measurement is not a passing one.
+func isMainModule(gomod []byte) bool {
+	const want = "module github.com/kubectl-azure/kubectl-azure\n"
+	return len(gomod) >= len(want) && string(gomod[:len(want)]) == want
+}
+
+// Path returns a path under the repository's testdata/ and fails the test
+// when it is missing: a skipped measurement is not a passing one.
 func Path(t testing.TB, elem ...string) string {
 	t.Helper()
-	d, err := Dir()
+	root, err := RepoRoot()
 	if err != nil {
-		t.Fatalf("shared data missing: %v", err)
+		t.Fatalf("test data: %v", err)
 	}
-	p := filepath.Join(append([]string{d}, elem...)...)
+	p := filepath.Join(append([]string{root, "testdata"}, elem...)...)
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("shared data missing: %s: %v (this test reads ../shared; see README)", p, err)
+		t.Fatalf("test data missing: %s: %v", p, err)
 	}
 	return p
 }

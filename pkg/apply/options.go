@@ -27,6 +27,24 @@ type Options struct {
 	LockTimeout time.Duration
 	// Delete plans the removal of every manifest resource (the delete command).
 	Delete bool
+
+	// Subscription is the subscription the run targets: prune and delete
+	// consider only state records in it (and in Set).
+	Subscription string
+	// AllowDeleteUnmanaged permits deleting a resource that exists in Azure
+	// but was never applied by this tool (not in state).
+	AllowDeleteUnmanaged bool
+	// AllowCascade permits deleting a parent while resources no manifest or
+	// state manages would be destroyed with it.
+	AllowCascade bool
+	// AllowPruneAll permits a non-interactive prune that deletes every
+	// resource of the set.
+	AllowPruneAll bool
+	// Interactive is set when a person confirms the plan at a terminal.
+	Interactive bool
+	// CollectionReads lets the plan read live state with collection GETs
+	// where that needs fewer requests (on by default).
+	CollectionReads bool
 }
 
 // DefaultSet is the set name used when none is given.
@@ -34,5 +52,5 @@ const DefaultSet = "default"
 
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
-	return Options{Set: DefaultSet, LockTimeout: time.Minute}
+	return Options{Set: DefaultSet, LockTimeout: time.Minute, CollectionReads: true}
 }
