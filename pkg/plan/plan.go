@@ -1,5 +1,5 @@
 // Package plan is the plan data model: plain data produced by pkg/apply and
-// rendered by pkg/printer. Its JSON form is a public contract (DESIGN §11,
+// rendered by pkg/printer. Its JSON form is a public contract (docs/architecture.md,
 // docs/plan-format.md): extend it, never rename fields.
 package plan
 
