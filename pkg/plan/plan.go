@@ -107,6 +107,9 @@ type Change struct {
 	// ChildDelete is set when the removed item is itself an ARM child
 	// resource (a subnet, a security rule): removing it deletes it.
 	ChildDelete bool `json:"childDelete,omitempty"`
+	// RulesTried names the normalisation rule families that were tried and
+	// did not explain the difference (--explain on a first plan).
+	RulesTried []string `json:"rulesTried,omitempty"`
 }
 
 // Causes of a change.
