@@ -1,9 +1,12 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Origin says where a resource came from: a file (or "-" for standard
@@ -23,29 +26,84 @@ func (o Origin) String() string {
 	return fmt.Sprintf("%s#%d", o.File, o.Index)
 }
 
-// Problem is one validation failure.
+// Severity grades a Problem.
+type Severity string
+
+const (
+	// SeverityError fails the run: nothing is sent to Azure.
+	SeverityError Severity = "error"
+	// SeverityWarning is printed and the run goes on (--strict promotes
+	// schema warnings to errors).
+	SeverityWarning Severity = "warning"
+)
+
+// Problem is one finding about the input, with its position as fields so
+// printers can render text, JSON, markdown or CI annotations.
 type Problem struct {
 	File string
 	// Index is the document index in File, or -1 when the problem concerns
 	// the whole file (unreadable, kustomize failure) or the whole run.
 	Index int
+	// Line is the 1-based line in File of the field at Path (or of the
+	// document when the path is not found), 0 when unknown.
+	Line int
 	// Path is the field path in the document ("spec.body.properties.x"), or "".
-	Path    string
-	Message string
+	Path     string
+	Message  string
+	Severity Severity
 }
 
+// String renders "FILE#INDEX (line L): PATH: MESSAGE", leaving out what is
+// unknown. Control characters in the message are escaped so a name cannot
+// move the terminal.
 func (p Problem) String() string {
 	var b strings.Builder
 	if p.File != "" {
 		b.WriteString(Origin{p.File, p.Index}.String())
+		if p.Line > 0 {
+			fmt.Fprintf(&b, " (line %d)", p.Line)
+		}
 		b.WriteString(": ")
 	}
 	if p.Path != "" {
-		b.WriteString(p.Path)
+		b.WriteString(armid.Printable(p.Path))
 		b.WriteString(": ")
 	}
-	b.WriteString(p.Message)
+	b.WriteString(armid.Printable(p.Message))
 	return b.String()
+}
+
+// Annotation renders the problem as a GitHub Actions workflow command
+// ("::error file=F,line=L::MESSAGE"), which CI shows on the line.
+func (p Problem) Annotation() string {
+	level := "error"
+	if p.Severity == SeverityWarning {
+		level = "warning"
+	}
+	var props []string
+	if p.File != "" {
+		props = append(props, "file="+escapeAnnotationProp(p.File))
+		if p.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", p.Line))
+		}
+	}
+	if p.Path != "" {
+		props = append(props, "title="+escapeAnnotationProp(p.Path))
+	}
+	head := "::" + level
+	if len(props) > 0 {
+		head += " " + strings.Join(props, ",")
+	}
+	return head + "::" + escapeAnnotationData(armid.Printable(p.Message))
+}
+
+// The escapes GitHub's workflow-command parser undoes.
+func escapeAnnotationData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeAnnotationProp(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(armid.Printable(s))
 }
 
 // ValidationError lists every problem found in one run, so the user can fix
@@ -70,7 +128,7 @@ type problems struct {
 }
 
 func (ps *problems) add(o Origin, path, format string, args ...any) {
-	p := Problem{File: o.File, Index: o.Index, Path: path, Message: fmt.Sprintf(format, args...)}
+	p := Problem{File: o.File, Index: o.Index, Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError}
 	key := p.String()
 	if ps.seen == nil {
 		ps.seen = map[string]bool{}
@@ -106,3 +164,29 @@ func (ps *problems) err(fileOrder map[string]int) error {
 	})
 	return &ValidationError{Problems: out}
 }
+
+// ErrNoResources is wrapped by the error Load returns when nothing was
+// loaded: no manifests in the paths, or -l selected none. The CLI treats
+// it as invalid input (exit 2) for diff, apply and delete.
+var ErrNoResources = errors.New("no resources loaded")
+
+// EmptySetError says which inputs produced no resources.
+type EmptySetError struct {
+	// Paths are the -f arguments (or the -k directory) as given.
+	Paths []string
+	// Selector is the -l selector when it filtered everything out.
+	Selector string
+}
+
+func (e *EmptySetError) Error() string {
+	msg := "no resources loaded from " + strings.Join(e.Paths, ", ")
+	if e.Selector != "" {
+		msg += fmt.Sprintf(" (the selector -l %s matched none)", e.Selector)
+	} else {
+		msg += "; check the paths (-f, -R for subdirectories, -k) hold Resource manifests"
+	}
+	return msg
+}
+
+// Unwrap makes errors.Is(err, ErrNoResources) true.
+func (e *EmptySetError) Unwrap() error { return ErrNoResources }

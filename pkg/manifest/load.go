@@ -33,9 +33,22 @@ type Resource struct {
 	// values came from valueFrom: hash them, never print them.
 	SecretPaths []string
 	// DependsOn lists the ARM IDs of resources in the Set that must exist
-	// before this one: managed ancestors (resource group, parent, scope) and
-	// references. Sorted, no duplicates.
+	// before this one: managed ancestors (resource group, parent, scope),
+	// references of every kind (${ref:...}, valueFrom.action, literal IDs
+	// of managed resources). Sorted, no duplicates.
 	DependsOn []string
+
+	// Deferred holds the body values that need live data, keyed by body
+	// path (the diff's rendered path syntax); the body holds
+	// plan.KnownAfterApply there until the engine resolves them.
+	Deferred map[string]*Deferred
+	// NameDeferred is set when metadata.name needs live data (a guid over
+	// a principal ID); Name and ID then hold plan.KnownAfterApply as the
+	// last segment until IDForName gives the real ID.
+	NameDeferred *Deferred
+	// Actions are the secrets read from POST actions at apply time, keyed
+	// by body path; each path is also in SecretPaths.
+	Actions map[string]*ActionRef
 }
 
 // IsSecret reports whether a body path was filled from valueFrom.
@@ -56,6 +69,10 @@ type Set struct {
 	// Subscription is the subscription IDs were built with ("" when no
 	// resource needed one).
 	Subscription string
+	// Unselected lists the ARM IDs of resources the selected ones depend
+	// on that -l left out: the engine must find them in Azure (they are
+	// neither created nor changed by this run). Sorted, no duplicates.
+	Unselected []string
 }
 
 // ByID finds a resource by ARM ID (case-insensitive).

@@ -1,0 +1,250 @@
+package manifest
+
+import (
+	"crypto/sha1"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// ValueRef names one value of a managed resource's live body: what
+// ${ref:NAME.PATH} reads.
+type ValueRef struct {
+	// Target is the referenced resource's ARM ID.
+	Target string
+	// Path is the dotted path into its live body (array items as [n] or
+	// [key]), e.g. "properties.principalId" or "identity.principalId".
+	Path string
+}
+
+func (v ValueRef) String() string { return v.Target + "." + v.Path }
+
+// Deferred is a body value (or a name) that needs live data: an expression
+// whose ${ref:NAME.PATH} parts are read after the referenced resources are
+// written or, when they exist already, from their live bodies. Everything
+// Load could resolve (subscription, IDs, guids over constants) is already
+// substituted; the rest stays as Refs.
+type Deferred struct {
+	// Expr is the expression as written in the manifest, for messages.
+	Expr string
+	// Refs are the live values it reads, in order of appearance.
+	Refs []ValueRef
+	// terms is the bound expression Resolve evaluates.
+	terms []term
+}
+
+// Resolve evaluates the expression, reading live values through get (which
+// returns false when a value is not known yet: its resource does not exist
+// or the path is absent). known is false when any value was missing; value
+// is then nil. An expression that is exactly one ${ref:NAME.PATH} yields
+// the value with its JSON type (number, object, ...); anything else is a
+// string.
+func (d *Deferred) Resolve(get func(ValueRef) (any, bool)) (value any, known bool, err error) {
+	if len(d.terms) == 1 && d.terms[0].ref != nil {
+		v, ok := get(*d.terms[0].ref)
+		if !ok {
+			return nil, false, nil
+		}
+		return v, true, nil
+	}
+	s, known, err := evalString(d.terms, get)
+	if err != nil || !known {
+		return nil, known, err
+	}
+	return s, true, nil
+}
+
+// ActionRef is a secret read from a POST action of a managed resource at
+// apply time (valueFrom.action): listKeys, listConnectionStrings, ... It
+// is never stored; the body holds plan.KnownAfterApply at its path.
+type ActionRef struct {
+	// Target is the ARM ID of the resource whose action is called.
+	Target string
+	// Action is the action's name, e.g. "listKeys".
+	Action string
+	// APIVersion is the api-version of the call: the one given in the
+	// manifest, else the target's spec.type version.
+	APIVersion string
+	// Path picks the value in the action's response, e.g. "keys[0].value".
+	Path string
+}
+
+// IDForName returns the resource's ARM ID with its last segment replaced
+// by name: the apply engine calls it once a deferred name is resolved.
+func (r *Resource) IDForName(name string) string {
+	i := strings.LastIndex(r.ID, "/")
+	if i < 0 {
+		return name
+	}
+	return r.ID[:i+1] + name
+}
+
+// term is one piece of a bound expression: a literal, a live value, or a
+// function over terms.
+type term struct {
+	lit  string
+	ref  *ValueRef
+	fn   string // "guid" or "" (literal or ref)
+	args [][]term
+}
+
+func evalString(ts []term, get func(ValueRef) (any, bool)) (string, bool, error) {
+	var b strings.Builder
+	known := true
+	for _, t := range ts {
+		switch {
+		case t.ref != nil:
+			v, ok := get(*t.ref)
+			if !ok {
+				known = false
+				continue
+			}
+			s, err := stringify(v)
+			if err != nil {
+				return "", false, fmt.Errorf("${ref:%s}: %w", t.ref.Path, err)
+			}
+			b.WriteString(s)
+		case t.fn == "guid":
+			var args []string
+			for _, a := range t.args {
+				s, ok, err := evalString(a, get)
+				if err != nil {
+					return "", false, err
+				}
+				known = known && ok
+				args = append(args, s)
+			}
+			b.WriteString(ARMGuid(args...))
+		default:
+			b.WriteString(t.lit)
+		}
+	}
+	if !known {
+		return "", false, nil
+	}
+	return b.String(), true, nil
+}
+
+// stringify renders a live value inside a larger string the way ARM's
+// string() does: strings as they are, numbers by their literal, the rest
+// as JSON.
+func stringify(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case nil:
+		return "", nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("cannot render the value as a string: %v", err)
+	}
+	return string(b), nil
+}
+
+// armGuidNamespace is the namespace ARM's guid() hashes its arguments in.
+var armGuidNamespace = [16]byte{0x11, 0xfb, 0x06, 0xfb, 0x71, 0x2d, 0x4d, 0xdd, 0x98, 0xc7, 0xe7, 0x1b, 0xbd, 0x58, 0x88, 0x30}
+
+// ARMGuid computes ARM's guid(args...): a version-5 (SHA-1, name-based)
+// UUID in ARM's namespace over the arguments joined with "-", so names
+// equal what a template deployment of the same resources produced.
+func ARMGuid(args ...string) string {
+	h := sha1.New()
+	h.Write(armGuidNamespace[:])
+	h.Write([]byte(strings.Join(args, "-")))
+	u := h.Sum(nil)[:16]
+	u[6] = u[6]&0x0f | 0x50
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// LookupPath returns the value at a dotted path ("properties.keys[0].value",
+// "tags[env]") in a decoded JSON body: [n] indexes arrays, [key] and .key
+// select object members. The apply engine uses it to answer ValueRef.
+func LookupPath(body any, path string) (any, bool) {
+	segs, err := splitRefPath(path)
+	if err != nil {
+		return nil, false
+	}
+	cur := body
+	for _, s := range segs {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[s.key]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			if !s.index || s.n < 0 || s.n >= len(c) {
+				return nil, false
+			}
+			cur = c[s.n]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+type refSeg struct {
+	key   string
+	index bool
+	n     int
+}
+
+// splitRefPath parses the path syntax of ${ref:NAME.PATH}: members
+// separated by dots, [n] for array items, [key] or ["key"] for members
+// whose names contain dots.
+func splitRefPath(p string) ([]refSeg, error) {
+	var out []refSeg
+	i := 0
+	for i < len(p) {
+		switch p[i] {
+		case '.':
+			i++
+			if i == len(p) || p[i] == '.' {
+				return nil, fmt.Errorf("empty segment in path %q", p)
+			}
+		case '[':
+			j := strings.IndexByte(p[i:], ']')
+			if j < 0 {
+				return nil, fmt.Errorf("unclosed [ in path %q", p)
+			}
+			inner := p[i+1 : i+j]
+			i += j + 1
+			if n, err := strconv.Atoi(inner); err == nil {
+				out = append(out, refSeg{index: true, n: n, key: inner})
+				continue
+			}
+			if uq, err := strconv.Unquote(inner); err == nil {
+				inner = uq
+			}
+			if inner == "" {
+				return nil, fmt.Errorf("empty [] in path %q", p)
+			}
+			out = append(out, refSeg{key: inner})
+		default:
+			j := i
+			for j < len(p) && p[j] != '.' && p[j] != '[' {
+				j++
+			}
+			out = append(out, refSeg{key: p[i:j]})
+			i = j
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty path")
+	}
+	return out, nil
+}
+
+// knownAfterApply is what the body holds where a value is deferred.
+const knownAfterApply = plan.KnownAfterApply
