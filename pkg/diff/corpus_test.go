@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/internal/shareddata"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 )
 
@@ -201,44 +202,7 @@ func TestCorpusSensitivityCLI(t *testing.T) {
 	t.Parallel()
 	recs := cliCorpus(t)
 	for _, withPlugins := range []bool{false, true} {
-		tl := newTally()
-		misses := newCauses()
-		skipped := map[string]int{}
-		for _, r := range recs {
-			if exclusion(r) != "" {
-				continue
-			}
-			base := input(r, withPlugins)
-			// Only records the engine finds quiet can show "exactly that
-			// path"; noisy ones are counted by the quiet-rate test.
-			if diff.Compute(base).Action != diff.ActionNoOp {
-				skipped["record not quiet (counted by the quiet rate)"]++
-				continue
-			}
-			owned := ownedGeneric(diff.Compute(base).Owned)
-			for _, lf := range echoedLeaves(r.PutBody, r.GetBody) {
-				sp := rawGeneric(lf.raw)
-				if !owned(sp) {
-					skipped["leaf not owned: readonly by spec, plugin or name (provisioningState, etags, timestamps)"]++
-					continue
-				}
-				if str, ok := lf.value.(string); ok && str != "" && strings.Trim(str, "*") == "" {
-					skipped["echoed value is a server mask (\"*\"): not observable"]++
-					continue
-				}
-				if isSecretLeaf(sp) {
-					skipped["secret: compared by salted hash against L, never against GET"]++
-					continue
-				}
-				in := base
-				in.Desired = withLeaf(r.PutBody, lf.raw, mutate(lf.value))
-				ok, why := sensitivityOK(diff.Compute(in), sp)
-				tl.add(r.Provider, ok)
-				if !ok {
-					misses.add(r.ResourceType, sp+" ("+why+")", r.Source)
-				}
-			}
-		}
+		tl, misses, skipped := sensitivityRun(recs, withPlugins)
 		label := map[bool]string{false: "WITHOUT", true: "WITH"}[withPlugins]
 		t.Logf("sensitivity %s plugins (one echoed leaf mutated):\n%s", label, tl.report())
 		t.Logf("leaves not sampled: %v", skipped)
@@ -249,9 +213,56 @@ func TestCorpusSensitivityCLI(t *testing.T) {
 	}
 }
 
-func isSecretLeaf(sp string) bool {
-	l := strings.ToLower(sp[strings.LastIndexByte(sp, '.')+1:])
-	return strings.HasSuffix(l, "password") || strings.HasSuffix(l, "secret") || l == "primarykey" || l == "secondarykey" || l == "connectionstring"
+// sensitivityRun mutates, one at a time, every echoed owned leaf of every
+// quiet record and counts the records where the engine reported exactly
+// that leaf.
+func sensitivityRun(recs []record, withPlugins bool) (*tally, *causes, map[string]int) {
+	tl := newTally()
+	misses := newCauses()
+	skipped := map[string]int{}
+	for _, r := range recs {
+		if exclusion(r) != "" {
+			continue
+		}
+		base := input(r, withPlugins)
+		// Only records the engine finds quiet can show "exactly that
+		// path"; noisy ones are counted by the quiet-rate test.
+		if diff.Compute(base).Action != diff.ActionNoOp {
+			skipped["record not quiet (counted by the quiet rate)"]++
+			continue
+		}
+		owned := ownedGeneric(diff.Compute(base).Owned)
+		for _, lf := range echoedLeaves(r.PutBody, r.GetBody) {
+			sp := rawGeneric(lf.raw)
+			if !owned(sp) {
+				skipped["leaf not owned: readonly by spec, plugin or name (provisioningState, etags, timestamps)"]++
+				continue
+			}
+			if str, ok := lf.value.(string); ok && str != "" && strings.Trim(str, "*") == "" {
+				skipped["echoed value is a server mask (\"*\"): not observable"]++
+				continue
+			}
+			if isSecretLeaf(sp, lf.value) {
+				skipped["secret: compared by salted hash against L, never against GET"]++
+				continue
+			}
+			in := base
+			in.Desired = withLeaf(r.PutBody, lf.raw, mutate(lf.value))
+			ok, why := sensitivityOK(diff.Compute(in), sp)
+			tl.add(r.Provider, ok)
+			if !ok {
+				misses.add(r.ResourceType, sp+" ("+why+")", r.Source)
+			}
+		}
+	}
+	return tl, misses, skipped
+}
+
+// isSecretLeaf applies the project's one secret rule: only string values
+// under credential names are secret (a boolean named "secret" is a flag
+// whose changes must be reported).
+func isSecretLeaf(sp string, v any) bool {
+	return secret.Name(sp[strings.LastIndexByte(sp, '.')+1:], v)
 }
 
 // ownedGeneric reports whether a leaf (generic path) lies at or under one

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Rule names: shown by --explain for every owned path judged equal.
@@ -38,6 +40,15 @@ const (
 	RuleLocationNotKept = "location-not-stored"    // proxy resources drop the location they are sent
 	RuleIdentityNone    = "identity-none-equals-absent"
 	RuleURLSlash        = "url-trailing-slash"
+
+	// General rule families that hold across providers (each has a table
+	// test in rules_test.go and is measured on both halves of the corpus).
+	RuleGUID          = "guid-case-insensitive"               // principal and application IDs re-cased
+	RuleBoolCase      = "boolean-string-case"                 // "True" answered as "true"
+	RuleIDScope       = "arm-id-tenant-vs-subscription-scope" // /providers/… answered as /subscriptions/S/providers/…
+	RuleIDRelative    = "arm-id-relative-vs-absolute"         // "resourceGroups/rg/…" or "subscriptions/…" without the leading slash
+	RuleLeadingSlash  = "path-leading-slash"                  // "/health" answered as "health" or the reverse
+	RuleSurroundSpace = "surrounding-whitespace"              // " value " answered trimmed
 )
 
 // locationKey reports whether a field holds an Azure region name.
@@ -176,6 +187,9 @@ func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
 		return true, RuleIdentityType
 	}
 	if !strings.EqualFold(x, y) {
+		if ok, rule := canonicalEqual(key, x, y); ok {
+			return true, rule
+		}
 		if ok := sameInstant(x, y); ok {
 			return true, RuleTimeEquivalence
 		}
@@ -196,6 +210,12 @@ func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
 		return false, ""
 	}
 	// Same letters, other case: equal only where ARM itself ignores case.
+	if armid.IsGUID(x) {
+		return true, RuleGUID
+	}
+	if lx := strings.ToLower(x); lx == "true" || lx == "false" {
+		return true, RuleBoolCase
+	}
 	inEnum := false
 	if p := f.prop(sp); p != nil {
 		if p.ARMID {
@@ -227,6 +247,77 @@ func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// canonicalEqual applies the general rules for values a service rewrites
+// to a canonical form: ARM IDs written tenant-scoped or relative, a path
+// with or without its leading slash, surrounding white space. x and y
+// differ by more than case.
+func canonicalEqual(key, x, y string) (bool, string) {
+	if strings.TrimSpace(x) != x || strings.TrimSpace(y) != y {
+		tx, ty := strings.TrimSpace(x), strings.TrimSpace(y)
+		if tx == ty && tx != "" {
+			return true, RuleSurroundSpace
+		}
+	}
+	if looksARMID(x) || looksARMID(y) {
+		if sameScopedID(x, y) {
+			return true, RuleIDScope
+		}
+		if sameRelativeID(x, y) {
+			return true, RuleIDRelative
+		}
+		return false, ""
+	}
+	if pathKey(key) && strings.TrimPrefix(x, "/") == strings.TrimPrefix(y, "/") && x != "" && y != "" {
+		return true, RuleLeadingSlash
+	}
+	return false, ""
+}
+
+// sameScopedID reports whether one ID is the tenant-level form
+// (/providers/NS/…) of the other's subscription-scoped form
+// (/subscriptions/S/providers/NS/…), as role-definition IDs are answered.
+func sameScopedID(x, y string) bool {
+	tenant, scoped := x, y
+	if !hasPrefixFold(tenant, "/providers/") {
+		tenant, scoped = y, x
+	}
+	if !hasPrefixFold(tenant, "/providers/") || !hasPrefixFold(scoped, "/subscriptions/") {
+		return false
+	}
+	rest := scoped[len("/subscriptions/"):]
+	i := strings.IndexByte(rest, '/')
+	if i < 0 {
+		return false
+	}
+	return strings.EqualFold(strings.TrimRight(rest[i:], "/"), strings.TrimRight(tenant, "/"))
+}
+
+// sameRelativeID reports whether one side is the other's ID written
+// without the leading slash or relative to its subscription
+// ("resourceGroups/rg/providers/…"), as scope-like inputs accept.
+func sameRelativeID(x, y string) bool {
+	abs, rel := x, y
+	if !looksARMID(abs) {
+		abs, rel = y, x
+	}
+	if !looksARMID(abs) || looksARMID(rel) || rel == "" {
+		return false
+	}
+	if !hasPrefixFold(rel, "subscriptions/") && !hasPrefixFold(rel, "resourceGroups/") && !hasPrefixFold(rel, "providers/") {
+		return false
+	}
+	a := strings.ToLower(strings.TrimRight(abs, "/"))
+	r := "/" + strings.ToLower(strings.TrimRight(rel, "/"))
+	return strings.HasSuffix(a, r) && (len(a) == len(r) || hasPrefixFold(a, "/subscriptions/"))
+}
+
+// pathKey reports whether a field holds a URL path or file path
+// (healthCheckPath, path, basePath, probePath).
+func pathKey(k string) bool {
+	l := strings.ToLower(k)
+	return l == "path" || strings.HasSuffix(l, "path")
 }
 
 // identityTypeEqual compares managed-identity type lists, which ARM
@@ -338,4 +429,48 @@ func isEmpty(v any) bool {
 		return t == ""
 	}
 	return false
+}
+
+// rulesTried names the rule families that apply to a pair of values of
+// these kinds at this field and that did not explain the difference: what
+// --explain prints beside a reported change on a first plan, so a user can
+// tell a real change from a normalisation the tool does not know yet.
+func (f *facts) rulesTried(sp, key string, x, y any) []string {
+	out := []string{RuleExact}
+	_, xs := x.(string)
+	_, ys := y.(string)
+	_, xn := toFloat(x)
+	_, yn := toFloat(y)
+	_, xb := x.(bool)
+	_, yb := y.(bool)
+	switch {
+	case xs && ys:
+		if locationKey(key) {
+			out = append(out, RuleLocation)
+		}
+		out = append(out, RuleGUID, RuleBoolCase, RuleARMID, RuleIDScope, RuleIDRelative, RuleARMIDName,
+			RuleTimeEquivalence, RuleNumeric, RuleURLSlash, RuleSurroundSpace)
+		if pathKey(key) {
+			out = append(out, RuleLeadingSlash)
+		}
+		if p := f.prop(sp); p != nil && len(p.Enum) > 0 {
+			out = append(out, RuleEnum)
+		} else if !freeTextKey(sp, key) {
+			out = append(out, RuleToken)
+		}
+		if nameKey(key) {
+			out = append(out, RuleName)
+		}
+	case xn || yn:
+		out = append(out, RuleNumeric)
+	case xb || yb:
+		out = append(out, RuleBoolString)
+	}
+	if x == nil || y == nil {
+		out = append(out, RuleNullAbsent, RuleEmptyAbsent, RuleSchemaDefault, RuleZeroUnset)
+	}
+	if f.normalizers[sp] != nil {
+		out = append(out, RuleNormalizer)
+	}
+	return out
 }
