@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/record"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -40,12 +40,15 @@ func (im *Importer) Record(ctx context.Context, st state.Store, res *Result, loc
 		if prev, err := st.Get(ctx, r.ID); err == nil && prev != nil {
 			im.warnf("%s was already recorded in state (set %s): its record is replaced by this import", r.ID, prev.Set)
 		}
-		recs[i] = &state.Record{
+		rec, err := record.Build(record.Input{
 			ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Origin: r.Origin, Set: set,
-			LastApplied: diff.HashSecrets(r.Resolved, r.schema, key),
-			Baseline:    diff.Project(r.Live, diff.Owned(r.Resolved, nil)),
-			Etag:        r.Etag,
+			Desired: r.Resolved, Live: r.Live, Etag: r.Etag,
+			Schema: r.schema, Key: key,
+		})
+		if err != nil {
+			return err
 		}
+		recs[i] = rec
 	}
 	// Concurrent Puts let a backend group-commit them (the local store
 	// writes its file once for every Put waiting), instead of rewriting

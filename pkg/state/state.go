@@ -46,15 +46,19 @@ import (
 
 // Record is what the state holds for one ARM resource.
 type Record struct {
-	ID          string         `json:"id"`
-	Type        string         `json:"type"`
-	APIVersion  string         `json:"apiVersion"`
-	Origin      string         `json:"origin,omitempty"` // manifest file#doc
-	Set         string         `json:"set,omitempty"`    // manifest set name (for --prune); the Kubernetes backend reports its SETNAME
-	LastApplied map[string]any `json:"lastApplied,omitempty"`
-	Baseline    map[string]any `json:"baseline,omitempty"`
-	Etag        string         `json:"etag,omitempty"`
-	Updated     time.Time      `json:"updated"`
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	APIVersion string `json:"apiVersion"`
+	// Subscription is the lower-cased subscription the resource lies in;
+	// stores fill it from ID when empty, so prune and delete can stay
+	// within the target subscription.
+	Subscription string         `json:"subscription,omitempty"`
+	Origin       string         `json:"origin,omitempty"` // manifest file#doc
+	Set          string         `json:"set,omitempty"`    // manifest set name (for --prune); the Kubernetes backend reports its SETNAME
+	LastApplied  map[string]any `json:"lastApplied,omitempty"`
+	Baseline     map[string]any `json:"baseline,omitempty"`
+	Etag         string         `json:"etag,omitempty"`
+	Updated      time.Time      `json:"updated"`
 	// Serial counts the writes of this record: the store sets it to the
 	// previous record's Serial + 1 on every Put, whatever the caller passed.
 	Serial int64 `json:"serial"`

@@ -1,0 +1,266 @@
+// Package record builds the state record kept for a resource after a write
+// or an import: L, the desired body with every secret hashed, and B, the
+// live body right after the write projected onto the paths the manifest
+// owns, with secrets hashed the same way. Apply, repair and import all call
+// Build so the three-way diff sees one shape of record whoever wrote it.
+//
+// A value is secret when it came from valueFrom (Input.SecretPaths), when the
+// schema marks its path secret, when its property name holds credentials
+// (secret.Name), when it lies inside a credential container
+// (secret.Container), or when it contains a value registered with
+// secret.Register. Secrets are stored as secret.Hash(key, schemaPath, value)
+// so a later desired value can be compared with L and a later live value with
+// B without either holding the clear value.
+package record
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+)
+
+// Input is everything Build needs for one resource.
+type Input struct {
+	ID, Type, APIVersion string
+	// Subscription defaults to the subscription in ID.
+	Subscription string
+	// Set is the manifest set name (for prune); Origin is file#doc.
+	Set, Origin string
+	// Desired is D as sent (secrets in clear are allowed; they are hashed).
+	Desired map[string]any
+	// SecretPaths are the body paths (dotted, array items as [index]) whose
+	// values came from valueFrom, as manifest.Resource.SecretPaths.
+	SecretPaths []string
+	// Live is the body read right after the write (or at import).
+	Live map[string]any
+	// Owned are the owned paths to project Live onto; nil means
+	// diff.Owned(Desired, nil). Pass the diff's Result.Owned when known:
+	// it carries array identifiers from the schema.
+	Owned []string
+	Etag  string
+	// Schema and Plugin describe the type at APIVersion; both may be nil.
+	Schema *schema.Type
+	Plugin diff.Plugin
+	// Key is the state's secret key (state.Store.SecretKey).
+	Key []byte
+	// Updated defaults to now.
+	Updated time.Time
+}
+
+// Build returns the record to Put after a successful write or an import.
+// Neither L nor B holds a clear secret.
+func Build(in Input) (*state.Record, error) {
+	if in.ID == "" {
+		return nil, errors.New("record: no resource ID (bug in the caller)")
+	}
+	if len(in.Key) == 0 {
+		return nil, fmt.Errorf("record %s: no state secret key; read it with Store.SecretKey before recording", armid.Printable(in.ID))
+	}
+	sub := strings.ToLower(in.Subscription)
+	if sub == "" {
+		sub = armid.SubscriptionOf(in.ID)
+	}
+	updated := in.Updated
+	if updated.IsZero() {
+		updated = time.Now().UTC()
+	}
+	h := newHasher(in)
+	lastApplied := h.hash(in.Desired, true)
+	owned := in.Owned
+	if owned == nil {
+		owned = diff.Owned(in.Desired, nil)
+	}
+	var baseline map[string]any
+	if in.Live != nil {
+		baseline = h.hash(diff.Project(in.Live, owned), false)
+	}
+	return &state.Record{
+		ID: in.ID, Type: in.Type, APIVersion: in.APIVersion, Subscription: sub,
+		Set: in.Set, Origin: in.Origin,
+		LastApplied: lastApplied, Baseline: baseline,
+		Etag: in.Etag, Updated: updated,
+	}, nil
+}
+
+// hasher applies the secret rule to a body. Schema paths are computed the
+// way the diff computes them (map members become "*"), so a hash made here
+// equals the one the diff makes when it compares a clear value with it.
+type hasher struct {
+	in      Input
+	fromEnv map[string]bool // valueFrom body paths
+	maps    map[string]bool // schema paths whose members are map entries
+	clear   map[string]bool // clear secret values seen in Desired
+}
+
+func newHasher(in Input) *hasher {
+	h := &hasher{in: in, fromEnv: map[string]bool{}, maps: mapPaths(in.Schema, in.Plugin), clear: map[string]bool{}}
+	for _, p := range in.SecretPaths {
+		h.fromEnv[p] = true
+	}
+	return h
+}
+
+// hash returns a hashed deep copy of body. With collect, the clear values it
+// hashes are remembered, so the same value found elsewhere (B, or another
+// path of L) is hashed too.
+func (h *hasher) hash(body map[string]any, collect bool) map[string]any {
+	if body == nil {
+		return nil
+	}
+	out := h.walkMap(body, "", "", false, collect)
+	// The diff's own rule (its credential names and containers) on top, so
+	// a path the diff treats as secret is hashed even if the list here
+	// lags behind it.
+	out = diff.HashSecrets(out, h.in.Schema, h.in.Key)
+	// Second pass: values equal to a known secret, wherever they appear.
+	return h.walkMap(out, "", "", false, false)
+}
+
+func (h *hasher) walkMap(m map[string]any, bodyPath, sp string, under, collect bool) map[string]any {
+	out := make(map[string]any, len(m))
+	isMap := h.maps[sp]
+	for k, v := range m {
+		csp := childSchemaPath(sp, k, isMap)
+		cbp := joinPath(bodyPath, k)
+		if under && (k == "name" || k == "id" || k == "type") {
+			out[k] = deepCopy(v) // identifiers of secret entries are not secret
+			continue
+		}
+		out[k] = h.walkValue(v, k, cbp, csp, under || secret.Container(k), collect)
+	}
+	return out
+}
+
+func (h *hasher) walkValue(v any, name, bodyPath, sp string, under, collect bool) any {
+	under = under || h.fromEnv[bodyPath]
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		return h.walkMap(t, bodyPath, sp, under, collect)
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = h.walkValue(e, name, bodyPath+"["+strconv.Itoa(i)+"]", sp+"[]", under, collect)
+		}
+		return out
+	}
+	if secret.IsHash(v) {
+		return v
+	}
+	if under || h.secretAt(name, sp, v) {
+		if s, ok := v.(string); ok && collect && s != "" {
+			h.clear[s] = true
+		}
+		return secret.Hash(h.in.Key, sp, v)
+	}
+	if s, ok := v.(string); ok && s != "" && (h.clear[s] || secret.Scrub(s) != s) {
+		return secret.Hash(h.in.Key, sp, v)
+	}
+	return v
+}
+
+func (h *hasher) secretAt(name, sp string, v any) bool {
+	if p := h.in.Schema.Prop(sp); p != nil && p.Secret {
+		return true
+	}
+	return secret.Name(name, v)
+}
+
+// mapPaths lists the schema paths whose members are map entries: every
+// prefix followed by a "*" segment in the schema or the plugin's rules, and
+// tags, as the diff does.
+func mapPaths(s *schema.Type, p diff.Plugin) map[string]bool {
+	m := map[string]bool{"tags": true}
+	if s != nil {
+		for path := range s.Properties {
+			markMaps(m, path)
+		}
+	}
+	if p == nil {
+		return m
+	}
+	r := p.Rules()
+	if r == nil {
+		return m
+	}
+	for _, l := range [][]string{r.ReadOnly, r.Ordered, r.WriteOnly, r.CreateOnly, r.ChildCollections, r.MergeCollections} {
+		for _, path := range l {
+			markMaps(m, path)
+		}
+	}
+	for path := range r.Defaults {
+		markMaps(m, path)
+	}
+	for path := range r.Normalizers {
+		markMaps(m, path)
+	}
+	return m
+}
+
+// markMaps marks every prefix of p that is followed by a "*" segment
+// ("properties.foo.*.bar" marks "properties.foo").
+func markMaps(m map[string]bool, p string) {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '.' {
+			continue
+		}
+		part := p[start:i]
+		if part == "*" || strings.HasPrefix(part, "*[") {
+			if start == 0 {
+				m[""] = true
+			} else {
+				m[p[:start-1]] = true
+			}
+		}
+		start = i + 1
+	}
+}
+
+func childSchemaPath(parent, name string, parentIsMap bool) string {
+	switch {
+	case parentIsMap && parent == "":
+		return "*"
+	case parentIsMap:
+		return parent + ".*"
+	case parent == "":
+		return name
+	}
+	return parent + "." + name
+}
+
+// joinPath builds a body path the way the manifest loader names
+// SecretPaths.
+func joinPath(base, k string) string {
+	if base == "" || k == "" {
+		return base + k
+	}
+	return base + "." + k
+}
+
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
