@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
 // Options say what to import and how. DefaultOptions is the one place their
@@ -55,7 +55,7 @@ type Options struct {
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
 	return Options{
-		Set:                apply.DefaultSet,
+		Set:                state.DefaultSet,
 		Record:             true,
 		MaxVersionAttempts: 4,
 		RecordConcurrency:  32,

@@ -167,8 +167,18 @@ func (e *LockedError) Error() string {
 		e.Ref, e.Holder, e.Waited.Round(time.Millisecond))
 }
 
-// DefaultPath is the local state file used when --state is not given.
-const DefaultPath = ".kubectl-azure/state.json"
+// Defaults every command seeds its flags with, kept here so apply, delete,
+// import and the state subcommands cannot disagree.
+const (
+	// DefaultPath is the local state file used when --state is not given.
+	DefaultPath = ".kubectl-azure/state.json"
+	// DefaultLockTimeout is how long a run waits for another run's lock
+	// (--lock-timeout).
+	DefaultLockTimeout = time.Minute
+	// DefaultSet is the manifest set records are filed under when no --set
+	// is given; prune and delete only consider records of one set.
+	DefaultSet = "default"
+)
 
 // KubernetesScheme prefixes a Kubernetes state reference.
 const KubernetesScheme = "kubernetes://"
@@ -199,7 +209,7 @@ type Options struct {
 // are filled from here.
 func DefaultOptions() Options {
 	return Options{
-		LockTimeout:   time.Minute,
+		LockTimeout:   DefaultLockTimeout,
 		LeaseDuration: 30 * time.Second,
 		LockPoll:      250 * time.Millisecond,
 		QPS:           100,
