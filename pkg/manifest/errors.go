@@ -123,12 +123,29 @@ func (e *ValidationError) Error() string {
 
 // problems collects problems during a load.
 type problems struct {
-	list []Problem
-	seen map[string]bool
+	list  []Problem
+	seen  map[string]bool
+	lines map[Origin]lineMap
+}
+
+// setLines records where the fields of one document are.
+func (ps *problems) setLines(o Origin, m lineMap) {
+	if m == nil {
+		return
+	}
+	if ps.lines == nil {
+		ps.lines = map[Origin]lineMap{}
+	}
+	ps.lines[o] = m
+}
+
+// line returns the file line of path in the document o, 0 when unknown.
+func (ps *problems) line(o Origin, path string) int {
+	return ps.lines[o].lineOf(path)
 }
 
 func (ps *problems) add(o Origin, path, format string, args ...any) {
-	p := Problem{File: o.File, Index: o.Index, Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError}
+	p := Problem{File: o.File, Index: o.Index, Line: ps.line(o, path), Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError}
 	key := p.String()
 	if ps.seen == nil {
 		ps.seen = map[string]bool{}

@@ -309,10 +309,10 @@ func TestAllProblemsReported(t *testing.T) {
 		"apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata: {}\nspec: {type: bad}\n"
 	ve := loadErr(t, stdin(doc))
 	want := []string{
-		`<stdin>#0: apiVersion: "v2" is not supported; use azure.kubectl.io/v1alpha1`,
-		`<stdin>#1: malformed YAML: line 6: did not find expected ',' or ']'`,
-		`<stdin>#2: metadata.name: missing; set metadata.name to the ARM resource name`,
-		`<stdin>#2: spec.type: "bad" has no api-version; write bad@API-VERSION (` + "`kubectl azure explain bad`" + ` lists the known versions)`,
+		`<stdin>#0 (line 1): apiVersion: "v2" is not supported; use azure.kubectl.io/v1alpha1`,
+		`<stdin>#1 (line 6): malformed YAML: line 6: did not find expected ',' or ']'`,
+		`<stdin>#2 (line 10): metadata.name: missing; set metadata.name to the ARM resource name`,
+		`<stdin>#2 (line 11): spec.type: "bad" has no api-version; write bad@API-VERSION (` + "`kubectl azure explain bad`" + ` lists the known versions)`,
 	}
 	if got := ve.Error(); got != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
@@ -499,7 +499,7 @@ metadata: {name: b}
 spec: {type: Microsoft.Test/things/things@2020-01-01, parent: Microsoft.Test/things/things/a}
 `
 	ve := loadErr(t, stdin(doc))
-	if len(ve.Problems) != 1 || !strings.Contains(ve.Error(), "<stdin>#0: spec.parent: dependency cycle: <stdin>#0 (Microsoft.Test/things/things a) -> <stdin>#1") {
+	if len(ve.Problems) != 1 || !strings.Contains(ve.Error(), "<stdin>#0 (line 4): spec.parent: dependency cycle: <stdin>#0 (Microsoft.Test/things/things a) -> <stdin>#1") {
 		t.Errorf("got %v", ve)
 	}
 }
@@ -534,14 +534,14 @@ func TestSchemaHook(t *testing.T) {
 	}
 	o = stdin(doc)
 	o.Schema, o.Strict = validator, true
-	if ve := loadErr(t, o); !strings.Contains(ve.Error(), "<stdin>#0: spec.body.properties.provisioningState: readonly property set") {
+	if ve := loadErr(t, o); !strings.Contains(ve.Error(), "<stdin>#0 (line 7): spec.body.properties.provisioningState: readonly property set") {
 		t.Errorf("strict: %v", ve)
 	}
 	o = stdin(doc)
 	o.Schema = func(string, string, map[string]any) ([]SchemaIssue, string) {
 		return []SchemaIssue{{Path: "location", Severity: SchemaError, Message: "expected string, got number"}}, ""
 	}
-	if ve := loadErr(t, o); ve.Error() != "<stdin>#0: spec.body.location: expected string, got number" {
+	if ve := loadErr(t, o); ve.Error() != "<stdin>#0 (line 7): spec.body.location: expected string, got number" {
 		t.Errorf("schema error: %v", ve)
 	}
 }
@@ -663,8 +663,8 @@ metadata: {name: st}
 spec: {type: Microsoft.Storage/storageAccounts@2023-05-01, parent: rg-demo}
 `
 	ve := loadErr(t, stdin(doc))
-	want := "<stdin>#2: spec.parent: the parent is a Microsoft.Network/networkSecurityGroups, but a Microsoft.Network/virtualNetworks/subnets needs a parent of type Microsoft.Network/virtualNetworks\n" +
-		"<stdin>#3: spec.parent: Microsoft.Storage/storageAccounts is a top-level type and has no parent; place it with spec.resourceGroup (or spec.scope for an extension resource)"
+	want := "<stdin>#2 (line 17): spec.parent: the parent is a Microsoft.Network/networkSecurityGroups, but a Microsoft.Network/virtualNetworks/subnets needs a parent of type Microsoft.Network/virtualNetworks\n" +
+		"<stdin>#3 (line 22): spec.parent: Microsoft.Storage/storageAccounts is a top-level type and has no parent; place it with spec.resourceGroup (or spec.scope for an extension resource)"
 	if ve.Error() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", ve, want)
 	}

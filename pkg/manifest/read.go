@@ -20,6 +20,7 @@ import (
 type document struct {
 	origin Origin
 	obj    map[string]any // nil when decoding failed (a problem was recorded)
+	lines  lineMap        // nil when positions are unknown (kustomize output)
 }
 
 // stdinName is the file name problems and origins use for "-".
@@ -33,6 +34,33 @@ type reader struct {
 	fileOrder map[string]int
 	// sourceDocs caches files read to locate kustomize output in its sources.
 	sourceDocs map[string][]decoded
+	// total counts the bytes read so far, against MaxTotalBytes.
+	total int64
+}
+
+// readAll reads one input within MaxFileBytes and what is left of
+// MaxTotalBytes, so -f /dev/zero or a huge file fails fast with a clear
+// message instead of exhausting memory.
+func (r *reader) readAll(name string, in io.Reader) ([]byte, bool) {
+	limit := int64(MaxFileBytes)
+	if left := MaxTotalBytes - r.total; left < limit {
+		limit = left
+	}
+	data, err := io.ReadAll(io.LimitReader(in, limit+1))
+	if err != nil {
+		r.ps.add(Origin{name, -1}, "", "cannot read: %v", err)
+		return nil, false
+	}
+	if int64(len(data)) > limit {
+		if limit < MaxFileBytes {
+			r.ps.add(Origin{name, -1}, "", "the manifests given exceed %d MiB in total; apply them in smaller sets", MaxTotalBytes>>20)
+		} else {
+			r.ps.add(Origin{name, -1}, "", "larger than %d MiB: this is not a manifest file; check the path given with -f", MaxFileBytes>>20)
+		}
+		return nil, false
+	}
+	r.total += int64(len(data))
+	return data, true
 }
 
 func (r *reader) noteFile(name string) {
@@ -72,12 +100,9 @@ func (r *reader) read() {
 			}
 			stdinUsed = true
 			r.noteFile(stdinName)
-			data, err := io.ReadAll(o.Stdin)
-			if err != nil {
-				r.ps.add(Origin{stdinName, -1}, "", "cannot read standard input: %v", err)
-				continue
+			if data, ok := r.readAll(stdinName, o.Stdin); ok {
+				r.decodeStream(stdinName, data)
 			}
-			r.decodeStream(stdinName, data)
 		case strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://"):
 			r.ps.add(Origin{name, -1}, "", "URLs are not supported as -f arguments: download the manifest and pass the file")
 		default:
@@ -120,12 +145,16 @@ func (r *reader) readPath(arg string) {
 				continue
 			}
 			r.noteFile(fv.Path)
-			data, err := os.ReadFile(fv.Path)
+			f, err := os.Open(fv.Path)
 			if err != nil {
 				r.ps.add(Origin{fv.Path, -1}, "", "cannot read: %v", err)
 				continue
 			}
-			r.decodeStream(fv.Path, data)
+			data, ok := r.readAll(fv.Path, f)
+			f.Close()
+			if ok {
+				r.decodeStream(fv.Path, data)
+			}
 		}
 	}
 }
@@ -161,23 +190,26 @@ func (r *reader) readKustomize(dir string) {
 			r.ps.add(Origin{dir, i}, "", "kustomize produced a %T, expected a Resource", info.Object)
 			continue
 		}
-		// Round-trip through JSON so numbers have the same Go types as
-		// documents read from files (float64).
+		// Round-trip through JSON so numbers have the same Go type as
+		// documents read from files (json.Number).
 		js, err := json.Marshal(u.Object)
 		var obj map[string]any
 		if err == nil {
-			err = json.Unmarshal(js, &obj)
+			dec := json.NewDecoder(bytes.NewReader(js))
+			dec.UseNumber()
+			err = dec.Decode(&obj)
 		}
 		if err != nil {
 			r.ps.add(Origin{dir, i}, "", "cannot decode kustomize output: %v", err)
 			continue
 		}
 		origin := Origin{dir, i}
-		if o, ok := r.kustomizeOrigin(dir, obj); ok {
-			origin = o
+		var lines lineMap
+		if o, l, ok := r.kustomizeOrigin(dir, obj); ok {
+			origin, lines = o, l
 			r.noteFile(o.File)
 		}
-		r.docs = append(r.docs, document{origin: origin, obj: obj})
+		r.addDoc(document{origin: origin, obj: obj, lines: lines})
 	}
 }
 
@@ -187,16 +219,24 @@ func (r *reader) decodeStream(name string, data []byte) {
 	for _, d := range decodeDocuments(data) {
 		origin := Origin{name, d.index}
 		if d.problem != "" {
+			r.ps.setLines(origin, lineMap{"": d.line})
 			r.ps.add(origin, "", "%s", d.problem)
 			continue
 		}
-		r.docs = append(r.docs, document{origin: origin, obj: d.obj})
+		r.addDoc(document{origin: origin, obj: d.obj, lines: d.lines})
 	}
+}
+
+func (r *reader) addDoc(d document) {
+	r.ps.setLines(d.origin, d.lines)
+	r.docs = append(r.docs, d)
 }
 
 type decoded struct {
 	index   int
 	obj     map[string]any
+	lines   lineMap
+	line    int // first line of the document
 	problem string
 }
 
@@ -206,22 +246,18 @@ func decodeDocuments(data []byte) []decoded {
 	var out []decoded
 	index := 0
 	for _, raw := range splitDocuments(data) {
-		js, err := yaml.YAMLToJSONStrict(raw.text)
+		v, lines, err := decodeYAML(raw.text, raw.line)
 		if err != nil {
-			out = append(out, decoded{index: index, problem: "malformed YAML: " + yamlMessage(err, raw.line)})
+			out = append(out, decoded{index: index, line: raw.line, problem: "malformed YAML: " + oneLine(err.Error())})
 			index++
 			continue
 		}
-		js = bytes.TrimSpace(js)
-		if len(js) == 0 || bytes.Equal(js, []byte("null")) {
-			continue
+		if v == nil {
+			continue // empty or comments only: not counted
 		}
-		d := decoded{index: index}
+		d := decoded{index: index, lines: lines, line: raw.line}
 		index++
-		var v any
-		if err := json.Unmarshal(js, &v); err != nil {
-			d.problem = fmt.Sprintf("malformed document: %v", err)
-		} else if obj, ok := v.(map[string]any); ok {
+		if obj, ok := v.(map[string]any); ok {
 			d.obj = obj
 		} else {
 			d.problem = fmt.Sprintf("document is a %s, not a mapping: each document must be one Resource (apiVersion, kind, metadata, spec)", jsonKind(v))
@@ -240,12 +276,12 @@ const originAnnotation = "config.kubernetes.io/origin"
 // annotation (or for remote bases, generated resources, or a document no
 // longer recognisable in its file) it reports false and the caller names
 // the kustomization directory and the output index instead.
-func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, bool) {
+func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, lineMap, bool) {
 	meta, _ := obj["metadata"].(map[string]any)
 	ann, _ := meta["annotations"].(map[string]any)
 	text, _ := ann[originAnnotation].(string)
 	if text == "" {
-		return Origin{}, false
+		return Origin{}, nil, false
 	}
 	// Drop it either way: it describes the build, not the resource.
 	delete(ann, originAnnotation)
@@ -257,7 +293,7 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, bool) 
 		Repo string `json:"repo"`
 	}
 	if err := yaml.Unmarshal([]byte(text), &o); err != nil || o.Path == "" || o.Repo != "" {
-		return Origin{}, false
+		return Origin{}, nil, false
 	}
 	file := filepath.Join(dir, o.Path)
 	if r.sourceDocs == nil {
@@ -276,20 +312,20 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, bool) 
 		t, _ := spec["type"].(string)
 		return strings.ToLower(t)
 	}
-	var match []int
+	var match []decoded
 	for _, d := range docs {
 		if d.obj == nil {
 			continue
 		}
 		m, _ := d.obj["metadata"].(map[string]any)
 		if n, _ := m["name"].(string); n == name && typ(d.obj) == typ(obj) {
-			match = append(match, d.index)
+			match = append(match, d)
 		}
 	}
 	if len(match) != 1 {
-		return Origin{}, false
+		return Origin{}, nil, false
 	}
-	return Origin{File: file, Index: match[0]}, true
+	return Origin{File: file, Index: match[0].index}, match[0].lines, true
 }
 
 type rawDocument struct {
@@ -351,7 +387,7 @@ func jsonKind(v any) string {
 		return "list"
 	case string:
 		return "string"
-	case float64:
+	case json.Number, float64:
 		return "number"
 	case bool:
 		return "boolean"

@@ -1,0 +1,191 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Input bounds. A manifest set is text a person wrote; anything larger is a
+// mistake (-f /dev/zero, a log file) or an attack (an alias bomb), and is
+// refused before it can exhaust memory. docs/manifests.md documents them.
+const (
+	// MaxFileBytes bounds one file or standard input.
+	MaxFileBytes = 16 << 20
+	// MaxTotalBytes bounds everything one run reads.
+	MaxTotalBytes = 64 << 20
+	// maxNodes bounds the values of one document after alias expansion.
+	maxNodes = 1 << 20
+	// maxDepth bounds nesting; ARM bodies are far shallower.
+	maxDepth = 200
+)
+
+// lineMap maps a document path ("spec.body.properties.x", "[2]" for array
+// items) to the 1-based file line of its key or item.
+type lineMap map[string]int
+
+// lineOf returns the line of path or of its nearest ancestor that has one.
+func (m lineMap) lineOf(path string) int {
+	for p := path; ; {
+		if n, ok := m[p]; ok {
+			return n
+		}
+		if p == "" {
+			return 0
+		}
+		p = parentDocPath(p)
+	}
+}
+
+// parentDocPath drops the last segment of a document path.
+func parentDocPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+// jsonNumberRE is the JSON number grammar: literals that match are kept
+// byte for byte, so 12345678901234567890 and 0.10 reach ARM as written.
+var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// converter turns a yaml.Node tree into JSON values (numbers as
+// json.Number), recording lines and bounding alias expansion.
+type converter struct {
+	lines  lineMap
+	offset int // file line of the document's first line, minus one
+	nodes  int
+}
+
+type decodeError struct{ msg string }
+
+func (e *decodeError) Error() string { return e.msg }
+
+func (c *converter) fail(n *yaml.Node, format string, args ...any) {
+	panic(&decodeError{fmt.Sprintf("line %d: ", n.Line+c.offset) + fmt.Sprintf(format, args...)})
+}
+
+// convert decodes one YAML document. Errors are returned as messages.
+func (c *converter) convert(n *yaml.Node) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			de, ok := r.(*decodeError)
+			if !ok {
+				panic(r)
+			}
+			err = de
+		}
+	}()
+	return c.value(n, "", 0), nil
+}
+
+func (c *converter) value(n *yaml.Node, path string, depth int) any {
+	c.nodes++
+	if c.nodes > maxNodes {
+		c.fail(n, "the document expands to more than %d values (too many aliases?); split it or remove the aliases", maxNodes)
+	}
+	if depth > maxDepth {
+		c.fail(n, "nesting deeper than %d levels", maxDepth)
+	}
+	if _, seen := c.lines[path]; !seen {
+		c.lines[path] = n.Line + c.offset
+	}
+	switch n.Kind {
+	case 0: // an empty document or comments only
+		return nil
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return c.value(n.Content[0], path, depth)
+	case yaml.AliasNode:
+		return c.value(n.Alias, path, depth+1)
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, item := range n.Content {
+			out[i] = c.value(item, fmt.Sprintf("%s[%d]", path, i), depth+1)
+		}
+		return out
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+				c.fail(k, "merge keys (<<) are not supported; write the fields out")
+			}
+			if k.Kind != yaml.ScalarNode {
+				c.fail(k, "mapping keys must be strings")
+			}
+			key := k.Value
+			if _, dup := out[key]; dup {
+				c.fail(k, "key %q is already defined in this mapping", key)
+			}
+			kp := joinPath(path, key)
+			c.lines[kp] = k.Line + c.offset
+			out[key] = c.value(v, kp, depth+1)
+		}
+		return out
+	case yaml.ScalarNode:
+		return c.scalar(n)
+	}
+	c.fail(n, "unsupported YAML node")
+	return nil
+}
+
+func (c *converter) scalar(n *yaml.Node) any {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		b, err := strconv.ParseBool(strings.ToLower(n.Value))
+		if err != nil {
+			c.fail(n, "%q is not a boolean", n.Value)
+		}
+		return b
+	case "!!int":
+		if jsonNumberRE.MatchString(n.Value) {
+			return json.Number(n.Value)
+		}
+		// YAML spellings JSON lacks: 0x1F, 0o17, +5, 1_000.
+		var z big.Int
+		lit := strings.TrimPrefix(strings.ReplaceAll(n.Value, "_", ""), "+")
+		if _, ok := z.SetString(lit, 0); !ok {
+			c.fail(n, "%q is not an integer", n.Value)
+		}
+		return json.Number(z.String())
+	case "!!float":
+		if jsonNumberRE.MatchString(n.Value) {
+			return json.Number(n.Value)
+		}
+		lit := strings.TrimPrefix(strings.ReplaceAll(n.Value, "_", ""), "+")
+		if jsonNumberRE.MatchString(lit) {
+			return json.Number(lit)
+		}
+		if f, ok := new(big.Float).SetString(lit); ok && !f.IsInf() {
+			return json.Number(f.Text('g', -1))
+		}
+		c.fail(n, "%s is not a number JSON can carry (infinity and NaN have no JSON form); quote it if it is a string", n.Value)
+	}
+	// Strings, and timestamps or binary, which ARM bodies carry as strings.
+	return n.Value
+}
+
+// decodeYAML decodes one raw document; firstLine is its first file line.
+func decodeYAML(text []byte, firstLine int) (any, lineMap, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(text, &root); err != nil {
+		return nil, nil, fmt.Errorf("%s", yamlMessage(err, firstLine))
+	}
+	c := &converter{lines: lineMap{}, offset: firstLine - 1}
+	v, err := c.convert(&root)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, c.lines, nil
+}
