@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"golang.org/x/sync/semaphore"
 )
 
 // Client talks to ARM. It is safe for concurrent use.
@@ -28,14 +29,14 @@ type Client struct {
 
 	stats   *statsCollector
 	pacer   *pacer
-	slots   chan struct{}
+	slots   *semaphore.Weighted
 	noPatch sync.Map // lower-cased resource type -> true
 	// postRetry replaces the retry options for POST requests.
 	postRetry policy.RetryOptions
 }
 
-// New builds a Client. It validates the endpoint rule of DESIGN §11 and
-// builds the credential, but makes no network call.
+// New builds a Client. It validates the endpoint (https, or plain http to
+// a loopback emulator) and builds the credential, but makes no network call.
 func New(opts Options) (*Client, error) {
 	def := DefaultOptions()
 	if opts.Concurrency <= 0 {
@@ -83,7 +84,7 @@ func New(opts Options) (*Client, error) {
 		endpoint:      ep,
 		authenticated: needCred,
 		stats:         newStatsCollector(),
-		slots:         make(chan struct{}, opts.Concurrency),
+		slots:         semaphore.NewWeighted(int64(opts.Concurrency)),
 	}
 	c.pacer = newPacer(opts, c.stats)
 
@@ -99,7 +100,8 @@ func New(opts Options) (*Client, error) {
 				return nil, err
 			}
 		}
-		perRetry = append(perRetry, runtime.NewBearerTokenPolicy(cred, []string{audience(rm.Audience) + "/.default"}, nil))
+		bearer := runtime.NewBearerTokenPolicy(cred, []string{audience(rm.Audience) + "/.default"}, nil)
+		perRetry = append(perRetry, &authOnlyOrigin{c: c, inner: bearer})
 	}
 	// The attempt logger and counters sit last so they see the request as
 	// sent (with the Authorization header, which they redact) and time the
@@ -126,17 +128,19 @@ func New(opts Options) (*Client, error) {
 	// action (regenerateKey, restart) may have run before a 5xx or a
 	// reset, so it is only retried on 429, which ARM's gateway answers
 	// before the request reaches the resource provider.
+	co.Retry.ShouldRetry = shouldRetry
 	c.postRetry = co.Retry
-	c.postRetry.ShouldRetry = func(resp *http.Response, _ error) bool {
-		return resp != nil && resp.StatusCode == http.StatusTooManyRequests
-	}
+	c.postRetry.ShouldRetry = shouldRetryPost
+	// Redirects are handled by redirectPolicy, never by http.Client.
 	if opts.HTTPClient != nil {
-		co.Transport = opts.HTTPClient
+		co.Transport = withoutRedirects(opts.HTTPClient)
 	} else {
 		co.Transport = defaultHTTPClient(opts.Concurrency)
 	}
 	c.pl = runtime.NewPipeline("kubectl-azure", opts.Version, runtime.PipelineOptions{
-		PerCall:  []policy.Policy{&userAgentPolicy{ua: "kubectl-azure/" + opts.Version}, &callPolicy{c: c}},
+		// The origin check comes after the redirect policy so that it
+		// sees every redirect target too.
+		PerCall:  []policy.Policy{&userAgentPolicy{ua: "kubectl-azure/" + opts.Version}, &callPolicy{c: c}, &redirectPolicy{c: c}, &originPolicy{c: c}},
 		PerRetry: perRetry,
 	}, co)
 	return c, nil
@@ -163,7 +167,7 @@ func cloudConfig(name string) (cloud.Configuration, error) {
 	return cloud.Configuration{}, fmt.Errorf("unknown cloud %q: use public, china or usgov", name)
 }
 
-// checkEndpoint enforces DESIGN §11: https uses the credential; plain http
+// checkEndpoint enforces the endpoint rule: https uses the credential; plain http
 // is only allowed to a loopback host, and then no credential is sent (a
 // bearer token must never cross the network in clear, and a local emulator
 // has no tenant to get one from).
@@ -275,7 +279,7 @@ func defaultHTTPClient(concurrency int) *http.Client {
 		t.MaxIdleConns = concurrency
 	}
 	t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: noRedirects}
 }
 
 // Concurrency is the bound on in-flight requests; the apply engine sizes

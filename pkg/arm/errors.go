@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Error is a failed ARM request: the HTTP status and ARM's error envelope
@@ -152,8 +154,32 @@ func newError(method, id string, status int, header http.Header, body []byte) *E
 	if e.Code == "" && header != nil {
 		e.Code = header.Get("x-ms-error-code")
 	}
+	e.scrub()
 	return e
 }
+
+// scrub hides secrets before the error becomes text anywhere: ARM's 400s
+// quote the offending request body, secrets and all.
+func (e *Error) scrub() {
+	e.Message = scrubText(e.Message)
+	e.Details = scrubDetails(e.Details)
+	if len(e.Body) > 0 {
+		e.Body = []byte(scrubText(string(e.Body)))
+	}
+}
+
+func scrubDetails(ds []ErrorDetail) []ErrorDetail {
+	for i := range ds {
+		ds[i].Message = scrubText(ds[i].Message)
+		ds[i].Target = scrubText(ds[i].Target)
+		ds[i].Details = scrubDetails(ds[i].Details)
+	}
+	return ds
+}
+
+// scrubText removes registered secret values and embedded credentials
+// (connection-string keys, SAS signatures, bearer tokens) from text.
+func scrubText(s string) string { return redactText(secret.Scrub(s)) }
 
 // StatusCode returns the HTTP status of an ARM error, or 0.
 func StatusCode(err error) int {

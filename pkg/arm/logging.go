@@ -1,8 +1,6 @@
 package arm
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Verbosity levels, as kubectl's -v.
@@ -58,17 +57,22 @@ func (c *Client) logAttempt(req *policy.Request, reqBody []byte, attempt int32, 
 		}
 	}
 	if c.opts.Verbosity >= VerbosityBodies {
+		bc := c.bodyContext(raw.Method, raw.URL)
 		if len(reqBody) > 0 {
-			fmt.Fprintf(&b, "  request body: %s\n", redactBody(reqBody))
+			fmt.Fprintf(&b, "  request body: %s\n", bc.redact(reqBody, false))
 		}
 		if resp != nil {
 			if data, perr := runtime.Payload(resp); perr == nil && len(data) > 0 {
-				fmt.Fprintf(&b, "  response body: %s\n", redactBody(data))
+				fmt.Fprintf(&b, "  response body: %s\n", bc.redact(data, true))
 			}
 		}
 	}
+	// Last line of defence: any value registered as secret anywhere in
+	// the process (valueFrom results, listKeys outputs) is hidden wherever
+	// it appears, in URLs, headers, errors and bodies alike.
+	line := secret.Scrub(b.String())
 	logMu.Lock()
-	_, _ = io.WriteString(c.opts.Log, b.String())
+	_, _ = io.WriteString(c.opts.Log, line)
 	logMu.Unlock()
 }
 
@@ -88,6 +92,9 @@ func writeHeaders(b *strings.Builder, what string, h http.Header) {
 }
 
 func isSecretHeader(name string) bool {
+	if secret.CredentialName(name) {
+		return true
+	}
 	n := strings.ToLower(name)
 	switch n {
 	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-ms-authorization-auxiliary":
@@ -128,53 +135,6 @@ func redactURL(u *url.URL) string {
 		c.RawQuery = q.Encode()
 	}
 	return c.String()
-}
-
-// redactBody replaces secret-looking fields in a JSON body; non-JSON text
-// goes through redactText.
-func redactBody(data []byte) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return redactText(string(data))
-	}
-	out, err := json.Marshal(redactValue(v))
-	if err != nil {
-		return redactText(string(data))
-	}
-	return string(out)
-}
-
-func redactValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, val := range t {
-			if isSecretName(k) && val != nil {
-				m[k] = redacted
-				continue
-			}
-			m[k] = redactValue(val)
-		}
-		// {"name": "password", "value": "..."} pairs (app settings,
-		// container env) hide the secret behind a generic "value".
-		if n, ok := t["name"].(string); ok && isSecretName(n) {
-			if _, has := m["value"]; has {
-				m["value"] = redacted
-			}
-		}
-		return m
-	case []any:
-		out := make([]any, len(t))
-		for i := range t {
-			out[i] = redactValue(t[i])
-		}
-		return out
-	case string:
-		return redactText(t)
-	}
-	return v
 }
 
 // Secrets embedded in strings: connection strings and SAS URLs.

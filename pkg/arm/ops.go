@@ -104,11 +104,8 @@ func (c *Client) List(ctx context.Context, collectionID, apiVersion string) ([]m
 		if err != nil {
 			return items, err
 		}
-		var pg struct {
-			Value    []map[string]any `json:"value"`
-			NextLink string           `json:"nextLink"`
-		}
-		if err := json.Unmarshal(resp.Raw, &pg); err != nil {
+		pg, err := decodePage(resp.Raw)
+		if err != nil {
 			return items, fmt.Errorf("GET %s: list response is not {\"value\": [...]}: %w", collectionID, err)
 		}
 		items = append(items, pg.Value...)
@@ -196,7 +193,7 @@ func (c *Client) send(ctx context.Context, method, id, rawURL string, body map[s
 	}
 	req.Raw().Header.Set("Accept", "application/json")
 	if body != nil {
-		if err := runtime.MarshalAsJSON(req, body); err != nil {
+		if err := setJSONBody(req, body); err != nil {
 			return nil, fmt.Errorf("%s %s: encoding body: %w", method, id, err)
 		}
 	} else if method == http.MethodPost {
@@ -227,12 +224,8 @@ func (c *Client) toResponse(method, id string, resp *http.Response) (*Response, 
 		return nil, newError(method, id, resp.StatusCode, resp.Header, payload)
 	}
 	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Raw: payload, ETag: resp.Header.Get("ETag")}
-	if len(bytes.TrimSpace(payload)) > 0 {
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(payload))
-		if dec.Decode(&m) == nil {
-			r.Body = m
-		}
+	if m, err := decodeObject(payload); err == nil {
+		r.Body = m
 	}
 	if r.ETag == "" && r.Body != nil {
 		if e, ok := r.Body["etag"].(string); ok {

@@ -128,6 +128,13 @@ type Options struct {
 	Verbosity int
 	// Log receives request logs; nil discards them.
 	Log io.Writer
+	// SensitivePaths returns the body paths the schema marks secret for a
+	// resource type and api-version ("properties.value",
+	// "properties.secrets[*].value", "properties.*"); -v 8 logs hide the
+	// values there. nil, or an empty answer, still hides the paths of
+	// types known to carry secrets under neutral names (Key Vault
+	// secrets, App Service appsettings/connectionstrings).
+	SensitivePaths func(resourceType, apiVersion string) []string
 }
 
 // DefaultOptions returns the defaults for every Options field.

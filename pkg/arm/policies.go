@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"golang.org/x/sync/semaphore"
 )
 
 // callInfo is shared by every attempt of one logical request (azcore's
@@ -44,15 +45,13 @@ func (p *callPolicy) Do(req *policy.Request) (*http.Response, error) {
 // slotPolicy bounds in-flight attempts to Options.Concurrency, whatever
 // the caller's own parallelism: ARM's per-subscription quotas are shared,
 // and the pacer's model goes stale with many unanswered requests.
-type slotPolicy struct{ slots chan struct{} }
+type slotPolicy struct{ slots *semaphore.Weighted }
 
 func (p *slotPolicy) Do(req *policy.Request) (*http.Response, error) {
-	select {
-	case p.slots <- struct{}{}:
-	case <-req.Raw().Context().Done():
-		return nil, req.Raw().Context().Err()
+	if err := p.slots.Acquire(req.Raw().Context(), 1); err != nil {
+		return nil, err
 	}
-	defer func() { <-p.slots }()
+	defer p.slots.Release(1)
 	return req.Next()
 }
 
