@@ -1,0 +1,158 @@
+package manifest
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	typeRE       = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z0-9]+)+(/[A-Za-z][A-Za-z0-9_-]*)+$`)
+	apiVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z][A-Za-z0-9.]*)?$`)
+	// ARM names never contain these: they would change the ID's shape.
+	badNameChars = "/?#%\\\t\n"
+)
+
+var specFields = map[string]bool{"type": true, "id": true, "resourceGroup": true, "parent": true, "scope": true, "body": true}
+
+// envelope checks apiVersion, kind, metadata and spec.type of one document.
+func (l *loader) envelope(d document) *entry {
+	o := d.origin
+	ok := true
+	bad := func(path, format string, args ...any) {
+		l.ps.add(o, path, format, args...)
+		ok = false
+	}
+	if av, _ := d.obj["apiVersion"].(string); strings.HasPrefix(av, "kustomize.config.k8s.io/") {
+		bad("", "this is a kustomization file, not a Resource; load its directory with -k")
+		return nil
+	}
+	switch av, _ := d.obj["apiVersion"].(string); {
+	case d.obj["apiVersion"] == nil:
+		bad("apiVersion", "missing; set apiVersion: %s", APIVersion)
+	case av != APIVersion:
+		bad("apiVersion", "%s is not supported; use %s", quote(d.obj["apiVersion"]), APIVersion)
+	}
+	switch k, _ := d.obj["kind"].(string); {
+	case d.obj["kind"] == nil:
+		bad("kind", "missing; set kind: %s", Kind)
+	case k != Kind:
+		bad("kind", "%s is not supported; use %s", quote(d.obj["kind"]), Kind)
+	}
+	for k := range d.obj {
+		switch k {
+		case "apiVersion", "kind", "metadata", "spec":
+		default:
+			bad(k, "unknown field; a Resource has apiVersion, kind, metadata and spec")
+		}
+	}
+	res := &Resource{Origin: o}
+	meta, isMap := d.obj["metadata"].(map[string]any)
+	if !isMap {
+		if d.obj["metadata"] == nil {
+			bad("metadata.name", "missing; set metadata.name to the ARM resource name")
+		} else {
+			bad("metadata", "must be a mapping with name (and optionally labels)")
+		}
+	} else {
+		switch n, isStr := meta["name"].(string); {
+		case meta["name"] == nil || (isStr && strings.TrimSpace(n) == ""):
+			bad("metadata.name", "missing; set metadata.name to the ARM resource name")
+		case !isStr:
+			bad("metadata.name", "must be a string, got %s", jsonKind(meta["name"]))
+		case strings.ContainsAny(n, badNameChars) || strings.TrimSpace(n) != n:
+			bad("metadata.name", "%q is not a valid ARM resource name (no /, ?, #, %%, \\ or surrounding spaces); a child resource's name is its last segment only, with spec.parent naming the parent", n)
+		default:
+			res.Name = n
+		}
+		if lv, present := meta["labels"]; present && lv != nil {
+			lm, isMap := lv.(map[string]any)
+			if !isMap {
+				bad("metadata.labels", "must be a mapping of strings")
+			} else {
+				res.Labels = map[string]string{}
+				for k, v := range lm {
+					s, isStr := v.(string)
+					if !isStr {
+						bad("metadata.labels."+k, "label values must be strings; quote it")
+						continue
+					}
+					res.Labels[k] = s
+				}
+			}
+		}
+	}
+	e := &entry{res: res}
+	spec, isMap := d.obj["spec"].(map[string]any)
+	if !isMap {
+		if d.obj["spec"] == nil {
+			bad("spec.type", "missing; set spec.type to TYPE@API-VERSION, e.g. Microsoft.Storage/storageAccounts@2023-05-01")
+		} else {
+			bad("spec", "must be a mapping with type, body and a placement (resourceGroup, parent, scope or id)")
+		}
+		return nil
+	}
+	e.spec = spec
+	keys := sortedKeys(spec)
+	for _, k := range keys {
+		if !specFields[k] {
+			bad("spec."+k, "unknown field; spec has type, id, resourceGroup, parent, scope and body")
+		}
+	}
+	for _, k := range []string{"id", "resourceGroup", "parent", "scope"} {
+		if v, present := spec[k]; present && v != nil {
+			if _, isStr := v.(string); !isStr {
+				bad("spec."+k, "must be a string, got %s", jsonKind(v))
+			}
+		}
+	}
+	t, tok := l.parseType(o, spec["type"])
+	if !tok {
+		ok = false
+	}
+	e.typ = t
+	switch b := spec["body"].(type) {
+	case nil:
+		e.body = map[string]any{}
+	case map[string]any:
+		e.body = b
+	default:
+		bad("spec.body", "must be a mapping (the ARM request body), got %s", jsonKind(b))
+	}
+	if !ok {
+		return nil
+	}
+	res.Type = t.full
+	return e
+}
+
+func (l *loader) parseType(o Origin, v any) (typeName, bool) {
+	var t typeName
+	s, isStr := v.(string)
+	switch {
+	case v == nil || (isStr && strings.TrimSpace(s) == ""):
+		l.ps.add(o, "spec.type", "missing; set spec.type to TYPE@API-VERSION, e.g. Microsoft.Storage/storageAccounts@2023-05-01")
+		return t, false
+	case !isStr:
+		l.ps.add(o, "spec.type", "must be a string TYPE@API-VERSION, got %s", jsonKind(v))
+		return t, false
+	}
+	typ, ver, found := strings.Cut(s, "@")
+	if !found || ver == "" {
+		l.ps.add(o, "spec.type", "%q has no api-version; write %s@API-VERSION (`kubectl azure explain %s` lists the known versions)", s, typ, typ)
+		return t, false
+	}
+	ok := true
+	if !typeRE.MatchString(typ) {
+		l.ps.add(o, "spec.type", "%q is not a resource type; write Namespace/type[/childType...], e.g. Microsoft.Network/virtualNetworks/subnets", typ)
+		ok = false
+	}
+	if !apiVersionRE.MatchString(ver) {
+		l.ps.add(o, "spec.type", "api-version %q is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview", ver)
+		ok = false
+	}
+	if !ok {
+		return t, false
+	}
+	parts := strings.Split(typ, "/")
+	return typeName{full: typ, namespace: parts[0], types: parts[1:]}, true
+}
