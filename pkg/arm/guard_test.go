@@ -3,6 +3,8 @@ package arm
 import (
 	"context"
 	"errors"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -43,7 +45,10 @@ func newTLSFakeARM(t *testing.T) (*fakeARM, *Client) {
 	t.Helper()
 	f := newFakeARM(t)
 	f.srv.Close()
-	f.srv = httptest.NewTLSServer(f.srv.Config.Handler)
+	f.srv = httptest.NewUnstartedServer(f.srv.Config.Handler)
+	// Connections cut by Close at the end of a test are not news.
+	f.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	f.srv.StartTLS()
 	t.Cleanup(f.srv.Close)
 	o := testOptions(f.srv.URL)
 	o.HTTPClient = f.srv.Client()

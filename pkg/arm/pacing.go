@@ -193,7 +193,10 @@ func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
 		return
 	}
 
-	if resp.StatusCode == http.StatusTooManyRequests {
+	// Network answers 429 RetryableErrorDueToAnotherOperation when the
+	// target is locked by another operation: a busy resource, not an
+	// empty bucket, so other requests need not stop.
+	if resp.StatusCode == http.StatusTooManyRequests && !IsRetryableCode(errorCode(resp)) {
 		// The server's bucket is empty: stop everyone in this class until
 		// its Retry-After has passed (the retry policy waits as long for
 		// the throttled request itself).

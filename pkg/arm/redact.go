@@ -214,7 +214,7 @@ func redactValue(v any) any {
 			switch {
 			case val == nil:
 				m[k] = nil
-			case secret.Container(k), isSecretName(k), secret.Name(k, val):
+			case secret.Container(k), secret.Name(k, val), isSecretName(k) && !isBool(val):
 				m[k] = redacted
 			default:
 				m[k] = redactValue(val)
@@ -239,3 +239,5 @@ func redactValue(v any) any {
 	}
 	return v
 }
+
+func isBool(v any) bool { _, ok := v.(bool); return ok }

@@ -1,0 +1,226 @@
+package arm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+)
+
+// echoLogClient is a TLS fake ARM that answers every request with its own
+// body (or with respond's answer) and a client logging at -v 8.
+func echoLogClient(t *testing.T, respond func(r *http.Request, body []byte) any, mut ...func(*Options)) (*Client, *bytes.Buffer) {
+	t.Helper()
+	f, _ := newTLSFakeARM(t)
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := mustRead(r)
+		var v any = json.RawMessage(body)
+		if respond != nil {
+			v = respond(r, body)
+		} else if len(body) == 0 {
+			v = map[string]any{}
+		}
+		writeJSON(w, 200, v)
+	})
+	var buf bytes.Buffer
+	o := testOptions(f.srv.URL)
+	o.HTTPClient = f.srv.Client()
+	o.Credential = staticCred{}
+	o.Verbosity = VerbosityBodies
+	o.Log = &buf
+	for _, m := range mut {
+		m(&o)
+	}
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &buf
+}
+
+const rg = "/subscriptions/" + testSub + "/resourceGroups/rg1"
+
+func TestLogRedactsBySecretRules(t *testing.T) {
+	secret.Register("registered-via-valueFrom-123")
+	cases := []struct {
+		name    string
+		id      string
+		body    map[string]any
+		hidden  []string
+		visible []string
+		mut     func(*Options)
+	}{
+		{
+			name:    "registered value anywhere",
+			id:      rg + "/providers/Microsoft.Storage/storageAccounts/st1",
+			body:    map[string]any{"tags": map[string]any{"note": "prefix registered-via-valueFrom-123 suffix"}},
+			hidden:  []string{"registered-via-valueFrom-123"},
+			visible: []string{"prefix", "suffix"},
+		},
+		{
+			name:    "Key Vault secret value without a hook",
+			id:      rg + "/providers/Microsoft.KeyVault/vaults/kv1/secrets/db",
+			body:    map[string]any{"properties": map[string]any{"value": "kv-secret-value-1", "contentType": "text/plain"}},
+			hidden:  []string{"kv-secret-value-1"},
+			visible: []string{"text/plain"},
+		},
+		{
+			name:    "App Service appsettings without a hook",
+			id:      rg + "/providers/Microsoft.Web/sites/app1/config/appsettings",
+			body:    map[string]any{"properties": map[string]any{"DB_CONN": "appsetting-value-1", "FEATURE": "appsetting-value-2"}},
+			hidden:  []string{"appsetting-value-1", "appsetting-value-2"},
+			visible: []string{"DB_CONN", "FEATURE"},
+		},
+		{
+			name:    "App Service web config stays visible",
+			id:      rg + "/providers/Microsoft.Web/sites/app1/config/web",
+			body:    map[string]any{"properties": map[string]any{"numberOfWorkers": json.Number("3"), "linuxFxVersion": "NODE|20"}},
+			visible: []string{"NODE|20", `"numberOfWorkers":3`},
+		},
+		{
+			name:    "secret container",
+			id:      rg + "/providers/Microsoft.Compute/virtualMachines/vm1/extensions/ext",
+			body:    map[string]any{"properties": map[string]any{"protectedSettings": map[string]any{"commandToExecute": "curl protected-cmd-1"}, "publisher": "Microsoft.Azure.Extensions"}},
+			hidden:  []string{"protected-cmd-1"},
+			visible: []string{"Microsoft.Azure.Extensions"},
+		},
+		{
+			name:    "credential-named string, not a boolean flag",
+			id:      rg + "/providers/Microsoft.Sql/servers/sql1",
+			body:    map[string]any{"properties": map[string]any{"administratorLoginPassword": "sql-password-1", "secret": true}},
+			hidden:  []string{"sql-password-1"},
+			visible: []string{`"secret":true`},
+		},
+		{
+			name: "schema hook",
+			id:   rg + "/providers/Contoso.Widgets/widgets/w1",
+			body: map[string]any{"properties": map[string]any{"opaque": map[string]any{"blob": "hook-secret-1"}, "items": []any{map[string]any{"v": "hook-secret-2"}}, "plain": "hook-visible"}},
+			mut: func(o *Options) {
+				o.SensitivePaths = func(typ, ver string) []string {
+					if typ == "Contoso.Widgets/widgets" && ver == testAPI {
+						return []string{"properties.opaque.blob", "properties.items[*].v"}
+					}
+					return nil
+				}
+			},
+			hidden:  []string{"hook-secret-1", "hook-secret-2"},
+			visible: []string{"hook-visible"},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var mut []func(*Options)
+			if tc.mut != nil {
+				mut = append(mut, tc.mut)
+			}
+			c, buf := echoLogClient(t, nil, mut...)
+			if _, err := c.Put(context.Background(), tc.id, testAPI, tc.body, nil); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			// The body is logged twice (request and echoed response).
+			if n := strings.Count(out, "body: "); n != 2 {
+				t.Fatalf("%d bodies logged:\n%s", n, out)
+			}
+			for _, h := range tc.hidden {
+				if strings.Contains(out, h) {
+					t.Errorf("log shows %q:\n%s", h, out)
+				}
+			}
+			for _, v := range tc.visible {
+				if !strings.Contains(out, v) {
+					t.Errorf("log lacks %q:\n%s", v, out)
+				}
+			}
+			if strings.Contains(out, "static-token-value") {
+				t.Errorf("log shows the bearer token:\n%s", out)
+			}
+		})
+	}
+}
+
+// A list* action exists to return credentials: its whole response is
+// hidden whatever the property names.
+func TestLogHidesListActionResponses(t *testing.T) {
+	c, buf := echoLogClient(t, func(*http.Request, []byte) any {
+		return map[string]any{"keys": []any{map[string]any{"keyName": "key1", "value": "list-keys-value-1"}}, "hostName": "list-hostname-1"}
+	})
+	resp, err := c.Post(context.Background(), rg+"/providers/Microsoft.Cache/redis/r1/listKeys", testAPI, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, h := range []string{"list-keys-value-1", "list-hostname-1"} {
+		if strings.Contains(out, h) {
+			t.Errorf("log shows %q:\n%s", h, out)
+		}
+	}
+	// Redaction is for the log only; the caller gets the real body.
+	if resp.Body["hostName"] != "list-hostname-1" {
+		t.Fatalf("body %v", resp.Body)
+	}
+}
+
+// List pages are redacted item by item, by each item's type.
+func TestLogRedactsListPagesPerItem(t *testing.T) {
+	c, buf := echoLogClient(t, func(*http.Request, []byte) any {
+		return map[string]any{"value": []any{
+			map[string]any{"type": "Microsoft.KeyVault/vaults/secrets", "name": "s1", "properties": map[string]any{"value": "page-secret-1", "contentType": "page-visible"}},
+		}}
+	})
+	if _, err := c.List(context.Background(), rg+"/providers/Microsoft.KeyVault/vaults/kv1/secrets", testAPI); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); strings.Contains(out, "page-secret-1") || !strings.Contains(out, "page-visible") {
+		t.Fatalf("log:\n%s", out)
+	}
+}
+
+func TestErrorMessagesAreScrubbed(t *testing.T) {
+	secret.Register("quoted-by-arm-secret-9")
+	f := newFakeARM(t)
+	f.handle("PUT", testID, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 400, map[string]any{"error": map[string]any{
+			"code":    "InvalidRequestContent",
+			"message": "The request content was invalid: " + string(mustRead(r)),
+			"details": []any{map[string]any{"code": "Bad", "message": "value 'quoted-by-arm-secret-9' and AccountKey=abc123def== rejected"}},
+		}})
+	})
+	_, err := f.client().Put(context.Background(), testID, testAPI, map[string]any{"properties": map[string]any{"x": "quoted-by-arm-secret-9"}}, nil)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	var e *Error
+	if !asError(err, &e) {
+		t.Fatalf("%T", err)
+	}
+	for _, text := range []string{err.Error(), string(e.Body)} {
+		if strings.Contains(text, "quoted-by-arm-secret-9") || strings.Contains(text, "abc123def") {
+			t.Errorf("error text leaks a secret: %s", text)
+		}
+	}
+	if !strings.Contains(err.Error(), secret.Placeholder) {
+		t.Errorf("error does not show where the secret was: %s", err)
+	}
+}
+
+// Parallel logging keeps lines whole (the log is read by people and by
+// grep in CI).
+func TestLogLinesDoNotInterleave(t *testing.T) {
+	c, buf := echoLogClient(t, nil, func(o *Options) { o.Verbosity = VerbosityRequests })
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Go(func() { _, _ = c.Get(context.Background(), testID, testAPI) })
+	}
+	wg.Wait()
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if !strings.HasPrefix(line, "GET https://") {
+			t.Fatalf("broken line %q", line)
+		}
+	}
+}
