@@ -52,7 +52,7 @@ func TestBinaryAdminAPI(t *testing.T) {
 		t.Fatalf("GET without api-version: %d", code)
 	}
 	// The read bucket of 2 is now empty: the third read is throttled.
-	if code, _ := call(t, "GET", base+id+"?api-version=1", ""); code != 429 {
+	if code, _ := call(t, "GET", base+id+"?api-version=2021-04-01", ""); code != 429 {
 		t.Fatalf("third read: %d, want 429", code)
 	}
 	code, stats := call(t, "GET", base+"/_emulator/stats", "")
@@ -74,7 +74,7 @@ func TestBinaryAdminAPI(t *testing.T) {
 	if code, _ := call(t, "DELETE", base+"/_emulator/resources", ""); code != 204 {
 		t.Fatalf("admin DELETE: %d", code)
 	}
-	if code, _ := call(t, "GET", base+id+"?api-version=1", ""); code != 404 {
+	if code, _ := call(t, "GET", base+id+"?api-version=2021-04-01", ""); code != 404 {
 		t.Fatalf("GET after reset: %d, want 404", code)
 	}
 }

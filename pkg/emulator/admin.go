@@ -22,7 +22,9 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == "/_emulator/resources" && r.Method == http.MethodPost:
 		var req seedRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		dec := json.NewDecoder(r.Body)
+		dec.UseNumber() // seeds are verbatim: big integers stay exact
+		if err := dec.Decode(&req); err != nil {
 			writeError(w, newError(http.StatusBadRequest, "InvalidRequestContent",
 				`Seed body must be {"id": ARM_ID, "apiVersion": V, "body": {...}}: %v`, err))
 			return

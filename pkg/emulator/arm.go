@@ -1,7 +1,9 @@
 package emulator
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -74,20 +76,24 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errMissingAPIVersion())
 		return
 	}
+	if s.serveProviders(w, r) {
+		return
+	}
 	if !routable {
 		writeError(w, newError(http.StatusBadRequest, "InvalidRequestUri",
 			"The request URI '%s' is not a valid ARM path: expected /subscriptions/{id}/resourceGroups/{name}/providers/{namespace}/{type}/{name}.", r.URL.Path))
 		return
 	}
 	var body map[string]any
-	if r.Method == http.MethodPut || r.Method == http.MethodPatch {
+	if r.Method == http.MethodPut || r.Method == http.MethodPatch || r.Method == http.MethodPost {
 		b, err := io.ReadAll(r.Body)
 		if err != nil {
 			return
 		}
-		if err := json.Unmarshal(b, &body); err != nil || body == nil {
+		body, err = decodeBody(b)
+		if err != nil && (r.Method != http.MethodPost || len(bytes.TrimSpace(b)) > 0) {
 			writeError(w, newError(http.StatusBadRequest, "InvalidRequestContent",
-				"The request content was invalid and could not be deserialized: the body must be a JSON object."))
+				"The request content was invalid and could not be deserialized: %v. Send a JSON object.", err))
 			return
 		}
 	}
@@ -96,7 +102,34 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 	s.settleLocked()
 	rep := s.route(r, p, apiVersion, body)
 	s.mu.Unlock()
+	if r.Method == http.MethodHead {
+		// ARM answers HEAD with 204 when the resource exists, 404 when not,
+		// and never a body.
+		if rep.err != nil {
+			w.WriteHeader(rep.err.Status)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	s.write(w, r, rep)
+}
+
+// decodeBody parses a JSON object keeping every number exact.
+func decodeBody(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var body map[string]any
+	if err := dec.Decode(&body); err != nil {
+		return nil, err
+	}
+	if body == nil {
+		return nil, errors.New("the body is null")
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON object")
+	}
+	return body, nil
 }
 
 func (s *Server) write(w http.ResponseWriter, r *http.Request, rep reply) {
@@ -128,7 +161,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 		for _, sub := range s.store.subscriptions() {
 			out = append(out, subscriptionBody(sub))
 		}
-		return list(out)
+		return s.page(r, out)
 	case kindSubscription:
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
@@ -138,7 +171,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
 		}
-		return list(bodies(s.store.children("/subscriptions/"+p.Sub, p.Type())))
+		return s.page(r, bodies(s.store.children("/subscriptions/"+p.Sub, p.Type())))
 	case kindGroupResources, kindSubResources:
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
@@ -150,18 +183,16 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 		for _, res := range s.store.topLevel(p.Sub, p.Group) {
 			out = append(out, genericView(res.Body))
 		}
-		return list(out)
+		return s.page(r, out)
 	case kindCollection:
 		if err := s.checkParents(p, "read"); err != nil {
 			return reply{err: err}
 		}
 		switch m {
 		case http.MethodGet:
-			return list(bodies(s.store.children(p.ParentID(), p.Type())))
+			return s.page(r, bodies(s.store.children(p.ParentID(), p.Type())))
 		case http.MethodPost:
-			// An action on a resource (listKeys, restart, ...): the emulator
-			// knows no actions, so it accepts them and answers empty.
-			return reply{status: http.StatusOK, body: map[string]any{}}
+			return s.postAction(p, nil, body)
 		}
 		return methodNotAllowed(m)
 	}
@@ -176,10 +207,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 	case http.MethodDelete:
 		return s.deleteResource(r, p, apiVersion)
 	case http.MethodPost:
-		if s.store.get(p.Raw) == nil {
-			return reply{err: s.notFound(p)}
-		}
-		return reply{status: http.StatusOK, body: map[string]any{}}
+		return s.postResource(p, body)
 	}
 	return methodNotAllowed(m)
 }

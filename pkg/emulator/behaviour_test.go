@@ -76,7 +76,7 @@ func TestThrottleBurstAndRefill(t *testing.T) {
 func TestThrottleOff(t *testing.T) {
 	s := startTest(t, func(o *Options) { o.Throttle.Enabled = false })
 	for i := 0; i < 300; i++ {
-		if r := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/resourceGroups?api-version=1", nil); r.Status != 200 {
+		if r := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/resourceGroups?api-version=2021-04-01", nil); r.Status != 200 {
 			t.Fatalf("request %d: %d", i, r.Status)
 		}
 	}
@@ -100,7 +100,7 @@ func (testSchema) Lookup(typ, v string) (*schema.Type, schema.Resolution) {
 func TestCreateOnlySecretsAndLocation(t *testing.T) {
 	s := startTest(t, func(o *Options) { o.Schema = testSchema{}; o.LRODuration = 0 })
 	base := s.URL() + "/subscriptions/" + testSub
-	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=1", map[string]any{"location": "westus"})
+	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=2021-04-01", map[string]any{"location": "westus"})
 	url := base + "/resourceGroups/rg/providers/Microsoft.Test/widgets/w1?api-version=2024-01-01"
 	body := map[string]any{"location": "westus", "properties": map[string]any{"mode": "Fast", "password": "hunter2", "size": 1}}
 	if r := do(t, http.MethodPut, url, body); r.Status != 201 {
@@ -143,7 +143,7 @@ func TestCreateOnlySecretsAndLocation(t *testing.T) {
 func TestQuirksNoneIsPlain(t *testing.T) {
 	s := startTest(t, func(o *Options) { o.Quirks = QuirksNone; o.LRODuration = 0 })
 	base := s.URL() + "/subscriptions/" + testSub
-	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=1", map[string]any{"location": "westus2"})
+	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=2021-04-01", map[string]any{"location": "westus2"})
 	url := base + "/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/st1?api-version=2023-05-01"
 	sent := map[string]any{"location": "westus2", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}}
 	do(t, http.MethodPut, url, sent)
@@ -163,7 +163,7 @@ func TestQuirksNoneIsPlain(t *testing.T) {
 	// The same in corpus mode adds storage's server defaults.
 	c := startTest(t, func(o *Options) { o.LRODuration = 0 })
 	base = c.URL() + "/subscriptions/" + testSub
-	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=1", map[string]any{"location": "westus2"})
+	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=2021-04-01", map[string]any{"location": "westus2"})
 	do(t, http.MethodPut, strings.Replace(url, s.URL(), c.URL(), 1), sent)
 	g = do(t, http.MethodGet, strings.Replace(url, s.URL(), c.URL(), 1), nil)
 	if str(g.Body, "properties", "encryption", "keySource") != "Microsoft.Storage" || !strings.Contains(str(g.Body, "properties", "primaryEndpoints", "blob"), "st1.blob.") {
@@ -174,7 +174,7 @@ func TestQuirksNoneIsPlain(t *testing.T) {
 func TestLocationDisplayName(t *testing.T) {
 	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
 	base := s.URL() + "/subscriptions/" + testSub
-	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=1", map[string]any{"location": "westus2"})
+	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=2021-04-01", map[string]any{"location": "westus2"})
 	url := base + "/resourceGroups/rg/providers/Microsoft.App/managedEnvironments/env1?api-version=2023-05-01"
 	do(t, http.MethodPut, url, map[string]any{"location": "westus2", "properties": map[string]any{}})
 	if g := do(t, http.MethodGet, url, nil); str(g.Body, "location") != "West US 2" {
@@ -185,8 +185,8 @@ func TestLocationDisplayName(t *testing.T) {
 func TestLROFailureFault(t *testing.T) {
 	s := startTest(t, func(o *Options) { o.Faults.LROFailure = 1; o.Schema = testSchema{} })
 	base := s.URL() + "/subscriptions/" + testSub
-	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=1", map[string]any{"location": "westus"})
-	url := base + "/resourceGroups/rg/providers/Microsoft.Test/widgets/w1?api-version=1"
+	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=2021-04-01", map[string]any{"location": "westus"})
+	url := base + "/resourceGroups/rg/providers/Microsoft.Test/widgets/w1?api-version=2021-04-01"
 	r := do(t, http.MethodPut, url, map[string]any{"location": "westus"})
 	if r.Status != 201 {
 		t.Fatalf("PUT: %d %s", r.Status, r.Raw)
@@ -204,7 +204,7 @@ func TestLROFailureFault(t *testing.T) {
 
 func TestStatusAndResetFaults(t *testing.T) {
 	s := startTest(t, func(o *Options) { o.Faults.Status = map[int]float64{503: 1} })
-	r := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/resourceGroups?api-version=1", nil)
+	r := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/resourceGroups?api-version=2021-04-01", nil)
 	if r.Status != 503 || r.Header.Get("Retry-After") == "" || errCode(r) != "ServiceUnavailable" {
 		t.Fatalf("503 fault: %d %v %s", r.Status, r.Header, r.Raw)
 	}
@@ -213,7 +213,7 @@ func TestStatusAndResetFaults(t *testing.T) {
 		t.Fatalf("admin faulted: %d", a.Status)
 	}
 	s2 := startTest(t, func(o *Options) { o.Faults.Reset = 1 })
-	req, _ := http.NewRequest(http.MethodGet, s2.URL()+"/subscriptions/x/resourceGroups?api-version=1", nil)
+	req, _ := http.NewRequest(http.MethodGet, s2.URL()+"/subscriptions/x/resourceGroups?api-version=2021-04-01", nil)
 	_, err := http.DefaultClient.Do(req)
 	if err == nil {
 		t.Fatal("reset fault: request succeeded")
@@ -228,7 +228,7 @@ func TestLatency(t *testing.T) {
 	start := time.Now()
 	const n = 5
 	for i := 0; i < n; i++ {
-		do(t, http.MethodGet, s.URL()+"/subscriptions/x/resourceGroups?api-version=1", nil)
+		do(t, http.MethodGet, s.URL()+"/subscriptions/x/resourceGroups?api-version=2021-04-01", nil)
 	}
 	// Uniform in [0.5, 1.5] × mean: five requests take at least 100 ms.
 	if el := time.Since(start); el < n*20*time.Millisecond {
@@ -256,11 +256,11 @@ func TestAdminSeedVerbatimAndStats(t *testing.T) {
 		t.Fatalf("seeded GET = %d %s, want exactly %s", g.Status, got, want)
 	}
 	// Parents were created.
-	if p := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/seeded/providers/Microsoft.Network/virtualNetworks/v?api-version=1", nil); p.Status != 200 {
+	if p := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/seeded/providers/Microsoft.Network/virtualNetworks/v?api-version=2021-04-01", nil); p.Status != 200 {
 		t.Fatalf("seeded parent: %d", p.Status)
 	}
-	do(t, http.MethodPut, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/x?api-version=1", map[string]any{"location": "westus"})
-	do(t, http.MethodPost, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/x/providers/Microsoft.Web/sites/a/restart?api-version=1", nil)
+	do(t, http.MethodPut, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/x?api-version=2021-04-01", map[string]any{"location": "westus"})
+	do(t, http.MethodPost, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/x/providers/Microsoft.Web/sites/a/restart?api-version=2021-04-01", nil)
 	st := do(t, http.MethodGet, s.URL()+"/_emulator/stats", nil)
 	reqs, _ := st.Body["requests"].(map[string]any)
 	for m, want := range map[string]float64{"GET": 2, "PUT": 1, "PATCH": 0, "DELETE": 0, "POST": 1, "POLL": 0} {
@@ -274,7 +274,7 @@ func TestAdminSeedVerbatimAndStats(t *testing.T) {
 	if r := do(t, http.MethodDelete, s.URL()+"/_emulator/resources", nil); r.Status != 204 {
 		t.Fatalf("admin delete: %d", r.Status)
 	}
-	if g := do(t, http.MethodGet, s.URL()+id+"?api-version=1", nil); g.Status != 404 {
+	if g := do(t, http.MethodGet, s.URL()+id+"?api-version=2021-04-01", nil); g.Status != 404 {
 		t.Fatalf("GET after admin delete: %d", g.Status)
 	}
 	if err := s.Seed("/not/an/id", "1", map[string]any{}); err == nil {
@@ -300,7 +300,7 @@ func TestTenantSubscriptionAndExtensionScopes(t *testing.T) {
 		t.Fatalf("subscription PUT: %d %s", r.Status, r.Raw)
 	}
 	// Extension resource on a resource that does not exist, then does.
-	do(t, http.MethodPut, u+sub+"/resourceGroups/rg?api-version=1", map[string]any{"location": "westus"})
+	do(t, http.MethodPut, u+sub+"/resourceGroups/rg?api-version=2021-04-01", map[string]any{"location": "westus"})
 	kv := sub + "/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv1"
 	lock := kv + "/providers/Microsoft.Authorization/locks/l1"
 	if r := do(t, http.MethodPut, u+lock+"?api-version=2020-05-01", map[string]any{"properties": map[string]any{"level": "CanNotDelete"}}); r.Status != 404 || errCode(r) != "ParentResourceNotFound" {
@@ -314,12 +314,12 @@ func TestTenantSubscriptionAndExtensionScopes(t *testing.T) {
 		t.Fatalf("extension list: %s", l.Raw)
 	}
 	// Deleting the group removes everything in it, extension resources too.
-	r = do(t, http.MethodDelete, u+sub+"/resourceGroups/rg?api-version=1", nil)
+	r = do(t, http.MethodDelete, u+sub+"/resourceGroups/rg?api-version=2021-04-01", nil)
 	if r.Status != 202 {
 		t.Fatalf("group delete: %d", r.Status)
 	}
 	time.Sleep(5 * time.Millisecond)
-	if g := do(t, http.MethodGet, u+lock+"?api-version=1", nil); g.Status != 404 || errCode(g) != "ResourceGroupNotFound" {
+	if g := do(t, http.MethodGet, u+lock+"?api-version=2021-04-01", nil); g.Status != 404 || errCode(g) != "ResourceGroupNotFound" {
 		t.Fatalf("lock after group delete: %d %s", g.Status, g.Raw)
 	}
 	if g := do(t, http.MethodGet, u+sub+"?api-version=2020-01-01", nil); str(g.Body, "subscriptionId") != testSub {
@@ -372,8 +372,8 @@ func TestProfileMachinery(t *testing.T) {
 	}
 	s := startTest(t, func(o *Options) { o.Profile = prof; o.LRODuration = 0; o.Schema = nil })
 	base := s.URL() + "/subscriptions/" + testSub
-	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=1", map[string]any{"location": "westus2"})
-	url := base + "/resourceGroups/rg/providers/Microsoft.Test/widgets/w1?api-version=1"
+	do(t, http.MethodPut, base+"/resourceGroups/rg?api-version=2021-04-01", map[string]any{"location": "westus2"})
+	url := base + "/resourceGroups/rg/providers/Microsoft.Test/widgets/w1?api-version=2021-04-01"
 	r := do(t, http.MethodPut, url, map[string]any{
 		"location": "westus2",
 		"properties": map[string]any{

@@ -82,7 +82,7 @@ func TestAzureSDKOverTLS(t *testing.T) {
 	if r := put(sub+"/resourceGroups/rg?api-version=2021-04-01", map[string]any{"location": "westus"}); r.StatusCode != 201 {
 		t.Fatalf("PUT group: %d", r.StatusCode)
 	}
-	resp := put(sub+"/resourceGroups/rg/providers/Microsoft.Test/widgets/w?api-version=1", map[string]any{"location": "westus", "properties": map[string]any{"mode": "x"}})
+	resp := put(sub+"/resourceGroups/rg/providers/Microsoft.Test/widgets/w?api-version=2021-04-01", map[string]any{"location": "westus", "properties": map[string]any{"mode": "x"}})
 	poller, err := runtime.NewPoller[map[string]any](resp, pl, nil)
 	if err != nil {
 		t.Fatal(err)

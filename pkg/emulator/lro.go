@@ -118,6 +118,9 @@ func (s *Server) settleLocked() {
 		switch {
 		case op.Kind == opDelete && !op.Fail:
 			s.store.removeTree(op.ResourceID)
+			if pp, ok := parsePath(op.ResourceID); ok {
+				s.syncParentFromChild(pp, nil)
+			}
 		case op.Fail:
 			setProvisioningState(r.Body, "Failed")
 		default:

@@ -101,6 +101,20 @@ type Options struct {
 	// cert.pem and key.pem.
 	TLSCertDir string `json:"tlsCertDir,omitempty"`
 
+	// PageSize is how many items one list page holds before a nextLink
+	// (0: 100, as ARM's RPs commonly page).
+	PageSize int `json:"pageSize,omitempty"`
+
+	// NoParentLocks turns off the per-parent write serialisation of
+	// Microsoft.Network (409 AnotherOperationInProgress while a sibling
+	// write under the same parent is in flight).
+	NoParentLocks bool `json:"noParentLocks,omitempty"`
+
+	// SkipReferenceCheck accepts bodies that point at resources this
+	// emulator never saw, for replays of recorded traffic whose referenced
+	// resources were created by other means. ARM itself refuses them.
+	SkipReferenceCheck bool `json:"skipReferenceCheck,omitempty"`
+
 	// Seed makes jitter and fault injection reproducible. Zero means
 	// seeded from the clock.
 	Seed int64 `json:"seed,omitempty"`

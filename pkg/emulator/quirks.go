@@ -128,7 +128,9 @@ func mapValue(m map[string]string, v any) (any, bool) {
 		return nil, false
 	}
 	var nv any
-	if err := json.Unmarshal([]byte(out), &nv); err != nil {
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	if err := dec.Decode(&nv); err != nil {
 		return nil, false
 	}
 	return nv, true

@@ -110,6 +110,7 @@ func newRealismServer(t *testing.T, p *emulator.Profile) *emulator.Server {
 	opts.Throttle.Enabled = false
 	opts.LRODuration = 0
 	opts.Profile = p
+	opts.SkipReferenceCheck = true // the replays reference resources created outside them
 	srv, err := emulator.New(opts)
 	if err != nil {
 		t.Fatal(err)

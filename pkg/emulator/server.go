@@ -29,6 +29,9 @@ type Server struct {
 	// pending are the operations not yet settled, in start order.
 	pending []*operation
 
+	nsOnce     sync.Once
+	namespaces map[string]bool // lower-cased namespaces the schema index knows
+
 	stats    *statsCounter
 	throttle *throttler
 	chaos    *chaos

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 )
 
@@ -64,3 +65,7 @@ func deepCopy[T any](v T) T {
 	out, _ := deepCopyAny(v).(T)
 	return out
 }
+
+// jsonNumber is a number kept as its JSON text, so bodies never pass
+// through float64.
+type jsonNumber = json.Number

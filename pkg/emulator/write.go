@@ -19,6 +19,12 @@ func (s *Server) putResource(r *http.Request, p armPath, apiVersion string, body
 		return reply{err: errConflict(prev.ID)}
 	}
 	facts := s.facts(p.Type(), apiVersion)
+	if err := s.validateWrite(p, apiVersion, facts, body, prev == nil); err != nil {
+		return reply{err: err}
+	}
+	if err := s.checkParentLock(p); err != nil {
+		return reply{err: err}
+	}
 	var prevBody map[string]any
 	if prev != nil {
 		prevBody = prev.Body
@@ -29,7 +35,28 @@ func (s *Server) putResource(r *http.Request, p armPath, apiVersion string, body
 			return reply{err: err}
 		}
 	}
-	return s.commit(p, apiVersion, facts, prev, live, false)
+	return s.commit(p, apiVersion, facts, prev, live, body, false)
+}
+
+// validateWrite runs ARM's request checks on a PUT body (or a PATCH's
+// merged result): type and api-version, name, location, JSON types and
+// references.
+func (s *Server) validateWrite(p armPath, apiVersion string, f typeFacts, body map[string]any, create bool) *armError {
+	if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
+		return err
+	}
+	if create {
+		if err := validateName(p.Type(), p.Name()); err != nil {
+			return err
+		}
+	}
+	if err := checkLocation(p, f, body); err != nil {
+		return err
+	}
+	if err := checkJSONTypes(f.schema, body); err != nil {
+		return err
+	}
+	return s.checkReferences(p, f.schema, s.canonicalID(p), body)
 }
 
 // patchResource applies a JSON merge patch, as far as the type's PATCH
@@ -49,6 +76,12 @@ func (s *Server) patchResource(r *http.Request, p armPath, apiVersion string, pa
 	if provisioningState(prev.Body) == "Deleting" {
 		return reply{err: errConflict(prev.ID)}
 	}
+	if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
+		return reply{err: err}
+	}
+	if err := s.checkParentLock(p); err != nil {
+		return reply{err: err}
+	}
 	if facts.patch == PatchTagsOnly {
 		// Tags-only RPs ignore everything else in the body, silently, which
 		// is exactly what a client that trusts PATCH must be tested against.
@@ -61,34 +94,51 @@ func (s *Server) patchResource(r *http.Request, p armPath, apiVersion string, pa
 	if merged == nil {
 		merged = map[string]any{}
 	}
+	if tags, ok := patch["tags"].(map[string]any); ok {
+		// ARM replaces the whole tag set on PATCH; it does not merge keys.
+		merged["tags"] = deepCopy(tags)
+	}
+	if err := checkJSONTypes(facts.schema, patch); err != nil {
+		return reply{err: err}
+	}
+	if err := s.checkReferences(p, facts.schema, prev.ID, patch); err != nil {
+		return reply{err: err}
+	}
 	live := s.materialize(p, facts, merged, prev.Body)
 	if s.profile != nil {
 		if err := s.checkCreateOnly(p, facts, prev.Body, live); err != nil {
 			return reply{err: err}
 		}
 	}
-	return s.commit(p, apiVersion, facts, prev, live, true)
+	return s.commit(p, apiVersion, facts, prev, live, patch, true)
 }
 
 // commit stores the new live body and answers as ARM does: 200/201 for
 // synchronous writes, 201/202 plus polling headers for long-running ones.
-func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *resource, body map[string]any, isPatch bool) reply {
+func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *resource, body, req map[string]any, isPatch bool) reply {
 	now := s.now()
 	res := &resource{ID: s.canonicalID(p), Type: p.Type(), APIVersion: apiVersion, Created: now}
 	if prev != nil {
 		res.ID, res.Created = prev.ID, prev.Created
 	}
 	res.Etag = s.envelope(res, p, facts, body, prev, now)
+	applyGenerated(res.ID, res.Type, body)
 	res.Body = body
 	s.store.put(res)
-
-	status := http.StatusOK
+	s.syncChildrenFromParent(res.ID, res.Type, apiVersion, req, body)
 	if prev == nil {
-		status = http.StatusCreated
+		s.addImplicitChildren(res)
 	}
+	s.syncParentFromChild(p, res)
+
+	status := createStatus(facts, prev == nil)
 	rep := reply{status: status, etag: res.Etag, apiVer: apiVersion}
 	if !facts.putLRO {
 		setProvisioningState(body, "Succeeded")
+		if status == http.StatusAccepted {
+			status = http.StatusOK // a synchronous write has nothing to poll
+			rep.status = status
+		}
 		rep.body = deepCopy(body)
 		return rep
 	}
@@ -99,10 +149,13 @@ func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *res
 	setProvisioningState(body, state)
 	rep.op = s.startOp(p, kind, res, body)
 	rep.async = true
-	if facts.putStatus == http.StatusAccepted && !isPatch && prev == nil {
-		// Some RPs answer a create with 202 and no body.
-		rep.status = http.StatusAccepted
+	if rep.status == http.StatusAccepted && !isPatch {
+		// RPs whose spec declares 202 (storage accounts) answer a create
+		// with no body and a Location to poll.
 		return rep
+	}
+	if isPatch {
+		rep.status = http.StatusOK
 	}
 	rep.body = deepCopy(body)
 	return rep
@@ -115,15 +168,20 @@ func (s *Server) deleteResource(r *http.Request, p armPath, apiVersion string) r
 		return reply{err: errGroupNotFound(p.Group)}
 	}
 	res := s.store.get(p.Raw)
+	if res == nil {
+		// Nothing to delete: ARM answers 204 whatever the preconditions.
+		return reply{status: http.StatusNoContent}
+	}
 	if err := checkPreconditions(r, res); err != nil {
 		return reply{err: err}
 	}
-	if res == nil {
-		return reply{status: http.StatusNoContent}
+	if err := s.checkParentLock(p); err != nil {
+		return reply{err: err}
 	}
 	facts := s.facts(p.Type(), apiVersion)
 	if !facts.deleteLRO {
 		s.store.removeTree(res.ID)
+		s.syncParentFromChild(p, nil)
 		return reply{status: http.StatusOK}
 	}
 	if provisioningState(res.Body) != "Deleting" {

@@ -1,0 +1,176 @@
+package emulator
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// postResource is a POST on a resource path itself: ARM RPs define none
+// the emulator knows, so it answers as an empty action when the resource
+// exists.
+func (s *Server) postResource(p armPath, body map[string]any) reply {
+	if s.store.get(p.Raw) == nil {
+		return reply{err: s.notFound(p)}
+	}
+	return reply{status: http.StatusOK, body: map[string]any{}}
+}
+
+// postAction answers POST {resource}/{action} and
+// POST /subscriptions/{s}/providers/{ns}/{action}. Values are derived from
+// the resource's ID, so they are deterministic and distinct per resource.
+func (s *Server) postAction(p armPath, _ any, body map[string]any) reply {
+	action := strings.ToLower(p.Types[len(p.Types)-1])
+	if len(p.Names) == 0 {
+		// A provider-level action such as checkNameAvailability.
+		if action == "checknameavailability" {
+			return s.checkNameAvailability(p, body)
+		}
+		return reply{status: http.StatusOK, body: map[string]any{}}
+	}
+	target := p.ParentID()
+	res := s.store.get(target)
+	if res == nil {
+		tp, ok := parsePath(target)
+		if !ok {
+			return reply{err: errNotFound(p)}
+		}
+		return reply{err: s.notFound(tp)}
+	}
+	id := res.ID
+	typ := strings.ToLower(res.Type)
+	switch {
+	case action == "listkeys" && typ == "microsoft.storage/storageaccounts",
+		action == "regeneratekey" && typ == "microsoft.storage/storageaccounts":
+		return ok(storageKeys(id, s.now(), body))
+	case action == "listaccountsas":
+		return ok(map[string]any{"accountSasToken": sasToken(id, "account", body)})
+	case action == "listservicesas":
+		return ok(map[string]any{"serviceSasToken": sasToken(id, "service", body)})
+	case strings.HasPrefix(action, "listcluster") && strings.HasSuffix(action, "credential"):
+		return ok(kubeconfigs(res, strings.TrimSuffix(strings.TrimPrefix(action, "listcluster"), "credential")))
+	case action == "listkeys" && strings.HasPrefix(typ, "microsoft.documentdb/"):
+		return ok(map[string]any{
+			"primaryMasterKey": derivedKey(id, "primaryMasterKey", 64), "secondaryMasterKey": derivedKey(id, "secondaryMasterKey", 64),
+			"primaryReadonlyMasterKey": derivedKey(id, "primaryReadonlyMasterKey", 64), "secondaryReadonlyMasterKey": derivedKey(id, "secondaryReadonlyMasterKey", 64),
+		})
+	case action == "listcredentials" && typ == "microsoft.containerregistry/registries":
+		return ok(map[string]any{"username": p.Names[len(p.Names)-1], "passwords": []any{
+			map[string]any{"name": "password", "value": derivedKey(id, "password", 24)},
+			map[string]any{"name": "password2", "value": derivedKey(id, "password2", 24)},
+		}})
+	case action == "listkeys" || action == "regeneratekeys":
+		// Service Bus, Event Hubs, Relay, Search, Cognitive Services …: one
+		// shape covers the common names clients read.
+		return ok(map[string]any{
+			"primaryKey": derivedKey(id, "primaryKey", 32), "secondaryKey": derivedKey(id, "secondaryKey", 32),
+			"key1": derivedKey(id, "key1", 32), "key2": derivedKey(id, "key2", 32),
+			"keyName": p.Names[len(p.Names)-1],
+		})
+	}
+	return reply{status: http.StatusOK, body: map[string]any{}}
+}
+
+func ok(body map[string]any) reply { return reply{status: http.StatusOK, body: body} }
+
+// storageKeys is the listKeys answer of a storage account: key1, key2 and,
+// with ?$expand=kerb, nothing more (the emulator has no Kerberos keys).
+func storageKeys(id string, now time.Time, _ map[string]any) map[string]any {
+	created := now.UTC().Truncate(24 * time.Hour).Format(time.RFC3339Nano)
+	return map[string]any{"keys": []any{
+		map[string]any{"keyName": "key1", "value": derivedKey(id, "key1", 64), "permissions": "FULL", "creationTime": created},
+		map[string]any{"keyName": "key2", "value": derivedKey(id, "key2", 64), "permissions": "FULL", "creationTime": created},
+	}}
+}
+
+// sasToken builds a SAS-shaped query string signed with a derived value.
+func sasToken(id, kind string, body map[string]any) string {
+	str := func(k, def string) string {
+		if v, ok := body[k].(string); ok && v != "" {
+			return v
+		}
+		return def
+	}
+	expiry := str("signedExpiry", str("sharedAccessExpiryTime", "2030-01-01T00:00:00Z"))
+	perms := str("signedPermission", str("permissions", "r"))
+	sig := derivedKey(id, kind+"|"+perms+"|"+expiry, 32)
+	return fmt.Sprintf("sv=2022-11-02&ss=%s&srt=%s&sp=%s&se=%s&spr=https&sig=%s",
+		str("signedServices", "b"), str("signedResourceTypes", "sco"), perms, expiry, strings.NewReplacer("+", "%2B", "/", "%2F", "=", "%3D").Replace(sig))
+}
+
+// kubeconfigs is AKS's credential-list answer for role (user, admin,
+// monitoringuser): one kubeconfig naming the cluster's FQDN and a token
+// derived from the cluster ID.
+func kubeconfigs(res *resource, role string) map[string]any {
+	props, _ := res.Body["properties"].(map[string]any)
+	fqdn, _ := props["fqdn"].(string)
+	name := res.ID[strings.LastIndex(res.ID, "/")+1:]
+	if role == "" {
+		role = "user"
+	}
+	user := "clusterUser_" + name
+	if role == "admin" {
+		user = "clusterAdmin_" + name
+	}
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    certificate-authority-data: %s
+    server: https://%s:443
+  name: %s
+contexts:
+- context:
+    cluster: %s
+    user: %s
+  name: %s
+current-context: %s
+users:
+- name: %s
+  user:
+    token: %s
+`, derivedKey(res.ID, "ca", 48), fqdn, name, name, user, name, name, user, derivedHex(res.ID, "token-"+role, 64))
+	key := "cluster" + strings.ToUpper(role[:1]) + role[1:]
+	return map[string]any{"kubeconfigs": []any{map[string]any{"name": key, "value": base64.StdEncoding.EncodeToString([]byte(cfg))}}}
+}
+
+// checkNameAvailability answers the provider action for globally named
+// types (storage accounts, key vaults, …): taken when any stored resource
+// of that type, in any subscription, has the name, or the name breaks the
+// type's rules.
+func (s *Server) checkNameAvailability(p armPath, body map[string]any) reply {
+	name, _ := body["name"].(string)
+	typ, _ := body["type"].(string)
+	if typ == "" {
+		typ = p.Namespace + "/" + defaultNameType(p.Namespace)
+	}
+	if !strings.Contains(typ, "/") {
+		typ = p.Namespace + "/" + typ
+	}
+	if name == "" {
+		return reply{err: newError(http.StatusBadRequest, "InvalidRequestContent", "checkNameAvailability needs a body {\"name\": NAME, \"type\": TYPE}.")}
+	}
+	if err := validateName(typ, name); err != nil {
+		return ok(map[string]any{"nameAvailable": false, "reason": "AccountNameInvalid", "message": err.Message})
+	}
+	for _, r := range s.store.res {
+		rp, okp := parsePath(r.ID)
+		if okp && rp.Kind == kindResource && strings.EqualFold(rp.Type(), typ) && strings.EqualFold(rp.Name(), name) {
+			return ok(map[string]any{"nameAvailable": false, "reason": "AlreadyExists",
+				"message": fmt.Sprintf("The name %s is already taken. Choose another name.", name)})
+		}
+	}
+	return ok(map[string]any{"nameAvailable": true})
+}
+
+func defaultNameType(ns string) string {
+	switch strings.ToLower(ns) {
+	case "microsoft.keyvault":
+		return "vaults"
+	case "microsoft.containerregistry":
+		return "registries"
+	}
+	return "storageAccounts"
+}

@@ -1,0 +1,154 @@
+package emulator
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// defaultPageSize is how many items a list page holds unless $top asks
+// for fewer; ARM's RPs commonly page at 100 and follow with nextLink.
+const defaultPageSize = 100
+
+// page filters items by $filter and returns the page $skiptoken starts,
+// with a nextLink on the same host when more remain.
+func (s *Server) page(r *http.Request, items []any) reply {
+	q := r.URL.Query()
+	if f := q.Get("$filter"); f != "" {
+		pred, err := parseFilter(f)
+		if err != nil {
+			return reply{err: err}
+		}
+		kept := items[:0:0]
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok && pred(m) {
+				kept = append(kept, it)
+			}
+		}
+		items = kept
+	}
+	size := s.opts.PageSize
+	if size <= 0 {
+		size = defaultPageSize
+	}
+	if t := q.Get("$top"); t != "" {
+		n, err := strconv.Atoi(t)
+		if err != nil || n <= 0 {
+			return reply{err: newError(http.StatusBadRequest, "InvalidTopParameter",
+				"The value '%s' of $top is invalid: use a positive integer.", t)}
+		}
+		if n < size {
+			size = n
+		}
+	}
+	start := 0
+	if tok := q.Get("$skiptoken"); tok != "" {
+		n, err := strconv.Atoi(tok)
+		if err != nil || n < 0 {
+			return reply{err: newError(http.StatusBadRequest, "InvalidSkipToken",
+				"The $skiptoken '%s' is invalid: follow the nextLink of the previous page as is.", tok)}
+		}
+		start = n
+	}
+	if start > len(items) {
+		start = len(items)
+	}
+	end := min(start+size, len(items))
+	out := map[string]any{"value": append([]any{}, items[start:end]...)}
+	if end < len(items) {
+		next := url.Values{}
+		for k, v := range q {
+			next[k] = v
+		}
+		next.Set("$skiptoken", strconv.Itoa(end))
+		out["nextLink"] = s.baseURL(r) + r.URL.Path + "?" + next.Encode()
+	}
+	return reply{status: http.StatusOK, body: out}
+}
+
+// filterClause matches one comparison of the $filter grammar ARM's
+// resource lists accept: field eq 'value', or substringof('value', name).
+var (
+	filterEq        = regexp.MustCompile(`(?i)^\s*(resourceType|name|location|tagName|tagValue|resourceGroup)\s+eq\s+'((?:[^']|'')*)'\s*$`)
+	filterSubstring = regexp.MustCompile(`(?i)^\s*substringof\(\s*'((?:[^']|'')*)'\s*,\s*name\s*\)\s*$`)
+	filterAnd       = regexp.MustCompile(`(?i)\s+and\s+`)
+)
+
+// parseFilter compiles a $filter of clauses joined by "and". Anything else
+// is refused with ARM's code rather than ignored, so a client never
+// believes a filter it sent was applied.
+func parseFilter(f string) (func(map[string]any) bool, *armError) {
+	var preds []func(map[string]any) bool
+	tagName := ""
+	for _, c := range filterAnd.Split(f, -1) {
+		if m := filterSubstring.FindStringSubmatch(c); m != nil {
+			want := strings.ToLower(strings.ReplaceAll(m[1], "''", "'"))
+			preds = append(preds, func(b map[string]any) bool {
+				n, _ := b["name"].(string)
+				return strings.Contains(strings.ToLower(n), want)
+			})
+			continue
+		}
+		m := filterEq.FindStringSubmatch(c)
+		if m == nil {
+			return nil, newError(http.StatusBadRequest, "InvalidFilterInQueryString",
+				"Invalid $filter '%s' specified in the query string. Supported: resourceType eq '…', name eq '…', location eq '…', resourceGroup eq '…', tagName eq '…' [and tagValue eq '…'], substringof('…', name), joined by 'and'.", f)
+		}
+		field, val := strings.ToLower(m[1]), strings.ReplaceAll(m[2], "''", "'")
+		switch field {
+		case "tagname":
+			tagName = val
+			preds = append(preds, func(b map[string]any) bool {
+				_, ok := tagValue(b, val)
+				return ok
+			})
+		case "tagvalue":
+			name := tagName
+			preds = append(preds, func(b map[string]any) bool {
+				v, ok := tagValue(b, name)
+				return ok && v == val
+			})
+		case "location":
+			preds = append(preds, func(b map[string]any) bool {
+				l, _ := b["location"].(string)
+				return LocationKey(l) == LocationKey(val)
+			})
+		case "resourcegroup":
+			preds = append(preds, func(b map[string]any) bool {
+				id, _ := b["id"].(string)
+				p, ok := parsePath(id)
+				return ok && strings.EqualFold(p.Group, val)
+			})
+		default: // resourceType, name
+			key := "type"
+			if field == "name" {
+				key = "name"
+			}
+			preds = append(preds, func(b map[string]any) bool {
+				v, _ := b[key].(string)
+				return strings.EqualFold(v, val)
+			})
+		}
+	}
+	return func(b map[string]any) bool {
+		for _, p := range preds {
+			if !p(b) {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+func tagValue(b map[string]any, name string) (string, bool) {
+	tags, _ := b["tags"].(map[string]any)
+	for k, v := range tags {
+		if strings.EqualFold(k, name) {
+			s, _ := v.(string)
+			return s, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,115 @@
+package emulator
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// typeLister is the part of *schema.Registry the providers API needs.
+type typeLister interface {
+	Types() []string
+	Versions(typ string) []string
+}
+
+// serveProviders answers the providers API from the schema index:
+// GET [/subscriptions/{s}]/providers[/{ns}] and POST …/providers/{ns}/register.
+// It reports false for any other path.
+func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request) bool {
+	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	sub := ""
+	if len(segs) >= 2 && strings.EqualFold(segs[0], "subscriptions") {
+		sub, segs = segs[1], segs[2:]
+	}
+	if len(segs) == 0 || !strings.EqualFold(segs[0], "providers") || len(segs) > 3 {
+		return false
+	}
+	if len(segs) == 3 && !(r.Method == http.MethodPost && (strings.EqualFold(segs[2], "register") || strings.EqualFold(segs[2], "unregister"))) {
+		return false
+	}
+	if len(segs) < 3 && r.Method != http.MethodGet {
+		s.write(w, r, methodNotAllowed(r.Method))
+		return true
+	}
+	byNS := s.providerTypes()
+	if len(segs) == 1 {
+		names := make([]string, 0, len(byNS))
+		for ns := range byNS {
+			names = append(names, ns)
+		}
+		sort.Strings(names)
+		items := make([]any, 0, len(names))
+		for _, ns := range names {
+			items = append(items, providerBody(sub, ns, byNS[ns]))
+		}
+		s.write(w, r, s.page(r, items))
+		return true
+	}
+	ns := ""
+	for k := range byNS {
+		if strings.EqualFold(k, segs[1]) {
+			ns = k
+		}
+	}
+	if ns == "" {
+		s.write(w, r, reply{err: newError(http.StatusNotFound, "InvalidResourceNamespace",
+			"The resource namespace '%s' is invalid. Check the spelling; the emulator knows the namespaces of its schema index.", segs[1])})
+		return true
+	}
+	s.write(w, r, reply{status: http.StatusOK, body: providerBody(sub, ns, byNS[ns])})
+	return true
+}
+
+// providerTypes groups the index's types by namespace, with their
+// api-versions newest first.
+func (s *Server) providerTypes() map[string]map[string][]string {
+	out := map[string]map[string][]string{}
+	tl, ok := s.opts.Schema.(typeLister)
+	if !ok || tl == nil {
+		return out
+	}
+	for _, t := range tl.Types() {
+		ns, rest, ok := strings.Cut(t, "/")
+		if !ok {
+			continue
+		}
+		vs := tl.Versions(t)
+		sorted := append([]string(nil), vs...)
+		sort.Sort(sort.Reverse(sort.StringSlice(sorted)))
+		if out[ns] == nil {
+			out[ns] = map[string][]string{}
+		}
+		out[ns][rest] = sorted
+	}
+	return out
+}
+
+func providerBody(sub, ns string, types map[string][]string) map[string]any {
+	names := make([]string, 0, len(types))
+	for t := range types {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	rts := make([]any, 0, len(names))
+	locs := regionDisplayNames()
+	for _, t := range names {
+		rt := map[string]any{"resourceType": t, "apiVersions": types[t]}
+		if !strings.Contains(t, "/") {
+			rt["locations"] = locs
+		} else {
+			rt["locations"] = []string{}
+		}
+		rts = append(rts, rt)
+	}
+	id := "/providers/" + ns
+	if sub != "" {
+		id = "/subscriptions/" + sub + id
+	}
+	return map[string]any{
+		"id":                 id,
+		"namespace":          ns,
+		"registrationState":  "Registered",
+		"registrationPolicy": "RegistrationRequired",
+		"resourceTypes":      rts,
+	}
+}

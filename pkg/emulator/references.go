@@ -1,0 +1,88 @@
+package emulator
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
+
+// checkReferences refuses a body that points at a resource of this
+// subscription's resource groups that does not exist, as ARM does
+// (InvalidResourceReference), and a malformed ID where the spec declares
+// one (LinkedInvalidPropertyId). References are strings at properties the
+// spec marks format: arm-id, and at keys named id or ending in Id/ID.
+// IDs under the resource itself (its own inline children) are skipped:
+// they exist once this write lands.
+func (s *Server) checkReferences(p armPath, t *schema.Type, self string, body map[string]any) *armError {
+	if s.opts.SkipReferenceCheck || strings.EqualFold(p.Namespace, "Microsoft.Resources") {
+		return nil // deployments carry templates, whose IDs are not references yet
+	}
+	var walk func(v any, concrete []string) *armError
+	walk = func(v any, concrete []string) *armError {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if err := walk(c, append(append([]string(nil), concrete...), k)); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for i, c := range x {
+				if err := walk(c, append(append([]string(nil), concrete...), "["+itoa(i)+"]")); err != nil {
+					return err
+				}
+			}
+		case string:
+			if len(concrete) < 2 || !s.isReferenceKey(t, concrete) {
+				return nil
+			}
+			return s.checkReference(p, self, schema.JoinPath(concrete), x)
+		}
+		return nil
+	}
+	return walk(body, nil)
+}
+
+func (s *Server) isReferenceKey(t *schema.Type, concrete []string) bool {
+	last := concrete[len(concrete)-1]
+	if schema.IsItem(last) && len(concrete) > 1 {
+		last = concrete[len(concrete)-2] // an array of IDs
+	}
+	if t != nil {
+		if _, prop := t.Resolve(concrete); prop != nil {
+			if prop.ReadOnly {
+				return false
+			}
+			if prop.ARMID {
+				return true
+			}
+		}
+	}
+	return last == "id" || strings.HasSuffix(last, "Id") || strings.HasSuffix(last, "ID") || strings.HasSuffix(last, "Ids") || strings.HasSuffix(last, "IDs")
+}
+
+func (s *Server) checkReference(p armPath, self, path, v string) *armError {
+	if !hasPrefixFold(v, "/subscriptions/") {
+		return nil
+	}
+	id, err := armid.Parse(v)
+	if err != nil {
+		return newError(http.StatusBadRequest, "LinkedInvalidPropertyId",
+			"Property id '%s' at path '%s' is invalid. Expect fully qualified resource Id that start with '/subscriptions/{subscriptionId}' or '/providers/{resourceProviderNamespace}/'.",
+			armid.Printable(v), path)
+	}
+	if id.ResourceGroup == "" || !strings.EqualFold(id.Subscription, p.Sub) {
+		return nil // built-in definitions, other subscriptions: not ours to judge
+	}
+	if armid.Contains(self, v) || armid.Equal(self, v) || s.store.get(v) != nil {
+		return nil
+	}
+	if id.IsResourceGroup() && s.store.get("/subscriptions/"+id.Subscription+"/resourceGroups/"+id.ResourceGroup) != nil {
+		return nil
+	}
+	return newError(http.StatusBadRequest, "InvalidResourceReference",
+		"Resource %s referenced by resource %s was not found. Please make sure that the referenced resource exists, and that both resources are in the same region.",
+		armid.Printable(v), self)
+}

@@ -1,0 +1,50 @@
+package emulator
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// putStatuses are the status codes a type's PUT declares in its spec, for
+// the types whose answer differs from ARM's common 200/201. The schema
+// index will carry them for every type; until then this table covers the
+// types clients reject a 201 from.
+var putStatuses = map[string][]int{
+	"microsoft.storage/storageaccounts":                    {200, 202},
+	"microsoft.storage/storageaccounts/blobservices":       {200},
+	"microsoft.storage/storageaccounts/fileservices":       {200},
+	"microsoft.storage/storageaccounts/queueservices":      {200},
+	"microsoft.storage/storageaccounts/tableservices":      {200},
+	"microsoft.storage/storageaccounts/managementpolicies": {200},
+	"microsoft.web/sites":                                  {200, 202},
+	"microsoft.web/serverfarms":                            {200, 202},
+	"microsoft.authorization/roleassignments":              {200, 201},
+}
+
+// declaredPutStatus returns the codes a type's PUT may answer.
+func declaredPutStatus(f typeFacts) []int {
+	if codes := putStatuses[strings.ToLower(f.typeName)]; codes != nil {
+		return codes
+	}
+	if f.putStatus == http.StatusAccepted {
+		return []int{200, 202}
+	}
+	return []int{200, 201}
+}
+
+// createStatus picks the answer for a create or an update: 201 for a
+// create when declared, else 202 for long-running types that declare it,
+// else 200.
+func createStatus(f typeFacts, create bool) int {
+	codes := declaredPutStatus(f)
+	switch {
+	case create && slices.Contains(codes, http.StatusCreated):
+		return http.StatusCreated
+	case create && slices.Contains(codes, http.StatusAccepted):
+		return http.StatusAccepted
+	case slices.Contains(codes, http.StatusOK):
+		return http.StatusOK
+	}
+	return codes[0]
+}

@@ -1,0 +1,287 @@
+package emulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
+
+// The checks here run on PUT and PATCH before anything is stored, with
+// ARM's error codes. Each refuses only what ARM refuses: unknown
+// properties, quoted numbers and booleans, and api-versions newer than the
+// schema index are accepted.
+
+var apiVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z0-9.]+)?$`)
+
+// versionChecker is implemented by schema registries that know every
+// api-version a type has.
+type versionChecker interface {
+	HasVersion(typ, version string) bool
+}
+
+// checkTypeAndVersion refuses malformed api-versions, types unknown in a
+// namespace the index knows, and versions older than any the index knows
+// or dated in the future.
+func (s *Server) checkTypeAndVersion(p armPath, apiVersion string) *armError {
+	if !apiVersionRE.MatchString(apiVersion) {
+		return newError(http.StatusBadRequest, "InvalidApiVersionParameter",
+			"The api-version '%s' is invalid. The supported versions are 'yyyy-mm-dd' dates, optionally with a suffix such as '-preview'.", apiVersion)
+	}
+	typ := p.Type()
+	tl, ok := s.opts.Schema.(typeLister)
+	if !ok || tl == nil || p.Kind == kindGroup {
+		return nil
+	}
+	versions := tl.Versions(typ)
+	if len(versions) == 0 {
+		if s.knownNamespace(p.Namespace) {
+			return newError(http.StatusBadRequest, "InvalidResourceType",
+				"The resource type '%s' could not be found in the namespace '%s' for api version '%s'. Check the type's spelling (GET /subscriptions/{id}/providers/%s lists the types).",
+				strings.Join(p.Types, "/"), p.Namespace, apiVersion, p.Namespace)
+		}
+		return nil
+	}
+	if vc, ok := s.opts.Schema.(versionChecker); ok && vc.HasVersion(typ, apiVersion) {
+		return nil
+	}
+	sorted := append([]string(nil), versions...)
+	sort.Strings(sorted)
+	date := apiVersion[:10]
+	today := s.now().UTC().Format(time.DateOnly)
+	for _, v := range sorted {
+		if strings.EqualFold(v, apiVersion) {
+			return nil
+		}
+	}
+	if date >= sorted[0][:10] && date <= today {
+		// Between the oldest version the index knows and today: the
+		// index may simply predate it, so accept.
+		return nil
+	}
+	newest := append([]string(nil), sorted...)
+	sort.Sort(sort.Reverse(sort.StringSlice(newest)))
+	return newError(http.StatusBadRequest, "NoRegisteredProviderFound",
+		"No registered resource provider found for location 'global' and API version '%s' for type '%s'. The supported api-versions are '%s'.",
+		apiVersion, strings.Join(p.Types, "/"), strings.Join(newest, ", "))
+}
+
+func (s *Server) knownNamespace(ns string) bool {
+	s.nsOnce.Do(func() {
+		s.namespaces = map[string]bool{}
+		if tl, ok := s.opts.Schema.(typeLister); ok && tl != nil {
+			for _, t := range tl.Types() {
+				if n, _, ok := strings.Cut(t, "/"); ok {
+					s.namespaces[strings.ToLower(n)] = true
+				}
+			}
+		}
+	})
+	return s.namespaces[strings.ToLower(ns)]
+}
+
+// Name rules per type, as the RPs enforce them; other types get ARM's
+// generic rule.
+var nameRules = map[string]struct {
+	re   *regexp.Regexp
+	rule string
+}{
+	"microsoft.storage/storageaccounts":                     {regexp.MustCompile(`^[a-z0-9]{3,24}$`), "3-24 characters, lower-case letters and digits only"},
+	"microsoft.keyvault/vaults":                             {regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{1,22}[A-Za-z0-9]$`), "3-24 characters, letters, digits and hyphens, starting with a letter and ending with a letter or digit"},
+	"microsoft.resources/resourcegroups":                    {regexp.MustCompile(`^[-\w._()]{0,89}[-\w_()]$`), "1-90 characters: letters, digits, underscores, hyphens, periods and parentheses, not ending in a period"},
+	"microsoft.containerregistry/registries":                {regexp.MustCompile(`^[A-Za-z0-9]{5,50}$`), "5-50 letters and digits"},
+	"microsoft.managedidentity/userassignedidentities":      {regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{2,127}$`), "3-128 characters: letters, digits, hyphens and underscores, starting with a letter or digit"},
+	"microsoft.containerservice/managedclusters":            {regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$`), "1-63 characters: letters, digits, underscores and hyphens, starting and ending with a letter or digit"},
+	"microsoft.containerservice/managedclusters/agentpools": {regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`), "1-12 lower-case letters and digits, starting with a letter"},
+}
+
+var guidRE = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
+
+// validateName applies the type's name rule; nil when the name is fine.
+func validateName(typ, name string) *armError {
+	if err := armid.ValidateName(name); err != nil {
+		return newError(http.StatusBadRequest, "InvalidResourceName", "The resource name '%s' is invalid: %v.", armid.Printable(name), err)
+	}
+	lt := strings.ToLower(typ)
+	if r, ok := nameRules[lt]; ok && !r.re.MatchString(name) {
+		code := "InvalidResourceName"
+		switch lt {
+		case "microsoft.storage/storageaccounts":
+			code = "AccountNameInvalid"
+		case "microsoft.keyvault/vaults":
+			code = "VaultNameNotValid"
+		case "microsoft.resources/resourcegroups":
+			code = "InvalidResourceGroupName"
+		}
+		return newError(http.StatusBadRequest, code, "'%s' is not a valid name for %s: %s.", name, typ, r.rule)
+	}
+	if lt == "microsoft.authorization/roleassignments" && !guidRE.MatchString(name) {
+		return newError(http.StatusBadRequest, "InvalidRoleAssignmentId",
+			"The role assignment ID '%s' is not valid. The role assignment ID must be a GUID.", name)
+	}
+	if len(name) > 260 || strings.ContainsAny(name, `<>%&:\?/*#`) || strings.HasSuffix(name, ".") {
+		return newError(http.StatusBadRequest, "InvalidResourceName",
+			"The resource name '%s' is invalid: names may not contain <>%%&:\\?/*# nor end in a period.", name)
+	}
+	return nil
+}
+
+// checkLocation requires a location on tracked resources and a real region.
+func checkLocation(p armPath, f typeFacts, body map[string]any) *armError {
+	raw, present := body["location"]
+	loc, isStr := raw.(string)
+	if !present || raw == nil || (isStr && loc == "") {
+		if tracked(p, f) {
+			return newError(http.StatusBadRequest, "LocationRequired",
+				"The location property is required for this definition. Set body.location to a region such as 'westeurope'.")
+		}
+		return nil
+	}
+	if !isStr {
+		return errInvalidContent("location", "a string", raw)
+	}
+	if knownLocation(loc) {
+		return nil
+	}
+	if p.Kind == kindGroup {
+		return newError(http.StatusBadRequest, "LocationNotAvailableForResourceGroup",
+			"The provided location '%s' is not available for resource group. List of available regions is '%s'.", loc, strings.Join(sortedRegionKeys(), ","))
+	}
+	return newError(http.StatusBadRequest, "LocationNotAvailableForResourceType",
+		"The provided location '%s' is not available for resource type '%s'. List of available regions for the resource type is '%s'.",
+		loc, p.Type(), strings.Join(sortedRegionKeys(), ","))
+}
+
+func sortedRegionKeys() []string {
+	out := make([]string, 0, len(regions))
+	for k := range regions {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// tracked reports whether a type needs a location: resource groups, and
+// top-level resources whose spec requires one.
+func tracked(p armPath, f typeFacts) bool {
+	if p.Kind == kindGroup {
+		return true
+	}
+	// Only resources directly in a resource group: subscription-level and
+	// extension resources (policy, role and diagnostic settings) mostly
+	// take no location or an optional one.
+	if f.schema == nil || len(p.Names) != 1 || p.Group == "" || !strings.EqualFold(p.Scope, groupID(p)) {
+		return false
+	}
+	switch strings.ToLower(p.Namespace) {
+	case "microsoft.authorization", "microsoft.resources", "microsoft.insights", "microsoft.security", "microsoft.management":
+		return false
+	}
+	return requiredProp(f.schema, "location")
+}
+
+func errInvalidContent(path, want string, got any) *armError {
+	b, _ := json.Marshal(got)
+	return newError(http.StatusBadRequest, "InvalidRequestContent",
+		"The request content was invalid and could not be deserialized: could not convert %s to %s at path '%s'.", truncate(string(b), 60), want, path)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// checkJSONTypes refuses values whose JSON type cannot be converted to the
+// spec's: an object where a string is declared, a string where an object
+// or array is. Strings holding numbers or booleans convert, as in ARM.
+func checkJSONTypes(t *schema.Type, body map[string]any) *armError {
+	if t == nil {
+		return nil
+	}
+	var walk func(v any, concrete []string) *armError
+	walk = func(v any, concrete []string) *armError {
+		if len(concrete) > 0 {
+			if _, prop := t.Resolve(concrete); prop != nil && !prop.ReadOnly {
+				if !convertible(v, prop.Type) {
+					return errInvalidContent(schema.JoinPath(concrete), string(prop.Type), v)
+				}
+			}
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if err := walk(c, append(append([]string(nil), concrete...), k)); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for i, c := range x {
+				if err := walk(c, append(append([]string(nil), concrete...), "["+itoa(i)+"]")); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(body, nil)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// convertible reports whether ARM's deserializer accepts v for a property
+// of JSON type want.
+func convertible(v any, want schema.JSONType) bool {
+	if v == nil || want == "" {
+		return true
+	}
+	switch want {
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "string":
+		switch v.(type) {
+		case map[string]any, []any:
+			return false
+		}
+		return true
+	case "integer", "number":
+		switch x := v.(type) {
+		case json.Number, float64, int, int64:
+			return true
+		case string:
+			_, err := json.Number(x).Float64()
+			return err == nil
+		}
+		return false
+	case "boolean":
+		switch x := v.(type) {
+		case bool:
+			return true
+		case string:
+			l := strings.ToLower(x)
+			return l == "true" || l == "false"
+		}
+		return false
+	}
+	return true
+}
+
+// requiredProp reports whether the spec requires the top-level property.
+// Until the index records required properties, location counts as
+// required wherever the spec declares it writable on a top-level type,
+// which is true of every tracked ARM resource.
+func requiredProp(t *schema.Type, name string) bool {
+	p := t.Prop(name)
+	return p != nil && !p.ReadOnly
+}
