@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/format"
 )
@@ -19,14 +20,26 @@ func buildType(b *format.Blob, v *format.APIVersion) *Type {
 		HasEtag:        v.Flags&format.VFlagEtag != 0,
 		PutLRO:         v.Flags&format.VFlagPutLRO != 0,
 		DeleteLRO:      v.Flags&format.VFlagDeleteLRO != 0,
+		PutStatus:      v.PutStatus,
+		DeleteStatus:   v.DeleteStatus,
+		FactsFrom:      v.FactsFrom,
+		Detailed:       v.Flags&format.VFlagBicep != 0,
+		x:              &typeExtra{},
 	}
 	for _, pp := range v.Props {
+		path := b.Paths[pp.Path]
+		if path == "" {
+			// The body root's own record only says how it is
+			// discriminated.
+			t.Discriminator = b.Props[pp.Prop].Discriminator
+			continue
+		}
 		p := props[pp.Prop]
 		if p == nil {
 			p = toProperty(&b.Props[pp.Prop])
 			props[pp.Prop] = p
 		}
-		t.Properties[b.Paths[pp.Path]] = p
+		t.Properties[path] = p
 	}
 	if len(v.PatchPaths) > 0 {
 		t.PatchPaths = make([]string, len(v.PatchPaths))
@@ -48,7 +61,23 @@ func toProperty(fp *format.Prop) *Property {
 		ARMID:      fp.Flags&format.FlagARMID != 0,
 		Positional: fp.Flags&format.FlagPositional != 0,
 		Enum:       fp.Enum,
+		Required:   fp.Flags&format.FlagRequired != 0,
+		Pattern:    fp.Pattern,
+		Variants:   fp.Variants,
+
+		Discriminator:      fp.Discriminator,
+		FromNearestSwagger: fp.Flags&format.FlagFromSwagger != 0,
 	}
+	limit := func(flag uint64, v int64) *int64 {
+		if fp.Flags&flag == 0 {
+			return nil
+		}
+		return &v
+	}
+	p.MinLength = limit(format.FlagHasMinLength, fp.MinLength)
+	p.MaxLength = limit(format.FlagHasMaxLength, fp.MaxLength)
+	p.MinValue = limit(format.FlagHasMinValue, fp.MinValue)
+	p.MaxValue = limit(format.FlagHasMaxValue, fp.MaxValue)
 	if fp.Flags&format.FlagHasIdentifiers != 0 {
 		p.Identifiers = fp.Identifiers
 		if p.Identifiers == nil {
@@ -56,8 +85,12 @@ func toProperty(fp *format.Prop) *Property {
 		}
 	}
 	if fp.Flags&format.FlagHasDefault != 0 {
+		// Numbers stay exact: defaults are compared with bodies that
+		// carry json.Number.
+		dec := json.NewDecoder(strings.NewReader(fp.Default))
+		dec.UseNumber()
 		var d any
-		if json.Unmarshal([]byte(fp.Default), &d) == nil {
+		if dec.Decode(&d) == nil {
 			p.Default = d
 		}
 	}

@@ -1,7 +1,7 @@
 package schema
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -141,27 +141,7 @@ func (t *Type) Children(schemaPath string) []string {
 	if t == nil {
 		return nil
 	}
-	prefix := schemaPath + "."
-	if schemaPath == "" {
-		prefix = ""
-	}
-	var out []string
-	for p := range t.Properties {
-		if schemaPath != "" && p == schemaPath+"[]" {
-			out = append(out, "[]")
-			continue
-		}
-		if !strings.HasPrefix(p, prefix) || p == schemaPath {
-			continue
-		}
-		rest := p[len(prefix):]
-		if rest == "" || strings.ContainsAny(rest, ".[") {
-			continue
-		}
-		out = append(out, rest)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Clone(t.children(schemaPath))
 }
 
 // ArrayKeys says how to match the items of the array at schemaPath

@@ -134,9 +134,105 @@ func (r *Registry) Lookup(typ, apiVersion string) (*Type, Resolution) {
 	res := Resolution{Found: true, APIVersion: v}
 	if !exact && apiVersion != "" {
 		res.Nearest = true
-		res.Warning = fmt.Sprintf("%s has no schema for api-version %s; using the nearest known version %s", e.Name, apiVersion, v)
+		res.Warning = fmt.Sprintf("%s has no schema for api-version %s (the index knows %s); using the nearest known version %s, so findings are warnings only. If the version is new, `kubectl azure explain %s` lists the known ones",
+			e.Name, apiVersion, versionSpan(r.versionsOf(e)), v, e.Name)
+		// A shallow copy marks the fallback without touching the cached
+		// type other callers share.
+		c := *t
+		c.fallback = true
+		t = &c
 	}
 	return t, res
+}
+
+// versionSpan summarises a version list for messages.
+func versionSpan(vs []string) string {
+	switch len(vs) {
+	case 0:
+		return "none"
+	case 1:
+		return vs[0]
+	}
+	return fmt.Sprintf("%d versions, %s to %s", len(vs), vs[0], vs[len(vs)-1])
+}
+
+// HasVersion reports whether the index has the exact api-version of a
+// type (case-insensitive); no nearest-version fallback.
+func (r *Registry) HasVersion(typ, apiVersion string) bool {
+	if r == nil || apiVersion == "" {
+		return false
+	}
+	r.load()
+	e := r.entries[strings.ToLower(typ)]
+	if e == nil {
+		return false
+	}
+	for _, v := range r.versionsOf(e) {
+		if strings.EqualFold(v, apiVersion) {
+			return true
+		}
+	}
+	return false
+}
+
+// Providers lists the resource provider namespaces of the index
+// ("Microsoft.Storage"), sorted case-insensitively.
+func (r *Registry) Providers() []string {
+	if r == nil {
+		return nil
+	}
+	r.load()
+	seen := map[string]string{}
+	for i := range r.list {
+		ns, _, _ := strings.Cut(r.list[i].Name, "/")
+		if _, ok := seen[strings.ToLower(ns)]; !ok {
+			seen[strings.ToLower(ns)] = ns
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for _, ns := range seen {
+		out = append(out, ns)
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i]) < strings.ToLower(out[j]) })
+	return out
+}
+
+// TypesOf lists the resource types of one provider namespace
+// (case-insensitive), sorted; nil for an unknown namespace.
+func (r *Registry) TypesOf(namespace string) []string {
+	if r == nil {
+		return nil
+	}
+	r.load()
+	prefix := strings.ToLower(namespace) + "/"
+	var out []string
+	for i := range r.list {
+		if strings.HasPrefix(strings.ToLower(r.list[i].Name), prefix) {
+			out = append(out, r.list[i].Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// descLoader returns the function that decodes one version's
+// descriptions on first use.
+func (r *Registry) descLoader(l *format.Lazy, i int) func() map[string]string {
+	return func() map[string]string {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if err := l.LoadDescriptions(); err != nil {
+			return nil
+		}
+		v := &l.Versions[i]
+		out := make(map[string]string, len(v.Descs))
+		for _, d := range v.Descs {
+			if d.Prop < len(l.Descriptions) {
+				out[l.Paths[d.Path]] = l.Descriptions[d.Prop]
+			}
+		}
+		return out
+	}
 }
 
 func (r *Registry) typeAt(e *format.Entry, v string) (*Type, error) {
@@ -161,6 +257,7 @@ func (r *Registry) typeAt(e *format.Entry, v string) (*Type, error) {
 				return nil, fmt.Errorf("schema index (%s): %s@%s: %w; regenerate the index", r.origin, e.Name, v, err)
 			}
 			t := buildType(tc.blob.Blob, &tc.blob.Versions[i])
+			t.x.loadDesc = r.descLoader(tc.blob, i)
 			tc.versions[v] = t
 			return t, nil
 		}

@@ -55,7 +55,29 @@ type Property struct {
 	// slice means items are positional.
 	Identifiers []string `json:"k,omitempty"`
 	// Positional is true when the spec says x-ms-identifiers: [] (order matters).
-	Positional  bool   `json:"p,omitempty"`
+	Positional bool `json:"p,omitempty"`
+	// Required: the body must carry the property when the resource is
+	// created (Bicep's Required flag).
+	Required bool `json:"rq,omitempty"`
+	// Secret above also covers Bicep's "sensitive" marker: one flag says
+	// "never print or store this value".
+	//
+	// Limits from the spec; nil when it states none.
+	MinLength *int64 `json:"minLen,omitempty"`
+	MaxLength *int64 `json:"maxLen,omitempty"`
+	MinValue  *int64 `json:"min,omitempty"`
+	MaxValue  *int64 `json:"max,omitempty"`
+	Pattern   string `json:"pat,omitempty"`
+	// Discriminator names the member whose value selects the body of
+	// this polymorphic object ("kind"); Variants lists the discriminator
+	// values whose body declares this path (nil: every body has it).
+	Discriminator string   `json:"disc,omitempty"`
+	Variants      []string `json:"var,omitempty"`
+	// FromNearestSwagger: identifiers, create-only, default or arm-id
+	// came from a Swagger of another api-version (Type.FactsFrom).
+	FromNearestSwagger bool `json:"nsw,omitempty"`
+	// Description is not filled in by Lookup, to keep it fast; use
+	// Type.Description.
 	Description string `json:"-"`
 }
 
@@ -73,7 +95,31 @@ type Type struct {
 	HasEtag    bool     `json:"et,omitempty"`
 	PutLRO     bool     `json:"pl,omitempty"`
 	DeleteLRO  bool     `json:"dl,omitempty"`
+	// PutStatus and DeleteStatus are the HTTP codes the spec's PUT and
+	// DELETE declare (storage accounts: 200, 202); nil when unknown.
+	PutStatus    []int `json:"ps,omitempty"`
+	DeleteStatus []int `json:"ds,omitempty"`
+	// Discriminator of the body root: a member name ("kind"), or "name"
+	// when the resource name selects the body (Microsoft.Web/sites/config:
+	// appsettings, connectionstrings, web...). Empty for most types.
+	Discriminator string `json:"disc,omitempty"`
+	// FactsFrom is the Swagger api-version that supplied PATCH support,
+	// identifiers, create-only and defaults: APIVersion itself, a
+	// neighbour (explain says so), or "" when no Swagger has the type.
+	FactsFrom string `json:"ff,omitempty"`
+	// Detailed: the version comes from the Bicep type index, so required,
+	// write-only and sensitive markers and descriptions are known.
+	Detailed bool `json:"bt,omitempty"`
+
+	// fallback: returned by Lookup for another api-version than asked;
+	// validation then never reports errors.
+	fallback bool
+	x        *typeExtra
 }
+
+// Fallback reports whether Lookup answered with another api-version than
+// the one asked for.
+func (t *Type) Fallback() bool { return t != nil && t.fallback }
 
 // Prop returns the facts for a schema path ("properties.subnets[].name"),
 // or nil when the spec does not describe it.

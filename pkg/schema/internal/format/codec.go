@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // A blob is a compressed header (name, paths, property records, the list
@@ -26,6 +27,53 @@ func appendStrs(b []byte, ss []string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(ss)))
 	for _, s := range ss {
 		b = appendStr(b, s)
+	}
+	return b
+}
+
+// appendPairs writes path-ascending pairs with the paths delta-coded.
+func appendPairs(b []byte, ps []PathProp) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	prev := 0
+	for _, pp := range ps {
+		b = binary.AppendUvarint(b, uint64(pp.Path-prev))
+		b = binary.AppendUvarint(b, uint64(pp.Prop))
+		prev = pp.Path
+	}
+	return b
+}
+
+func appendInts(b []byte, xs []int) []byte {
+	b = binary.AppendUvarint(b, uint64(len(xs)))
+	for _, x := range xs {
+		b = binary.AppendUvarint(b, uint64(x))
+	}
+	return b
+}
+
+// appendLimits writes the optional parts of a record, each only when its
+// flag says it is there.
+func appendLimits(b []byte, p *Prop) []byte {
+	if p.Flags&FlagHasMinLength != 0 {
+		b = binary.AppendVarint(b, p.MinLength)
+	}
+	if p.Flags&FlagHasMaxLength != 0 {
+		b = binary.AppendVarint(b, p.MaxLength)
+	}
+	if p.Flags&FlagHasMinValue != 0 {
+		b = binary.AppendVarint(b, p.MinValue)
+	}
+	if p.Flags&FlagHasMaxValue != 0 {
+		b = binary.AppendVarint(b, p.MaxValue)
+	}
+	if p.Flags&FlagHasPattern != 0 {
+		b = appendStr(b, p.Pattern)
+	}
+	if p.Flags&FlagDiscriminator != 0 {
+		b = appendStr(b, p.Discriminator)
+	}
+	if p.Flags&FlagVariants != 0 {
+		b = appendStrs(b, p.Variants)
 	}
 	return b
 }
@@ -64,13 +112,10 @@ func Encode(b *Blob) ([]byte, error) {
 			raw = binary.AppendUvarint(raw, uint64(p-prev)) // ascending: small deltas
 			prev = p
 		}
-		raw = binary.AppendUvarint(raw, uint64(len(v.Props)))
-		prev = 0
-		for _, pp := range v.Props {
-			raw = binary.AppendUvarint(raw, uint64(pp.Path-prev))
-			raw = binary.AppendUvarint(raw, uint64(pp.Prop))
-			prev = pp.Path
-		}
+		raw = appendPairs(raw, v.Props)
+		raw = appendPairs(raw, v.Descs)
+		raw = appendInts(raw, v.PutStatus)
+		raw = appendInts(raw, v.DeleteStatus)
 		c, err := deflate(raw)
 		if err != nil {
 			return nil, err
@@ -99,19 +144,27 @@ func Encode(b *Blob) ([]byte, error) {
 		}
 		h = appendStrs(h, p.Enum)
 		h = appendStrs(h, p.Identifiers)
+		h = appendLimits(h, &p)
 	}
 	h = binary.AppendUvarint(h, uint64(len(b.Versions)))
 	for i, v := range b.Versions {
 		h = appendStr(h, v.Version)
 		h = binary.AppendUvarint(h, v.Flags)
+		h = appendStr(h, v.FactsFrom)
 		h = binary.AppendUvarint(h, uint64(len(sections[i])))
 	}
 	hc, err := deflate(h)
 	if err != nil {
 		return nil, err
 	}
+	dc, err := deflate(appendStrs(nil, b.Descriptions))
+	if err != nil {
+		return nil, err
+	}
 	out := binary.AppendUvarint(nil, uint64(len(hc)))
 	out = append(out, hc...)
+	out = binary.AppendUvarint(out, uint64(len(dc)))
+	out = append(out, dc...)
 	for _, s := range sections {
 		out = append(out, s...)
 	}
@@ -136,6 +189,75 @@ func (r *reader) num() uint64 {
 	}
 	r.b = r.b[n:]
 	return v
+}
+
+func (r *reader) snum() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errCorrupt
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) limits(p *Prop) {
+	if p.Flags&FlagHasMinLength != 0 {
+		p.MinLength = r.snum()
+	}
+	if p.Flags&FlagHasMaxLength != 0 {
+		p.MaxLength = r.snum()
+	}
+	if p.Flags&FlagHasMinValue != 0 {
+		p.MinValue = r.snum()
+	}
+	if p.Flags&FlagHasMaxValue != 0 {
+		p.MaxValue = r.snum()
+	}
+	if p.Flags&FlagHasPattern != 0 {
+		p.Pattern = r.str()
+	}
+	if p.Flags&FlagDiscriminator != 0 {
+		p.Discriminator = r.str()
+	}
+	if p.Flags&FlagVariants != 0 {
+		p.Variants = r.strs()
+	}
+}
+
+// pairs reads what appendPairs wrote, checking indexes against the
+// table sizes.
+func (r *reader) pairs(paths, targets int) ([]PathProp, error) {
+	n := r.count()
+	if n == 0 {
+		return nil, r.err
+	}
+	out := make([]PathProp, n)
+	prev := 0
+	for j := range out {
+		prev += int(r.num())
+		pi := int(r.num())
+		if prev >= paths || pi >= targets {
+			return nil, errCorrupt
+		}
+		out[j] = PathProp{Path: prev, Prop: pi}
+	}
+	return out, r.err
+}
+
+func (r *reader) ints() []int {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = int(r.num())
+	}
+	return out
 }
 
 func (r *reader) bytes() []byte {
@@ -181,6 +303,7 @@ func (r *reader) strs() []string {
 // are decoded on demand.
 type Lazy struct {
 	*Blob
+	descs    []byte // compressed Descriptions, decoded by LoadDescriptions
 	sections [][]byte
 	paths    []byte // front-coded Paths; Blob.Paths[i] is "" until materialised
 }
@@ -222,6 +345,7 @@ func (l *Lazy) materialise(need []bool) error {
 func DecodeHeader(b []byte) (*Lazy, error) {
 	r := &reader{b: b}
 	hc := r.bytes()
+	dc := r.bytes()
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -233,7 +357,7 @@ func DecodeHeader(b []byte) (*Lazy, error) {
 	r = &reader{b: raw}
 	out := &Blob{Name: r.str()}
 	n := r.count()
-	lz := &Lazy{Blob: out}
+	lz := &Lazy{Blob: out, descs: dc}
 	// Paths stay front-coded until a section needs them: the largest
 	// types carry 20,000 paths across their versions, and one version
 	// uses a fraction of them.
@@ -257,12 +381,14 @@ func DecodeHeader(b []byte) (*Lazy, error) {
 		}
 		p.Enum = r.strs()
 		p.Identifiers = r.strs()
+		r.limits(p)
 	}
 	out.Versions = make([]APIVersion, r.count())
 	for i := range out.Versions {
 		v := &out.Versions[i]
 		v.Version = r.str()
 		v.Flags = r.num()
+		v.FactsFrom = r.str()
 		size := r.num()
 		if r.err != nil {
 			return nil, r.err
@@ -302,16 +428,16 @@ func (l *Lazy) Section(i int) error {
 		}
 		v.PatchPaths[j] = prev
 	}
-	v.Props = make([]PathProp, r.count())
-	prev = 0
-	for j := range v.Props {
-		prev += int(r.num())
-		pi := int(r.num())
-		if prev >= len(l.Paths) || pi >= len(l.Props) {
-			return errCorrupt
-		}
-		v.Props[j] = PathProp{Path: prev, Prop: pi}
+	if v.Props, err = r.pairs(len(l.Paths), len(l.Props)); err != nil {
+		return err
 	}
+	// Description indexes are checked against the table when it is
+	// loaded; here only the paths are.
+	if v.Descs, err = r.pairs(len(l.Paths), math.MaxInt); err != nil {
+		return err
+	}
+	v.PutStatus = r.ints()
+	v.DeleteStatus = r.ints()
 	if r.err != nil {
 		return r.err
 	}
@@ -322,7 +448,32 @@ func (l *Lazy) Section(i int) error {
 	for _, pp := range v.Props {
 		need[pp.Path] = true
 	}
+	for _, pp := range v.Descs {
+		need[pp.Path] = true
+	}
 	return l.materialise(need)
+}
+
+// LoadDescriptions decodes the description table (explain only).
+func (l *Lazy) LoadDescriptions() error {
+	if l.Descriptions != nil || l.descs == nil {
+		return nil
+	}
+	raw, err := inflate(l.descs)
+	if err != nil {
+		return err
+	}
+	r := &reader{b: raw}
+	d := r.strs()
+	if r.err != nil {
+		return r.err
+	}
+	if d == nil {
+		d = []string{}
+	}
+	l.Descriptions = d
+	l.descs = nil
+	return nil
 }
 
 // Decode decodes a whole blob (tests and tools; the registry uses
@@ -336,6 +487,12 @@ func Decode(b []byte) (*Blob, error) {
 		if err := lz.Section(i); err != nil {
 			return nil, err
 		}
+	}
+	if err := lz.LoadDescriptions(); err != nil {
+		return nil, err
+	}
+	if len(lz.Descriptions) == 0 {
+		lz.Descriptions = nil
 	}
 	return lz.Blob, nil
 }

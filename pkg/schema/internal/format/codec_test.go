@@ -16,12 +16,16 @@ func sample() *Blob {
 			{Type: "object"},
 			{Type: "string", Flags: FlagEnumClosed | FlagHasDefault, Default: `"Small"`, Enum: []string{"Small", "Large"}},
 			{Type: "array", Flags: FlagHasIdentifiers, Identifiers: []string{"name"}},
+			{Type: "integer", Flags: FlagRequired | FlagHasMinValue | FlagHasMaxValue | FlagVariants, MinValue: -3, MaxValue: 1 << 40, Variants: []string{"A", "B"}},
+			{Type: "string", Flags: FlagHasMinLength | FlagHasMaxLength | FlagHasPattern | FlagDiscriminator, MinLength: 1, MaxLength: 90, Pattern: "^[a-z]+$", Discriminator: "kind"},
 		},
 		Versions: []APIVersion{
 			{Version: "2024-01-01", Props: []PathProp{{0, 0}, {1, 1}}},
 			{Version: "2024-06-01", Flags: VFlagPatch | VFlagEtag, PatchPaths: []int{3, 4},
-				Props: []PathProp{{0, 0}, {1, 1}, {2, 2}, {3, 3}}},
+				Props: []PathProp{{0, 0}, {1, 1}, {2, 4}, {3, 3}, {4, 5}},
+				Descs: []PathProp{{0, 1}, {2, 0}}, FactsFrom: "2024-01-01", PutStatus: []int{200, 201}, DeleteStatus: []int{200, 204}},
 		},
+		Descriptions: []string{"The size.", "Where it lives."},
 	}
 }
 

@@ -17,7 +17,7 @@ package format
 
 // Version is bumped whenever the encoding changes, so that a cache written
 // by an older binary is regenerated instead of misread.
-const Version = "kubectl-azure-schema 3"
+const Version = "kubectl-azure-schema 4"
 
 // IndexFile is the name of the directory file in an index.
 const IndexFile = "index.tsv"
@@ -33,6 +33,22 @@ const (
 	FlagPositional
 	FlagHasIdentifiers
 	FlagHasDefault
+	FlagRequired
+	FlagHasMinLength
+	FlagHasMaxLength
+	FlagHasMinValue
+	FlagHasMaxValue
+	FlagHasPattern
+	// FlagVariants: the record carries the discriminator values whose
+	// body declares the path (Variants); without it every variant does.
+	FlagVariants
+	// FlagDiscriminator: the path is a polymorphic object whose member
+	// Discriminator selects the body.
+	FlagDiscriminator
+	// FlagFromSwagger: some Swagger-only facts (identifiers, create-only,
+	// default, arm-id) were read from a nearer Swagger api-version rather
+	// than the exact one (APIVersion.FactsFrom says which).
+	FlagFromSwagger
 )
 
 // Version flags.
@@ -41,6 +57,11 @@ const (
 	VFlagEtag
 	VFlagPutLRO
 	VFlagDeleteLRO
+	// VFlagBicep: the version is in the Bicep type index (required,
+	// write-only, sensitive, descriptions and limits are known).
+	VFlagBicep
+	// VFlagSwagger: a Swagger spec of this exact api-version exists.
+	VFlagSwagger
 )
 
 // Prop is one property record as stored.
@@ -50,6 +71,17 @@ type Prop struct {
 	Default     string // JSON text; meaningful with FlagHasDefault
 	Enum        []string
 	Identifiers []string
+	// Limits, meaningful with their FlagHas* bit.
+	MinLength, MaxLength int64
+	MinValue, MaxValue   int64
+	Pattern              string
+	// Discriminator names the member that selects a polymorphic body;
+	// for the body root of name-keyed types it is "name" (the resource
+	// name, not a body member).
+	Discriminator string
+	// Variants lists the discriminator values whose body declares this
+	// path (sorted); meaningful with FlagVariants.
+	Variants []string
 }
 
 // PathProp binds a path (index into Blob.Paths) to a record (index into
@@ -65,6 +97,14 @@ type APIVersion struct {
 	Flags      uint64
 	PatchPaths []int // indexes into Blob.Paths, ascending
 	Props      []PathProp
+	// Descs binds paths to Blob.Descriptions (ascending by path).
+	Descs []PathProp
+	// FactsFrom is the Swagger api-version the Swagger-only facts (PATCH,
+	// identifiers, create-only, defaults, arm-id, status codes) come from:
+	// Version itself, a neighbour, or "" when no Swagger describes the type.
+	FactsFrom    string
+	PutStatus    []int
+	DeleteStatus []int
 }
 
 // Blob is everything known about one resource type.
@@ -73,6 +113,9 @@ type Blob struct {
 	Paths    []string
 	Props    []Prop
 	Versions []APIVersion
+	// Descriptions is the distinct description texts of every version,
+	// stored in their own compressed section and decoded only on demand.
+	Descriptions []string
 }
 
 // Entry is one line of the index file.

@@ -1,10 +1,23 @@
-// Command gen regenerates the embedded schema index from the ARM OpenAPI
-// specs. It is run by `go generate ./pkg/schema` (and `make schema`):
+// Command gen regenerates the embedded schema index. It is run by
+// `go generate ./pkg/schema` (and `make schema`):
 //
-//	go run ./internal/gen -specs PATH -out data
+//	go run ./internal/gen -bicep PATH -specs PATH -out data
 //
-// PATH is an azure-rest-api-specs checkout or a .tar.gz of one; it
-// defaults to the project's shared specs archive.
+// Inputs (flags, else environment, else the shared data folder beside
+// the repository):
+//
+//   - -bicep / KUBECTL_AZURE_BICEP_TYPES: the Bicep type index, a checkout
+//     of github.com/Azure/bicep-types-az or a .tar.gz of its generated/
+//     folder. The committed index was built from commit 1f896de2
+//     (2026-08-20), itself generated from Azure/azure-rest-api-specs at
+//     b7170cade0. It decides which (type, api-version) pairs exist.
+//   - -specs / KUBECTL_AZURE_SPECS: the ARM OpenAPI specs, a checkout of
+//     github.com/Azure/azure-rest-api-specs or a .tar.gz of one. The
+//     committed index used the stable specs of commit cbbe228f
+//     (2024-07-08). They add identifiers, create-only, PATCH, defaults.
+//
+// With -bicep "none" only the Swagger is read (the --schema-dir mode).
+// docs/schema.md describes the process.
 package main
 
 import (
@@ -19,22 +32,28 @@ import (
 )
 
 func main() {
-	specs := flag.String("specs", "", "azure-rest-api-specs directory or .tar.gz (default: the shared azure-specs archive)")
+	specs := flag.String("specs", os.Getenv("KUBECTL_AZURE_SPECS"), "azure-rest-api-specs directory or .tar.gz (default: $KUBECTL_AZURE_SPECS, else the shared azure-specs archive)")
+	bicep := flag.String("bicep", os.Getenv("KUBECTL_AZURE_BICEP_TYPES"), `bicep-types-az directory or .tar.gz, or "none" (default: $KUBECTL_AZURE_BICEP_TYPES, else the shared bicep-types archive)`)
 	out := flag.String("out", "data", "output directory for the index")
 	flag.Parse()
-	if err := run(*specs, *out); err != nil {
+	if err := run(*specs, *bicep, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(specs, out string) error {
-	if specs == "" {
+func run(specs, bicep, out string) error {
+	if specs == "" || bicep == "" {
 		dir, err := shareddata.Dir()
 		if err != nil {
-			return fmt.Errorf("%w; or pass -specs PATH", err)
+			return fmt.Errorf("%w; or pass -specs PATH and -bicep PATH", err)
 		}
-		specs = filepath.Join(dir, "azure-specs", "azure-specs-stable.tar.gz")
+		if specs == "" {
+			specs = filepath.Join(dir, "azure-specs", "azure-specs-stable.tar.gz")
+		}
+		if bicep == "" {
+			bicep = filepath.Join(dir, "bicep-types", "bicep-types-az.tar.gz")
+		}
 	}
 	start := time.Now()
 	src, err := specgen.OpenSource(specs)
@@ -47,7 +66,12 @@ func run(specs, out string) error {
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
 	}
-	st, err := specgen.Run(src, tmp)
+	var st specgen.Stats
+	if bicep == "none" {
+		st, err = specgen.Run(src, tmp)
+	} else {
+		st, err = specgen.RunMerged(src, bicep, tmp)
+	}
 	if err != nil {
 		os.RemoveAll(tmp)
 		return err

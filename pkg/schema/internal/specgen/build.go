@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,6 +18,10 @@ type version struct {
 	flags uint64
 	props map[string]format.Prop
 	patch []string
+	descs map[string]string // path -> description
+	// factsFrom: the Swagger api-version the Swagger-only facts came from.
+	factsFrom           string
+	putStatus, delStatus []int
 }
 
 // Stats summarises a generator run.
@@ -31,6 +36,27 @@ type Stats struct {
 // resource type, sorted by name. Files and paths are visited in sorted
 // order, so output depends only on the input tree.
 func Generate(src Source) ([]*format.Blob, Stats, error) {
+	types, st, err := readSwagger(src)
+	if err != nil {
+		return nil, st, err
+	}
+	return encodeAll(types, st), st, nil
+}
+
+func encodeAll(types map[string]map[string]*version, st Stats) []*format.Blob {
+	blobs := make([]*format.Blob, 0, len(types))
+	for _, vs := range types {
+		applyLocationRule(vs)
+		blobs = append(blobs, encodeType(vs))
+	}
+	sort.Slice(blobs, func(i, j int) bool {
+		return strings.ToLower(blobs[i].Name) < strings.ToLower(blobs[j].Name)
+	})
+	return blobs
+}
+
+// readSwagger collects every (type, api-version) the specs declare.
+func readSwagger(src Source) (map[string]map[string]*version, Stats, error) {
 	d := newDocs(src)
 	files := src.Files()
 	byDir := map[string][]string{}
@@ -66,15 +92,14 @@ func Generate(src Source) ([]*format.Blob, Stats, error) {
 		return nil, Stats{}, fmt.Errorf("no ARM resource types found; is this an azure-rest-api-specs tree?")
 	}
 	st := Stats{Types: len(types), Fallbacks: d.fallbacks}
-	blobs := make([]*format.Blob, 0, len(types))
 	for _, vs := range types {
-		blobs = append(blobs, encodeType(vs))
 		st.Pairs += len(vs)
+		for k, v := range vs {
+			v.flags |= format.VFlagSwagger
+			v.factsFrom = k
+		}
 	}
-	sort.Slice(blobs, func(i, j int) bool {
-		return strings.ToLower(blobs[i].Name) < strings.ToLower(blobs[j].Name)
-	})
-	return blobs, st, nil
+	return types, st, nil
 }
 
 // serviceOf returns "specification/<service>/" for a spec file path.
@@ -111,6 +136,13 @@ func (v *version) absorb(o *version) {
 		}
 	}
 	v.flags |= o.flags
+	for p, d := range o.descs {
+		if _, ok := v.descs[p]; !ok {
+			v.descs[p] = d
+		}
+	}
+	v.putStatus = unionInts(v.putStatus, o.putStatus)
+	v.delStatus = unionInts(v.delStatus, o.delStatus)
 	seen := map[string]bool{}
 	for _, p := range v.patch {
 		seen[p] = true
@@ -124,7 +156,7 @@ func (v *version) absorb(o *version) {
 }
 
 func (d *docs) buildVersion(op resourceOp, scope []string) *version {
-	v := &version{name: op.typ, props: map[string]format.Prop{}}
+	v := &version{name: op.typ, props: map[string]format.Prop{}, descs: map[string]string{}, putStatus: op.putStatus, delStatus: op.delStatus}
 	var put, get map[string]*fact
 	if op.put != nil {
 		put = d.flatten(*op.put, scope)
@@ -262,6 +294,9 @@ func encodeType(vs map[string]*version) *format.Blob {
 		for p := range vs[k].props {
 			pathSet[p] = true
 		}
+		for p := range vs[k].descs {
+			pathSet[p] = true
+		}
 		for _, p := range vs[k].patch {
 			pathSet[p] = true
 		}
@@ -275,9 +310,26 @@ func encodeType(vs map[string]*version) *format.Blob {
 		pathIdx[p] = i
 	}
 	propIdx := map[string]int{}
+	descIdx := map[string]int{}
 	for _, k := range keys {
 		v := vs[k]
-		av := format.APIVersion{Version: k, Flags: v.flags}
+		av := format.APIVersion{Version: k, Flags: v.flags, FactsFrom: v.factsFrom, PutStatus: v.putStatus, DeleteStatus: v.delStatus}
+		dps := make([]string, 0, len(v.descs))
+		for p := range v.descs {
+			dps = append(dps, p)
+		}
+		sort.Strings(dps)
+		for _, p := range dps {
+			d := v.descs[p]
+			i, ok := descIdx[d]
+			if !ok {
+				i = len(b.Descriptions)
+				descIdx[d] = i
+				b.Descriptions = append(b.Descriptions, d)
+			}
+			av.Descs = append(av.Descs, format.PathProp{Path: pathIdx[p], Prop: i})
+		}
+		sort.Slice(av.Descs, func(i, j int) bool { return av.Descs[i].Path < av.Descs[j].Path })
 		for _, p := range v.patch {
 			av.PatchPaths = append(av.PatchPaths, pathIdx[p])
 		}
@@ -304,5 +356,28 @@ func encodeType(vs map[string]*version) *format.Blob {
 }
 
 func propKey(p format.Prop) string {
-	return fmt.Sprintf("%d\x00%s\x00%s\x00%q\x00%q", p.Flags, p.Type, p.Default, p.Enum, p.Identifiers)
+	return fmt.Sprintf("%d\x00%s\x00%s\x00%q\x00%q\x00%d,%d,%d,%d\x00%q\x00%q\x00%q", p.Flags, p.Type, p.Default, p.Enum, p.Identifiers,
+		p.MinLength, p.MaxLength, p.MinValue, p.MaxValue, p.Pattern, p.Discriminator, p.Variants)
+}
+
+func unionInts(a, b []int) []int {
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			a = append(a, x)
+		}
+	}
+	sort.Ints(a)
+	return a
+}
+
+// applyLocationRule makes the root location create-only for every
+// version: ARM cannot move a tracked resource (or a resource group), and
+// many specs forget to say so.
+func applyLocationRule(vs map[string]*version) {
+	for _, v := range vs {
+		if p, ok := v.props["location"]; ok && p.Flags&format.FlagReadOnly == 0 {
+			p.Flags |= format.FlagCreateOnly
+			v.props["location"] = p
+		}
+	}
 }

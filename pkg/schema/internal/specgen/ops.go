@@ -3,6 +3,7 @@ package specgen
 import (
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -14,6 +15,8 @@ type resourceOp struct {
 	hasPatch     bool
 	putLRO       bool
 	deleteLRO    bool
+	// HTTP status codes the PUT and DELETE declare (not "default").
+	putStatus, delStatus []int
 }
 
 // typeFromPath derives the ARM resource type from a resource path: the
@@ -158,6 +161,7 @@ func (d *docs) resourceOp(file, typ, version string, item map[string]any, shared
 	op := resourceOp{typ: typ, version: version}
 	op.put = d.bodyParam(file, shared, put)
 	op.putLRO = isLRO(put)
+	op.putStatus = statusCodes(put)
 	if get, ok := item["get"].(map[string]any); ok {
 		op.get = d.okResponse(file, get, "200")
 	}
@@ -172,8 +176,21 @@ func (d *docs) resourceOp(file, typ, version string, item map[string]any, shared
 	}
 	if del, ok := item["delete"].(map[string]any); ok {
 		op.deleteLRO = isLRO(del)
+		op.delStatus = statusCodes(del)
 	}
 	return op
+}
+
+func statusCodes(op map[string]any) []int {
+	resp, _ := op["responses"].(map[string]any)
+	var out []int
+	for c := range resp {
+		if n, err := strconv.Atoi(c); err == nil && n >= 100 && n < 600 {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 func isLRO(op map[string]any) bool {

@@ -1,0 +1,75 @@
+package schema
+
+import (
+	"sort"
+	"strings"
+	"sync"
+)
+
+// typeExtra holds what is derived from a Type on demand and shared by
+// the copies Lookup hands out.
+type typeExtra struct {
+	kidsOnce sync.Once
+	kids     map[string][]string // schema path -> sorted member names
+
+	descOnce sync.Once
+	descs    map[string]string
+	loadDesc func() map[string]string
+}
+
+func (t *Type) extra() *typeExtra {
+	if t.x == nil {
+		// Types built by hand (tests) have no shared state; give them
+		// their own.
+		t.x = &typeExtra{}
+	}
+	return t.x
+}
+
+// children returns the member names under a schema path from an index
+// built once per type: Children used to scan every path per call.
+func (t *Type) children(schemaPath string) []string {
+	x := t.extra()
+	x.kidsOnce.Do(func() {
+		x.kids = map[string][]string{}
+		for p := range t.Properties {
+			parent, name := splitSchema(p)
+			if name == "" {
+				continue
+			}
+			x.kids[parent] = append(x.kids[parent], name)
+		}
+		for _, v := range x.kids {
+			sort.Strings(v)
+		}
+	})
+	return x.kids[schemaPath]
+}
+
+// splitSchema splits a schema path into parent and member ("a.b[]" ->
+// "a.b", "[]"; "a.b" -> "a", "b").
+func splitSchema(p string) (parent, name string) {
+	if strings.HasSuffix(p, "[]") {
+		return p[:len(p)-2], "[]"
+	}
+	if i := strings.LastIndex(p, "."); i >= 0 {
+		return p[:i], p[i+1:]
+	}
+	return "", p
+}
+
+// Description returns the spec's description of a schema path, "" when
+// it has none. Descriptions are decoded on first use, apart from the
+// facts Lookup returns.
+func (t *Type) Description(schemaPath string) string {
+	if t == nil {
+		return ""
+	}
+	x := t.extra()
+	x.descOnce.Do(func() {
+		if x.loadDesc != nil {
+			x.descs = x.loadDesc()
+		}
+	})
+	return x.descs[schemaPath]
+}

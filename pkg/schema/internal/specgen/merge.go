@@ -1,0 +1,152 @@
+package specgen
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/format"
+)
+
+// GenerateMerged builds the index from both sources: the Bicep type index
+// decides which (type, api-version) pairs exist and what their bodies
+// hold; the Swagger adds what only it carries (array identifiers,
+// create-only mutability, PATCH support and model, defaults, arm-id,
+// status codes), from the exact api-version when it has it, else from the
+// nearest one (recorded per version as FactsFrom). Pairs only the Swagger
+// knows are kept as the Swagger describes them.
+func GenerateMerged(src Source, bicepPath string) ([]*format.Blob, Stats, error) {
+	sw, st, err := readSwagger(src)
+	if err != nil {
+		return nil, st, err
+	}
+	bt, err := ReadBicep(bicepPath)
+	if err != nil {
+		return nil, st, err
+	}
+	merged := mergeSources(bt, sw)
+	out := Stats{Types: len(merged), Fallbacks: st.Fallbacks}
+	for _, vs := range merged {
+		out.Pairs += len(vs)
+	}
+	return encodeAll(merged, out), out, nil
+}
+
+// RunMerged generates the merged index into dir.
+func RunMerged(src Source, bicepPath, dir string) (Stats, error) {
+	blobs, st, err := GenerateMerged(src, bicepPath)
+	if err != nil {
+		return st, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return st, err
+	}
+	return st, format.WriteIndex(dir, blobs)
+}
+
+func mergeSources(bt, sw map[string]map[string]*version) map[string]map[string]*version {
+	out := map[string]map[string]*version{}
+	for lt, bvs := range bt {
+		svs := sw[lt]
+		known := sortedVersions(svs)
+		for ver, v := range bvs {
+			if from := nearest(known, ver); from != "" {
+				addSwaggerFacts(v, svs[from], from == ver)
+				v.factsFrom = from
+				if from == ver {
+					v.flags |= format.VFlagSwagger
+				}
+			}
+		}
+		out[lt] = bvs
+	}
+	for lt, svs := range sw {
+		bvs := out[lt]
+		if bvs == nil {
+			out[lt] = svs
+			continue
+		}
+		for ver, v := range svs {
+			if _, ok := bvs[ver]; !ok {
+				bvs[ver] = v
+			}
+		}
+	}
+	return out
+}
+
+// addSwaggerFacts copies onto a Bicep version what only the Swagger says.
+// Facts from another api-version are marked so explain can say where they
+// came from.
+func addSwaggerFacts(v, s *version, exact bool) {
+	const swaggerVersionFlags = format.VFlagPatch | format.VFlagEtag | format.VFlagPutLRO | format.VFlagDeleteLRO
+	v.flags |= s.flags & swaggerVersionFlags
+	v.putStatus, v.delStatus = s.putStatus, s.delStatus
+	for _, p := range s.patch {
+		if _, ok := v.props[p]; ok {
+			v.patch = append(v.patch, p)
+		}
+	}
+	const swaggerPropFlags = format.FlagCreateOnly | format.FlagARMID | format.FlagPositional | format.FlagHasIdentifiers | format.FlagHasDefault
+	for path, bp := range v.props {
+		sp, ok := s.props[path]
+		if !ok || sp.Flags&swaggerPropFlags == 0 {
+			continue
+		}
+		if bp.Flags&format.FlagReadOnly == 0 {
+			bp.Flags |= sp.Flags & (format.FlagCreateOnly | format.FlagHasDefault)
+			bp.Default = sp.Default
+		}
+		bp.Flags |= sp.Flags & (format.FlagARMID | format.FlagPositional | format.FlagHasIdentifiers)
+		bp.Identifiers = sp.Identifiers
+		if !exact {
+			bp.Flags |= format.FlagFromSwagger
+		}
+		v.props[path] = bp
+	}
+}
+
+func sortedVersions(vs map[string]*version) []string {
+	out := make([]string, 0, len(vs))
+	for k := range vs {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// nearest returns want when known has it, else the closest by date (the
+// newer on a tie); "" when known is empty.
+func nearest(known []string, want string) string {
+	best, bestDist := "", time.Duration(-1)
+	wt, wok := date(want)
+	for _, v := range known {
+		if strings.EqualFold(v, want) {
+			return v
+		}
+		t, ok := date(v)
+		if !ok || !wok {
+			continue
+		}
+		d := t.Sub(wt)
+		if d < 0 {
+			d = -d
+		}
+		if bestDist < 0 || d < bestDist || (d == bestDist && v > best) {
+			best, bestDist = v, d
+		}
+	}
+	if best == "" && len(known) > 0 {
+		best = known[len(known)-1]
+	}
+	return best
+}
+
+func date(v string) (time.Time, bool) {
+	if len(v) < 10 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("2006-01-02", v[:10])
+	return t, err == nil
+}
