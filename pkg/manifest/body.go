@@ -2,34 +2,54 @@ package manifest
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // walk copies a body value, expanding placeholders in strings and map keys
-// and filling valueFrom secrets. bodyPath is relative to the body.
-func (l *loader) walk(e *entry, v any, bodyPath string) (any, bool) {
-	docPath := joinPath("spec.body", bodyPath)
+// and filling valueFrom secrets. docPath is the field path messages use
+// ("spec.body.tags.a.b"); bodyPath is the same place in the diff's path
+// syntax, relative to the body (tags["a.b"]), the form SecretPaths,
+// Deferred and Actions are keyed by.
+func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		return l.expand(e, docPath, x, true)
+		val, d, ok := l.expandValue(e, docPath, x, liveRefs)
+		if !ok {
+			return nil, false
+		}
+		if d != nil {
+			e.defer_(bodyPath, d)
+			return knownAfterApply, true
+		}
+		if x == val {
+			l.literalID(e, docPath, x)
+		}
+		return val, true
 	case []any:
 		out := make([]any, len(x))
 		ok := true
 		for i, item := range x {
 			var iok bool
-			out[i], iok = l.walk(e, item, fmt.Sprintf("%s[%d]", bodyPath, i))
+			idx := "[" + strconv.Itoa(i) + "]"
+			out[i], iok = l.walk(e, item, docPath+idx, bodyPath+idx)
 			ok = ok && iok
 		}
 		return out, ok
 	case map[string]any:
 		if vf, isVF := x["valueFrom"]; isVF && len(x) == 1 {
-			return l.secret(e, vf, bodyPath, docPath+".valueFrom")
+			return l.valueFrom(e, vf, bodyPath, docPath+".valueFrom")
 		}
 		out := make(map[string]any, len(x))
 		ok := true
 		for _, k := range sortedKeys(x) {
-			nk, kok := l.expand(e, joinPath(docPath, k), k, true)
+			kp := joinPath(docPath, k)
+			nk, kok := l.expand(e, kp, k, true)
 			var vok bool
-			out[nk], vok = l.walk(e, x[k], joinPath(bodyPath, k))
+			out[nk], vok = l.walk(e, x[k], kp, joinBodyPath(bodyPath, nk))
 			ok = ok && kok && vok
 		}
 		return out, ok
@@ -37,6 +57,50 @@ func (l *loader) walk(e *entry, v any, bodyPath string) (any, bool) {
 	return v, true
 }
 
+// defer_ records a value known only during apply.
+func (e *entry) defer_(bodyPath string, d *Deferred) {
+	if e.res.Deferred == nil {
+		e.res.Deferred = map[string]*Deferred{}
+	}
+	e.res.Deferred[bodyPath] = d
+}
+
+// literalID makes a string equal to (or under) the ARM ID of another
+// managed resource a dependency edge, as if it were a ${ref:...}, and
+// suggests the reference: the literal breaks when the name changes.
+func (l *loader) literalID(e *entry, docPath, s string) {
+	if !strings.HasPrefix(s, "/") || l.byID == nil {
+		return
+	}
+	id, err := ParseID(s)
+	if err != nil {
+		return
+	}
+	for p, ok := id, true; ok; p, ok = p.Parent() {
+		t := l.byID[p.Key()]
+		if t == nil {
+			continue
+		}
+		if t == e || armid.Contains(t.res.ID, e.res.ID) || armid.Contains(e.res.ID, t.res.ID) {
+			// Its own ID, an ancestor's (already an edge) or a descendant's
+			// (a parent listing its children inline): no edge, no advice.
+			return
+		}
+		e.edges = append(e.edges, edge{to: t, path: docPath})
+		ref := t.res.Name
+		if len(l.byName[strings.ToLower(ref)]) > 1 {
+			ref = t.typ.full + "/" + ref
+		}
+		suggest := "${ref:" + ref + "}"
+		if !armid.Equal(p.String(), s) {
+			suggest += s[len(strings.TrimRight(t.res.ID, "/")):]
+		}
+		l.warn(e.res.Origin, docPath, "the literal ID of %s could be written %s, which follows the resource if its name changes", t.describe(), suggest)
+		return
+	}
+}
+
+// joinPath joins document path segments with dots, as messages show them.
 func joinPath(base, k string) string {
 	if base == "" || k == "" {
 		return base + k
@@ -44,18 +108,37 @@ func joinPath(base, k string) string {
 	return base + "." + k
 }
 
-// secret resolves {valueFrom: {env: NAME}} or
-// {valueFrom: {secretKeyRef: {name, key, namespace}}}.
-func (l *loader) secret(e *entry, vf any, bodyPath, path string) (any, bool) {
+// joinBodyPath appends a member to a body path in the diff's rendered
+// syntax: member names with dots, brackets, spaces or quotes are quoted,
+// tags."a.b", exactly as the diff renders them.
+func joinBodyPath(base, k string) string {
+	if k == "" || strings.ContainsAny(k, ".[]=,\"\\ ") {
+		k = strconv.Quote(k)
+	}
+	if base == "" {
+		return k
+	}
+	return base + "." + k
+}
+
+// valueFrom resolves {valueFrom: {env: NAME}},
+// {valueFrom: {secretKeyRef: {name, key, namespace}}} or
+// {valueFrom: {action: {resource, name, path, apiVersion}}}. Every value
+// it produces is secret: its path joins SecretPaths and the value is
+// registered for scrubbing.
+func (l *loader) valueFrom(e *entry, vf any, bodyPath, path string) (any, bool) {
 	o := e.res.Origin
+	const forms = "must hold exactly one of env: NAME, secretKeyRef: {name, key, namespace} or action: {resource, name, path}"
 	m, isMap := vf.(map[string]any)
 	if !isMap || len(m) != 1 {
-		l.ps.add(o, path, "must hold exactly one of env: NAME or secretKeyRef: {name, key, namespace}")
+		l.ps.add(o, path, forms)
 		return nil, false
 	}
 	e.res.SecretPaths = append(e.res.SecretPaths, bodyPath)
-	if env, has := m["env"]; has {
-		name, isStr := env.(string)
+	var v string
+	switch {
+	case m["env"] != nil:
+		name, isStr := m["env"].(string)
 		if !isStr || name == "" {
 			l.ps.add(o, path+".env", "must be the name of an environment variable")
 			return nil, false
@@ -63,41 +146,131 @@ func (l *loader) secret(e *entry, vf any, bodyPath, path string) (any, bool) {
 		if !e.selected {
 			return nil, true // -l leaves it out of this run: do not demand its secret
 		}
-		v, set := l.opts.LookupEnv(name)
+		val, set := l.opts.LookupEnv(name)
 		if !set {
 			l.ps.add(o, path+".env", "environment variable %s is not set; export it before running", name)
 			return nil, false
 		}
-		return v, true
-	}
-	ref, has := m["secretKeyRef"].(map[string]any)
-	if !has {
-		l.ps.add(o, path, "must hold exactly one of env: NAME or secretKeyRef: {name, key, namespace}")
+		v = val
+	case m["secretKeyRef"] != nil:
+		val, ok := l.secretKeyRef(e, m["secretKeyRef"], path+".secretKeyRef")
+		if !ok || !e.selected {
+			return nil, ok
+		}
+		v = val
+	case m["action"] != nil:
+		return l.action(e, m["action"], bodyPath, path+".action")
+	default:
+		l.ps.add(o, path, forms)
 		return nil, false
+	}
+	secret.Register(v)
+	return v, true
+}
+
+func (l *loader) secretKeyRef(e *entry, v any, path string) (string, bool) {
+	o := e.res.Origin
+	ref, isMap := v.(map[string]any)
+	if !isMap {
+		l.ps.add(o, path, "must be a mapping with name, key and namespace")
+		return "", false
+	}
+	for k := range ref {
+		if k != "name" && k != "key" && k != "namespace" {
+			l.ps.add(o, path+"."+k, "unknown field; secretKeyRef has name, key and namespace")
+			return "", false
+		}
 	}
 	get := func(k string) string { s, _ := ref[k].(string); return s }
 	name, key, ns := get("name"), get("key"), get("namespace")
-	for k := range ref {
-		if k != "name" && k != "key" && k != "namespace" {
-			l.ps.add(o, path+".secretKeyRef."+k, "unknown field; secretKeyRef has name, key and namespace")
+	if name == "" || key == "" {
+		l.ps.add(o, path, "needs name and key (namespace is optional)")
+		return "", false
+	}
+	if !e.selected {
+		return "", true
+	}
+	if l.opts.Secrets == nil {
+		l.ps.add(o, path, "reading a Kubernetes Secret needs a cluster, and none is configured; use the kubeconfig flags or valueFrom.env")
+		return "", false
+	}
+	val, err := l.opts.Secrets.SecretValue(l.ctx, ns, name, key)
+	if err != nil {
+		l.ps.add(o, path, "%v", err)
+		return "", false
+	}
+	return val, true
+}
+
+// action records a secret read from a POST action of a managed resource
+// (listKeys, listConnectionStrings, ...) at apply time; nothing is read
+// or stored now.
+func (l *loader) action(e *entry, v any, bodyPath, path string) (any, bool) {
+	o := e.res.Origin
+	a, isMap := v.(map[string]any)
+	if !isMap {
+		l.ps.add(o, path, "must be a mapping with resource, name and path, e.g. {resource: mystorage, name: listKeys, path: \"keys[0].value\"}")
+		return nil, false
+	}
+	for k := range a {
+		switch k {
+		case "resource", "name", "path", "apiVersion":
+		default:
+			l.ps.add(o, path+"."+k, "unknown field; action has resource, name, path and apiVersion")
 			return nil, false
 		}
 	}
-	if name == "" || key == "" {
-		l.ps.add(o, path+".secretKeyRef", "needs name and key (namespace is optional)")
+	get := func(k string) string { s, _ := a[k].(string); return strings.TrimSpace(s) }
+	target, name, sub, ver := get("resource"), get("name"), get("path"), get("apiVersion")
+	ok := true
+	if target == "" {
+		l.ps.add(o, path+".resource", "missing; name the managed resource whose action is called (NAME or TYPE/NAME)")
+		ok = false
+	}
+	if name == "" || strings.ContainsAny(name, "/?#% ") {
+		l.ps.add(o, path+".name", "must be the action's name, e.g. listKeys")
+		ok = false
+	}
+	if _, err := splitRefPath(sub); err != nil {
+		l.ps.add(o, path+".path", "must pick a value of the action's response, e.g. keys[0].value")
+		ok = false
+	}
+	if ver != "" && !apiVersionRE.MatchString(ver) {
+		l.ps.add(o, path+".apiVersion", "api-version %q is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview", ver)
+		ok = false
+	}
+	if !ok {
 		return nil, false
 	}
-	if !e.selected {
-		return nil, true
-	}
-	if l.opts.Secrets == nil {
-		l.ps.add(o, path+".secretKeyRef", "reading a Kubernetes Secret needs a cluster, and none is configured; use the kubeconfig flags or valueFrom.env")
+	t, found := l.lookup(e, path+".resource", target, "")
+	if !found {
 		return nil, false
 	}
-	v, err := l.opts.Secrets.SecretValue(l.ctx, ns, name, key)
-	if err != nil {
-		l.ps.add(o, path+".secretKeyRef", "%v", err)
+	if t == e {
+		l.ps.add(o, path+".resource", "names this resource itself; an action of a resource cannot feed its own body")
 		return nil, false
 	}
-	return v, true
+	e.edges = append(e.edges, edge{to: t, path: path})
+	if !l.resolveID(t) {
+		return nil, false
+	}
+	if ver == "" {
+		ver = t.res.APIVersion
+	}
+	if e.res.Actions == nil {
+		e.res.Actions = map[string]*ActionRef{}
+	}
+	e.res.Actions[bodyPath] = &ActionRef{Target: t.res.ID, Action: name, APIVersion: ver, Path: sub}
+	return knownAfterApply, true
+}
+
+// warn records a non-fatal finding.
+func (l *loader) warn(o Origin, path, format string, args ...any) {
+	p := Problem{File: o.File, Index: o.Index, Line: l.ps.line(o, path), Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityWarning}
+	l.findings = append(l.findings, p)
+	prefix := o.String() + ": "
+	if path != "" {
+		prefix += path + ": "
+	}
+	l.warnings = append(l.warnings, prefix+p.Message)
 }

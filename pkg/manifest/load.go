@@ -61,6 +61,9 @@ type Set struct {
 	Resources []*Resource
 	// Warnings are non-fatal findings, each prefixed with its origin.
 	Warnings []string
+	// Findings are the same warnings as Problems (file, document, line,
+	// path, SeverityWarning), for printers that render them structured.
+	Findings []Problem
 	// Subscription is the subscription IDs were built with ("" when no
 	// resource needed one).
 	Subscription string
@@ -104,7 +107,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 		}
 	}
 	l.resolve()
-	set := &Set{Warnings: l.warnings}
+	set := &Set{Warnings: l.warnings, Findings: l.findings}
 	if l.subUsed {
 		set.Subscription = l.acct.subscription
 	}
@@ -119,19 +122,41 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 		set.Resources = append(set.Resources, e.res)
 		inSet[idKey(e.res.ID)] = true
 	}
-	// An edge to a resource the selector left out is already satisfied as
-	// far as this run is concerned; keeping it would leave apply a DAG with
-	// dangling nodes.
+	if len(set.Resources) == 0 {
+		return nil, emptySet(&opts, len(l.entries) > 0)
+	}
+	// An edge to a resource the selector left out is satisfied as far as
+	// this run is concerned: it leaves DependsOn (apply's DAG has no
+	// dangling nodes) and joins Unselected, which the engine checks exists.
+	unselected := map[string]string{}
 	for _, r := range set.Resources {
 		var deps []string
 		for _, d := range r.DependsOn {
 			if inSet[idKey(d)] {
 				deps = append(deps, d)
+			} else {
+				unselected[idKey(d)] = d
 			}
 		}
 		r.DependsOn = deps
 	}
+	for _, id := range unselected {
+		set.Unselected = append(set.Unselected, id)
+	}
+	sort.Strings(set.Unselected)
 	return set, nil
+}
+
+// emptySet is the error for a run that loaded nothing.
+func emptySet(o *LoadOptions, filtered bool) error {
+	e := &EmptySetError{Paths: o.Filenames}
+	if o.Kustomize != "" {
+		e.Paths = []string{o.Kustomize}
+	}
+	if filtered {
+		e.Selector = o.Selector
+	}
+	return e
 }
 
 // entry is a document whose envelope parsed, on its way to a Resource.
@@ -176,6 +201,7 @@ type loader struct {
 	acct     account
 	entries  []*entry
 	warnings []string
+	findings []Problem
 
 	byName     map[string][]*entry
 	byTypeName map[string][]*entry
@@ -204,8 +230,8 @@ func (l *loader) resolve() {
 	// Duplicates: the same ARM ID twice, whatever the casing.
 	l.byID = map[string]*entry{}
 	for _, e := range l.entries {
-		if e.state != idDone {
-			continue
+		if e.state != idDone || e.res.NameDeferred != nil {
+			continue // a name known after apply cannot be compared yet
 		}
 		k := idKey(e.res.ID)
 		if first, dup := l.byID[k]; dup {
@@ -228,7 +254,7 @@ func (l *loader) resolve() {
 				}
 			}
 		}
-		body, _ := l.walk(e, e.body, "")
+		body, _ := l.walk(e, e.body, "spec.body", "")
 		e.res.Body, _ = body.(map[string]any)
 		if e.res.Body == nil {
 			e.res.Body = map[string]any{}

@@ -10,7 +10,7 @@ func (l *loader) schema(e *entry) {
 	issues, note := l.opts.Schema(e.typ.full, e.res.APIVersion, e.res.Body)
 	o := e.res.Origin
 	if note != "" {
-		l.warnings = append(l.warnings, fmt.Sprintf("%s: %s", o, note))
+		l.warn(o, "", "%s", note)
 	}
 	var ignored []string
 	for _, is := range issues {
@@ -27,7 +27,7 @@ func (l *loader) schema(e *entry) {
 			}
 			l.ps.add(o, path, "%s", is.Message)
 		case SchemaWarning:
-			l.warnings = append(l.warnings, fmt.Sprintf("%s: %s: %s", o, path, is.Message))
+			l.warn(o, path, "%s", is.Message)
 		case SchemaIgnored:
 			if l.opts.Strict {
 				l.ps.add(o, path, "readonly property set (the server sets it); remove it from the manifest (--strict)")
@@ -38,7 +38,7 @@ func (l *loader) schema(e *entry) {
 		}
 	}
 	if len(ignored) > 0 {
-		l.warnings = append(l.warnings, fmt.Sprintf("%s: ignored readonly properties (the server sets them; they are never compared or sent): %s", o, strings.Join(ignored, ", ")))
+		l.warn(o, "", "ignored readonly properties (the server sets them; they are never compared or sent): %s", strings.Join(ignored, ", "))
 	}
 }
 
