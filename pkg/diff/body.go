@@ -1,11 +1,11 @@
 package diff
 
 import (
-	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 type leaf struct {
@@ -77,16 +77,73 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 func ownedPaths(f *facts, d, l map[string]any) []string {
 	seen := map[string]bool{}
 	var out []string
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
 	for _, body := range []map[string]any{d, l} {
 		for _, lp := range leafPaths(f, body) {
-			s := renderOwned(lp.path)
-			if !seen[s] {
-				seen[s] = true
-				out = append(out, s)
+			add(renderOwned(lp.path))
+		}
+	}
+	// Declared collections are owned whole: B keeps every item live holds
+	// right after our write, so the items the service added then are
+	// never mistaken for drift.
+	for _, cp := range declaredCollections(f, d) {
+		add(cp)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// declaredCollections lists the non-empty keyed arrays and maps of a
+// user-side body in owned-path form with a whole-collection marker:
+// properties.subnets[*], tags.*.
+func declaredCollections(f *facts, body map[string]any) []string {
+	var out []string
+	c := comparer{f: f}
+	var walk func(sp string, v any, root bool)
+	walk = func(sp string, v any, root bool) {
+		switch t := v.(type) {
+		case map[string]any:
+			isMap := f.isMap(sp)
+			if isMap && len(t) > 0 && !root {
+				out = append(out, renderOwned(c.path)+".*")
+			}
+			for k, cv := range t {
+				if root && envelope[k] {
+					continue
+				}
+				csp := childSchemaPath(sp, k, isMap)
+				if f.isReadOnly(csp) {
+					continue
+				}
+				c.push(seg{kind: segField, name: k})
+				walk(csp, cv, false)
+				c.pop()
+			}
+		case []any:
+			if len(t) == 0 {
+				return
+			}
+			kind, ids := c.classify(sp, t, nil)
+			if kind != arrayKeyed {
+				return
+			}
+			out = append(out, renderOwned(c.path)+"[*]")
+			for _, it := range t {
+				m := it.(map[string]any)
+				c.push(keyedSeg(m, ids))
+				walk(sp+"[]", m, false)
+				c.pop()
 			}
 		}
 	}
-	sort.Strings(out)
+	if body != nil {
+		walk("", body, true)
+	}
 	return out
 }
 
@@ -163,192 +220,6 @@ func findKeyed(a []any, s seg) int {
 	return -1
 }
 
-// Project builds a baseline B: the parts of live at the owned paths
-// (DESIGN §3), in the owned-path form of Result.Owned. Keyed items keep
-// live's order; paths live does not hold are left out.
-func Project(live map[string]any, owned []string) map[string]any {
-	out := map[string]any{}
-	if live == nil {
-		return out
-	}
-	for _, o := range owned {
-		p, err := parseOwned(o)
-		if err != nil || len(p) == 0 {
-			continue
-		}
-		projectPath(out, live, p)
-	}
-	// Items were appended in owned-path order; B must keep live's order or
-	// a positional array would show as drift right after a write.
-	reorderLike(out, live)
-	return out
-}
-
-// reorderLike sorts every array in dst, a projection of src, into the order
-// its items have in src.
-func reorderLike(dst, src any) {
-	switch d := dst.(type) {
-	case map[string]any:
-		s, ok := src.(map[string]any)
-		if !ok {
-			return
-		}
-		for k, dv := range d {
-			sv, ok := s[k]
-			if !ok {
-				sv, ok = lookupFold(s, k)
-			}
-			if ok {
-				reorderLike(dv, sv)
-			}
-		}
-	case []any:
-		s, ok := src.([]any)
-		if !ok || len(d) < 1 {
-			return
-		}
-		pos := make([]int, len(d))
-		used := make([]bool, len(s))
-		for i, it := range d {
-			pos[i] = len(s) // unmatched items keep their relative order at the end
-			for j, sv := range s {
-				if !used[j] && subsetOf(it, sv) {
-					pos[i], used[j] = j, true
-					reorderLike(it, sv)
-					break
-				}
-			}
-		}
-		idx := make([]int, len(d))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return pos[idx[a]] < pos[idx[b]] })
-		sorted := make([]any, len(d))
-		for i, j := range idx {
-			sorted[i] = d[j]
-		}
-		copy(d, sorted)
-	}
-}
-
-// subsetOf reports whether a (a projection) is contained in b.
-func subsetOf(a, b any) bool {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !subsetOf(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok {
-			return false
-		}
-		for _, v := range x {
-			found := false
-			for _, w := range y {
-				if subsetOf(v, w) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	default:
-		return reflect.DeepEqual(a, b)
-	}
-}
-
-func projectPath(dst map[string]any, src map[string]any, p []seg) {
-	s := p[0]
-	if s.kind != segField {
-		return
-	}
-	v, ok := src[s.name]
-	if !ok {
-		if v, ok = lookupFold(src, s.name); !ok {
-			return
-		}
-	}
-	if len(p) == 1 {
-		dst[s.name] = deepCopy(v)
-		return
-	}
-	next := p[1]
-	switch next.kind {
-	case segField:
-		sm, ok := v.(map[string]any)
-		if !ok {
-			return
-		}
-		dm, ok := dst[s.name].(map[string]any)
-		if !ok {
-			dm = map[string]any{}
-		}
-		projectPath(dm, sm, p[1:])
-		if len(dm) > 0 || len(p) == 2 {
-			dst[s.name] = dm
-		}
-	case segKeyed, segIndex:
-		sa, ok := v.([]any)
-		if !ok {
-			return
-		}
-		var i int
-		if next.kind == segKeyed {
-			i = findKeyed(sa, next)
-		} else {
-			i = next.idx
-		}
-		if i < 0 || i >= len(sa) {
-			return
-		}
-		item, ok := sa[i].(map[string]any)
-		if !ok {
-			return
-		}
-		da, _ := dst[s.name].([]any)
-		// Reuse the projected item if another owned path created it.
-		j := -1
-		if next.kind == segKeyed {
-			j = findKeyed(da, next)
-		}
-		var ditem map[string]any
-		if j >= 0 {
-			ditem = da[j].(map[string]any)
-		} else {
-			ditem = map[string]any{}
-			// identifiers always travel with the item so B stays keyable
-			for _, id := range next.keys {
-				if iv, ok := item[id]; ok && !strings.Contains(id, "/") {
-					ditem[id] = deepCopy(iv)
-				}
-			}
-		}
-		if len(p) > 2 {
-			projectPath(ditem, item, p[2:])
-		} else {
-			for k, v := range item {
-				ditem[k] = deepCopy(v)
-			}
-		}
-		if j < 0 {
-			dst[s.name] = append(da, ditem)
-		}
-	}
-}
-
 func deepCopy(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
@@ -374,35 +245,51 @@ func deepCopyMap(m map[string]any) map[string]any {
 	return out
 }
 
-// HashSecrets returns the L to store: a copy of desired with every secret
-// value replaced by its salted HMAC, so state never holds a secret in clear
-// yet a later D can be compared with it. Secrets are what the schema marks
-// x-ms-secret, credential-named fields (password, clientSecret, ...) and
-// everything inside a credential container (protectedSettings, secrets).
-func HashSecrets(desired map[string]any, s *schema.Type, key []byte) map[string]any {
-	if desired == nil {
+// HashSecrets returns the L (or B) to store: a copy of body with every
+// secret value replaced by its salted HMAC (secret.Hash), so state never
+// holds a secret in clear yet a later D can be compared with it. Secrets
+// are what the schema marks secret, string values under credential names
+// (secret.Name), everything inside a credential container
+// (secret.Container), and the values at secretPaths (valueFrom, in the
+// display syntax of JoinPath).
+func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ...string) map[string]any {
+	if body == nil {
 		return nil
 	}
 	f := factsFor(s, nil)
-	out := deepCopyMap(desired)
+	out := deepCopyMap(body)
+	var forced [][]seg
+	for _, p := range parsePatterns(secretPaths) {
+		forced = append(forced, resolve(f, out, p)...)
+	}
+	c := comparer{f: f}
 	var walk func(sp string, m map[string]any, under bool)
 	var walkVal func(sp, k string, v any, under bool) any
 	walkVal = func(sp, k string, v any, under bool) any {
 		if v == nil {
 			return v
 		}
+		under = under || underAny(c.path, forced)
 		if isScalar(v) && (under || secretPath(f, sp, k, v)) {
-			if str, ok := v.(string); ok && strings.HasPrefix(str, hashPrefix) {
+			if secret.IsHash(v) {
 				return v
 			}
-			return hashValue(key, sp, v)
+			return secret.Hash(key, sp, v)
 		}
 		switch t := v.(type) {
 		case map[string]any:
 			walk(sp, t, under || secretContainer(k))
 		case []any:
+			kind, ids := c.classify(sp, t, nil)
 			for i := range t {
+				m, ok := t[i].(map[string]any)
+				if ok && kind == arrayKeyed {
+					c.push(keyedSeg(m, ids))
+				} else {
+					c.push(seg{kind: segIndex, idx: i})
+				}
 				t[i] = walkVal(sp+"[]", k, t[i], under || secretContainer(k))
+				c.pop()
 			}
 		}
 		return v
@@ -413,7 +300,9 @@ func HashSecrets(desired map[string]any, s *schema.Type, key []byte) map[string]
 			if under && (k == "name" || k == "id" || k == "type") {
 				continue // identifiers of secret entries are not secret
 			}
+			c.push(seg{kind: segField, name: k})
 			m[k] = walkVal(childSchemaPath(sp, k, isMap), k, v, under)
+			c.pop()
 		}
 	}
 	walk("", out, false)

@@ -1,15 +1,12 @@
 package diff
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // cmpMode says which side owns the keys being compared.
@@ -60,6 +57,8 @@ type comparer struct {
 	// possibly matched by other identifiers than the schema's.
 	projected bool
 	path      []seg
+	// secrets are resolved valueFrom paths: values there are secret.
+	secrets [][]seg
 
 	out          []entry
 	equal        []equalAt
@@ -192,9 +191,9 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 		}
 	}
 	// Secrets: L holds a salted hash; live never shows the value.
-	if ys, ok := y.(string); ok && strings.HasPrefix(ys, hashPrefix) {
+	if ys, ok := y.(string); ok && strings.HasPrefix(ys, secret.HashPrefix) {
 		if c.mode == modeSym {
-			if hashValue(c.key, sp, x) == ys {
+			if secret.Hash(c.key, sp, x) == ys {
 				c.eq(RuleSecretHash)
 				return
 			}
@@ -204,7 +203,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 	}
 	// (Members inside a credential container that GET does return are
 	// compared like any value; Result marks them sensitive for display.)
-	if !c.raw && isScalar(x) && (c.f.isSecret(sp) || secretName(key)) {
+	if !c.raw && isScalar(x) && (c.f.isSecret(sp) || secret.Name(key, x) || underAny(c.path, c.secrets)) {
 		if ok, rule := c.deepEqual(sp, key, x, y); ok {
 			c.eq(rule)
 			return
@@ -382,7 +381,7 @@ func (c *comparer) absent(sp, key string, x any) {
 		return
 	}
 	_, isObj := x.(map[string]any)
-	if c.f.isWriteOnly(sp) || (secretName(key) && isScalar(x)) || (c.underSecret() && isScalar(x)) || (!isObj && !c.strict && c.undeclared(sp)) {
+	if c.f.isWriteOnly(sp) || secret.Name(key, x) || (isScalar(x) && (c.underSecret() || underAny(c.path, c.secrets))) || (!isObj && !c.strict && c.undeclared(sp)) {
 		c.unverifiable = append(c.unverifiable, clonePath(c.path))
 		return
 	}
@@ -407,10 +406,10 @@ func (c *comparer) secretAt(sp, key string, v any) bool {
 	if c.f.isSecret(sp) {
 		return true
 	}
-	if s, ok := v.(string); ok && strings.HasPrefix(s, hashPrefix) {
+	if secret.IsHash(v) || underAny(c.path, c.secrets) {
 		return true
 	}
-	return secretName(key) && isScalar(v)
+	return secret.Name(key, v)
 }
 
 // undeclared reports whether the spec has no readable property at sp (or
@@ -469,11 +468,8 @@ func zeroValue(v any) bool {
 }
 
 // secretContainer reports whether a member holds credentials as a whole
-// (VM extension protectedSettings, Container Apps secrets, secretInfo).
-func secretContainer(name string) bool {
-	n := strings.ToLower(name)
-	return secretName(name) || n == "secretinfo" || strings.HasSuffix(n, "secrets") || n == "credentials" || strings.Contains(n, "protectedsettings")
-}
+// (VM extension protectedSettings, Container Apps secrets).
+func secretContainer(name string) bool { return secret.Container(name) }
 
 func allScalar(a []any) bool {
 	for _, v := range a {
@@ -619,6 +615,9 @@ func scalarString(v any) (string, bool) {
 		return t, true
 	case bool:
 		return strconv.FormatBool(t), true
+	case json.Number:
+		// Exact: big integers used as keys must not collide.
+		return t.String(), true
 	case nil, map[string]any, []any:
 		return "", false
 	}
@@ -851,21 +850,3 @@ outer:
 	return true
 }
 
-// hashPrefix marks a secret stored as a salted HMAC in last-applied state.
-const hashPrefix = "hmac-sha256:"
-
-// hashValue is the salted HMAC of a secret: the key is the per-state salt,
-// and the schema path is mixed in so equal secrets at different paths do not
-// share a hash.
-func hashValue(key []byte, sp string, v any) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(sp))
-	m.Write([]byte{0})
-	b, _ := json.Marshal(v)
-	m.Write(b)
-	return hashPrefix + base64.StdEncoding.EncodeToString(m.Sum(nil))
-}
-
-func sortEntries(es []entry) {
-	sort.SliceStable(es, func(i, j int) bool { return renderPath(es[i].path) < renderPath(es[j].path) })
-}

@@ -1,14 +1,28 @@
 // Package diff is the planner's core: from the desired body D, the
 // last-applied body L, the baseline B and the live body S of one resource
-// (DESIGN §3) it computes which owned paths change and why. It is pure: no
-// I/O, no clock, no globals beyond an immutable cache of schema facts.
+// (docs/architecture.md) it computes which owned paths change and why. It is
+// pure: no I/O, no clock, no globals beyond an immutable cache of schema
+// facts.
+//
+// Ownership: a path in D or L is owned. A collection D declares (a keyed
+// array such as securityRules or subnets, a map such as tags) is owned
+// whole: an item in S that is in neither D nor B (live right after our last
+// write, which records the items the service added then) was added outside
+// this tool; it is drift and the write removes it. Items other manifests own
+// (OwnedElsewhere) are never drift. Paths in IgnoreChanges are never
+// compared or written.
 package diff
 
 import (
+	"encoding/json"
+	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Action is the per-resource outcome the engine decides (delete and adopt
@@ -31,6 +45,29 @@ type Input struct {
 	Plugin                               Plugin       // nil: no per-type knowledge
 	SecretKey                            []byte       // HMAC key of the salted secret hashes in L
 	Explain                              bool         // also list owned paths judged equal, with the rule
+
+	// ID is the resource's ARM ID: with OwnedElsewhere it names the child
+	// resources of inline collections (ID/subnets/NAME) whose items carry
+	// no id of their own.
+	ID string
+	// OwnedElsewhere reports whether another manifest of the same state
+	// manages the child resource with this ARM ID (a subnet declared as its
+	// own resource): such items of a declared collection are never drift.
+	// nil: none.
+	OwnedElsewhere func(id string) bool
+	// IgnoreChanges are body paths from the azure.kubectl.io/ignore-changes
+	// annotation (tags.costCenter, tags.*, properties.subnets): never
+	// compared, never written, never drift.
+	IgnoreChanges []string
+	// Unknown are body paths whose desired value Azure generates during
+	// this apply: never compared, always planned as a change whose After is
+	// plan.KnownAfterApply. Patch and PutBody write whatever Desired holds
+	// there, so the engine substitutes the real value before writing.
+	Unknown []string
+	// SecretPaths are body paths whose values came from valueFrom: hashed
+	// in L, compared by hash, always shown as (sensitive). Map members may
+	// be given as tags."a.b" or tags["a.b"] (see JoinPath).
+	SecretPaths []string
 }
 
 // Result is the engine's verdict on one resource.
@@ -45,10 +82,28 @@ type Result struct {
 	// e.g. properties.subnets[name=default].properties.addressPrefix.
 	Owned    []string
 	Warnings []string
+	// Removed lists the paths removed from the manifest since the last
+	// apply that the write does not delete itself: reset to a known
+	// default, or no longer managed. After the write, KeptAfterWrite
+	// compares them with the live body read back.
+	Removed []Removal
 
 	// segs holds the structured path of each change, parallel to Changes,
 	// so Patch and PutBody need not re-parse display paths.
 	segs [][]seg
+}
+
+// Removal is a property removed from the manifest.
+type Removal struct {
+	Path string // display path, as in plan changes
+	// Before is the live value when planned (plan.Sensitive for a secret).
+	Before any
+	// Default is set when the write resets the property to After, the
+	// schema's or plugin's default; otherwise the service decides.
+	Default bool
+	After   any
+	// Sensitive withholds the values from notes.
+	Sensitive bool
 }
 
 const (
@@ -58,6 +113,13 @@ const (
 	reasonUserAdd     = "added to the manifest since the last apply"
 	reasonUserChange  = "changed in the manifest since the last apply"
 	reasonUserRemove  = "removed from the manifest since the last apply; will be removed from the live resource"
+	reasonItemRemove  = "removed from the manifest since the last apply; the item will be removed from the collection"
+	reasonChildDelete = "removed from the manifest since the last apply; this child resource will be deleted"
+	reasonStopManage  = "removed from the manifest since the last apply; no longer managed: the service decides its value (not written)"
+	reasonReset       = "removed from the manifest since the last apply; reset to default (%s)"
+	reasonOutside     = "present in Azure, not in the manifest: added outside this tool; will be removed"
+	reasonOutsideDel  = "present in Azure, not in the manifest: added outside this tool; this child resource will be deleted"
+	reasonUnknown     = "depends on a value Azure generates during this apply"
 	reasonSecret      = "secret changed in the manifest since the last apply (compared by salted hash)"
 	reasonDrift       = "changed outside this tool since the last apply (drift); will be restored to the manifest"
 	reasonDriftGone   = "removed outside this tool since the last apply (drift); will be restored to the manifest"
@@ -68,10 +130,33 @@ type prepared struct {
 	f       *facts
 	d, l, b map[string]any
 	s       map[string]any
+	// unknown are the resolved paths of Input.Unknown in D; secrets those
+	// of Input.SecretPaths in D and L.
+	unknown, secrets [][]seg
+	ownedElsewhere   func(item map[string]any, path []seg) bool
+	// whole lists the collections B holds whole (segsKey form).
+	whole map[string]bool
 }
 
 func prepare(in Input) prepared {
 	p := prepared{f: factsFor(in.Schema, in.Plugin), d: in.Desired, l: in.LastApplied, b: in.Baseline, s: in.Live}
+	if p.b != nil {
+		p.b, p.whole = wholeCollections(p.b)
+	}
+	for _, sp := range parsePatterns(in.SecretPaths) {
+		p.secrets = append(p.secrets, resolve(p.f, p.d, sp)...)
+		p.secrets = append(p.secrets, resolve(p.f, p.l, sp)...)
+	}
+	unknown := parsePatterns(in.Unknown)
+	for _, up := range unknown {
+		p.unknown = append(p.unknown, resolve(p.f, p.d, up)...)
+	}
+	// Ignored and unknown paths leave every body before anything compares
+	// them: they can then be neither a change nor drift.
+	if skip := append(parsePatterns(in.IgnoreChanges), unknown...); len(skip) > 0 {
+		p.d, p.l, p.b, p.s = withoutPaths(p.d, skip), withoutPaths(p.l, skip), withoutPaths(p.b, skip), withoutPaths(p.s, skip)
+	}
+	p.ownedElsewhere = ownedElsewhereFunc(in)
 	if in.Plugin != nil {
 		// Hooks get copies: callers' bodies are never modified.
 		afterGet, beforeCompare := pluginHooks(in.Plugin)
@@ -120,18 +205,14 @@ func Compute(in Input) Result {
 		r.Action = ActionCreate
 		for _, lp := range leafPaths(p.f, p.d) {
 			v, _ := get(p.d, lp.path)
-			ch := plan.Change{Path: renderPath(lp.path), After: v, Reason: reasonCreate, Kind: plan.KindAdd}
-			if secretPath(p.f, lp.sp, lastField(lp.path), v) || (isScalar(v) && underSecretPath(lp.path)) {
-				ch.After, ch.Sensitive = plan.Sensitive, true
-			}
-			r.Changes = append(r.Changes, ch)
-			r.segs = append(r.segs, lp.path)
+			r.add(p, entry{path: lp.path, sp: lp.sp, kind: plan.KindAdd}, nil, v, reasonCreate, plan.CauseUser)
 		}
+		r.addUnknown(p, in.Live)
 		sortChanges(&r)
 		return r
 	}
 
-	live := comparer{f: p.f, mode: modeOwner, explain: in.Explain}
+	live := comparer{f: p.f, mode: modeOwner, explain: in.Explain, secrets: p.secrets}
 	live.compareRoot(p.d, p.s)
 	for _, u := range live.unverifiable {
 		r.Unverifiable = append(r.Unverifiable, renderPath(u))
@@ -145,13 +226,14 @@ func Compute(in Input) Result {
 	}
 
 	if p.l == nil {
-		// No state: D vs S under normalisation.
+		// No state: D vs S under normalisation. Extra items in declared
+		// collections cannot be told from server-added ones: not reported.
 		for _, e := range live.out {
 			reason := reasonDiffNoState
 			if e.kind == plan.KindAdd {
 				reason = reasonAddNoState
 			}
-			r.add(p.f, e, e.y, e.x, reason, false)
+			r.add(p, e, e.y, e.x, reason, plan.CauseUser)
 		}
 		if in.Explain {
 			r.Equal = toEqual(live.equal)
@@ -159,6 +241,7 @@ func Compute(in Input) Result {
 	} else {
 		r.withState(p, in)
 	}
+	r.addUnknown(p, in.Live)
 	sortChanges(&r)
 	r.Action = ActionNoOp
 	if len(r.Changes) > 0 {
@@ -173,10 +256,24 @@ func Compute(in Input) Result {
 	return r
 }
 
+// addUnknown plans every value known only after apply as a change.
+func (r *Result) addUnknown(p prepared, live map[string]any) {
+	for _, up := range p.unknown {
+		before, has := get(live, up)
+		kind := plan.KindChange
+		if !has {
+			kind = plan.KindAdd
+		}
+		r.add(p, entry{path: up, sp: schemaPathOf(up, p.f.isMap), kind: kind}, before, plan.KnownAfterApply, reasonUnknown, plan.CauseUser)
+		r.Changes[len(r.Changes)-1].KnownAfterApply = true
+		r.Changes[len(r.Changes)-1].After = plan.KnownAfterApply
+	}
+}
+
 // withState computes user changes (D vs L, confirmed against S) and drift
 // (S vs B) on owned paths.
 func (r *Result) withState(p prepared, in Input) {
-	user := comparer{f: p.f, mode: modeSym, key: in.SecretKey, explain: in.Explain}
+	user := comparer{f: p.f, mode: modeSym, key: in.SecretKey, explain: in.Explain, secrets: p.secrets}
 	user.compareRoot(p.d, p.l)
 	var equal []equalAt
 	var userPaths [][]seg
@@ -189,17 +286,16 @@ func (r *Result) withState(p prepared, in Input) {
 				equal = append(equal, equalAt{renderPath(e.path), RuleAlreadyAbsent})
 				continue
 			}
-			r.add(p.f, entry{path: e.path, sp: e.sp, kind: plan.KindRemove, secret: e.secret}, sv, nil, reasonUserRemove, false)
-			if k := firstArraySeg(e.path); k >= 0 && p.f.mergeColl[schemaPathOf(e.path[:k], p.f.isMap)] {
-				r.Warnings = append(r.Warnings, renderPath(e.path)+": this collection's PUT keeps items it is not sent; the removal needs a DELETE of that item")
+			if eq := r.removal(p, e, sv); eq != "" {
+				equal = append(equal, equalAt{renderPath(e.path), eq})
 			}
 		default:
 			if e.secret {
-				r.add(p.f, entry{path: e.path, sp: e.sp, kind: kindFor(sh), secret: true}, sv, e.x, reasonSecret, false)
+				r.add(p, entry{path: e.path, sp: e.sp, kind: kindFor(sh), secret: true}, sv, e.x, reasonSecret, plan.CauseUser)
 				continue
 			}
 			// The manifest moved; does live already hold the new value?
-			sub := comparer{f: p.f, mode: modeOwner, strict: true, path: clonePath(e.path)}
+			sub := comparer{f: p.f, mode: modeOwner, strict: true, path: clonePath(e.path), secrets: p.secrets}
 			if sh {
 				sub.compare(e.sp, lastField(e.path), e.x, sv, true, true)
 			} else {
@@ -214,7 +310,7 @@ func (r *Result) withState(p prepared, in Input) {
 				reason = reasonUserAdd
 			}
 			for _, se := range sub.out {
-				r.add(p.f, se, se.y, se.x, reason, false)
+				r.add(p, se, se.y, se.x, reason, plan.CauseUser)
 			}
 		}
 	}
@@ -225,7 +321,7 @@ func (r *Result) withState(p prepared, in Input) {
 	if base == nil {
 		base = p.l
 	}
-	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil}
+	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil, secrets: p.secrets}
 	drift.compareRoot(base, p.s)
 	for _, e := range drift.out {
 		if overlaps(e.path, userPaths) {
@@ -241,7 +337,19 @@ func (r *Result) withState(p prepared, in Input) {
 		if e.kind == plan.KindAdd {
 			reason = reasonDriftGone
 		}
-		r.add(p.f, entry{path: e.path, sp: e.sp, kind: e.kind, secret: e.secret}, sv, dv, reason, true)
+		r.add(p, entry{path: e.path, sp: e.sp, kind: e.kind, secret: e.secret}, sv, dv, reason, plan.CauseDrift)
+	}
+	if len(p.whole) > 0 {
+		for _, e := range collectionDrift(p) {
+			if overlaps(e.path, userPaths) {
+				continue
+			}
+			reason := reasonOutside
+			if childItem(p.f, e.path) {
+				reason = reasonOutsideDel
+			}
+			r.add(p, e, e.y, nil, reason, plan.CauseDrift)
+		}
 	}
 	if in.Explain {
 		all := append(user.equal, equal...)
@@ -265,12 +373,16 @@ func overlaps(p []seg, others [][]seg) bool {
 	return false
 }
 
-func (r *Result) add(f *facts, e entry, before, after any, reason string, drift bool) {
-	ch := plan.Change{Path: renderPath(e.path), Before: before, After: after, Reason: reason, Kind: e.kind, Drift: drift}
+func (r *Result) add(p prepared, e entry, before, after any, reason, cause string) {
+	f := p.f
+	ch := plan.Change{Path: renderPath(e.path), Before: before, After: after, Reason: reason, Kind: e.kind,
+		Drift: cause == plan.CauseDrift, Cause: cause}
 	if e.kind == plan.KindRemove {
 		ch.After = nil
+		ch.ChildDelete = childItem(f, e.path)
 	}
-	if e.secret || secretPath(f, e.sp, lastField(e.path), after) || (isScalar(after) && isScalar(before) && underSecretPath(e.path)) {
+	if e.secret || secretPath(f, e.sp, lastField(e.path), after) || secretPath(f, e.sp, lastField(e.path), before) ||
+		(isScalar(after) && isScalar(before) && underSecretPath(e.path)) || underAny(e.path, p.secrets) {
 		ch.Sensitive = true
 		if ch.Before != nil {
 			ch.Before = plan.Sensitive
@@ -284,11 +396,93 @@ func (r *Result) add(f *facts, e entry, before, after any, reason string, drift 
 	r.segs = append(r.segs, e.path)
 }
 
+// childItem reports whether p names an item of a collection whose items
+// are ARM child resources (removing it deletes a subnet, a rule).
+func childItem(f *facts, p []seg) bool {
+	n := len(p)
+	if n < 2 || p[n-1].kind == segField {
+		return false
+	}
+	return f.children[schemaPathOf(p[:n-1], f.isMap)]
+}
+
+// removal plans a path present in L and live but gone from D. It returns
+// a rule name when nothing needs writing.
+func (r *Result) removal(p prepared, e entry, live any) string {
+	f := p.f
+	n := len(e.path)
+	item := n > 0 && e.path[n-1].kind != segField
+	member := n > 1 && e.path[n-1].kind == segField && f.isMap(schemaPathOf(e.path[:n-1], f.isMap))
+	if k := firstArraySeg(e.path); k >= 0 && f.mergeColl[schemaPathOf(e.path[:k], f.isMap)] {
+		r.Warnings = append(r.Warnings, renderPath(e.path)+": this collection's PUT keeps items it is not sent; the removal needs a DELETE of that item")
+	}
+	switch {
+	case item:
+		// An item of a declared collection: the write leaves it out.
+		reason := reasonItemRemove
+		if childItem(f, e.path) {
+			reason = reasonChildDelete
+		}
+		r.add(p, e, live, nil, reason, plan.CauseUser)
+		return ""
+	case member:
+		// A key of a declared map (a tag): removed.
+		r.add(p, e, live, nil, reasonUserRemove, plan.CauseUser)
+		return ""
+	}
+	if def, _, ok := f.defaultFor(e.sp); ok {
+		sub := comparer{f: f, mode: modeOwner, strict: true}
+		if eq, _ := sub.deepEqual(e.sp, lastField(e.path), def, live); eq {
+			return RuleAlreadyAbsent
+		}
+		r.add(p, entry{path: e.path, sp: e.sp, kind: plan.KindChange, secret: e.secret}, live, def,
+			fmt.Sprintf(reasonReset, formatValue(def)), plan.CauseDefaultReset)
+		ch := r.Changes[len(r.Changes)-1]
+		r.Removed = append(r.Removed, Removal{Path: ch.Path, Before: ch.Before, Default: true, After: def, Sensitive: ch.Sensitive})
+		return ""
+	}
+	r.add(p, e, live, nil, reasonStopManage, plan.CauseRemoval)
+	ch := r.Changes[len(r.Changes)-1]
+	r.Removed = append(r.Removed, Removal{Path: ch.Path, Before: ch.Before, Sensitive: ch.Sensitive})
+	return ""
+}
+
+// formatValue renders a scalar for a plan reason.
+func formatValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// ownedElsewhereFunc adapts Input.OwnedElsewhere to collection items: an
+// item is named by its own id, or by the parent's ID, the collection's
+// member name and the item's name (ID/subnets/NAME).
+func ownedElsewhereFunc(in Input) func(map[string]any, []seg) bool {
+	if in.OwnedElsewhere == nil {
+		return func(map[string]any, []seg) bool { return false }
+	}
+	return func(item map[string]any, coll []seg) bool {
+		if id, ok := item["id"].(string); ok && id != "" && in.OwnedElsewhere(id) {
+			return true
+		}
+		name, ok := item["name"].(string)
+		if !ok || name == "" || in.ID == "" {
+			return false
+		}
+		return in.OwnedElsewhere(strings.TrimRight(in.ID, "/") + "/" + lastField(coll) + "/" + name)
+	}
+}
+
 func secretPath(f *facts, sp, key string, v any) bool {
 	if f.isSecret(sp) {
 		return true
 	}
-	return secretName(key) && isScalar(v)
+	return secret.Name(key, v)
 }
 
 // createOnlyPath reports whether the path or any ancestor is create-only.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 func mustJSON(t testing.TB, v any) string {
@@ -232,7 +233,7 @@ func TestSecretsHashedAndCompared(t *testing.T) {
 	d := obj(t, `{"properties":{"password":"hunter2","level":"a","nested":{"adminPassword":"x"}}}`)
 	l := HashSecrets(d, testSchema, key)
 	ls := mustJSON(t, l)
-	if strings.Contains(ls, "hunter2") || !strings.Contains(ls, hashPrefix) || strings.Contains(ls, `"x"`) {
+	if strings.Contains(ls, "hunter2") || !strings.Contains(ls, secret.HashPrefix) || strings.Contains(ls, `"x"`) {
 		t.Fatalf("L keeps a secret in clear: %s", ls)
 	}
 	if d["properties"].(map[string]any)["password"] != "hunter2" {

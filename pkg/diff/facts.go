@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // facts merges what the schema and a plugin know about one type into
@@ -202,22 +203,7 @@ var serverComputed = []string{
 	"createdAt", "createdTime", "creationTime", "createdDate", "createdUtc", "updated", "created",
 }
 
-// secretName is the fallback when the schema does not know a path: field
-// names that hold credentials in every ARM API we have seen.
-func secretName(name string) bool { return IsCredentialName(name) }
-
-// IsCredentialName reports whether a property name holds a credential in
-// every ARM API seen so far (password, clientSecret, primaryKey, ...). It is
-// the fallback where the schema does not know a path; import uses it too,
-// so that what the diff hashes is never printed into a manifest.
-func IsCredentialName(name string) bool {
-	n := strings.ToLower(name)
-	switch n {
-	case "password", "adminpassword", "secret", "clientsecret", "primarykey", "secondarykey",
-		"connectionstring", "sharedkey", "accesskey", "storageaccountkey", "accountkey",
-		"primarymasterkey", "secondarymasterkey", "token", "sastoken", "authkey",
-		"bitlockerkey", "apikey", "sharedaccesskey", "masterkey", "privatekey", "passphrase":
-		return true
-	}
-	return strings.HasSuffix(n, "password") || strings.HasSuffix(n, "secret")
-}
+// IsCredentialName reports whether a property name holds a credential
+// (password, clientSecret, primaryKey, ...); it is secret.CredentialName,
+// kept for import.
+func IsCredentialName(name string) bool { return secret.CredentialName(name) }

@@ -10,7 +10,47 @@ import (
 type writer struct {
 	f *facts
 	c comparer
+	// drops are live items and keys added outside this tool (collection
+	// drift) that the write removes; resets are removed properties written
+	// as their default. Both keyed by pathKey.
+	drops  map[string]bool
+	resets map[string]any
+	path   []seg
 }
+
+// newWriter prepares a writer for r's changes. The bodies it returns are
+// in with ignored paths taken out of D and L, so a PUT keeps live's values
+// there and a PATCH never names them.
+func newWriter(in *Input, r *Result) *writer {
+	if len(r.segs) != len(r.Changes) {
+		*r = Compute(*in)
+	}
+	if skip := parsePatterns(in.IgnoreChanges); len(skip) > 0 {
+		in.Desired, in.LastApplied = withoutPaths(in.Desired, skip), withoutPaths(in.LastApplied, skip)
+	}
+	f := factsFor(in.Schema, in.Plugin)
+	w := &writer{f: f, c: comparer{f: f}, drops: map[string]bool{}, resets: map[string]any{}}
+	removed := map[string]Removal{}
+	for _, rm := range r.Removed {
+		removed[rm.Path] = rm
+	}
+	for i, ch := range r.Changes {
+		switch ch.Cause {
+		case plan.CauseDrift:
+			if ch.Kind == plan.KindRemove {
+				w.drops[segsKey(r.segs[i])] = true
+			}
+		case plan.CauseDefaultReset:
+			if rm, ok := removed[ch.Path]; ok && rm.Default {
+				w.resets[segsKey(r.segs[i])] = rm.After
+			}
+		}
+	}
+	return w
+}
+
+func (w *writer) push(s seg) { w.path = append(w.path, s) }
+func (w *writer) pop()       { w.path = w.path[:len(w.path)-1] }
 
 // Patch returns the JSON merge patch (RFC 7396) that applies r's changes:
 // changed leaves set to their desired value, removals as null. A change
@@ -18,19 +58,27 @@ type writer struct {
 // address items: it is live's array with owned items updated, removed
 // items dropped and items owned by nobody (server-added, or children
 // managed as their own resources) kept.
+//
+// A property removed from the manifest without a known default is not
+// written (the service decides); one with a default is written as it.
 func Patch(in Input, r Result) map[string]any {
-	if len(r.segs) != len(r.Changes) {
-		r = Compute(in)
-	}
-	f := factsFor(in.Schema, in.Plugin)
-	w := writer{f: f, c: comparer{f: f}}
+	w := newWriter(&in, &r)
+	f := w.f
 	patch := map[string]any{}
 	done := map[string]bool{}
 	for i, ch := range r.Changes {
 		p := r.segs[i]
 		k := firstArraySeg(p)
 		if k < 0 {
-			if ch.Kind == plan.KindRemove {
+			switch {
+			case ch.Cause == plan.CauseRemoval:
+				continue
+			case ch.Cause == plan.CauseDefaultReset:
+				if v, ok := w.resets[segsKey(p)]; ok {
+					setPath(patch, p, deepCopy(v))
+				}
+				continue
+			case ch.Kind == plan.KindRemove:
 				setPath(patch, p, nil)
 				continue
 			}
@@ -57,6 +105,7 @@ func Patch(in Input, r Result) map[string]any {
 		}
 		var merged any
 		if lh {
+			w.path = clonePath(ap)
 			merged = w.merge(sp, lastField(ap), lv, dv, av)
 		} else {
 			merged = deepCopy(dv)
@@ -75,8 +124,7 @@ func Patch(in Input, r Result) map[string]any {
 // a child managed as its own resource (a subnet, a security rule, a route)
 // survives a write of its parent.
 func PutBody(in Input, r Result) map[string]any {
-	f := factsFor(in.Schema, in.Plugin)
-	w := writer{f: f, c: comparer{f: f}}
+	w := newWriter(&in, &r)
 	var body map[string]any
 	if in.Live == nil {
 		body, _ = w.strip("", deepCopyMap(in.Desired)).(map[string]any)
@@ -144,6 +192,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 			if am != nil {
 				av = am[k]
 			}
+			w.push(seg{kind: segField, name: k})
 			if _, ok := out[k]; !ok && (!isMap || sp == "tags" || looksARMID(k)) {
 				// live spells the member in other case: one member, the
 				// manifest's spelling (ARM binds names case-insensitively)
@@ -156,18 +205,32 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 				}
 			}
 			out[k] = w.merge(csp, k, out[k], v, av)
+			w.pop()
 		}
 		for k := range am {
 			if _, ok := dv[k]; ok {
 				continue
 			}
 			csp := childSchemaPath(sp, k, isMap)
+			w.push(seg{kind: segField, name: k})
 			if w.f.children[csp] {
 				// keep the children nobody's manifest lists any more
 				out[k] = w.merge(csp, k, out[k], []any{}, am[k])
-				continue
+			} else if def, ok := w.resets[segsKey(w.path)]; ok {
+				out[k] = deepCopy(def)
+			} else {
+				delete(out, k)
 			}
-			delete(out, k)
+			w.pop()
+		}
+		if len(w.drops) > 0 {
+			for k := range out {
+				w.push(seg{kind: segField, name: k})
+				if w.drops[segsKey(w.path)] {
+					delete(out, k)
+				}
+				w.pop()
+			}
 		}
 		return out
 	case []any:
@@ -207,11 +270,19 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 				if k := findKeyed(aa, s); k >= 0 {
 					av = aa[k]
 				}
+				w.push(keyedSeg(dv[j].(map[string]any), ids))
 				out = append(out, w.merge(isp, key, m, dv[j], av))
+				w.pop()
 				continue
 			}
 			if findKeyed(aa, s) >= 0 {
 				continue // in L, not in D: the user removed it
+			}
+			w.push(s)
+			drop := w.drops[segsKey(w.path)]
+			w.pop()
+			if drop {
+				continue // added outside this tool: collection drift
 			}
 			out = append(out, m)
 		}
