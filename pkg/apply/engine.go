@@ -5,17 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
-	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
@@ -28,18 +31,23 @@ type SchemaSource interface {
 // Engine plans and applies. Its collaborators are explicit so tests can run it
 // against the emulator with any state backend.
 type Engine struct {
-	ARM     *arm.Client
+	ARM     ARM
 	Store   state.Store
 	Schemas SchemaSource                 // nil: heuristics only
 	Plugins func(typ string) diff.Plugin // nil: no plugins
 	Options Options
 	// Progress receives per-resource events during Execute; nil discards them.
-	Progress printer.Progress
+	Progress Progress
 	// Warn receives one line per warning (schema fallbacks, repairs); nil discards.
 	Warn io.Writer
 
 	warnMu sync.Mutex
 	warned map[string]bool
+	// declared holds the keys of the IDs the manifests of the current plan
+	// declare: inline children declared on their own are not drift.
+	declared map[string]bool
+	// parents holds one lock per parent under which ARM serialises writes.
+	parents sync.Map
 }
 
 // item is one resource's planning and execution record.
@@ -62,10 +70,32 @@ type item struct {
 	input    diff.Input
 	result   diff.Result
 	planned  plan.Resource
+	// protected is set by the prevent-destroy annotation: any plan that
+	// deletes or replaces the resource is refused.
+	protected bool
+	// unknown lists body paths whose value Azure generates during this
+	// apply; nameDeferred is set when the name itself is one of them.
+	unknown      []string
+	nameDeferred bool
+	// body is the desired body with the deferred values known so far;
+	// waitsOn names replaced resources whose new values it takes.
+	body    map[string]any
+	waitsOn []string
 	// replaced is set once this resource was deleted and created again:
 	// resources inside it (children, extension resources scoped to it)
 	// went with it and must be read again before they are judged.
 	replaced bool
+	// notes are told to the user in the result (e.g. values Azure kept).
+	notes []string
+}
+
+// desired is the body to diff and write: the manifest's, with deferred
+// values resolved as far as they are known.
+func (it *item) desired() map[string]any {
+	if it.body != nil {
+		return it.body
+	}
+	return it.res.Body
 }
 
 func (it *item) display() string {
@@ -81,12 +111,26 @@ type Prepared struct {
 	Plan  *plan.Plan
 	items []*item
 	key   []byte
+	// records are the state records in scope (target subscription and set),
+	// by key: cascades drop those of children ARM deleted with a parent.
+	records map[string]*state.Record
+	// setSize is how many records the set holds in scope, for --prune's
+	// "would delete everything" guard.
+	setSize int
 }
+
+// ErrPruneEmpty refuses a prune with no manifests: it would delete every
+// resource of the set because nothing was loaded, not because the user
+// removed them.
+var ErrPruneEmpty = errors.New("refusing to prune: no resources were loaded from the manifests, so every resource of the set would be deleted; check -f/-k (and -l), or use `kubectl azure delete` to remove the set on purpose")
 
 // Plan reads live state and recorded state for every manifest resource (and,
 // with Prune or Delete, for recorded resources), diffs them and orders the
 // result. It writes nothing anywhere.
 func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error) {
+	if e.Options.Prune && !e.Options.Delete && len(set.Resources) == 0 {
+		return nil, ErrPruneEmpty
+	}
 	secretKey, err := e.Store.SecretKey(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the state's secret key: %w", err)
@@ -96,49 +140,136 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 		return nil, fmt.Errorf("reading state: %w", err)
 	}
 	recByKey := make(map[string]*state.Record, len(records))
+	inScope := map[string]*state.Record{}
 	for _, r := range records {
-		recByKey[key(r.ID)] = r
+		recByKey[armid.Key(r.ID)] = r
+		if e.inScope(r) {
+			inScope[armid.Key(r.ID)] = r
+		}
 	}
 
-	var items []*item
-	declared := map[string]bool{}
-	for _, r := range set.Resources {
-		it := &item{res: r, id: r.ID, typ: r.Type, ver: r.APIVersion, name: r.Name,
-			declaredDeps: r.DependsOn, secrets: r.SecretPaths, record: recByKey[key(r.ID)]}
-		declared[key(r.ID)] = true
-		items = append(items, it)
+	items := e.manifestItems(set, recByKey)
+	declared := make(map[string]bool, len(items))
+	for _, it := range items {
+		declared[armid.Key(it.id)] = true
 	}
+	e.declared = declared
 	if e.Options.Prune && !e.Options.Delete {
 		for _, r := range records {
-			if declared[key(r.ID)] || !strings.EqualFold(r.Set, e.set()) {
+			if declared[armid.Key(r.ID)] || inScope[armid.Key(r.ID)] == nil {
 				continue
 			}
 			items = append(items, &item{id: r.ID, typ: r.Type, ver: r.APIVersion, name: lastName(r.ID), record: r})
 		}
 	}
-	if err := linkDeps(items); err != nil {
-		return nil, err
-	}
+	linkDeps(items)
 
 	for _, it := range items {
 		it.schema, it.plugin = e.lookup(it.typ, it.ver)
 		it.schema = withSecrets(it.schema, it.typ, it.ver, it.secrets)
 	}
-	if err := e.forEach(ctx, items, func(ctx context.Context, it *item) error {
-		return e.read(ctx, it)
-	}); err != nil {
+	if err := e.readAll(ctx, items); err != nil {
 		return nil, err
 	}
 
-	p := &plan.Plan{FormatVersion: plan.FormatVersion}
+	p := &plan.Plan{FormatVersion: plan.FormatVersion, Set: e.set(), Subscription: e.Options.Subscription}
+	if p.Subscription == "" {
+		p.Subscription = set.Subscription
+	}
+	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey}
 	for _, it := range items {
+		sc.byKey[armid.Key(it.id)] = it
+	}
+	// Dependencies first: a deferred value is known at plan time only when
+	// the resource it reads is neither created nor replaced.
+	for _, it := range topo(items) {
+		if err := e.resolveAtPlan(ctx, it, sc); err != nil {
+			return nil, err
+		}
 		e.decide(it, secretKey)
+	}
+	managed := make(map[string]bool, len(declared)+len(inScope))
+	for k := range declared {
+		managed[k] = true
+	}
+	for k := range inScope {
+		managed[k] = true
+	}
+	if err := e.planCascades(ctx, items, managed); err != nil {
+		return nil, err
+	}
+	warnings, err := e.checkUnselected(ctx, set)
+	if err != nil {
+		return nil, err
+	}
+	p.Warnings = append(p.Warnings, warnings...)
+	for _, it := range items {
 		p.Resources = append(p.Resources, it.planned)
 	}
+	p.Subscriptions = subscriptions(items)
 	order(p, items)
 	p.Summarize()
-	return &Prepared{Plan: p, items: items, key: secretKey}, nil
+	setSize := 0
+	for _, r := range inScope {
+		if strings.EqualFold(r.Set, e.set()) {
+			setSize++
+		}
+	}
+	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: setSize}, nil
 }
+
+// manifestItems makes one item per manifest resource.
+func (e *Engine) manifestItems(set *manifest.Set, recs map[string]*state.Record) []*item {
+	items := make([]*item, 0, len(set.Resources))
+	for _, r := range set.Resources {
+		it := &item{res: r, id: r.ID, typ: r.Type, ver: r.APIVersion, name: r.Name,
+			declaredDeps: r.DependsOn, secrets: r.SecretPaths, record: recs[armid.Key(r.ID)],
+			protected: preventDestroy(r), nameDeferred: r.NameDeferred != nil}
+		if it.nameDeferred {
+			// The real ID is computed at apply time; nothing can be read
+			// or recorded under the placeholder.
+			it.record = nil
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+// inScope reports whether a state record belongs to this run's target:
+// prune and delete never touch another subscription's or set's records.
+func (e *Engine) inScope(r *state.Record) bool {
+	if !strings.EqualFold(recordSet(r), e.set()) {
+		return false
+	}
+	return e.Options.Subscription == "" || strings.EqualFold(armid.SubscriptionOf(r.ID), e.Options.Subscription)
+}
+
+// recordSet is the record's set; records written before sets existed
+// belong to the default set.
+func recordSet(r *state.Record) string {
+	if r.Set == "" {
+		return DefaultSet
+	}
+	return r.Set
+}
+
+// subscriptions lists, sorted, every subscription the plan touches.
+func subscriptions(items []*item) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, it := range items {
+		s := armid.SubscriptionOf(it.id)
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ownedElsewhere reports whether a manifest of this plan declares id.
+func (e *Engine) ownedElsewhere(id string) bool { return e.declared[armid.Key(id)] }
 
 func (e *Engine) set() string {
 	if e.Options.Set == "" {
@@ -197,41 +328,38 @@ func (e *Engine) read(ctx context.Context, it *item) error {
 	return nil
 }
 
-// forEach runs fn over items with bounded parallelism and returns the first error.
-func (e *Engine) forEach(ctx context.Context, items []*item, fn func(context.Context, *item) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, e.concurrency())
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
+// readAll reads the live state of every item whose ID is known. A resource
+// whose name Azure generates during this apply cannot exist yet.
+func (e *Engine) readAll(ctx context.Context, items []*item) error {
+	var todo []*item
 	for _, it := range items {
-		wg.Add(1)
-		go func(it *item) {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			if err := fn(ctx, it); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
-					cancel()
-				}
-				mu.Unlock()
-			}
-		}(it)
+		if !it.nameDeferred {
+			todo = append(todo, it)
+		}
 	}
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		return ctx.Err()
+	return e.forEach(ctx, todo, e.read)
+}
+
+// forEach runs fn over items, at most e.concurrency() at once, and returns
+// the first error; the others are cancelled.
+func (e *Engine) forEach(ctx context.Context, items []*item, fn func(context.Context, *item) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.concurrency())
+	for _, it := range items {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			return fn(gctx, it)
+		})
 	}
-	return first
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // DefaultConcurrency bounds resources in progress at once. It is far above
@@ -250,9 +378,11 @@ func (e *Engine) concurrency() int {
 
 // decide computes the diff and the action for one item.
 func (e *Engine) decide(it *item, secretKey []byte) {
-	pr := plan.Resource{ID: it.id, Type: it.typ, APIVersion: it.ver, Changes: []plan.Change{}}
+	pr := plan.Resource{ID: it.id, Type: it.typ, APIVersion: it.ver, Changes: []plan.Change{},
+		Subscription: armid.SubscriptionOf(it.id), Protected: it.protected}
 	if it.res != nil {
 		pr.Origin = it.res.Origin.String()
+		pr.Name = it.res.Name
 	}
 	pr.LiveEtag = it.liveEtag
 	pr.LiveHash = hashBody(it.live)
@@ -268,6 +398,9 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 		} else {
 			pr.Action, pr.Method = plan.ActionDelete, "DELETE"
 			pr.Reason = "declared by the manifests: delete"
+			if it.record == nil {
+				pr.Reason = "exists in Azure but was not applied by kubectl-azure (not in state): deleting it needs --allow-delete-unmanaged"
+			}
 			if it.res == nil {
 				pr.Reason = "recorded in state for set " + e.set() + " but no longer declared (--prune)"
 			}
@@ -277,8 +410,9 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 		return
 	}
 
-	in := diff.Input{Desired: it.res.Body, Live: it.live, Schema: it.schema, Plugin: it.plugin,
-		SecretKey: secretKey, Explain: e.Options.Explain}
+	in := diff.Input{Desired: it.desired(), Live: it.live, Schema: it.schema, Plugin: it.plugin,
+		SecretKey: secretKey, Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: e.ownedElsewhere,
+		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets}
 	if it.record != nil && it.live != nil {
 		in.LastApplied, in.Baseline = it.record.LastApplied, it.record.Baseline
 	}
@@ -292,6 +426,11 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 	}
 
 	switch {
+	case it.nameDeferred:
+		pr.Action, pr.Method = plan.ActionCreate, "PUT"
+		pr.NameKnownAfterApply = true
+		pr.Reason = "its name depends on a value Azure generates during this apply"
+		pr.Changes = []plan.Change{{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason, Cause: plan.CauseUser}}
 	case it.live == nil:
 		pr.Action, pr.Method = plan.ActionCreate, "PUT"
 		pr.Reason = "not found in Azure"
@@ -316,6 +455,9 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 		pr.Method = e.method(it)
 	default:
 		pr.Action = plan.ActionNoOp
+	}
+	if len(it.waitsOn) > 0 && pr.Action != plan.ActionNoOp {
+		pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"
 	}
 	it.planned = pr
 }
@@ -413,7 +555,7 @@ func order(p *plan.Plan, items []*item) {
 		if da != db {
 			return da < db
 		}
-		return key(items[idx[a]].id) < key(items[idx[b]].id)
+		return armid.Key(items[idx[a]].id) < armid.Key(items[idx[b]].id)
 	})
 	sortedItems := make([]*item, len(items))
 	res := make([]plan.Resource, len(items))

@@ -8,64 +8,52 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
-	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/record"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
-// Check refuses a plan that needs a permission the options do not grant.
-// It runs before any write, so a refused plan writes nothing.
-func (e *Engine) Check(p *Prepared) error {
-	var adopt, replace []string
-	for _, it := range p.items {
-		switch it.planned.Action {
-		case plan.ActionAdopt:
-			if !e.Options.Adopt {
-				adopt = append(adopt, it.display())
-			}
-		case plan.ActionReplace:
-			if !e.Options.AllowReplace {
-				replace = append(replace, it.display())
-			}
-		}
-	}
-	var msgs []string
-	if len(adopt) > 0 {
-		msgs = append(msgs, fmt.Sprintf("%d resource(s) exist in Azure but are not in state; nothing was written. Review the plan, then rerun with --adopt to take them over, or run `kubectl azure import` first:\n  %s",
-			len(adopt), strings.Join(adopt, "\n  ")))
-	}
-	if len(replace) > 0 {
-		msgs = append(msgs, fmt.Sprintf("%d resource(s) need replacing because a create-only property changed; nothing was written. Rerun with --allow-replace to delete and recreate them (their data is lost), or revert the change:\n  %s",
-			len(replace), strings.Join(replace, "\n  ")))
-	}
-	if len(msgs) > 0 {
-		return errors.New(strings.Join(msgs, "\n"))
-	}
-	return nil
-}
-
-// ExecuteError reports that some resources failed; the others were applied.
+// ExecuteError reports that some resources failed or were not attempted;
+// the others were applied. Its counts are those of the Result returned with
+// it, so the summary line and the per-resource outcome always agree.
 type ExecuteError struct {
 	Failed  []string
 	Skipped []string
+	// Cancelled is set when the run was interrupted (Ctrl-C, SIGTERM,
+	// --timeout); errors.Is(err, context.Canceled) then holds.
+	Cancelled error
 }
 
 func (e *ExecuteError) Error() string {
-	msg := fmt.Sprintf("%d resource(s) failed", len(e.Failed))
-	if len(e.Skipped) > 0 {
-		msg += fmt.Sprintf(", %d skipped because a dependency failed", len(e.Skipped))
+	msg := fmt.Sprintf("%d resource(s) failed, %d skipped", len(e.Failed), len(e.Skipped))
+	if e.Cancelled != nil {
+		return "apply interrupted: " + msg + "; writes in flight stay journaled and the next apply settles them; run apply again to finish"
 	}
 	return msg + "; fix the errors above and run apply again (finished resources are recorded and will not be written again)"
 }
 
+// Unwrap exposes the cancellation cause.
+func (e *ExecuteError) Unwrap() error { return e.Cancelled }
+
+// errSkipped marks a resource that was not attempted.
+var errSkipped = errors.New("skipped")
+
+// skip returns an errSkipped with the reason.
+func skip(reason string) error { return fmt.Errorf("%w: %s", errSkipped, reason) }
+
 // Execute carries out a checked plan: creates and updates parents first,
 // deletes children first; independent resources in parallel. A failure stops
-// its dependants, not independent resources.
-func (e *Engine) Execute(ctx context.Context, p *Prepared) error {
+// its dependants, not independent resources. The Result names every
+// resource the plan writes (or adopts) with its outcome; the error is an
+// *ExecuteError when any failed or was skipped.
+func (e *Engine) Execute(ctx context.Context, p *Prepared) (*plan.Result, error) {
 	if err := e.Check(p); err != nil {
-		return err
+		return nil, err
 	}
 	var writes, deletes []*item
 	for _, it := range p.items {
@@ -91,119 +79,195 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared) error {
 			}
 		}
 	}
-	for it, err := range e.runDAG(ctx, deletes, func(it *item) []*item { return dependants[it] }, e.deleteOne) {
+	for it, err := range e.runDAG(ctx, deletes, func(it *item) []*item { return dependants[it] }, func(ctx context.Context, it *item) error {
+		return e.deleteOne(ctx, p, it)
+	}) {
 		errs[it] = err
 	}
+	return e.result(ctx, p, errs)
+}
 
+// result builds the per-resource outcome and the matching error.
+func (e *Engine) result(ctx context.Context, p *Prepared, errs map[*item]error) (*plan.Result, error) {
+	res := &plan.Result{FormatVersion: plan.FormatVersion, Plan: p.Plan, Results: []plan.ResourceResult{}}
 	ee := &ExecuteError{}
 	for _, it := range p.items {
-		switch err := errs[it]; {
+		err := errs[it]
+		if !writes(it) && err == nil {
+			continue
+		}
+		rr := plan.ResourceResult{ID: it.id, Action: it.planned.Action, Notes: it.notes}
+		switch {
+		case err == nil:
+			rr.Status = plan.StatusDone
+			res.Summary.Done++
 		case errors.Is(err, errSkipped):
+			rr.Status, rr.Error = plan.StatusSkipped, secret.Scrub(err.Error())
+			res.Summary.Skipped++
 			ee.Skipped = append(ee.Skipped, it.display())
-		case err != nil && !errors.Is(err, context.Canceled):
+		default:
+			rr.Status, rr.Error = plan.StatusFailed, secret.Scrub(err.Error())
+			res.Summary.Failed++
 			ee.Failed = append(ee.Failed, it.display())
 		}
+		res.Results = append(res.Results, rr)
 	}
-	if len(ee.Failed)+len(ee.Skipped) > 0 {
-		return ee
+	ee.Cancelled = ctx.Err()
+	if len(ee.Failed)+len(ee.Skipped) > 0 || ee.Cancelled != nil {
+		return res, ee
 	}
-	return ctx.Err()
+	return res, nil
 }
 
-var errSkipped = errors.New("skipped: a dependency failed")
+// writes reports whether executing the item sends anything to Azure or
+// state: a write, a delete, or recording an adopted resource.
+func writes(it *item) bool {
+	return it.planned.Action != plan.ActionNoOp || (it.res != nil && it.record == nil && it.live != nil)
+}
 
-// runDAG runs fn for every item once all of its prerequisites succeeded, with
-// bounded parallelism, and returns each item's error. An item whose
-// prerequisite failed is not run: its error is errSkipped.
+// runDAG runs fn for every item once all of its prerequisites succeeded, at
+// most e.concurrency() at once, and returns each item's error. An item whose
+// prerequisite failed, or that had not started when ctx was cancelled, is
+// not run: its error wraps errSkipped.
 func (e *Engine) runDAG(ctx context.Context, items []*item, prereqs func(*item) []*item, fn func(context.Context, *item) error) map[*item]error {
-	type slot struct {
-		done chan struct{}
-		err  error
-	}
-	slots := make(map[*item]*slot, len(items))
+	in := make(map[*item]bool, len(items))
 	for _, it := range items {
-		slots[it] = &slot{done: make(chan struct{})}
+		in[it] = true
 	}
-	sem := make(chan struct{}, e.concurrency())
-	var wg sync.WaitGroup
+	waiting := make(map[*item]int, len(items))
+	dependants := map[*item][]*item{}
 	for _, it := range items {
-		wg.Add(1)
-		go func(it *item, s *slot) {
-			defer wg.Done()
-			defer close(s.done)
-			if it.planned.Action != plan.ActionNoOp {
-				e.event(it, printer.StatusWaiting, "")
+		for _, d := range prereqs(it) {
+			if in[d] && d != it {
+				waiting[it]++
+				dependants[d] = append(dependants[d], it)
 			}
-			for _, d := range prereqs(it) {
-				ds, ok := slots[d]
-				if !ok {
-					continue // not part of this phase
-				}
-				<-ds.done
-				if ds.err != nil {
-					s.err = errSkipped
-					e.event(it, printer.StatusSkipped, "dependency "+d.display()+" failed")
-					return
-				}
-			}
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				s.err = ctx.Err()
-				return
-			}
-			s.err = fn(ctx, it)
-			<-sem
-		}(it, slots[it])
+		}
 	}
-	wg.Wait()
-	out := make(map[*item]error, len(items))
-	for it, s := range slots {
-		out[it] = s.err
+	var (
+		mu   sync.Mutex
+		errs = make(map[*item]error, len(items))
+	)
+	finished := make(chan *item, len(items))
+	var ready []*item
+	for _, it := range items {
+		if waiting[it] == 0 {
+			ready = append(ready, it)
+		} else if writes(it) {
+			e.event(it, StatusWaiting, "")
+		}
 	}
-	return out
+	// resolved is touched only by this goroutine.
+	resolved := make(map[*item]bool, len(items))
+	var skipAll func(it *item, reason string)
+	skipAll = func(it *item, reason string) {
+		for _, d := range dependants[it] {
+			if resolved[d] {
+				continue
+			}
+			resolved[d] = true
+			mu.Lock()
+			errs[d] = skip(reason)
+			mu.Unlock()
+			e.event(d, StatusSkipped, reason)
+			skipAll(d, "dependency "+d.display()+" was not applied")
+		}
+	}
+	var g errgroup.Group
+	g.SetLimit(e.concurrency())
+	running := 0
+	for len(resolved) < len(items) {
+		for _, it := range ready {
+			resolved[it] = true
+			if ctx.Err() != nil {
+				errs[it] = skip("the run was interrupted before it started")
+				if writes(it) {
+					e.event(it, StatusSkipped, "interrupted")
+				}
+				skipAll(it, "the run was interrupted")
+				continue
+			}
+			running++
+			g.Go(func() error {
+				err := fn(ctx, it)
+				mu.Lock()
+				errs[it] = err
+				mu.Unlock()
+				finished <- it
+				return nil
+			})
+		}
+		ready = ready[:0]
+		if running == 0 {
+			// Nothing runs and nothing is ready: what is left waits on a
+			// cycle the loader should have refused.
+			for _, it := range items {
+				if !resolved[it] {
+					resolved[it] = true
+					errs[it] = errors.New("waits on a dependency cycle; run diff to see it")
+				}
+			}
+			break
+		}
+		it := <-finished
+		running--
+		mu.Lock()
+		err := errs[it]
+		mu.Unlock()
+		if err != nil {
+			skipAll(it, "dependency "+it.display()+" was not applied")
+			continue
+		}
+		for _, d := range dependants[it] {
+			waiting[d]--
+			if waiting[d] == 0 && !resolved[d] {
+				ready = append(ready, d)
+			}
+		}
+	}
+	_ = g.Wait()
+	return errs
 }
 
-func (e *Engine) event(it *item, st printer.Status, detail string) {
+func (e *Engine) event(it *item, st Status, detail string) {
 	if e.Progress != nil {
-		e.Progress.Event(it.id, "", st, detail)
+		name := ""
+		if it.res != nil {
+			name = it.res.Name
+		}
+		e.Progress.Event(it.id, name, st, secret.Scrub(detail))
 	}
 }
 
 // applyOne writes one resource, waits, reads it back and records it.
 func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error) {
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return skip("the run was interrupted before it started")
 	}
-	if it.res != nil && it.live != nil {
-		for _, d := range it.deps {
-			if d.replaced {
-				if err := e.read(ctx, it); err != nil {
-					return err
-				}
-				e.decide(it, p.key)
-				break
-			}
+	defer func() {
+		if err != nil && !errors.Is(err, errSkipped) {
+			e.event(it, StatusFailed, err.Error())
 		}
+	}()
+	if err := e.prepareWrite(ctx, p, it); err != nil {
+		return err
 	}
 	action := it.planned.Action
 	if action == plan.ActionNoOp && !(it.record == nil && it.live != nil) {
 		return nil
 	}
-	defer func() {
-		if err != nil {
-			e.event(it, printer.StatusFailed, err.Error())
-		}
-	}()
 	switch action {
 	case plan.ActionCreate:
-		err = e.put(ctx, p, it, it.res.Body, "")
+		err = e.put(ctx, p, it, it.desired(), "")
 	case plan.ActionReplace:
-		e.event(it, printer.StatusWriting, "DELETE")
+		e.event(it, StatusWriting, "DELETE")
 		if _, err = e.ARM.Delete(ctx, it.id, it.ver, nil); err != nil && !arm.IsNotFound(err) {
 			return fmt.Errorf("replace %s: delete: %w", it.display(), err)
 		}
-		if err = e.put(ctx, p, it, it.res.Body, ""); err == nil {
+		if err = e.dropCascaded(ctx, p, it); err != nil {
+			return err
+		}
+		if err = e.put(ctx, p, it, it.desired(), ""); err == nil {
 			it.replaced = true
 		}
 	case plan.ActionUpdate, plan.ActionAdopt:
@@ -220,7 +284,7 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 	if err != nil {
 		return err
 	}
-	e.event(it, printer.StatusDone, "")
+	e.event(it, StatusDone, "")
 	return nil
 }
 
@@ -277,22 +341,28 @@ func (e *Engine) put(ctx context.Context, p *Prepared, it *item, body map[string
 }
 
 // write journals the intent, sends the write (waiting for an LRO), reads the
-// resource back and records L and B.
+// resource back and records L and B. Writes under one parent that ARM
+// serialises wait for each other.
 func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string, body map[string]any, ifMatch string) error {
-	rec := e.newRecord(p, it)
+	rec, err := e.newRecord(p, it, nil, "")
+	if err != nil {
+		return err
+	}
 	op := state.OpPut
 	if method == "PATCH" {
 		op = state.OpPatch
 	}
+	unlock, err := e.parentLock(ctx, it.id)
+	if err != nil {
+		return skip("the run was interrupted before it started")
+	}
+	defer unlock()
 	if err := e.Store.BeginIntent(ctx, state.Intent{ID: it.id, Op: op, Type: it.typ, APIVersion: it.ver, Started: time.Now().UTC(), Record: rec}); err != nil {
 		return fmt.Errorf("journaling %s before writing it: %w", it.display(), err)
 	}
-	e.event(it, printer.StatusWriting, method)
+	e.event(it, StatusWriting, method)
 	opts := &arm.RequestOptions{IfMatch: ifMatch}
-	var (
-		resp *arm.Response
-		err  error
-	)
+	var resp *arm.Response
 	if method == "PATCH" {
 		resp, err = e.ARM.Patch(ctx, it.id, it.ver, body, opts)
 	} else {
@@ -321,7 +391,7 @@ func definitelyRejected(err error) bool {
 }
 
 // recordAfterRead GETs the resource and records L = D and B = projection of
-// live on owned paths (DESIGN §4, last step).
+// live on owned paths.
 func (e *Engine) recordAfterRead(ctx context.Context, p *Prepared, it *item) error {
 	resp, err := e.ARM.Get(ctx, it.id, it.ver)
 	if err != nil {
@@ -330,45 +400,57 @@ func (e *Engine) recordAfterRead(ctx context.Context, p *Prepared, it *item) err
 	return e.record(ctx, p, it, resp.Body, resp.ETag)
 }
 
-// record stores L = D (secrets hashed) and B = live projected on owned paths.
+// record stores the record for what was written and the live body read
+// right after, and notes every removed property Azure kept.
 func (e *Engine) record(ctx context.Context, p *Prepared, it *item, live map[string]any, etag string) error {
-	rec := e.newRecord(p, it)
-	// The diff's owned paths carry array identifiers, which makes the
-	// projection tighter than one from the body alone.
-	owned := it.result.Owned
-	if owned == nil {
-		owned = diff.Owned(it.res.Body, nil)
+	rec, err := e.newRecord(p, it, live, etag)
+	if err != nil {
+		return err
 	}
-	rec.Baseline = diff.Project(live, owned)
-	rec.Etag = etag
+	it.live = live
+	it.notes = append(it.notes, keptNotes(it.result.Removed, live)...)
 	if err := e.Store.Put(ctx, rec); err != nil {
 		return fmt.Errorf("recording %s in state (it was written to Azure; the next run repairs the record): %w", it.display(), err)
 	}
 	return nil
 }
 
-func (e *Engine) newRecord(p *Prepared, it *item) *state.Record {
-	return &state.Record{
-		ID: it.id, Type: it.typ, APIVersion: it.ver, Origin: it.res.Origin.String(), Set: e.set(),
-		LastApplied: diff.HashSecrets(it.res.Body, it.schema, p.key),
-		Updated:     time.Now().UTC(),
+// newRecord builds the state record through the one record builder; live
+// nil builds the intent's record (L only).
+func (e *Engine) newRecord(p *Prepared, it *item, live map[string]any, etag string) (*state.Record, error) {
+	// The diff's owned paths carry array identifiers, which makes the
+	// projection tighter than one from the body alone.
+	rec, err := record.Build(record.Input{
+		ID: it.id, Type: it.typ, APIVersion: it.ver, Set: e.set(), Origin: it.res.Origin.String(),
+		Desired: it.desired(), SecretPaths: it.secrets, Live: live, Owned: it.result.Owned, Etag: etag,
+		Schema: it.schema, Plugin: it.plugin, Key: p.key,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("building the state record of %s: %w", it.display(), err)
 	}
+	return rec, nil
 }
 
-// deleteOne deletes a resource and forgets it.
-func (e *Engine) deleteOne(ctx context.Context, it *item) (err error) {
+// deleteOne deletes a resource and forgets it, and the records of the
+// children ARM deleted with it.
+func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err error) {
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return skip("the run was interrupted before it started")
 	}
 	defer func() {
 		if err != nil {
-			e.event(it, printer.StatusFailed, err.Error())
+			e.event(it, StatusFailed, err.Error())
 		}
 	}()
+	unlock, err := e.parentLock(ctx, it.id)
+	if err != nil {
+		return skip("the run was interrupted before it started")
+	}
+	defer unlock()
 	if err := e.Store.BeginIntent(ctx, state.Intent{ID: it.id, Op: state.OpDelete, Type: it.typ, APIVersion: it.ver, Started: time.Now().UTC()}); err != nil {
 		return fmt.Errorf("journaling the delete of %s: %w", it.display(), err)
 	}
-	e.event(it, printer.StatusWriting, "DELETE")
+	e.event(it, StatusWriting, "DELETE")
 	if _, err := e.ARM.Delete(ctx, it.id, it.ver, nil); err != nil && !arm.IsNotFound(err) {
 		if definitelyRejected(err) {
 			_ = e.Store.CommitIntent(ctx, it.id)
@@ -378,6 +460,47 @@ func (e *Engine) deleteOne(ctx context.Context, it *item) (err error) {
 	if err := e.Store.Delete(ctx, it.id); err != nil {
 		return fmt.Errorf("forgetting %s in state (it was deleted from Azure): %w", it.display(), err)
 	}
-	e.event(it, printer.StatusDone, "")
+	if err := e.dropCascaded(ctx, p, it); err != nil {
+		return err
+	}
+	e.event(it, StatusDone, "")
 	return nil
+}
+
+// keptNotes tells the user, for every property removed from the manifest
+// that the write left to the service, the value Azure kept: the plan said
+// it stops being managed, and the user must not believe it is gone.
+func keptNotes(removed []diff.Removal, live map[string]any) []string {
+	var notes []string
+	for _, r := range removed {
+		if r.Default {
+			continue
+		}
+		v, ok := lookup(live, r.Path)
+		if !ok || v == nil {
+			continue
+		}
+		shown := fmt.Sprint(display(v))
+		if r.Sensitive {
+			shown = plan.Sensitive
+		}
+		notes = append(notes, fmt.Sprintf("Azure kept %s = %s; it is no longer managed", r.Path, shown))
+	}
+	return notes
+}
+
+// display renders a kept value compactly for a note.
+func display(v any) any {
+	switch v.(type) {
+	case map[string]any, []any:
+		return "(object)"
+	case string:
+		return fmt.Sprintf("%q", v)
+	}
+	return v
+}
+
+// lookup reads a display path from a body.
+func lookup(body map[string]any, path string) (any, bool) {
+	return manifestLookup(body, strings.TrimPrefix(path, "."))
 }

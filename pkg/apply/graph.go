@@ -1,29 +1,19 @@
 package apply
 
 import (
-	"fmt"
 	"sort"
-	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
-
-// key is the case-insensitive identity of an ARM resource.
-func key(id string) string { return strings.ToLower(strings.TrimRight(id, "/")) }
-
-// isAncestor reports whether parent's ID is a proper prefix of child's ID at a
-// path boundary: resource groups contain their resources, a vnet its subnets,
-// a storage account the role assignments scoped to it.
-func isAncestor(parent, child string) bool {
-	p, c := key(parent), key(child)
-	return len(c) > len(p) && strings.HasPrefix(c, p) && c[len(p)] == '/'
-}
 
 // linkDeps fills each item's deps from declared dependencies (parents,
 // scopes, references) and from ID containment, limited to items in the run.
-// It fails on a cycle, naming it.
-func linkDeps(items []*item) error {
+// Cycles among manifests are reported by the manifest loader; containment
+// edges follow the same parents, so they add none.
+func linkDeps(items []*item) {
 	byKey := make(map[string]*item, len(items))
 	for _, it := range items {
-		byKey[key(it.id)] = it
+		byKey[armid.Key(it.id)] = it
 	}
 	for _, it := range items {
 		seen := map[*item]bool{}
@@ -34,80 +24,37 @@ func linkDeps(items []*item) error {
 			}
 		}
 		for _, d := range it.declaredDeps {
-			add(byKey[key(d)])
+			add(byKey[armid.Key(d)])
 		}
 		// Nearest managed ancestor only: transitive edges add nothing.
-		for p := parentPath(it.id); p != ""; p = parentPath(p) {
-			if d := byKey[key(p)]; d != nil {
+		for p := armid.ParentKey(it.id); p != ""; p = armid.ParentKey(p) {
+			if d := byKey[p]; d != nil {
 				add(d)
 				break
 			}
 		}
-		sort.Slice(it.deps, func(i, j int) bool { return key(it.deps[i].id) < key(it.deps[j].id) })
+		sort.Slice(it.deps, func(i, j int) bool { return armid.Key(it.deps[i].id) < armid.Key(it.deps[j].id) })
 	}
-	return findCycle(items)
 }
 
-// parentPath strips the last type/name pair (or the "/providers/NS/type/name"
-// of an extension resource) from an ARM ID.
-func parentPath(id string) string {
-	parts := strings.Split(strings.Trim(id, "/"), "/")
-	if len(parts) < 2 {
-		return ""
-	}
-	parts = parts[:len(parts)-2]
-	// ".../providers/Microsoft.X" is not a resource: drop the namespace too.
-	if n := len(parts); n >= 2 && strings.EqualFold(parts[n-2], "providers") {
-		parts = parts[:n-2]
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "/" + strings.Join(parts, "/")
-}
-
-func findCycle(items []*item) error {
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := map[*item]int{}
-	var stack []*item
-	var visit func(*item) error
-	visit = func(it *item) error {
-		color[it] = grey
-		stack = append(stack, it)
-		for _, d := range it.deps {
-			switch color[d] {
-			case grey:
-				var names []string
-				start := 0
-				for i, s := range stack {
-					if s == d {
-						start = i
-					}
-				}
-				for _, s := range stack[start:] {
-					names = append(names, s.display())
-				}
-				return fmt.Errorf("dependency cycle: %s -> %s", strings.Join(names, " -> "), d.display())
-			case white:
-				if err := visit(d); err != nil {
-					return err
-				}
-			}
+// topo returns items with every item after its dependencies. It does not
+// look for cycles (the loader did); an item on one is placed once.
+func topo(items []*item) []*item {
+	out := make([]*item, 0, len(items))
+	seen := make(map[*item]bool, len(items))
+	var visit func(*item)
+	visit = func(it *item) {
+		if seen[it] {
+			return
 		}
-		stack = stack[:len(stack)-1]
-		color[it] = black
-		return nil
+		seen[it] = true
+		for _, d := range it.deps {
+			visit(d)
+		}
+		out = append(out, it)
 	}
 	for _, it := range items {
-		if color[it] == white {
-			if err := visit(it); err != nil {
-				return err
-			}
-		}
+		visit(it)
 	}
-	return nil
+	return out
 }

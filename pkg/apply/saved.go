@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -64,11 +65,11 @@ func Matches(saved, fresh *plan.Plan) []string {
 	var diffs []string
 	fr := map[string]plan.Resource{}
 	for _, r := range fresh.Resources {
-		fr[key(r.ID)] = r
+		fr[armid.Key(r.ID)] = r
 	}
 	seen := map[string]bool{}
 	for _, s := range saved.Resources {
-		k := key(s.ID)
+		k := armid.Key(s.ID)
 		seen[k] = true
 		f, ok := fr[k]
 		if !ok {
@@ -87,7 +88,7 @@ func Matches(saved, fresh *plan.Plan) []string {
 		}
 	}
 	for _, r := range fresh.Resources {
-		if !seen[key(r.ID)] {
+		if !seen[armid.Key(r.ID)] {
 			diffs = append(diffs, r.ID+": not in the saved plan")
 		}
 	}

@@ -49,7 +49,7 @@ func ApplyWithClient(ctx context.Context, t testing.TB, endpoint, statePath, dir
 	eng := &apply.Engine{ARM: c, Store: st, Schemas: schema.Default(), Plugins: plugins.For, Options: apply.DefaultOptions()}
 	var out bytes.Buffer
 	prog := printer.NewProgress(&out, printer.DefaultOptions())
-	eng.Progress = prog
+	eng.Progress = progressTo{prog}
 	if _, err := eng.Repair(ctx); err != nil {
 		return out.String(), err
 	}
@@ -57,7 +57,14 @@ func ApplyWithClient(ctx context.Context, t testing.TB, endpoint, statePath, dir
 	if err != nil {
 		return out.String(), err
 	}
-	err = eng.Execute(ctx, prep)
+	_, err = eng.Execute(ctx, prep)
 	_ = prog.Close()
 	return out.String(), err
+}
+
+// progressTo shows the engine's events in a printer progress view.
+type progressTo struct{ p printer.Progress }
+
+func (a progressTo) Event(id, name string, s apply.Status, detail string) {
+	a.p.Event(id, name, printer.Status(s), detail)
 }

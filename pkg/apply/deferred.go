@@ -1,0 +1,432 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+)
+
+// manifestLookup answers a ValueRef path against a live body.
+var manifestLookup = func(body map[string]any, path string) (any, bool) {
+	if body == nil {
+		return nil, false
+	}
+	return manifest.LookupPath(body, path)
+}
+
+// hasDeferred reports whether the resource needs live values or action
+// results before it can be written.
+func hasDeferred(r *manifest.Resource) bool {
+	return r != nil && (len(r.Deferred) > 0 || r.NameDeferred != nil || len(r.Actions) > 0)
+}
+
+// planScope is what plan-time resolution looks things up in.
+type planScope struct {
+	byKey map[string]*item
+	recs  map[string]*state.Record
+}
+
+// liveValue answers a reference from the referenced item's live body. At
+// plan time only a resource that exists and is not about to be created or
+// replaced has a value the write will see; at execute time its write and
+// read-back have happened.
+func liveValue(byKey map[string]*item, atPlan bool) func(manifest.ValueRef) (any, bool) {
+	return func(ref manifest.ValueRef) (any, bool) {
+		d := byKey[armid.Key(ref.Target)]
+		if d == nil || d.live == nil {
+			return nil, false
+		}
+		if atPlan && (d.planned.Action == plan.ActionCreate || d.planned.Action == plan.ActionReplace) {
+			return nil, false
+		}
+		return manifestLookup(d.live, ref.Path)
+	}
+}
+
+// resolveAtPlan fills what it can of the resource's deferred values from
+// live bodies; the rest stay unknown and the plan shows them as known after
+// apply. A name that resolves gives the real ID, which is then read.
+func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) error {
+	if !hasDeferred(it.res) {
+		return nil
+	}
+	get := liveValue(sc.byKey, true)
+	body, unknown, err := resolveBody(it.res, get)
+	if err != nil {
+		return fmt.Errorf("%s: %w", it.display(), err)
+	}
+	it.body, it.unknown = body, unknown
+	// Action secrets are read at apply time only: never at plan time.
+	for p := range it.res.Actions {
+		it.unknown = append(it.unknown, p)
+	}
+	sort.Strings(it.unknown)
+	it.waitsOn = replacedRefs(it.res, sc.byKey)
+	if it.res.NameDeferred == nil {
+		return nil
+	}
+	name, known, err := it.res.NameDeferred.Resolve(get)
+	if err != nil {
+		return fmt.Errorf("%s: name %s: %w", it.display(), it.res.NameDeferred.Expr, err)
+	}
+	if !known {
+		return nil
+	}
+	it.setName(fmt.Sprint(name))
+	it.record = sc.recs[armid.Key(it.id)]
+	return e.read(ctx, it)
+}
+
+// replacedRefs names the referenced resources the plan replaces or creates:
+// values read from them change, which is why a dependant is written.
+func replacedRefs(r *manifest.Resource, byKey map[string]*item) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(d *manifest.Deferred) {
+		if d == nil {
+			return
+		}
+		for _, ref := range d.Refs {
+			t := byKey[armid.Key(ref.Target)]
+			if t != nil && t.planned.Action == plan.ActionReplace && !seen[t.id] {
+				seen[t.id] = true
+				out = append(out, t.display())
+			}
+		}
+	}
+	for _, d := range r.Deferred {
+		add(d)
+	}
+	add(r.NameDeferred)
+	sort.Strings(out)
+	return out
+}
+
+// setName makes a resolved name the item's name and ID.
+func (it *item) setName(name string) {
+	it.id = it.res.IDForName(name)
+	it.name = name
+	it.nameDeferred = false
+}
+
+// resolveBody returns a copy of the manifest body with every resolvable
+// deferred value in place, and the paths that stay unknown.
+func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool)) (map[string]any, []string, error) {
+	body := r.Body
+	var unknown []string
+	paths := make([]string, 0, len(r.Deferred))
+	for p := range r.Deferred {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	copied := false
+	for _, p := range paths {
+		v, known, err := r.Deferred[p].Resolve(get)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s (%s): %w", p, r.Deferred[p].Expr, err)
+		}
+		if !known {
+			unknown = append(unknown, p)
+			continue
+		}
+		if !copied {
+			body, copied = deepCopyMap(body), true
+		}
+		if err := setPath(body, p, v); err != nil {
+			return nil, nil, err
+		}
+	}
+	return body, unknown, nil
+}
+
+// prepareWrite runs right before a resource is written, after its
+// dependencies were written and read back: it resolves every deferred
+// value, calls actions for secrets, computes the real ID of a deferred
+// name (and checks whether that resource exists), and plans the resource
+// again with what is now known. A resource inside a replaced one is read
+// again: it went with its parent.
+func (e *Engine) prepareWrite(ctx context.Context, p *Prepared, it *item) error {
+	if it.res == nil {
+		return nil
+	}
+	redecide := false
+	if it.live != nil {
+		for _, d := range it.deps {
+			if d.replaced {
+				if err := e.read(ctx, it); err != nil {
+					return err
+				}
+				redecide = true
+				break
+			}
+		}
+	}
+	if hasDeferred(it.res) {
+		if err := e.resolveAtExecute(ctx, p, it); err != nil {
+			return err
+		}
+		redecide = true
+	}
+	if redecide {
+		e.decide(it, p.key)
+		if it.planned.Action == plan.ActionReplace && !e.Options.AllowReplace {
+			return fmt.Errorf("%s: a value known only now changes a create-only property, so it must be replaced; rerun with --allow-replace", it.display())
+		}
+		if it.protected && it.planned.Action == plan.ActionReplace {
+			return fmt.Errorf("%s is annotated azure.kubectl.io/prevent-destroy but a value known only now forces its replacement; nothing was written to it", it.display())
+		}
+	}
+	return nil
+}
+
+// resolveAtExecute resolves everything deferred from the dependencies' live
+// bodies; a value still missing is an error naming the reference.
+func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) error {
+	byKey := make(map[string]*item, len(it.deps))
+	for _, d := range it.deps {
+		byKey[armid.Key(d.id)] = d
+	}
+	get := liveValue(byKey, false)
+	missing := func(d *manifest.Deferred) error {
+		var refs []string
+		for _, r := range d.Refs {
+			if _, ok := get(r); !ok {
+				refs = append(refs, "${ref:"+r.String()+"}")
+			}
+		}
+		return fmt.Errorf("%s: %s has no value in Azure after its dependencies were written (%s); check the referenced path", it.display(), d.Expr, strings.Join(refs, ", "))
+	}
+	body, unknown, err := resolveBody(it.res, get)
+	if err != nil {
+		return fmt.Errorf("%s: %w", it.display(), err)
+	}
+	if len(unknown) > 0 {
+		return missing(it.res.Deferred[unknown[0]])
+	}
+	if len(it.res.Actions) > 0 {
+		if body, err = e.callActions(ctx, it, body); err != nil {
+			return err
+		}
+	}
+	it.body, it.unknown = body, nil
+	if it.nameDeferred {
+		name, known, err := it.res.NameDeferred.Resolve(get)
+		if err != nil {
+			return fmt.Errorf("%s: name %s: %w", it.display(), it.res.NameDeferred.Expr, err)
+		}
+		if !known {
+			return missing(it.res.NameDeferred)
+		}
+		it.setName(fmt.Sprint(name))
+		if err := armid.ValidateName(it.name); err != nil {
+			return fmt.Errorf("%s: the name computed from %s is not valid: %w", it.display(), it.res.NameDeferred.Expr, err)
+		}
+		rec, err := e.Store.Get(ctx, it.id)
+		if err == nil {
+			it.record = rec
+		}
+		if err := e.read(ctx, it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// callActions reads secrets from POST actions (listKeys, ...) of managed
+// resources. The values are registered for scrubbing and only ever stored
+// hashed.
+func (e *Engine) callActions(ctx context.Context, it *item, body map[string]any) (map[string]any, error) {
+	paths := make([]string, 0, len(it.res.Actions))
+	for p := range it.res.Actions {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	body = deepCopyMap(body)
+	for _, p := range paths {
+		a := it.res.Actions[p]
+		resp, err := e.ARM.Post(ctx, strings.TrimRight(a.Target, "/")+"/"+a.Action, a.APIVersion, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: calling %s on %s for %s: %w", it.display(), a.Action, a.Target, p, err)
+		}
+		var v any
+		ok := false
+		if resp != nil {
+			v, ok = manifestLookup(resp.Body, a.Path)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: the %s answer of %s has no %s; check valueFrom.action.path", it.display(), a.Action, a.Target, a.Path)
+		}
+		if s, isStr := v.(string); isStr {
+			secret.Register(s)
+		}
+		if err := setPath(body, p, v); err != nil {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
+// setPath stores v at a dotted path ([n] array items, [key] members) that
+// already exists in body (it holds the placeholder).
+func setPath(body map[string]any, path string, v any) error {
+	segs, err := splitPath(path)
+	if err != nil {
+		return err
+	}
+	var cur any = body
+	for i, s := range segs {
+		last := i == len(segs)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if last {
+				c[s] = v
+				return nil
+			}
+			cur = c[s]
+		case []any:
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 || n >= len(c) {
+				return fmt.Errorf("body path %s: no array item %s", path, s)
+			}
+			if last {
+				c[n] = v
+				return nil
+			}
+			cur = c[n]
+		default:
+			return fmt.Errorf("body path %s: %s is not inside an object or array", path, s)
+		}
+	}
+	return nil
+}
+
+// splitPath splits a dotted path with [n] / [key] / ["key"] segments.
+func splitPath(p string) ([]string, error) {
+	var out []string
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '.':
+			i++
+		case '[':
+			j := strings.IndexByte(p[i:], ']')
+			if j < 0 {
+				return nil, fmt.Errorf("body path %q: unclosed [", p)
+			}
+			inner := p[i+1 : i+j]
+			if uq, err := strconv.Unquote(inner); err == nil {
+				inner = uq
+			}
+			out = append(out, inner)
+			i += j + 1
+		default:
+			j := i
+			for j < len(p) && p[j] != '.' && p[j] != '[' {
+				j++
+			}
+			out = append(out, p[i:j])
+			i = j
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty body path")
+	}
+	return out, nil
+}
+
+// deepCopyMap copies a decoded JSON body so resolved values never leak into
+// the manifest's own body.
+func deepCopyMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = deepCopy(v)
+	}
+	return out
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return deepCopyMap(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// checkUnselected looks for the dependencies -l left out: the run neither
+// creates nor changes them, so each must exist in Azure already. A resource
+// group is read directly; a resource is looked for in its group's listing
+// (one request per group, whatever its api-version). A child resource is
+// judged by its top-level ancestor, since listings do not carry children.
+func (e *Engine) checkUnselected(ctx context.Context, set *manifest.Set) ([]string, error) {
+	var out []string
+	listed := map[string]map[string]bool{}
+	for _, raw := range set.Unselected {
+		id, err := armid.Parse(raw)
+		if err != nil || id.Subscription == "" || id.ResourceGroup == "" {
+			continue
+		}
+		exists, err := e.rgExists(ctx, id, listed)
+		if err != nil {
+			return nil, fmt.Errorf("looking for %s (a dependency left out by -l): %w", armid.Printable(raw), err)
+		}
+		if !exists {
+			out = append(out, fmt.Sprintf("%s is a dependency the selector (-l) left out and it does not exist in Azure: the writes that need it will fail; select it too", armid.Printable(raw)))
+		}
+	}
+	return out, nil
+}
+
+// rgExists reports whether a resource group, or a resource's top-level
+// ancestor, is present, memoising each group's listing.
+func (e *Engine) rgExists(ctx context.Context, id armid.ID, listed map[string]map[string]bool) (bool, error) {
+	rgKey := armid.Key("/subscriptions/" + id.Subscription + "/resourceGroups/" + id.ResourceGroup)
+	ids, ok := listed[rgKey]
+	if !ok {
+		items, err := e.ARM.ListResourceGroup(ctx, id.Subscription, id.ResourceGroup)
+		switch {
+		case arm.IsNotFound(err):
+			ids = nil
+		case err != nil:
+			return false, err
+		default:
+			ids = map[string]bool{rgKey: true}
+			for _, it := range items {
+				if s, _ := it["id"].(string); s != "" {
+					ids[armid.Key(s)] = true
+				}
+			}
+		}
+		listed[rgKey] = ids
+	}
+	if id.IsResourceGroup() {
+		return ids != nil, nil
+	}
+	if ids == nil {
+		return false, nil
+	}
+	top := id
+	if len(id.Types) > 1 {
+		top.Types, top.Names = id.Types[:1], id.Names[:1]
+	}
+	if id.Scope != "" && !strings.EqualFold(id.Scope, "/subscriptions/"+id.Subscription+"/resourceGroups/"+id.ResourceGroup) {
+		return true, nil // an extension resource: its listing is elsewhere
+	}
+	return ids[top.Key()], nil
+}

@@ -1,0 +1,460 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+)
+
+var (
+	rg1   = rgID("rg1")
+	idA   = idOf("rg1", "Microsoft.ManagedIdentity/userAssignedIdentities", "a")
+	idB   = idOf("rg1", "Microsoft.ManagedIdentity/userAssignedIdentities", "b")
+	vnet  = idOf("rg1", "Microsoft.Network/virtualNetworks", "v")
+	snet1 = vnet + "/subnets/s1"
+	snet2 = vnet + "/subnets/s2"
+
+	idInRG2 = idOf("rg2", "Microsoft.ManagedIdentity/userAssignedIdentities", "c")
+)
+
+func body(kv ...string) map[string]any {
+	b := map[string]any{"location": "westeurope"}
+	if len(kv) > 0 {
+		tags := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			tags[kv[i]] = kv[i+1]
+		}
+		b["tags"] = tags
+	}
+	return b
+}
+
+func newEngine(a *fakeARM, st state.Store, o Options) *Engine {
+	return &Engine{ARM: a, Store: st, Options: o}
+}
+
+func actions(p *plan.Plan) map[string]plan.Action {
+	out := map[string]plan.Action{}
+	for _, r := range p.Resources {
+		out[armid.Key(r.ID)] = r.Action
+	}
+	return out
+}
+
+// TestPlanDecisions checks the action and method the engine chooses from
+// live state and state records, without HTTP.
+func TestPlanDecisions(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		live       map[string]any // nil: absent
+		rec        map[string]any // nil: no record
+		desired    map[string]any
+		want       plan.Action
+		wantMethod string
+	}{
+		{"absent is created", nil, nil, body(), plan.ActionCreate, "PUT"},
+		{"recorded but deleted outside is created again", nil, body(), body(), plan.ActionCreate, "PUT"},
+		{"unchanged is a no-op", body("a", "1"), body("a", "1"), body("a", "1"), plan.ActionNoOp, ""},
+		// Without a schema saying PATCH takes the path, GET-modify-PUT.
+		{"a tag change updates", body("a", "1"), body("a", "1"), body("a", "2"), plan.ActionUpdate, "PUT"},
+		{"exists but not in state is adopted", body("a", "0"), nil, body("a", "1"), plan.ActionAdopt, "PUT"},
+		{"adopt with nothing to change writes nothing", body(), nil, body(), plan.ActionAdopt, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newFakeARM()
+			a.seed(rg1, body())
+			if tc.live != nil {
+				a.seed(idA, tc.live)
+			}
+			st := newMemStore(recordOf(rg1, body(), DefaultSet))
+			if tc.rec != nil {
+				st = newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, tc.rec, DefaultSet))
+			}
+			e := newEngine(a, st, DefaultOptions())
+			p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(idA, tc.desired, rg1)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got plan.Resource
+			for _, r := range p.Plan.Resources {
+				if armid.Equal(r.ID, idA) {
+					got = r
+				}
+			}
+			if got.Action != tc.want || got.Method != tc.wantMethod {
+				t.Fatalf("action %s method %q, want %s %q (changes %+v)", got.Action, got.Method, tc.want, tc.wantMethod, got.Changes)
+			}
+			if got.Subscription != sub || got.Name != "a" {
+				t.Errorf("subscription %q name %q: every entry names its subscription and manifest name", got.Subscription, got.Name)
+			}
+			if !reflect.DeepEqual(p.Plan.Subscriptions, []string{sub}) {
+				t.Errorf("plan subscriptions = %v", p.Plan.Subscriptions)
+			}
+			if len(a.Calls("PUT"))+len(a.Calls("PATCH"))+len(a.Calls("DELETE")) != 0 {
+				t.Errorf("planning wrote: %v", a.calls)
+			}
+		})
+	}
+}
+
+// TestCheckRefusals covers each consent the plan may need: every refusal
+// happens before any write, and the matching option lifts it.
+func TestCheckRefusals(t *testing.T) {
+	type setup struct {
+		live    []string
+		records []*state.Record
+		set     []*manifest.Resource
+	}
+	for _, tc := range []struct {
+		name     string
+		s        setup
+		opts     func(*Options)
+		wantErr  string // "" = allowed
+		allow    func(*Options)
+		protect  string
+		wantLeft []string // IDs live after executing with allow
+	}{
+		{
+			name:    "adopt needs --adopt",
+			s:       setup{live: []string{rg1, idA}, records: []*state.Record{recordOf(rg1, body(), DefaultSet)}, set: []*manifest.Resource{res(rg1, body()), res(idA, body("x", "y"), rg1)}},
+			wantErr: "--adopt", allow: func(o *Options) { o.Adopt = true }, wantLeft: []string{rg1, idA},
+		},
+		{
+			name:    "deleting what the tool never applied needs --allow-delete-unmanaged",
+			s:       setup{live: []string{rg1, idA}, records: []*state.Record{recordOf(rg1, body(), DefaultSet)}, set: []*manifest.Resource{res(idA, body())}},
+			opts:    func(o *Options) { o.Delete = true },
+			wantErr: "--allow-delete-unmanaged", allow: func(o *Options) { o.AllowDeleteUnmanaged = true }, wantLeft: []string{rg1},
+		},
+		{
+			name: "deleting a group with unmanaged contents needs --allow-cascade",
+			s: setup{live: []string{rg1, idA, idB}, records: []*state.Record{recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet)},
+				set: []*manifest.Resource{res(rg1, body())}},
+			opts:    func(o *Options) { o.Delete = true },
+			wantErr: "would also delete " + idB, allow: func(o *Options) { o.AllowCascade = true }, wantLeft: nil,
+		},
+		{
+			name: "a prune of the whole set needs --allow-prune-all when nobody confirms",
+			s: setup{live: []string{rg1, idA, rgID("rg2")}, records: []*state.Record{recordOf(rg1, body(), "s"), recordOf(idA, body(), "s")},
+				set: []*manifest.Resource{res(idInRG2, body())}},
+			opts:    func(o *Options) { o.Prune, o.Set = true, "s" },
+			wantErr: "--allow-prune-all", allow: func(o *Options) { o.AllowPruneAll = true }, wantLeft: []string{rgID("rg2"), idInRG2},
+		},
+		{
+			name: "an interactive prune of the whole set is confirmed by the person",
+			s: setup{live: []string{rg1, idA, rgID("rg2")}, records: []*state.Record{recordOf(rg1, body(), "s"), recordOf(idA, body(), "s")},
+				set: []*manifest.Resource{res(idInRG2, body())}},
+			opts:     func(o *Options) { o.Prune, o.Set, o.Interactive = true, "s", true },
+			wantLeft: []string{rgID("rg2"), idInRG2},
+		},
+		{
+			name: "a prune of part of the set needs no extra flag",
+			s: setup{live: []string{rg1, idA}, records: []*state.Record{recordOf(rg1, body(), "s"), recordOf(idA, body(), "s")},
+				set: []*manifest.Resource{res(rg1, body())}},
+			opts:     func(o *Options) { o.Prune, o.Set = true, "s" },
+			wantLeft: []string{rg1},
+		},
+		{
+			name: "prevent-destroy refuses a delete whatever the flags",
+			s: setup{live: []string{rg1, idA}, records: []*state.Record{recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet)},
+				set: []*manifest.Resource{res(idA, body())}},
+			opts:    func(o *Options) { o.Delete, o.AllowCascade, o.AllowDeleteUnmanaged = true, true, true },
+			protect: idA, wantErr: "prevent-destroy",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newFakeARM()
+			for _, id := range tc.s.live {
+				a.seed(id, body())
+			}
+			o := DefaultOptions()
+			o.Subscription = sub
+			if tc.opts != nil {
+				tc.opts(&o)
+			}
+			st := newMemStore(tc.s.records...)
+			e := newEngine(a, st, o)
+			set := &manifest.Set{Resources: tc.s.set}
+			p, err := e.Plan(context.Background(), set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range p.items {
+				if tc.protect != "" && armid.Equal(it.id, tc.protect) {
+					it.protected = true
+				}
+			}
+			err = e.Check(p)
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Check: %v", err)
+				}
+			} else {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Check error = %v, want one mentioning %q", err, tc.wantErr)
+				}
+				if _, xerr := e.Execute(context.Background(), p); xerr == nil {
+					t.Fatal("Execute ran a refused plan")
+				}
+				if w := a.Calls("PUT"); len(w)+len(a.Calls("DELETE"))+len(a.Calls("PATCH")) > 0 {
+					t.Fatalf("a refused plan wrote: %v", a.calls)
+				}
+				if tc.allow == nil {
+					return
+				}
+				tc.allow(&e.Options)
+			}
+			if _, err := e.Execute(context.Background(), p); err != nil {
+				t.Fatalf("Execute: %v", err)
+			}
+			var left []string
+			for _, b := range a.res {
+				left = append(left, b["id"].(string))
+			}
+			if !sameIDs(left, tc.wantLeft) {
+				t.Errorf("live after apply = %v, want %v", left, tc.wantLeft)
+			}
+		})
+	}
+}
+
+func sameIDs(a, b []string) bool {
+	m := map[string]int{}
+	for _, x := range a {
+		m[armid.Key(x)]++
+	}
+	for _, x := range b {
+		m[armid.Key(x)]--
+	}
+	for _, v := range m {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPruneScope: prune considers only records of the target subscription
+// and set, and never runs on an empty manifest set.
+func TestPruneScope(t *testing.T) {
+	other := "/subscriptions/00000000-0000-0000-0000-000000000002/resourceGroups/rg1/providers/Microsoft.ManagedIdentity/userAssignedIdentities/a"
+	a := newFakeARM()
+	for _, id := range []string{rg1, idA, idB, other} {
+		a.seed(id, body())
+	}
+	st := newMemStore(recordOf(rg1, body(), "s"), recordOf(idA, body(), "s"), recordOf(idB, body(), "t"), recordOf(other, body(), "s"))
+	o := DefaultOptions()
+	o.Prune, o.Set, o.Subscription = true, "s", sub
+	e := newEngine(a, st, o)
+
+	if _, err := e.Plan(context.Background(), &manifest.Set{}); !errors.Is(err, ErrPruneEmpty) {
+		t.Fatalf("prune of an empty set: err = %v, want ErrPruneEmpty", err)
+	}
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := actions(p.Plan)
+	want := map[string]plan.Action{armid.Key(rg1): plan.ActionNoOp, armid.Key(idA): plan.ActionDelete}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("plan = %v, want %v (other set and other subscription untouched)", got, want)
+	}
+	if p.Plan.Summary.Delete != 1 {
+		t.Errorf("summary delete = %d", p.Plan.Summary.Delete)
+	}
+}
+
+// TestCascadeListsContentsAndDropsRecords: deleting a group lists what ARM
+// deletes with it, marks what is managed, and forgets the records of
+// children deleted with it once the delete succeeded.
+func TestCascadeListsContentsAndDropsRecords(t *testing.T) {
+	a := newFakeARM()
+	for _, id := range []string{rg1, idA, idB} {
+		a.seed(id, body())
+	}
+	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet))
+	o := DefaultOptions()
+	o.Delete, o.AllowCascade = true, true
+	e := newEngine(a, st, o)
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []plan.CascadeItem{
+		{ID: idA, Type: "Microsoft.ManagedIdentity/userAssignedIdentities", Managed: true},
+		{ID: idB, Type: "Microsoft.ManagedIdentity/userAssignedIdentities", Managed: false},
+	}
+	if got := p.Plan.Resources[0].Cascade; !reflect.DeepEqual(got, want) {
+		t.Fatalf("cascade = %+v\nwant %+v", got, want)
+	}
+	if p.Plan.Summary.Cascade != 2 {
+		t.Errorf("summary cascade = %d", p.Plan.Summary.Cascade)
+	}
+	r, err := e.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.has(idA) || st.has(rg1) {
+		t.Errorf("records of the group and its cascaded child remain")
+	}
+	if r.Summary != (plan.ResultSummary{Done: 1}) || r.Results[0].Status != plan.StatusDone {
+		t.Errorf("result = %+v", r)
+	}
+}
+
+// TestExecuteOrderAndFailures: parents are written before children,
+// children deleted before parents, a failure skips only its dependants, and
+// the result's counts are the error's counts.
+func TestExecuteOrderAndFailures(t *testing.T) {
+	a := newFakeARM()
+	a.fail["PUT "+armid.Key(idA)] = errors.New("boom: secret-value-123")
+	st := newMemStore()
+	e := newEngine(a, st, DefaultOptions())
+	rec := &recorder{}
+	e.Progress = rec
+	child := idA + "/federatedIdentityCredentials/f"
+	set := &manifest.Set{Resources: []*manifest.Resource{
+		res(child, map[string]any{"properties": map[string]any{"issuer": "x"}}, idA),
+		res(idA, body(), rg1), res(idB, body(), rg1), res(rg1, body())}}
+	p, err := e.Plan(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotOrder := []string{}
+	for _, r := range p.Plan.Resources {
+		gotOrder = append(gotOrder, r.ID)
+	}
+	if wantOrder := []string{rg1, idA, idB, child}; !reflect.DeepEqual(gotOrder, wantOrder) {
+		t.Errorf("plan order = %v, want parents first %v", gotOrder, wantOrder)
+	}
+	secretRegisterForTest("secret-value-123")
+	r, err := e.Execute(context.Background(), p)
+	var ee *ExecuteError
+	if !errors.As(err, &ee) || len(ee.Failed) != 1 || len(ee.Skipped) != 1 {
+		t.Fatalf("err = %v, want 1 failed 1 skipped", err)
+	}
+	if r.Summary != (plan.ResultSummary{Done: 2, Failed: 1, Skipped: 1}) {
+		t.Errorf("result summary = %+v", r.Summary)
+	}
+	status := map[string]string{}
+	for _, x := range r.Results {
+		status[armid.Key(x.ID)] = x.Status
+		if strings.Contains(x.Error, "secret-value-123") {
+			t.Errorf("result error not scrubbed: %s", x.Error)
+		}
+	}
+	want := map[string]string{armid.Key(rg1): "done", armid.Key(idA): "failed", armid.Key(idB): "done", armid.Key(child): "skipped"}
+	if !reflect.DeepEqual(status, want) {
+		t.Errorf("statuses = %v, want %v", status, want)
+	}
+	puts := a.Calls("PUT")
+	if len(puts) != 3 || puts[0] != "PUT "+rg1 {
+		t.Errorf("PUTs = %v: the group goes first, the child never", puts)
+	}
+}
+
+// TestDeletesChildrenFirst: deletes run children before parents.
+func TestDeletesChildrenFirst(t *testing.T) {
+	a := newFakeARM()
+	for _, id := range []string{rg1, vnet, snet1} {
+		a.seed(id, body())
+	}
+	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(vnet, body(), DefaultSet), recordOf(snet1, body(), DefaultSet))
+	o := DefaultOptions()
+	o.Delete = true
+	e := newEngine(a, st, o)
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(vnet, body(), rg1), res(snet1, body(), vnet)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.Calls("DELETE"), []string{"DELETE " + snet1, "DELETE " + vnet, "DELETE " + rg1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("deletes = %v, want %v", got, want)
+	}
+}
+
+// TestCancelledRunSkipsEverything: a run cancelled before it starts writes
+// nothing, reports every resource skipped, and its error says so.
+func TestCancelledRunSkipsEverything(t *testing.T) {
+	a := newFakeARM()
+	e := newEngine(a, newMemStore(), DefaultOptions())
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(idA, body(), rg1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := e.Execute(ctx, p)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want one wrapping context.Canceled", err)
+	}
+	if r.Summary != (plan.ResultSummary{Skipped: 2}) {
+		t.Errorf("summary = %+v", r.Summary)
+	}
+	if !strings.Contains(err.Error(), "0 resource(s) failed, 2 skipped") {
+		t.Errorf("error %q disagrees with the result", err)
+	}
+	if len(a.Calls("PUT")) > 0 {
+		t.Errorf("cancelled run wrote: %v", a.calls)
+	}
+}
+
+// TestWritesUnderNetworkParentAreSerialised: subnets of one vnet are never
+// written at the same time; identities are.
+func TestWritesUnderNetworkParentAreSerialised(t *testing.T) {
+	a := newFakeARM()
+	a.hold = 5e6 // 5ms: long enough for overlapping writes to show
+	a.seed(rg1, body())
+	a.seed(vnet, body())
+	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(vnet, body(), DefaultSet))
+	e := newEngine(a, st, DefaultOptions())
+	var rs []*manifest.Resource
+	for _, id := range []string{snet1, snet2, vnet + "/subnets/s3", vnet + "/subnets/s4"} {
+		rs = append(rs, res(id, map[string]any{"properties": map[string]any{"addressPrefix": "10.0.0.0/24"}}, vnet))
+	}
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: append(rs, res(rg1, body()), res(vnet, body(), rg1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.maxFlight[armid.Key(vnet)]; got != 1 {
+		t.Errorf("max concurrent writes under the vnet = %d, want 1", got)
+	}
+	if n := len(a.Calls("PUT")); n != 4 {
+		t.Errorf("PUTs = %d, want 4", n)
+	}
+}
+
+// TestUnselectedMissingWarns: a dependency -l left out that is missing in
+// Azure is named in the plan's warnings; one that exists is not.
+func TestUnselectedMissingWarns(t *testing.T) {
+	a := newFakeARM()
+	a.seed(rg1, body())
+	a.seed(idA, body())
+	e := newEngine(a, newMemStore(), DefaultOptions())
+	set := &manifest.Set{Resources: []*manifest.Resource{res(idA+"/federatedIdentityCredentials/f", body(), idA)},
+		Unselected: []string{idA, idB, rgID("gone")}}
+	p, err := e.Plan(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(p.Plan.Warnings, "\n")
+	for _, want := range []string{idB, rgID("gone")} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings %q do not name missing %s", got, want)
+		}
+	}
+	if strings.Contains(got, idA+" ") {
+		t.Errorf("warnings name %s, which exists", idA)
+	}
+}
