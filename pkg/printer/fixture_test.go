@@ -22,6 +22,9 @@ func samplePlan() *plan.Plan {
 	return &plan.Plan{
 		FormatVersion: "1",
 		Subscription:  "00000000-0000-0000-0000-000000000001",
+		Subscriptions: []string{"00000000-0000-0000-0000-000000000001"},
+		State:         ".kubectl-azure/state.json",
+		Set:           "default",
 		Resources: []plan.Resource{
 			{
 				ID: sub + "/resourceGroups/rg-demo", Type: "Microsoft.Resources/resourceGroups",
@@ -83,6 +86,17 @@ func samplePlan() *plan.Plan {
 					{Path: "tags.owner", Before: nil, After: "platform", Reason: "manifest sets it", Kind: plan.KindAdd},
 				},
 				Reason: "exists in Azure but not in state: written only with --adopt (or after import)",
+			},
+			{
+				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/virtualNetworks/vnet-app/subnets/snet-app",
+				Type: "Microsoft.Network/virtualNetworks/subnets", APIVersion: "2024-01-01",
+				Action: plan.ActionCreate, Method: "PUT", Origin: "infra/network.yaml#1", Name: "snet-app",
+				Changes: []plan.Change{
+					{Path: "properties.networkSecurityGroup.id", After: sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/networkSecurityGroups/nsg-demo", Reason: "new resource", Kind: plan.KindAdd, Cause: plan.CauseUser},
+					{Path: "properties.serviceEndpoints", After: []any{map[string]any{"service": "Microsoft.Storage", "locations": []any{"westeurope", "northeurope"}}, map[string]any{"service": "Microsoft.KeyVault", "locations": []any{"*"}}}, Reason: "new resource", Kind: plan.KindAdd, Cause: plan.CauseUser},
+					{Path: "properties.routeTable.id", After: plan.KnownAfterApply, Reason: "new resource", Kind: plan.KindAdd, KnownAfterApply: true},
+					{Path: "properties.privateEndpointNetworkPolicies", After: "Disabled\u202eevil", Reason: "new resource", Kind: plan.KindAdd},
+				},
 			},
 			{
 				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/networkSecurityGroups/nsg-demo",

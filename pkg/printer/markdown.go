@@ -6,12 +6,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
-// markdownValueWidth bounds a value in a table cell: PR comments have a
-// 65536-character limit and a wide table is unreadable anyway.
-const markdownValueWidth = 120
+// markdownValueWidth bounds a value in a table cell only to keep a PR
+// comment under GitHub's 65536-character limit; the renderer wraps cells,
+// so there is no line width to fit.
+const markdownValueWidth = 1000
 
 // printMarkdown writes GitHub-flavoured markdown for a pull-request comment
 // or $GITHUB_STEP_SUMMARY: a heading, the counts as a table, one row per
@@ -20,10 +22,11 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	bw := bufio.NewWriter(w)
 	out := func(format string, a ...any) { fmt.Fprintf(bw, format, a...) }
 	showNoOp := opts.ShowNoOp || opts.Explain
+	managed := managedNames(p)
 
 	out("### kubectl azure plan\n\n")
-	if p.Subscription != "" {
-		out("Subscription: %s\n\n", mdCode(p.Subscription))
+	if h := Header(p); h != "" {
+		out("%s\n\n", mdText(h))
 	}
 	actionable := 0
 	for _, r := range p.Resources {
@@ -59,7 +62,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	out("|---|---|---|---|---:|\n")
 	for _, r := range shown {
 		out("| `%s` | %s | %s | %s | %d |\n", symbol(r.Action), actionName(r.Action),
-			mdCode(DisplayName(r.ID, r.Type)), r.Method, len(r.Changes))
+			mdCode(armid.Printable(DisplayName(r.ID, r.Type))), r.Method, pathChanges(r))
 	}
 	out("\n")
 
@@ -68,9 +71,9 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 			continue
 		}
 		out("<details><summary><code>%s %s</code> %s%s</summary>\n\n",
-			htmlEscape(symbol(r.Action)), htmlEscape(DisplayName(r.ID, r.Type)),
+			htmlEscape(symbol(r.Action)), htmlEscape(armid.Printable(DisplayName(r.ID, r.Type))),
 			htmlEscape(actionName(r.Action)), methodSuffix(r.Method))
-		out("ID: %s\n\n", mdCode(r.ID))
+		out("ID: %s\n\n", mdCode(armid.Printable(r.ID)))
 		if r.Reason != "" {
 			out("%s\n\n", mdText(r.Reason))
 		}
@@ -81,7 +84,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 				if c.Path == "" {
 					continue // whole-resource placeholder: the summary line says it
 				}
-				before, after := mdValue(c.Before), mdValue(c.After)
+				before, after := mdValue(c.Before, managed), mdValue(c.After, managed)
 				if c.Sensitive {
 					before, after = mdText(plan.Sensitive), mdText(plan.Sensitive)
 				}
@@ -149,8 +152,12 @@ func mdCode(s string) string {
 	return "<code>" + htmlEscape(s) + "</code>"
 }
 
-// mdValue renders a plan value as compact JSON in a code cell.
-func mdValue(v any) string {
+// mdValue renders a plan value as compact JSON in a code cell, or a
+// reference to a resource in the plan by its name.
+func mdValue(v any, managed map[string]string) string {
+	if name, ok := managedRef(v, managed); ok {
+		return mdText(name)
+	}
 	return mdCode(truncate(compactJSON(v), markdownValueWidth))
 }
 

@@ -18,6 +18,8 @@ const (
 	OutputJSON     = "json"
 	OutputYAML     = "yaml"
 	OutputMarkdown = "markdown"
+	// OutputName prints one TYPE/NAME per resource, as kubectl -o name.
+	OutputName = "name"
 )
 
 // Colour modes accepted by Options.Color (the CLI's --color flag).
@@ -39,7 +41,7 @@ const (
 const DefaultWidth = 100
 
 // Outputs lists the valid Output values, for flag help and validation.
-var Outputs = []string{OutputText, OutputJSON, OutputYAML, OutputMarkdown}
+var Outputs = []string{OutputText, OutputJSON, OutputYAML, OutputMarkdown, OutputName}
 
 // Options controls rendering. The zero value is valid: every empty field
 // takes the default from withDefaults, the single place defaults live.
@@ -62,6 +64,9 @@ type Options struct {
 	Live string
 	// Now is the clock used by progress; nil means time.Now. Tests inject it.
 	Now func() time.Time
+	// Operation is the word outcomes use: OperationApply (default) or
+	// OperationDelete, so delete never ends with "Apply complete".
+	Operation string
 }
 
 // DefaultOptions returns the options used when the caller sets nothing.
@@ -80,6 +85,9 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Operation == "" {
+		o.Operation = OperationApply
+	}
 	return o
 }
 
@@ -88,7 +96,7 @@ func (o Options) withDefaults() Options {
 func (o Options) Validate() error {
 	o = o.withDefaults()
 	switch strings.ToLower(o.Output) {
-	case OutputText, OutputJSON, OutputYAML, OutputMarkdown:
+	case OutputText, OutputJSON, OutputYAML, OutputMarkdown, OutputName:
 	default:
 		return fmt.Errorf("unknown output format %q (want one of %s)", o.Output, strings.Join(Outputs, ", "))
 	}

@@ -40,6 +40,9 @@ type Outcome struct {
 	Resources []ResourceOutcome `json:"resources"`
 	// Elapsed is the wall time of the whole apply; 0 if unknown.
 	Elapsed time.Duration `json:"elapsed,omitempty"`
+	// Operation names what ran in the summary line: OperationApply ("" too)
+	// or OperationDelete.
+	Operation string `json:"-"`
 }
 
 // OutcomeCounts counts resources by how they ended.
@@ -77,12 +80,16 @@ func (o Outcome) OK() bool {
 // "Apply failed: 2 done, 1 failed, 1 skipped in 34s."
 func (o Outcome) SummaryLine() string {
 	c := o.Counts()
-	head := "Apply complete"
-	if !o.OK() {
-		head = "Apply failed"
+	op := o.Operation
+	if op == "" {
+		op = OperationApply
 	}
-	if c.Failed == 0 && c.Unfinished == 0 && c.Skipped > 0 {
-		head = "Apply incomplete"
+	head := op + " complete"
+	if !o.OK() {
+		head = op + " failed"
+	}
+	if c.Failed == 0 && c.Skipped > 0 || c.Failed == 0 && c.Unfinished > 0 {
+		head = op + " incomplete"
 	}
 	s := fmt.Sprintf("%s: %d done, %d failed, %d skipped", head, c.Done, c.Failed, c.Skipped)
 	if c.Unfinished > 0 {

@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -20,7 +22,7 @@ func Print(w io.Writer, p *plan.Plan, opts Options) error {
 	if p == nil {
 		p = &plan.Plan{}
 	}
-	safe := sanitize(p)
+	safe := sanitize(p, opts)
 	switch strings.ToLower(opts.Output) {
 	case OutputJSON:
 		return printJSON(w, safe)
@@ -28,20 +30,26 @@ func Print(w io.Writer, p *plan.Plan, opts Options) error {
 		return printYAML(w, safe)
 	case OutputMarkdown:
 		return printMarkdown(w, safe, opts)
+	case OutputName:
+		return printNames(w, safe)
 	default:
 		return printText(w, safe, opts)
 	}
 }
 
 // sanitize returns a copy of p that every renderer works from, so no format
-// can leak a secret or print null where the contract promises a list:
-// sensitive values are replaced, nil lists become empty, and the summary is
-// recomputed so it always agrees with the resources. p is not modified.
-func sanitize(p *plan.Plan) *plan.Plan {
+// can leak a secret, move the terminal, or print null where the contract
+// promises a list: sensitive values are replaced, values Azure generates
+// during the apply carry the marker, prose is scrubbed of known secrets and
+// control characters, nil lists become empty, JSON gets each resource's
+// RFC 6902 operations, and the summary is recomputed so it always agrees
+// with the resources. p is not modified.
+func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 	out := *p
 	if out.FormatVersion == "" {
 		out.FormatVersion = plan.FormatVersion
 	}
+	out.Warnings = cleanAll(p.Warnings)
 	out.Resources = make([]plan.Resource, len(p.Resources))
 	for i, r := range p.Resources {
 		changes := make([]plan.Change, len(r.Changes))
@@ -49,32 +57,93 @@ func sanitize(p *plan.Plan) *plan.Plan {
 			if c.Sensitive {
 				c.Before, c.After = plan.Sensitive, plan.Sensitive
 			}
+			if c.KnownAfterApply {
+				c.After = plan.KnownAfterApply
+			}
+			c.Reason = CleanText(c.Reason)
 			changes[j] = c
 		}
 		r.Changes = changes
+		r.Reason = CleanText(r.Reason)
+		r.Origin = CleanText(r.Origin)
+		r.Name = CleanText(r.Name)
+		if opts.Output == OutputJSON && len(r.Operations) == 0 {
+			r.Operations = operations(r)
+		}
+		if opts.Output != OutputJSON {
+			r.Operations = nil
+		}
 		out.Resources[i] = r
 	}
 	out.Summarize()
 	return &out
 }
 
-func printJSON(w io.Writer, p *plan.Plan) error {
+func cleanAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = CleanText(s)
+	}
+	return out
+}
+
+// printNames prints TYPE/NAME of each resource with something to do, as
+// kubectl's -o name does.
+func printNames(w io.Writer, p *plan.Plan) error {
+	bw := bufio.NewWriter(w)
+	for _, r := range p.Resources {
+		if !isNoOp(r.Action) {
+			fmt.Fprintf(bw, "%s %s\n", armid.Printable(DisplayName(r.ID, r.Type)), r.Action)
+		}
+	}
+	return bw.Flush()
+}
+
+// Header is the line naming what a plan targets: subscription(s), state
+// location and set. It is "" when the plan names none of them.
+func Header(p *plan.Plan) string {
+	var parts []string
+	subs := p.Subscriptions
+	if len(subs) == 0 && p.Subscription != "" {
+		subs = []string{p.Subscription}
+	}
+	switch len(subs) {
+	case 0:
+	case 1:
+		parts = append(parts, "Subscription: "+subs[0])
+	default:
+		parts = append(parts, "Subscriptions: "+strings.Join(subs, ", "))
+	}
+	if p.State != "" {
+		st := "State: " + p.State
+		if p.Set != "" {
+			st += " (set " + p.Set + ")"
+		}
+		parts = append(parts, st)
+	}
+	return CleanText(strings.Join(parts, "; "))
+}
+
+func printJSON(w io.Writer, p any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	// Values are ARM bodies (URLs, connection strings): keep them readable.
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(p); err != nil {
-		return fmt.Errorf("encoding plan as JSON: %w", err)
+		return fmt.Errorf("encoding as JSON: %w", err)
 	}
 	return nil
 }
 
-func printYAML(w io.Writer, p *plan.Plan) error {
+func printYAML(w io.Writer, p any) error {
 	// sigs.k8s.io/yaml goes through the JSON tags, so the YAML keys are
 	// exactly the JSON contract's.
 	b, err := yaml.Marshal(p)
 	if err != nil {
-		return fmt.Errorf("encoding plan as YAML: %w", err)
+		return fmt.Errorf("encoding as YAML: %w", err)
 	}
 	_, err = w.Write(b)
 	return err

@@ -202,7 +202,7 @@ func TestJSONContract(t *testing.T) {
 			t.Errorf("resource %s has changes: null, want []", r["id"])
 		}
 	}
-	want := map[string]int{"create": 1, "update": 2, "replace": 1, "delete": 1, "noop": 1, "adopt": 1}
+	want := map[string]int{"create": 2, "update": 2, "replace": 1, "delete": 1, "noop": 1, "adopt": 1}
 	for k, v := range want {
 		if got.Summary[k] != v {
 			t.Errorf("summary.%s = %d, want %d (recomputed from resources)", k, got.Summary[k], v)

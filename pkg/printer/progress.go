@@ -9,6 +9,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
 // Progress reports apply progress per resource. Implementations are safe for
@@ -23,6 +26,10 @@ type Progress interface {
 	// Close stops redrawing and prints the outcome summary. It is idempotent;
 	// events after Close are ignored.
 	Close() error
+	// Finish is Close with the engine's result as the one source of the
+	// outcome, so the summary line agrees with the result document and the
+	// error message whatever events arrived.
+	Finish(r *plan.Result) error
 }
 
 // tickInterval is how often a live table is redrawn between events, so the
@@ -100,13 +107,14 @@ func (p *progress) Event(id, name string, status Status, detail string) {
 		if name == "" {
 			name = DisplayName(id, "")
 		}
+		name = armid.Printable(name)
 		i = len(p.rows)
 		p.index[key] = i
 		p.rows = append(p.rows, &row{id: id, name: name})
 	}
 	r := p.rows[i]
 	if name != "" {
-		r.name = name
+		r.name = armid.Printable(name)
 	}
 	r.status, r.detail = status, detail
 	if (status == StatusWriting || status == StatusPolling) && r.started.IsZero() {
@@ -167,8 +175,12 @@ func (p *progress) liveLines(now time.Time) []string {
 	if len(p.rows) == 1 {
 		noun = "resource"
 	}
-	header := fmt.Sprintf("Applying %d %s: %d done, %d failed, %d skipped, %d in progress (%s)",
-		len(p.rows), noun, c.Done, c.Failed, c.Skipped, c.Unfinished, formatElapsed(now.Sub(p.start)))
+	verb := "Applying"
+	if p.opts.Operation == OperationDelete {
+		verb = "Deleting"
+	}
+	header := fmt.Sprintf("%s %d %s: %d done, %d failed, %d skipped, %d in progress (%s)",
+		verb, len(p.rows), noun, c.Done, c.Failed, c.Skipped, c.Unfinished, formatElapsed(now.Sub(p.start)))
 	lines := []string{p.st.bold(header)}
 
 	rows := p.rows
@@ -264,7 +276,7 @@ func (p *progress) Outcome() Outcome {
 }
 
 func (p *progress) outcome(now time.Time) Outcome {
-	o := Outcome{Resources: make([]ResourceOutcome, 0, len(p.rows)), Elapsed: now.Sub(p.start)}
+	o := Outcome{Resources: make([]ResourceOutcome, 0, len(p.rows)), Elapsed: now.Sub(p.start), Operation: p.opts.Operation}
 	for _, r := range p.rows {
 		ro := ResourceOutcome{ID: r.id, Name: r.name, Status: r.status, Elapsed: r.elapsed(now)}
 		if r.status == StatusFailed || r.status == StatusSkipped {
@@ -275,7 +287,9 @@ func (p *progress) outcome(now time.Time) Outcome {
 	return o
 }
 
-func (p *progress) Close() error {
+func (p *progress) Close() error { return p.Finish(nil) }
+
+func (p *progress) Finish(res *plan.Result) error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -287,6 +301,9 @@ func (p *progress) Close() error {
 		p.redraw(now) // freeze the final state of the table
 	}
 	o := p.outcome(now)
+	if res != nil {
+		o = fromResult(o, res)
+	}
 	p.mu.Unlock()
 	if p.live {
 		close(p.stop)
@@ -296,4 +313,22 @@ func (p *progress) Close() error {
 		return nil
 	}
 	return printOutcome(p.w, o, p.opts, false)
+}
+
+// fromResult replaces the statuses seen in events with the result's, keeping
+// names and timings, and adds resources that sent no event.
+func fromResult(o Outcome, res *plan.Result) Outcome {
+	byKey := map[string]int{}
+	for i, r := range o.Resources {
+		byKey[armid.Key(r.ID)] = i
+	}
+	out := Outcome{Elapsed: o.Elapsed, Operation: o.Operation}
+	for _, rr := range res.Results {
+		ro := ResourceOutcome{ID: rr.ID, Name: armid.Printable(DisplayName(rr.ID, "")), Status: Status(rr.Status), Error: CleanText(rr.Error)}
+		if i, ok := byKey[armid.Key(rr.ID)]; ok {
+			ro.Name, ro.Elapsed = o.Resources[i].Name, o.Resources[i].Elapsed
+		}
+		out.Resources = append(out.Resources, ro)
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -33,6 +34,9 @@ type textPrinter struct {
 	st    styles
 	width int
 	opts  Options
+	// managed maps the ID key of every resource in the plan to its name,
+	// so a reference prints as "nsg-app (managed)" instead of a long ID.
+	managed map[string]string
 }
 
 func (t *textPrinter) line(parts ...string) {
@@ -100,6 +104,11 @@ func wordWrap(s string, limit int) []string {
 }
 
 func (t *textPrinter) plan(p *plan.Plan) {
+	t.managed = managedNames(p)
+	if h := Header(p); h != "" {
+		t.wrapped("", "  ", h, t.st.faint)
+		t.line()
+	}
 	showNoOp := t.opts.ShowNoOp || t.opts.Explain
 	actionable := 0
 	for _, r := range p.Resources {
@@ -137,13 +146,13 @@ func (t *textPrinter) plan(p *plan.Plan) {
 func (t *textPrinter) resource(r plan.Resource) {
 	color := t.st.action(r.Action)
 	sym := fmt.Sprintf("%*s", symbolWidth, symbol(r.Action))
-	head := []string{color(DisplayName(r.ID, r.Type))}
+	head := []string{color(armid.Printable(DisplayName(r.ID, r.Type)))}
 	if r.Method != "" {
 		head = append(head, " ", t.st.faint("("+r.Method+")"))
 	}
 	if rg := resourceGroup(r.ID); rg != "" && !strings.EqualFold(r.Type, "Microsoft.Resources/resourceGroups") {
 		// Styled word by word: the head may be wrapped at any space.
-		head = append(head, " ", t.st.faint("in"), " ", t.st.faint(rg))
+		head = append(head, " ", t.st.faint("in"), " ", t.st.faint(armid.Printable(rg)))
 	}
 	if isNoOp(r.Action) {
 		head = append(head, " ", t.st.faint("(no"), " ", t.st.faint("changes)"))
@@ -212,11 +221,18 @@ func (t *textPrinter) change(c plan.Change) {
 	case c.Sensitive:
 		// Never format the values: they hold the secret.
 	case c.Kind == plan.KindAdd:
-		after = compactJSON(c.After)
+		after = t.show(c.After)
+		if isNested(c.After) && ansi.StringWidth(after) > avail {
+			// A nested object on create: an indented tree reads better
+			// than a blob cut at the width.
+			t.wrapped(lead, changeIndent+"    ", path+":"+styledSuffix, identity)
+			t.tree(changeIndent+"    ", c.After)
+			return
+		}
 	case c.Kind == plan.KindRemove:
-		before = compactJSON(c.Before)
+		before = t.show(c.Before)
 	default:
-		before, after = compactJSON(c.Before), compactJSON(c.After)
+		before, after = t.show(c.Before), t.show(c.After)
 	}
 	need := ansi.StringWidth(before) + ansi.StringWidth(after)
 	if before != "" && after != "" {
@@ -262,5 +278,41 @@ func splitWidth(a, b, avail int) (int, int) {
 		return max(avail-b, minValueWidth), b
 	default:
 		return max(half, minValueWidth), max(avail-half, minValueWidth)
+	}
+}
+
+// show renders one value: a reference to a resource in the plan by its
+// name, anything else as compact JSON.
+func (t *textPrinter) show(v any) string {
+	if name, ok := managedRef(v, t.managed); ok {
+		return name
+	}
+	return compactJSON(v)
+}
+
+// tree prints a nested value as indented "key: value" lines, objects with
+// their keys sorted (as JSON encodes them), array items marked with "- ".
+func (t *textPrinter) tree(indent string, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			child := x[k]
+			key := armid.Printable(k) + ":"
+			if isNested(child) {
+				t.line(indent, key)
+				t.tree(indent+"  ", child)
+				continue
+			}
+			t.line(indent, key, " ", truncate(t.show(child), max(t.width-ansi.StringWidth(indent+key)-1, minValueWidth)))
+		}
+	case []any:
+		for _, item := range x {
+			if isNested(item) {
+				t.line(indent, "-")
+				t.tree(indent+"  ", item)
+				continue
+			}
+			t.line(indent, "- ", truncate(t.show(item), max(t.width-ansi.StringWidth(indent)-2, minValueWidth)))
+		}
 	}
 }

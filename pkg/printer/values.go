@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
 // compactJSON renders a value the way it would appear in an ARM body, on one
 // line, so strings keep their quotes and "1" is told apart from 1.
 func compactJSON(v any) string {
+	if s, ok := v.(string); ok && s == plan.KnownAfterApply {
+		return s // a marker, not a value: no quotes
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// ARM values are full of URLs and '&' in connection strings; escaping
@@ -22,21 +27,28 @@ func compactJSON(v any) string {
 	if err := enc.Encode(v); err != nil {
 		return fmt.Sprintf("%v", v)
 	}
-	return strings.TrimSuffix(buf.String(), "\n")
+	// JSON escapes control characters but not bidi and other format
+	// characters, which could reorder what the reviewer sees.
+	return armid.Printable(strings.TrimSuffix(buf.String(), "\n"))
 }
 
-// truncate shortens s to at most n cells, marking the cut with an ellipsis.
+// truncate shortens s to at most n cells by cutting in the middle: the
+// start says what kind of value it is, and the end of an ARM ID names the
+// resource, the part a reviewer needs.
 func truncate(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= n {
+	w := ansi.StringWidth(s)
+	if w <= n {
 		return s
 	}
 	if n == 1 {
 		return "…"
 	}
-	return ansi.Truncate(s, n, "…")
+	head := (n - 1) / 3
+	tail := n - 1 - head
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, w-tail, "")
 }
 
 // DisplayName is how a resource is named in every output: the ARM ID from the
@@ -119,3 +131,51 @@ const NoChangesMessage = "No changes. Azure matches the manifests."
 // isNoOp reports whether a resource has nothing to do; an empty action is
 // treated as no-op so a half-filled plan never shows a bogus write.
 func isNoOp(a plan.Action) bool { return a == plan.ActionNoOp || a == "" }
+
+// managedNames maps the ID key of each resource in p to the name a reader
+// knows it by: the manifest name, else the last ID segment.
+func managedNames(p *plan.Plan) map[string]string {
+	m := make(map[string]string, len(p.Resources))
+	for _, r := range p.Resources {
+		name := r.Name
+		if name == "" {
+			name = r.ID[strings.LastIndex(r.ID, "/")+1:]
+		}
+		m[armid.Key(r.ID)] = armid.Printable(name)
+	}
+	return m
+}
+
+// managedRef renders v as "NAME (managed)" when it is the ID of a resource
+// in the plan.
+func managedRef(v any, managed map[string]string) (string, bool) {
+	s, ok := v.(string)
+	if !ok || !strings.HasPrefix(s, "/") {
+		return "", false
+	}
+	name, ok := managed[armid.Key(s)]
+	if !ok {
+		return "", false
+	}
+	return name + " (managed)", true
+}
+
+// isNested reports whether v is a non-empty object or array.
+func isNested(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) > 0
+	case []any:
+		return len(x) > 0
+	}
+	return false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

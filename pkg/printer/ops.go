@@ -1,0 +1,134 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/wI2L/jsondiff"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// operations computes the RFC 6902 patch of a resource's changes, for tools
+// that consume patches. The before and after documents are rebuilt from the
+// changed paths only, so the patch touches exactly what the plan shows. It
+// returns nil when a path addresses an array item by key ([default]): a
+// JSON pointer cannot name it without the live array's order.
+func operations(r plan.Resource) []any {
+	before, after := map[string]any{}, map[string]any{}
+	for _, c := range r.Changes {
+		if c.Path == "" {
+			continue
+		}
+		segs, ok := pointerSegments(c.Path)
+		if !ok {
+			return nil
+		}
+		// Parents exist on both sides, so an added member is one "add"
+		// of that member, not a replacement of its parent.
+		ensureParents(before, segs)
+		ensureParents(after, segs)
+		if c.Kind != plan.KindAdd {
+			setIn(before, segs, c.Before)
+		}
+		if c.Kind != plan.KindRemove {
+			setIn(after, segs, c.After)
+		}
+	}
+	if len(before) == 0 && len(after) == 0 {
+		return nil
+	}
+	src, err1 := json.Marshal(before)
+	dst, err2 := json.Marshal(after)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	patch, err := jsondiff.CompareJSON(src, dst, jsondiff.UnmarshalFunc(unmarshalNumbers))
+	if err != nil {
+		return nil
+	}
+	ops := make([]any, 0, len(patch))
+	for _, op := range patch {
+		ops = append(ops, op)
+	}
+	return ops
+}
+
+// unmarshalNumbers keeps numbers exact (json.Number), as everywhere else.
+func unmarshalNumbers(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
+// pointerSegments splits a plan path into object members. Quoted members
+// (tags."a.b") are unquoted; any bracket ([0], [default]) is refused, since
+// the rebuilt documents hold no arrays to index into.
+func pointerSegments(path string) ([]string, bool) {
+	var segs []string
+	for i := 0; i < len(path); {
+		switch {
+		case path[i] == '[':
+			return nil, false
+		case path[i] == '"':
+			j := i + 1
+			for j < len(path) && path[j] != '"' {
+				if path[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(path) {
+				return nil, false
+			}
+			s, err := strconv.Unquote(path[i : j+1])
+			if err != nil {
+				return nil, false
+			}
+			segs = append(segs, s)
+			i = j + 1
+		default:
+			j := strings.IndexAny(path[i:], ".[")
+			if j < 0 {
+				j = len(path) - i
+			}
+			segs = append(segs, path[i:i+j])
+			i += j
+		}
+		if i < len(path) {
+			if path[i] == '[' {
+				return nil, false
+			}
+			if path[i] != '.' {
+				return nil, false
+			}
+			i++
+		}
+	}
+	return segs, len(segs) > 0
+}
+
+func setIn(doc map[string]any, segs []string, v any) {
+	for _, s := range segs[:len(segs)-1] {
+		next, ok := doc[s].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			doc[s] = next
+		}
+		doc = next
+	}
+	doc[segs[len(segs)-1]] = v
+}
+
+func ensureParents(doc map[string]any, segs []string) {
+	for _, s := range segs[:len(segs)-1] {
+		next, ok := doc[s].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			doc[s] = next
+		}
+		doc = next
+	}
+}

@@ -1,0 +1,169 @@
+package printer
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// Operations accepted by Options.Operation: the word the outcome uses.
+const (
+	OperationApply  = "Apply"
+	OperationDelete = "Delete"
+)
+
+// NewResult builds the apply result document from the plan and how each
+// resource ended. Every resource of the plan is listed, so the document
+// names everything apply handled: no-op ones as done, those progress never
+// reached as skipped.
+func NewResult(p *plan.Plan, o Outcome) plan.Result {
+	ended := make(map[string]ResourceOutcome, len(o.Resources))
+	for _, r := range o.Resources {
+		ended[armid.Key(r.ID)] = r
+	}
+	res := plan.Result{FormatVersion: plan.FormatVersion, Plan: p, Results: make([]plan.ResourceResult, 0, len(p.Resources))}
+	for _, r := range p.Resources {
+		rr := plan.ResourceResult{ID: r.ID, Action: r.Action, Status: plan.StatusDone}
+		if rr.Action == "" {
+			rr.Action = plan.ActionNoOp
+		}
+		if e, ok := ended[armid.Key(r.ID)]; ok {
+			switch e.Status {
+			case StatusDone:
+			case StatusFailed:
+				rr.Status, rr.Error = plan.StatusFailed, e.Error
+			case StatusSkipped:
+				rr.Status, rr.Error = plan.StatusSkipped, e.Error
+			default:
+				rr.Status, rr.Error = plan.StatusSkipped, "interrupted before it finished; the next apply repairs it"
+			}
+		} else if len(o.Resources) > 0 && !isNoOp(r.Action) && len(r.Changes) > 0 {
+			rr.Status, rr.Error = plan.StatusSkipped, "not started"
+		}
+		res.Results = append(res.Results, rr)
+	}
+	summarizeResult(&res)
+	return res
+}
+
+// PrintResult writes an apply result. JSON and YAML print the one result
+// document; text and markdown print the outcome lines.
+func PrintResult(w io.Writer, r plan.Result, opts Options) error {
+	opts = opts.withDefaults()
+	if r.Plan == nil {
+		r.Plan = &plan.Plan{}
+	}
+	r.Plan = sanitize(r.Plan, opts)
+	results := make([]plan.ResourceResult, len(r.Results))
+	for i, rr := range r.Results {
+		rr.Error = CleanText(rr.Error)
+		notes := make([]string, len(rr.Notes))
+		for j, n := range rr.Notes {
+			notes[j] = CleanText(n)
+		}
+		if len(notes) > 0 {
+			rr.Notes = notes
+		}
+		results[i] = rr
+	}
+	r.Results = results
+	summarizeResult(&r)
+	switch opts.Output {
+	case OutputJSON:
+		return printJSON(w, r)
+	case OutputYAML:
+		return printYAML(w, r)
+	case OutputName:
+		bw := bufio.NewWriter(w)
+		for _, rr := range r.Results {
+			if rr.Action != plan.ActionNoOp {
+				fmt.Fprintf(bw, "%s %s\n", DisplayName(rr.ID, ""), rr.Status)
+			}
+		}
+		return bw.Flush()
+	default:
+		bw := bufio.NewWriter(w)
+		for _, rr := range r.Results {
+			for _, n := range rr.Notes {
+				fmt.Fprintf(bw, "note: %s: %s\n", DisplayName(rr.ID, ""), n)
+			}
+		}
+		return bw.Flush()
+	}
+}
+
+// SplitOrigin splits a plan origin "file#doc" into file and document index
+// (-1 when absent).
+func SplitOrigin(origin string) (string, int) {
+	i := strings.LastIndex(origin, "#")
+	if i < 0 {
+		return origin, -1
+	}
+	n, err := strconv.Atoi(origin[i+1:])
+	if err != nil {
+		return origin, -1
+	}
+	return origin[:i], n
+}
+
+// ManifestResource is one resource as loaded from the manifests, for
+// apply --dry-run=client, which sends nothing.
+type ManifestResource struct {
+	ID         string `json:"id"`
+	Type       string `json:"type"`
+	APIVersion string `json:"apiVersion"`
+	Name       string `json:"name,omitempty"`
+	Origin     string `json:"origin,omitempty"`
+}
+
+// PrintManifests lists validated manifest resources: -o name prints
+// TYPE/NAME per line, json and yaml a {"resources": […]} document, text a
+// line per resource and a count.
+func PrintManifests(w io.Writer, rs []ManifestResource, opts Options) error {
+	opts = opts.withDefaults()
+	for i := range rs {
+		rs[i].ID, rs[i].Name, rs[i].Origin = CleanText(rs[i].ID), CleanText(rs[i].Name), CleanText(rs[i].Origin)
+	}
+	doc := struct {
+		Resources []ManifestResource `json:"resources"`
+	}{Resources: append([]ManifestResource{}, rs...)}
+	switch opts.Output {
+	case OutputJSON:
+		return printJSON(w, doc)
+	case OutputYAML:
+		return printYAML(w, doc)
+	}
+	bw := bufio.NewWriter(w)
+	for _, r := range rs {
+		if opts.Output == OutputName {
+			fmt.Fprintln(bw, DisplayName(r.ID, r.Type))
+			continue
+		}
+		fmt.Fprintf(bw, "%s (%s, %s): valid\n", DisplayName(r.ID, r.Type), r.APIVersion, r.Origin)
+	}
+	if opts.Output != OutputName {
+		fmt.Fprintf(bw, "%d resource(s) valid; nothing was sent to Azure (client dry run).\n", len(rs))
+	}
+	return bw.Flush()
+}
+
+// summarizeResult recomputes the counts, so they always agree with the list.
+func summarizeResult(r *plan.Result) {
+	var s plan.ResultSummary
+	for _, rr := range r.Results {
+		switch rr.Status {
+		case plan.StatusFailed:
+			s.Failed++
+		case plan.StatusSkipped:
+			s.Skipped++
+		default:
+			s.Done++
+		}
+	}
+	r.Summary = s
+}
