@@ -36,16 +36,17 @@ const (
 	LabelManagedBy = "app.kubernetes.io/managed-by"
 	managedByValue = "kubectl-azure"
 
-	AnnID          = "azure.kubectl.io/id"
-	AnnType        = "azure.kubectl.io/type"
-	AnnAPIVersion  = "azure.kubectl.io/api-version"
-	AnnOrigin      = "azure.kubectl.io/origin"
-	AnnEtag        = "azure.kubectl.io/etag"
-	AnnUpdated     = "azure.kubectl.io/updated"
-	AnnSerial      = "azure.kubectl.io/serial" // present exactly when a record is
-	AnnLastApplied = "azure.kubectl.io/last-applied"
-	AnnBaseline    = "azure.kubectl.io/baseline"
-	AnnIntent      = "azure.kubectl.io/intent"
+	AnnID           = "azure.kubectl.io/id"
+	AnnType         = "azure.kubectl.io/type"
+	AnnAPIVersion   = "azure.kubectl.io/api-version"
+	AnnOrigin       = "azure.kubectl.io/origin"
+	AnnSubscription = "azure.kubectl.io/subscription"
+	AnnEtag         = "azure.kubectl.io/etag"
+	AnnUpdated      = "azure.kubectl.io/updated"
+	AnnSerial       = "azure.kubectl.io/serial" // present exactly when a record is
+	AnnLastApplied  = "azure.kubectl.io/last-applied"
+	AnnBaseline     = "azure.kubectl.io/baseline"
+	AnnIntent       = "azure.kubectl.io/intent"
 
 	secretKeyField = "hmac-key"
 	gzipPrefix     = "gzip+base64:"
@@ -189,7 +190,7 @@ func decodeValue(s string, cm *corev1.ConfigMap, into any) error {
 	default:
 		b = []byte(s)
 	}
-	return json.Unmarshal(b, into)
+	return unmarshalNumbers(b, into)
 }
 
 // setValue stores v under annotation ann (or binaryData when too big);
@@ -222,7 +223,9 @@ func (s *kubeStore) recordFrom(cm *corev1.ConfigMap) (*Record, error) {
 	if !ok {
 		return nil, ErrNotFound
 	}
-	r := &Record{ID: a[AnnID], Type: a[AnnType], APIVersion: a[AnnAPIVersion], Origin: a[AnnOrigin], Etag: a[AnnEtag], Set: s.set}
+	r := &Record{ID: a[AnnID], Type: a[AnnType], APIVersion: a[AnnAPIVersion], Origin: a[AnnOrigin], Etag: a[AnnEtag], Set: s.set,
+		Subscription: a[AnnSubscription]}
+	r.fillSubscription()
 	r.Serial, _ = strconv.ParseInt(serialS, 10, 64)
 	r.Updated, _ = time.Parse(time.RFC3339Nano, a[AnnUpdated])
 	for ann, into := range map[string]*map[string]any{AnnLastApplied: &r.LastApplied, AnnBaseline: &r.Baseline} {
@@ -332,6 +335,7 @@ func (s *kubeStore) Put(ctx context.Context, r *Record) error {
 		a[AnnID], a[AnnType], a[AnnAPIVersion] = c.ID, c.Type, c.APIVersion
 		a[AnnSerial], a[AnnUpdated] = strconv.FormatInt(c.Serial, 10), c.Updated.UTC().Format(time.RFC3339Nano)
 		setOrDelete(a, AnnOrigin, c.Origin)
+		setOrDelete(a, AnnSubscription, c.Subscription)
 		setOrDelete(a, AnnEtag, c.Etag)
 		if err := s.setValue(cm, AnnLastApplied, c.LastApplied, c.LastApplied == nil); err != nil {
 			return false, err
@@ -342,7 +346,7 @@ func (s *kubeStore) Put(ctx context.Context, r *Record) error {
 		return false, s.setValue(cm, AnnIntent, nil, true)
 	})
 	if err == nil {
-		r.Serial, r.Updated = c.Serial, c.Updated
+		r.Serial, r.Updated, r.Subscription = c.Serial, c.Updated, c.Subscription
 	}
 	return err
 }

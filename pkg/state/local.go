@@ -14,26 +14,37 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // localFormatVersion is bumped only on an incompatible file layout change.
 const localFormatVersion = 1
 
+// FileFormat is the marker every local state file carries in its "format"
+// member; Open refuses a non-empty file without it.
+const FileFormat = "kubectl-azure/state"
+
 // localFile is the on-disk layout. Records stay encoded (RawMessage) in
 // memory so every Get hands out a fresh copy and a Put re-encodes only the
 // record it changes.
 type localFile struct {
+	Format  string `json:"format"`
 	Version int    `json:"version"`
 	Serial  int64  `json:"serial"`  // bumped on every write of the file
 	Lineage string `json:"lineage"` // random, fixed at creation: tells two state files apart
 	// Resources and Intents are keyed by the lower-cased ARM ID.
 	Resources map[string]json.RawMessage `json:"resources"`
 	Intents   map[string]json.RawMessage `json:"intents,omitempty"`
+
+	onDisk   bool // read from an existing, non-empty state.json
+	replayed bool // journal entries were applied on top of it
 }
 
 // localStore is the file backend. Files, all mode 0600, beside the state:
@@ -43,9 +54,10 @@ type localFile struct {
 //	state.json.lock    flock(2) target; never deleted (deleting a locked file races)
 //	state.json.holder  who holds the lock, for the waiting run's message
 //	state.json.key     the HMAC key, apart so state.json can be shared without it
+//	state.json.journal changes since state.json was last written (see journal.go)
 type localStore struct {
-	path, backupPath, lockPath, holderPath, keyPath string
-	opts                                            Options
+	path, backupPath, lockPath, holderPath, keyPath, journalPath string
+	opts                                                         Options
 
 	mu       sync.Mutex // guards the fields below and serialises writes in this process
 	fl       *flock.Flock
@@ -55,13 +67,25 @@ type localStore struct {
 	key      []byte
 
 	// Group commit while held: every change to cache gets a sequence
-	// number; one goroutine at a time (flushMu) writes the cache out, and
-	// that write makes every change up to its snapshot durable, so parallel
-	// workers share file writes instead of rewriting the file once each.
+	// number and a journal entry; one goroutine at a time (flushMu) appends
+	// the entries waiting and syncs the journal once for all of them, and
+	// the whole file is rewritten only every Options.SnapshotInterval and
+	// at unlock. Parallel workers thus share one fsync per batch instead
+	// of rewriting the whole file once each.
 	flushMu   sync.Mutex // taken before mu, never after
 	seq       int64      // last change applied to cache
 	attempted int64      // last change included in a write attempt
 	failed    []seqRange // changes whose write failed
+	pending   []jentry   // changes after attempted, in order
+	snapSeq   int64      // last change included in the file on disk
+
+	// Guarded by flushMu while held (set up by Lock before held is set).
+	jf       *os.File  // the journal being appended to; nil: none yet
+	jsize    int64     // its length after the last successful append
+	onDisk   bool      // state.json exists with our content
+	diskSer  int64     // serial of state.json on disk: the journal's base
+	lastSnap time.Time // when state.json was last written
+	needSnap bool      // next flush must rewrite state.json (journal replayed or broken)
 }
 
 type seqRange struct {
@@ -81,14 +105,16 @@ func openLocal(path string, opts Options) (*localStore, error) {
 		return nil, fmt.Errorf("cannot create the state directory: %w; check permissions or pass --state elsewhere", err)
 	}
 	s := &localStore{
-		path:       abs,
-		backupPath: abs + ".backup",
-		lockPath:   abs + ".lock",
-		holderPath: abs + ".holder",
-		keyPath:    abs + ".key",
-		opts:       opts,
+		path:        abs,
+		backupPath:  abs + ".backup",
+		lockPath:    abs + ".lock",
+		holderPath:  abs + ".holder",
+		keyPath:     abs + ".key",
+		journalPath: abs + ".journal",
+		opts:        opts,
 	}
-	// Fail at Open, not mid-run, when the file is unreadable or corrupt.
+	// Fail at Open, not mid-run, when the file is unreadable, corrupt or
+	// not a state file at all (nothing has been written yet).
 	if _, err := s.load(); err != nil {
 		return nil, err
 	}
@@ -137,7 +163,9 @@ func (s *localStore) Lock(ctx context.Context, holder string, timeout time.Durat
 	}
 	s.cleanTemps()
 	s.held, s.backedUp, s.cache = true, false, f
-	s.seq, s.attempted, s.failed = 0, 0, nil
+	s.seq, s.attempted, s.failed, s.pending, s.snapSeq = 0, 0, nil, nil, 0
+	s.jf, s.jsize, s.onDisk, s.diskSer = nil, 0, f.onDisk, f.Serial
+	s.lastSnap, s.needSnap = time.Now(), f.replayed
 	var once sync.Once
 	var uerr error
 	return func() error {
@@ -147,7 +175,7 @@ func (s *localStore) Lock(ctx context.Context, holder string, timeout time.Durat
 			defer s.flushMu.Unlock()
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			uerr = s.releaseLocked()
+			uerr = errors.Join(s.finishLocked(), s.releaseLocked())
 		})
 		return uerr
 	}, nil
@@ -240,49 +268,131 @@ func (s *localStore) cleanTemps() {
 
 // ---- file I/O ----
 
+// load reads the state as it is durable now: state.json plus the journal
+// of changes since it was written. The journal is read first: a writer
+// replaces state.json before it drops the journal, so whatever order the
+// two reads interleave with a writer in, a journal that does not belong to
+// the state.json read (another base serial) is already contained in it.
 func (s *localStore) load() (*localFile, error) {
+	jb, jerr := os.ReadFile(s.journalPath)
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &localFile{Version: localFormatVersion, Lineage: randomHex(8), Resources: map[string]json.RawMessage{}}, nil
+		return newLocalFile(), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read state %s: %w", s.path, err)
 	}
-	var f localFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("state file %s is corrupt (%v); the previous version is in %s: inspect it and copy it over the state file",
-			s.path, err, s.backupPath)
+	f, err := decodeFile(s.path, s.backupPath, b)
+	if err != nil {
+		return nil, err
 	}
-	if f.Version > localFormatVersion {
-		return nil, fmt.Errorf("state file %s has format version %d, newer than this kubectl-azure understands (%d); upgrade kubectl-azure",
-			s.path, f.Version, localFormatVersion)
+	if jerr == nil {
+		f.replayed = replayJournal(f, jb)
+	}
+	return f, nil
+}
+
+func newLocalFile() *localFile {
+	return &localFile{Format: FileFormat, Version: localFormatVersion, Lineage: randomHex(8), Resources: map[string]json.RawMessage{}}
+}
+
+// decodeFile parses a state file, refusing anything that is not one: an
+// empty file is a new state; anything else must carry the format marker
+// (or be a file of the first release, which had none but is recognisable
+// by its lineage and resources members).
+func decodeFile(path, backupPath string, b []byte) (*localFile, error) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 {
+		f := newLocalFile()
+		return f, nil
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &members); err != nil {
+		if !json.Valid(trimmed) && looksLikeState(trimmed) {
+			return nil, &FormatError{Path: path, Found: fmt.Sprintf("a corrupt state file (%v)", err),
+				Hint: "the previous version is in " + backupPath + ": inspect it and copy it over the state file"}
+		}
+		return nil, &FormatError{Path: path, Found: describeJSON(trimmed)}
+	}
+	if members == nil {
+		return nil, &FormatError{Path: path, Found: "JSON null"}
+	}
+	var f localFile
+	d := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := d.Decode(&f); err != nil {
+		return nil, &FormatError{Path: path, Found: fmt.Sprintf("a JSON object whose members do not fit a state file (%v)", err)}
+	}
+	switch {
+	case f.Format == FileFormat:
+	case f.Format == "" && f.Lineage != "" && f.Version == 1 && members["resources"] != nil && members["format"] == nil:
+		f.Format = FileFormat // first release: upgraded on the next write
+	case f.Format != "":
+		return nil, &FormatError{Path: path, Found: fmt.Sprintf("a JSON object with \"format\": %q", armid.Printable(f.Format))}
+	default:
+		return nil, &FormatError{Path: path, Found: "a JSON object with " + describeKeys(members) + " and no \"format\": \"" + FileFormat + "\" marker"}
+	}
+	if f.Version > localFormatVersion || f.Version < 1 {
+		return nil, &FormatError{Path: path, Found: fmt.Sprintf("state format version %d; this kubectl-azure reads version %d", f.Version, localFormatVersion),
+			Hint: "upgrade kubectl-azure to the release that wrote it"}
 	}
 	if f.Resources == nil {
 		f.Resources = map[string]json.RawMessage{}
 	}
+	f.onDisk = true
 	return &f, nil
 }
 
-// save writes f as the new state: temp file, fsync, backup link, rename,
-// fsync of the directory. A crash at any point leaves either the old or the
-// new file in place, never a torn one.
-func (s *localStore) save(f *localFile) error {
-	b, err := encodeFile(f)
-	if err != nil {
-		return err
+// looksLikeState reports whether invalid JSON was probably written as a
+// state file (then it is damaged, not foreign).
+func looksLikeState(b []byte) bool {
+	return bytes.Contains(b, []byte(`"`+FileFormat+`"`)) ||
+		(bytes.Contains(b, []byte(`"lineage"`)) || bytes.Contains(b, []byte(`"version"`))) && bytes.Contains(b, []byte(`"resources"`))
+}
+
+// describeJSON names what a non-object file holds, for the refusal message.
+func describeJSON(b []byte) string {
+	if !json.Valid(b) {
+		head := string(b[:min(len(b), 24)])
+		return fmt.Sprintf("not JSON: it starts with %q", armid.Printable(head))
 	}
-	return s.writeEncoded(b)
+	switch b[0] {
+	case '[':
+		return "a JSON array"
+	case '"':
+		return "a JSON string"
+	case 't', 'f':
+		return "a JSON boolean"
+	case 'n':
+		return "JSON null"
+	}
+	return "a JSON number"
+}
+
+func describeKeys(m map[string]json.RawMessage) string {
+	if len(m) == 0 {
+		return "no members"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, strconv.Quote(armid.Printable(k)))
+	}
+	sort.Strings(keys)
+	if len(keys) > 5 {
+		keys = append(keys[:5], "...")
+	}
+	return "members " + strings.Join(keys, ", ")
 }
 
 // encodeFile bumps the file serial and encodes f.
 func encodeFile(f *localFile) ([]byte, error) {
 	f.Serial++
 	f.Version = localFormatVersion
+	f.Format = FileFormat
 	// One record per line, in key order: cheap to write (records are kept
 	// encoded) and readable in a diff of two state files.
 	var buf bytes.Buffer
 	buf.Grow(64 + len(f.Resources)*1024)
-	fmt.Fprintf(&buf, "{\n  \"version\": %d,\n  \"serial\": %d,\n  \"lineage\": %q,\n", f.Version, f.Serial, f.Lineage)
+	fmt.Fprintf(&buf, "{\n  \"format\": %q,\n  \"version\": %d,\n  \"serial\": %d,\n  \"lineage\": %q,\n", f.Format, f.Version, f.Serial, f.Lineage)
 	writeMap := func(name string, m map[string]json.RawMessage, last bool) {
 		fmt.Fprintf(&buf, "  %q: {", name)
 		keys := make([]string, 0, len(m))
@@ -315,9 +425,13 @@ func encodeFile(f *localFile) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeFault, when set by a test, fails a state write before it lands.
+// writeFault, when set by a test, fails a state or journal write before it
+// lands.
 var writeFault func() error
 
+// writeEncoded writes b as the new state.json: temp file, fsync, backup
+// link, rename, fsync of the directory. A crash at any point leaves either
+// the old or the new file in place, never a torn one.
 func (s *localStore) writeEncoded(b []byte) error {
 	if writeFault != nil {
 		if err := writeFault(); err != nil {
@@ -343,6 +457,17 @@ func (s *localStore) writeEncoded(b []byte) error {
 	return syncDir(filepath.Dir(s.path))
 }
 
+// writeSnapshot replaces state.json with b (serial ser) and drops the
+// journal, whose changes b contains. flushMu must be held.
+func (s *localStore) writeSnapshot(b []byte, ser int64) error {
+	if err := s.writeEncoded(b); err != nil {
+		return err
+	}
+	s.onDisk, s.diskSer, s.lastSnap, s.needSnap = true, ser, time.Now(), false
+	s.dropJournal()
+	return nil
+}
+
 // flushTo returns once change seq is durable, or failed to become so.
 func (s *localStore) flushTo(seq int64) error {
 	s.flushMu.Lock()
@@ -353,7 +478,7 @@ func (s *localStore) flushTo(seq int64) error {
 				return r.err
 			}
 		}
-		return nil // written by a flush another goroutine made
+		return nil // made durable by a flush another goroutine made
 	}
 	s.mu.Lock()
 	if !s.held {
@@ -361,25 +486,62 @@ func (s *localStore) flushTo(seq int64) error {
 		return errors.New("state: the lock was released while a write was pending (bug: unlock after all writes return)")
 	}
 	lo, hi := s.attempted, s.seq
-	b, err := encodeFile(s.cache)
+	entries := s.pending
+	s.pending = nil
+	snap := s.needSnap || !s.onDisk || time.Since(s.lastSnap) >= s.opts.SnapshotInterval
+	var b []byte
+	var ser int64
+	if snap {
+		b, _ = encodeFile(s.cache)
+		ser = s.cache.Serial
+	}
 	s.mu.Unlock()
-	if err == nil {
-		err = s.writeEncoded(b)
+	var err error
+	if snap {
+		err = s.writeSnapshot(b, ser)
+	} else {
+		err = s.appendJournal(entries)
+	}
+	s.mu.Lock()
+	if err == nil && snap {
+		s.snapSeq = hi
 	}
 	if err != nil {
 		// The cache holds changes that never reached the disk: reread it.
 		// Changes made since the snapshot are dropped by that too, so they
 		// fail with this batch rather than be reported durable later.
-		s.mu.Lock()
 		hi = s.seq
+		s.pending = nil
 		if f, lerr := s.load(); lerr == nil {
 			s.cache = f
 		}
-		s.mu.Unlock()
+		s.needSnap = true
 		s.failed = append(s.failed, seqRange{lo, hi, err})
 	}
+	s.mu.Unlock()
 	s.attempted = hi
 	return err
+}
+
+// finishLocked writes the final state.json of a locked run (when anything
+// changed since the last one) and drops the journal. flushMu and mu must
+// be held.
+func (s *localStore) finishLocked() error {
+	if !s.held || s.cache == nil {
+		return nil
+	}
+	if s.seq > s.snapSeq || s.needSnap {
+		b, _ := encodeFile(s.cache)
+		if err := s.writeSnapshot(b, s.cache.Serial); err != nil {
+			// The journal still holds every acknowledged change: the next
+			// run replays it.
+			s.closeJournal()
+			return fmt.Errorf("writing the final state %s: %w; the journal %s keeps the changes and the next run applies them", s.path, err, s.journalPath)
+		}
+		s.snapSeq = s.seq
+	}
+	s.dropJournal()
+	return nil
 }
 
 // backup makes state.json.backup the current state.json, atomically: a
@@ -461,33 +623,47 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// withFile runs fn on the current state. Under Lock it uses the cached
-// file; otherwise a write takes the flock just for itself, and a read needs
-// no lock because the file is only ever replaced whole.
-func (s *localStore) withFile(ctx context.Context, write bool, fn func(f *localFile) error) error {
+// change computes the journal entries of one write from the current state
+// without modifying it.
+type change func(f *localFile) ([]jentry, error)
+
+// read runs fn on the current state. Under Lock it uses the cached file;
+// otherwise no lock is needed because state.json is only ever replaced
+// whole and the journal only appended to.
+func (s *localStore) read(fn func(f *localFile) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held {
+		return fn(s.cache)
+	}
+	f, err := s.load()
+	if err != nil {
+		return err
+	}
+	return fn(f)
+}
+
+// write applies one change. Under Lock it goes to the cache and the journal
+// (group commit, see flushTo); otherwise the write takes the file lock just
+// for itself and rewrites state.json.
+func (s *localStore) write(ctx context.Context, fn change) error {
 	s.mu.Lock()
 	if s.held {
-		if err := fn(s.cache); err != nil {
+		es, err := fn(s.cache)
+		if err != nil || len(es) == 0 {
 			s.mu.Unlock()
 			return err
 		}
-		if !write {
-			s.mu.Unlock()
-			return nil
+		for _, e := range es {
+			s.cache.apply(e)
 		}
+		s.pending = append(s.pending, es...)
 		s.seq++
 		seq := s.seq
 		s.mu.Unlock()
 		return s.flushTo(seq)
 	}
 	defer s.mu.Unlock()
-	if !write {
-		f, err := s.load()
-		if err != nil {
-			return err
-		}
-		return fn(f)
-	}
 	if s.fl != nil {
 		// Another goroutine is waiting in Lock: the reservation is ours.
 		return errors.New("state: write while Lock is still being acquired (bug: wait for Lock to return)")
@@ -503,24 +679,34 @@ func (s *localStore) withFile(ctx context.Context, write bool, fn func(f *localF
 		return err
 	}
 	s.cleanTemps()
-	if err := fn(f); err != nil {
+	es, err := fn(f)
+	if err != nil || len(es) == 0 {
 		return err
 	}
+	for _, e := range es {
+		f.apply(e)
+	}
 	s.backedUp = false
-	return s.save(f)
+	b, _ := encodeFile(f)
+	if err := s.writeEncoded(b); err != nil {
+		return err
+	}
+	_ = os.Remove(s.journalPath) // replayed into what was just written
+	return nil
 }
 
 // ---- records ----
 
 func (s *localStore) Get(ctx context.Context, id string) (*Record, error) {
 	var r *Record
-	err := s.withFile(ctx, false, func(f *localFile) error {
+	err := s.read(func(f *localFile) error {
 		raw, ok := f.Resources[key(id)]
 		if !ok {
 			return ErrNotFound
 		}
-		r = new(Record)
-		return json.Unmarshal(raw, r)
+		var err error
+		r, err = decodeRecord(raw)
+		return err
 	})
 	return r, err
 }
@@ -533,11 +719,13 @@ func (s *localStore) Put(ctx context.Context, r *Record) error {
 	if err != nil {
 		return err
 	}
-	return s.withFile(ctx, true, func(f *localFile) error {
+	return s.write(ctx, func(f *localFile) ([]jentry, error) {
 		k := key(r.ID)
 		c.Serial = 1
 		if raw, ok := f.Resources[k]; ok {
-			var prev Record
+			var prev struct {
+				Serial int64 `json:"serial"`
+			}
 			if json.Unmarshal(raw, &prev) == nil {
 				c.Serial = prev.Serial + 1
 			}
@@ -547,26 +735,22 @@ func (s *localStore) Put(ctx context.Context, r *Record) error {
 		}
 		b, err := json.Marshal(c)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		f.Resources[k] = b
-		delete(f.Intents, k)
-		r.Serial, r.Updated = c.Serial, c.Updated
-		return nil
+		r.Serial, r.Updated, r.Subscription = c.Serial, c.Updated, c.Subscription
+		return []jentry{{Op: jPut, Key: k, Value: b}}, nil
 	})
 }
 
 func (s *localStore) Delete(ctx context.Context, id string) error {
-	return s.withFile(ctx, true, func(f *localFile) error {
-		delete(f.Resources, key(id))
-		delete(f.Intents, key(id))
-		return nil
+	return s.write(ctx, func(*localFile) ([]jentry, error) {
+		return []jentry{{Op: jDelete, Key: key(id)}}, nil
 	})
 }
 
 func (s *localStore) List(ctx context.Context) ([]*Record, error) {
 	var out []*Record
-	err := s.withFile(ctx, false, func(f *localFile) error {
+	err := s.read(func(f *localFile) error {
 		keys := make([]string, 0, len(f.Resources))
 		for k := range f.Resources {
 			keys = append(keys, k)
@@ -574,8 +758,8 @@ func (s *localStore) List(ctx context.Context) ([]*Record, error) {
 		sort.Strings(keys)
 		out = make([]*Record, 0, len(keys))
 		for _, k := range keys {
-			r := new(Record)
-			if err := json.Unmarshal(f.Resources[k], r); err != nil {
+			r, err := decodeRecord(f.Resources[k])
+			if err != nil {
 				return fmt.Errorf("state %s: record %s is unreadable: %w", s.path, k, err)
 			}
 			out = append(out, r)
@@ -585,7 +769,7 @@ func (s *localStore) List(ctx context.Context) ([]*Record, error) {
 	return out, err
 }
 
-// ---- journal ----
+// ---- intents ----
 
 func (s *localStore) BeginIntent(ctx context.Context, in Intent) error {
 	in, err := prepareIntent(in, func() ([]byte, error) { return s.SecretKey(ctx) })
@@ -596,29 +780,30 @@ func (s *localStore) BeginIntent(ctx context.Context, in Intent) error {
 	if err != nil {
 		return err
 	}
-	return s.withFile(ctx, true, func(f *localFile) error {
-		if f.Intents == nil {
-			f.Intents = map[string]json.RawMessage{}
-		}
-		f.Intents[key(in.ID)] = b
-		return nil
+	return s.write(ctx, func(*localFile) ([]jentry, error) {
+		return []jentry{{Op: jIntent, Key: key(in.ID), Value: b}}, nil
 	})
 }
 
 func (s *localStore) CommitIntent(ctx context.Context, id string) error {
-	return s.withFile(ctx, true, func(f *localFile) error {
-		delete(f.Intents, key(id))
-		return nil
+	return s.write(ctx, func(f *localFile) ([]jentry, error) {
+		if _, ok := f.Intents[key(id)]; !ok {
+			return nil, nil
+		}
+		return []jentry{{Op: jCommit, Key: key(id)}}, nil
 	})
 }
 
 func (s *localStore) Intents(ctx context.Context) ([]Intent, error) {
 	var out []Intent
-	err := s.withFile(ctx, false, func(f *localFile) error {
+	err := s.read(func(f *localFile) error {
 		for k, raw := range f.Intents {
 			var in Intent
-			if err := json.Unmarshal(raw, &in); err != nil {
+			if err := unmarshalNumbers(raw, &in); err != nil {
 				return fmt.Errorf("state %s: journal entry %s is unreadable: %w", s.path, k, err)
+			}
+			if in.Record != nil {
+				in.Record.fillSubscription()
 			}
 			out = append(out, in)
 		}
@@ -689,5 +874,5 @@ func (s *localStore) Close() error {
 	defer s.flushMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.releaseLocked()
+	return errors.Join(s.finishLocked(), s.releaseLocked())
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,9 +56,11 @@ func runHelper(name string) error {
 			if err != nil {
 				return err
 			}
-			count := 0.0
+			count := int64(0)
 			if r, err := st.Get(ctx, testID); err == nil {
-				count = r.LastApplied["count"].(float64)
+				if count, err = r.LastApplied["count"].(json.Number).Int64(); err != nil {
+					return err
+				}
 			} else if err != ErrNotFound {
 				return err
 			}
