@@ -463,7 +463,7 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 }
 
 // method picks PATCH when the type's PATCH model takes every changed path,
-// else GET-modify-PUT (DESIGN §4); a type that answered 405 this run is PUT.
+// else GET-modify-PUT; a type that answered 405 this run is PUT.
 func (e *Engine) method(it *item) string {
 	if e.ARM.PatchUnsupported(it.typ) {
 		return "PUT"

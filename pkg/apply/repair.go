@@ -2,16 +2,22 @@ package apply
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/record"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
-// Repair settles writes a crashed run journaled but never recorded (DESIGN
-// §5): it GETs each such resource and records it, so nothing ARM accepted is
-// ever lost from state and nothing is created twice. Call it with the lock held.
+// Repair settles writes a crashed run journaled but never recorded: it GETs
+// each such resource and records it, so nothing ARM accepted is ever lost
+// from state and nothing is created twice. Call it with the lock held.
 func (e *Engine) Repair(ctx context.Context) ([]state.RepairAction, error) {
+	key, err := e.Store.SecretKey(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the state's secret key: %w", err)
+	}
 	actions, err := state.Repair(ctx, e.Store, state.RepairFuncs{
 		Get: func(ctx context.Context, id, apiVersion string) (map[string]any, string, bool, error) {
 			resp, err := e.ARM.Get(ctx, id, apiVersion)
@@ -23,8 +29,16 @@ func (e *Engine) Repair(ctx context.Context) ([]state.RepairAction, error) {
 			}
 			return resp.Body, resp.ETag, true, nil
 		},
-		Project: func(_ *state.Record, owned, live map[string]any) map[string]any {
-			return diff.Project(live, diff.Owned(owned, nil))
+		// B through the one record builder, so secrets Azure returns are
+		// hashed as after any write.
+		Project: func(rec *state.Record, owned, live map[string]any) map[string]any {
+			s, p := e.lookup(rec.Type, rec.APIVersion)
+			r, err := record.Build(record.Input{ID: rec.ID, Type: rec.Type, APIVersion: rec.APIVersion,
+				Desired: owned, Live: live, Schema: s, Plugin: p, Key: key})
+			if err != nil {
+				return nil
+			}
+			return r.Baseline
 		},
 		// The intended L landed when live, compared with it the way a first
 		// plan compares a manifest with Azure, shows no change.

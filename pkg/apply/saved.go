@@ -26,7 +26,7 @@ type Source struct {
 	Adopt        bool     `json:"adopt,omitempty"`
 }
 
-// SavedPlan is the file `diff --out` writes: the JSON plan of DESIGN §11
+// SavedPlan is the file `diff --out` writes: the JSON plan (docs/plan-format.md)
 // plus its source.
 type SavedPlan struct {
 	plan.Plan

@@ -48,7 +48,7 @@ func (r Result) Must(t testing.TB, want int) Result {
 	return r
 }
 
-// Plan is the part of `diff -o json` the suites check (DESIGN §11).
+// Plan is the part of `diff -o json` the suites check (docs/plan-format.md).
 type Plan struct {
 	Resources []struct {
 		ID      string `json:"id"`
