@@ -1,12 +1,15 @@
 package arm
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Where credentials may go. azcore's bearer-token policy authorizes
@@ -93,13 +96,38 @@ func portOf(u *url.URL) string {
 // onEndpoint reports whether u is on the client's endpoint origin.
 func (c *Client) onEndpoint(u *url.URL) bool { return sameOrigin(u, c.endpoint) }
 
+// originPolicy refuses requests off the endpoint's origin, and paths a
+// server or proxy would normalise into another resource.
 type originPolicy struct{ c *Client }
 
 func (p *originPolicy) Do(req *policy.Request) (*http.Response, error) {
-	if u := req.Raw().URL; !p.c.onEndpoint(u) {
+	u := req.Raw().URL
+	if !p.c.onEndpoint(u) {
 		return nil, &OriginError{URL: redactURL(u), Endpoint: p.c.Endpoint()}
 	}
+	if err := checkPath(u.Path); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", req.Raw().Method, redactURL(u), err)
+	}
 	return req.Next()
+}
+
+// checkPath refuses "." and ".." segments, empty segments inside the
+// path and control characters: ARM, proxies and Go's own redirect logic
+// resolve them, so /vnets/v/subnets/.. would address the virtual network
+// itself. The path is the decoded one, so %2e%2e is caught too.
+func checkPath(path string) error {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i, s := range segs {
+		switch {
+		case s == "." || s == "..":
+			return fmt.Errorf("refusing request path with a %q segment: it would address another resource; check the resource name", s)
+		case s == "" && i < len(segs)-1:
+			return errors.New("refusing request path with an empty segment (\"//\"): a name is missing; check the resource ID")
+		case strings.ContainsFunc(s, unicode.IsControl):
+			return fmt.Errorf("refusing request path segment %q: it contains control characters", armid.Printable(s))
+		}
+	}
+	return nil
 }
 
 // authOnlyOrigin runs the bearer-token policy only for the endpoint's

@@ -1,0 +1,457 @@
+package arm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+)
+
+// Collection reads. A plan reads the live state S of every managed
+// resource; one GET each spends a read token per resource, while one list
+// per (parent, type, api-version) returns many resources per request. A
+// list item is used as S only when it carries everything the diff needs;
+// otherwise, and whenever a list cannot be trusted, the resource is read
+// with a GET. docs/arm-client.md describes the rules.
+
+// DefaultMinListGroup is the smallest group read by a collection GET.
+// A list costs at least one request and its pages carry every sibling,
+// not only ours; for one or two resources their GETs cost as much and
+// never fall back.
+const DefaultMinListGroup = 3
+
+// ReadRequest is one resource to read.
+type ReadRequest struct {
+	ID         string
+	APIVersion string
+	// Need are the owned body paths the diff compares, in pkg/diff's
+	// display syntax (properties.subnets[name=a].properties.addressPrefix,
+	// tags."a.b"). A list item lacking any of them is not used.
+	Need []string
+}
+
+// ReadResult is the live state of one requested resource.
+type ReadResult struct {
+	ID string
+	// Body is the resource as ARM returned it (numbers as json.Number);
+	// nil when it does not exist or the read failed.
+	Body map[string]any
+	Etag string
+	// Exists is false after a 404 (then Err is nil).
+	Exists bool
+	Err    error
+	// Via is "get" or "list": how Body was read.
+	Via string
+}
+
+// Via values of ReadResult.
+const (
+	ViaGet  = "get"
+	ViaList = "list"
+)
+
+// ReadManyOptions tunes ReadMany.
+type ReadManyOptions struct {
+	// Disable reads every resource with its own GET.
+	Disable bool
+	// MinGroup is the smallest group read by a list (0: DefaultMinListGroup).
+	MinGroup int
+}
+
+// reducedListTypes are types whose list items are not the resource as a
+// GET returns it although the members are there, so a Need check cannot
+// tell. Each entry with its evidence:
+//   - Microsoft.Web/sites and sites/slots: the list operations return
+//     siteConfig with every member null, by design to keep list payloads
+//     small (Azure/azure-powershell#4841, App Service team's answer); a
+//     GET of the site fills part of it.
+var reducedListTypes = map[string]bool{
+	"microsoft.web/sites":       true,
+	"microsoft.web/sites/slots": true,
+}
+
+// ReadMany reads the live state of many resources, by collection where
+// that is cheaper, and returns one result per request in the same order.
+// Every request goes through the Client's pacing and concurrency limits.
+func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyOptions) []ReadResult {
+	out := make([]ReadResult, len(reqs))
+	minGroup := opt.MinGroup
+	if minGroup <= 0 {
+		minGroup = DefaultMinListGroup
+	}
+	groups := map[string]*readGroup{}
+	var singles []int
+	for i, r := range reqs {
+		out[i] = ReadResult{ID: r.ID, Via: ViaGet}
+		id, err := armid.Parse(r.ID)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		coll, ok := collectionOf(id)
+		if opt.Disable || !ok || reducedListTypes[strings.ToLower(id.Type())] {
+			singles = append(singles, i)
+			continue
+		}
+		key := armid.Key(coll) + "?" + strings.ToLower(r.APIVersion)
+		g := groups[key]
+		if g == nil {
+			g = &readGroup{collection: coll, apiVersion: r.APIVersion}
+			groups[key] = g
+		}
+		g.members = append(g.members, i)
+	}
+	keys := make([]string, 0, len(groups))
+	for k, g := range groups {
+		if len(g.members) < minGroup {
+			singles = append(singles, g.members...)
+			continue
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // deterministic request order, for logs and tests
+
+	// Two bounded phases: the lists (with the GETs that need no list),
+	// then the GETs the lists could not serve. The pipeline bounds
+	// in-flight requests anyway; the limit only caps waiting goroutines.
+	var mu sync.Mutex
+	var fallback []int
+	run(ctx, c.Concurrency(), len(keys)+len(singles), func(ctx context.Context, n int) {
+		if n >= len(keys) {
+			i := singles[n-len(keys)]
+			c.readOne(ctx, reqs[i], &out[i])
+			return
+		}
+		rest := c.readGroup(ctx, groups[keys[n]], reqs, out)
+		mu.Lock()
+		fallback = append(fallback, rest...)
+		mu.Unlock()
+	})
+	run(ctx, c.Concurrency(), len(fallback), func(ctx context.Context, n int) {
+		i := fallback[n]
+		c.readOne(ctx, reqs[i], &out[i])
+	})
+	return out
+}
+
+// run calls f for 0..n-1 with at most limit calls at a time. It is the
+// package's one way to fan out work.
+func run(ctx context.Context, limit, n int, f func(ctx context.Context, i int)) {
+	var eg errgroup.Group
+	eg.SetLimit(max(limit, 1))
+	for i := range n {
+		eg.Go(func() error { f(ctx, i); return nil })
+	}
+	_ = eg.Wait()
+}
+
+type readGroup struct {
+	collection string
+	apiVersion string
+	members    []int
+}
+
+// readGroup lists one collection, fills the results its items serve, and
+// returns the members that still need a GET.
+func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest, out []ReadResult) []int {
+	items, err := c.List(ctx, g.collection, g.apiVersion)
+	if err != nil {
+		// A collection without a list operation, a list permission the
+		// identity lacks, a parent that does not exist: GETs will say
+		// what is true of each resource.
+		return g.members
+	}
+	byID := make(map[string]map[string]any, len(items))
+	for _, it := range items {
+		if id, ok := it["id"].(string); ok {
+			byID[armid.Key(id)] = it
+		}
+	}
+	var rest []int
+	for _, i := range g.members {
+		it := byID[armid.Key(reqs[i].ID)]
+		if it == nil || !hasAll(it, reqs[i].Need) {
+			// Missing: a GET confirms the 404 (lists can lag behind
+			// writes). Incomplete: the GET has the full body.
+			rest = append(rest, i)
+			continue
+		}
+		out[i] = ReadResult{ID: reqs[i].ID, Body: it, Etag: etagOf(it), Exists: true, Via: ViaList}
+	}
+	return rest
+}
+
+func (c *Client) readOne(ctx context.Context, r ReadRequest, res *ReadResult) {
+	resp, err := c.Get(ctx, r.ID, r.APIVersion)
+	res.Via = ViaGet
+	switch {
+	case IsNotFound(err):
+		res.Exists = false
+	case err != nil:
+		res.Err = err
+	default:
+		res.Body, res.Etag, res.Exists = resp.Body, resp.ETag, true
+	}
+}
+
+func etagOf(body map[string]any) string {
+	e, _ := body["etag"].(string)
+	return e
+}
+
+// collectionOf returns the collection path that lists id's siblings:
+// resourceGroups/{rg}/providers/{ns}/{type} for a top-level resource,
+// {parentID}/{childType} for a child. Subscription-level, tenant-level
+// and extension resources, and resource groups, are read by GET: their
+// collections span other scopes (role assignments list inherited ones,
+// a subscription-level path lists every group's resources).
+func collectionOf(id armid.ID) (string, bool) {
+	if id.ResourceGroup == "" || len(id.Types) == 0 || id.IsResourceGroup() {
+		return "", false
+	}
+	rgID := "/subscriptions/" + id.Subscription + "/resourceGroups/" + id.ResourceGroup
+	if !armid.Equal(id.Scope, rgID) {
+		return "", false // extension resource
+	}
+	if len(id.Types) == 1 {
+		return rgID + "/providers/" + id.Provider + "/" + id.Types[0], true
+	}
+	parent, ok := id.Parent()
+	if !ok {
+		return "", false
+	}
+	return parent.String() + "/" + id.Types[len(id.Types)-1], true
+}
+
+// hasAll reports whether body has a non-null value at every path.
+func hasAll(body map[string]any, paths []string) bool {
+	for _, p := range paths {
+		segs, err := parseNeed(p)
+		if err != nil || !present(body, segs) {
+			return false
+		}
+	}
+	return true
+}
+
+// needSeg is one step of a Need path: a member, an index, an item
+// selected by identifier values, or any member/item ("*").
+type needSeg struct {
+	name  string
+	index int // -1 unless an index
+	keys  []string
+	vals  []string
+	any   bool
+	item  bool // a bracket segment
+}
+
+// parseNeed parses pkg/diff's display syntax: a.b, a."x.y", a["x.y"],
+// a[0], a[name], a[name=x,kind=y], a[*], a.*.
+func parseNeed(s string) ([]needSeg, error) {
+	var out []needSeg
+	i := 0
+	token := func(stops string) (string, error) {
+		if i < len(s) && s[i] == '"' {
+			j := i + 1
+			for j < len(s) && s[j] != '"' {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(s) {
+				return "", errors.New("unterminated quote")
+			}
+			v, err := unquote(s[i : j+1])
+			i = j + 1
+			return v, err
+		}
+		j := i
+		for j < len(s) && !strings.ContainsRune(stops, rune(s[j])) {
+			j++
+		}
+		v := s[i:j]
+		i = j
+		return v, nil
+	}
+	for i < len(s) {
+		switch s[i] {
+		case '.':
+			i++
+		case '[':
+			i++
+			seg := needSeg{index: -1, item: true}
+			for {
+				v, err := token(",=]")
+				if err != nil {
+					return nil, err
+				}
+				if i < len(s) && s[i] == '=' {
+					i++
+					val, err := token(",]")
+					if err != nil {
+						return nil, err
+					}
+					seg.keys, seg.vals = append(seg.keys, v), append(seg.vals, val)
+				} else {
+					seg.vals = append(seg.vals, v)
+					seg.keys = append(seg.keys, "")
+				}
+				if i >= len(s) {
+					return nil, errors.New("unterminated [")
+				}
+				if s[i] == ']' {
+					i++
+					break
+				}
+				i++ // ','
+			}
+			if len(seg.vals) == 1 && seg.keys[0] == "" {
+				switch v := seg.vals[0]; {
+				case v == "*":
+					seg.any = true
+				case isDigits(v):
+					seg.index = atoi(v)
+				}
+			}
+			out = append(out, seg)
+		default:
+			v, err := token(".[")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, needSeg{name: v, index: -1, any: v == "*"})
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty path")
+	}
+	return out, nil
+}
+
+// present walks segs through v; any missing or null step is false.
+func present(v any, segs []needSeg) bool {
+	if v == nil {
+		return false
+	}
+	if len(segs) == 0 {
+		return true
+	}
+	s := segs[0]
+	switch t := v.(type) {
+	case map[string]any:
+		if s.item {
+			return false
+		}
+		if s.any {
+			for _, val := range t {
+				if !present(val, segs[1:]) {
+					return false
+				}
+			}
+			return len(t) > 0 || len(segs) == 1
+		}
+		val, ok := t[s.name]
+		if !ok {
+			for k, x := range t {
+				if strings.EqualFold(k, s.name) {
+					val, ok = x, true
+					break
+				}
+			}
+		}
+		return ok && present(val, segs[1:])
+	case []any:
+		if !s.item {
+			return false
+		}
+		switch {
+		case s.any:
+			for _, it := range t {
+				if !present(it, segs[1:]) {
+					return false
+				}
+			}
+			return true
+		case s.index >= 0:
+			return s.index < len(t) && present(t[s.index], segs[1:])
+		}
+		for _, it := range t {
+			if matches(it, s) {
+				return present(it, segs[1:])
+			}
+		}
+	}
+	return false
+}
+
+// matches reports whether an array item has the identifier values of s;
+// a value without a key matches the item's name or id.
+func matches(item any, s needSeg) bool {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k := range s.vals {
+		if s.keys[k] == "" {
+			n, _ := m["name"].(string)
+			id, _ := m["id"].(string)
+			if !strings.EqualFold(n, s.vals[k]) && !armid.Equal(id, s.vals[k]) {
+				return false
+			}
+			continue
+		}
+		if !strings.EqualFold(stringOf(m[s.keys[k]]), s.vals[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, r := range s {
+		n = n*10 + int(r-'0')
+		if n > 1<<30 {
+			return 1 << 30
+		}
+	}
+	return n
+}
+
+func unquote(s string) (string, error) { return strconv.Unquote(s) }
+
+// stringOf renders an identifier value for comparison with a path's.
+func stringOf(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case json.Number:
+		return t.String()
+	case bool:
+		return strconv.FormatBool(t)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
