@@ -63,12 +63,17 @@ type converter struct {
 	nodes  int
 }
 
-type decodeError struct{ msg string }
+// decodeError is a problem in one document, at a file line.
+type decodeError struct {
+	line int
+	msg  string
+}
 
 func (e *decodeError) Error() string { return e.msg }
 
 func (c *converter) fail(n *yaml.Node, format string, args ...any) {
-	panic(&decodeError{fmt.Sprintf("line %d: ", n.Line+c.offset) + fmt.Sprintf(format, args...)})
+	line := n.Line + c.offset
+	panic(&decodeError{line, fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)})
 }
 
 // convert decodes one YAML document. Errors are returned as messages.
@@ -180,7 +185,12 @@ func (c *converter) scalar(n *yaml.Node) any {
 func decodeYAML(text []byte, firstLine int) (any, lineMap, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(text, &root); err != nil {
-		return nil, nil, fmt.Errorf("%s", yamlMessage(err, firstLine))
+		msg := yamlMessage(err, firstLine)
+		line := firstLine
+		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		return nil, nil, &decodeError{line, msg}
 	}
 	c := &converter{lines: lineMap{}, offset: firstLine - 1}
 	v, err := c.convert(&root)

@@ -1,15 +1,16 @@
 package manifest
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 var (
 	typeRE       = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(\.[A-Za-z0-9]+)+(/[A-Za-z][A-Za-z0-9_-]*)+$`)
 	apiVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z][A-Za-z0-9.]*)?$`)
-	// ARM names never contain these: they would change the ID's shape.
-	badNameChars = "/?#%\\\t\n"
 )
 
 var specFields = map[string]bool{"type": true, "id": true, "resourceGroup": true, "parent": true, "scope": true, "body": true}
@@ -59,9 +60,12 @@ func (l *loader) envelope(d document) *entry {
 			bad("metadata.name", "missing; set metadata.name to the ARM resource name")
 		case !isStr:
 			bad("metadata.name", "must be a string, got %s", jsonKind(meta["name"]))
-		case strings.ContainsAny(n, badNameChars) || strings.TrimSpace(n) != n:
-			bad("metadata.name", "%q is not a valid ARM resource name (no /, ?, #, %%, \\ or surrounding spaces); a child resource's name is its last segment only, with spec.parent naming the parent", n)
+		case strings.Contains(n, "${"):
+			res.Name = n // an expression: resolved with the ID
 		default:
+			if err := validName(n); err != nil {
+				bad("metadata.name", "%q is not a valid ARM resource name: %v; a child resource's name is its last segment only, with spec.parent naming the parent", n, err)
+			}
 			res.Name = n
 		}
 		if lv, present := meta["labels"]; present && lv != nil {
@@ -155,4 +159,13 @@ func (l *loader) parseType(o Origin, v any) (typeName, bool) {
 	}
 	parts := strings.Split(typ, "/")
 	return typeName{full: typ, namespace: parts[0], types: parts[1:]}, true
+}
+
+// validName applies ARM's segment rules (armid.ValidateName) and refuses
+// leading spaces, which ARM keeps but no one means.
+func validName(n string) error {
+	if strings.HasPrefix(n, " ") {
+		return fmt.Errorf("starts with a space")
+	}
+	return armid.ValidateName(n)
 }

@@ -73,7 +73,11 @@ func (l *loader) resolveID(e *entry) bool {
 	}
 	e.state = idResolving
 	l.stack = append(l.stack, e)
-	id, ok := l.buildID(e)
+	ok := l.resolveName(e)
+	var id string
+	if ok {
+		id, ok = l.buildID(e)
+	}
 	l.stack = l.stack[:len(l.stack)-1]
 	if e.state == idFailed { // marked by a cycle report while we were below
 		return false
@@ -90,6 +94,32 @@ func (l *loader) resolveID(e *entry) bool {
 	}
 	e.res.ID = id
 	e.state = idDone
+	return true
+}
+
+// resolveName evaluates a metadata.name expression (${guid:...} over IDs
+// or live values). A name that needs live data becomes NameDeferred, and
+// the name in the ID is plan.KnownAfterApply until the engine resolves it.
+func (l *loader) resolveName(e *entry) bool {
+	n := e.res.Name
+	if !strings.Contains(n, "${") {
+		return true
+	}
+	v, d, ok := l.expandValue(e, "metadata.name", n, liveRefs)
+	if !ok {
+		return false
+	}
+	if d != nil {
+		e.res.NameDeferred = d
+		e.res.Name = knownAfterApply
+		return true
+	}
+	name, _ := v.(string)
+	if err := validName(name); err != nil {
+		l.ps.add(e.res.Origin, "metadata.name", "%q (from %s) is not a valid ARM resource name: %v", name, n, err)
+		return false
+	}
+	e.res.Name = name
 	return true
 }
 
@@ -194,8 +224,8 @@ func (l *loader) buildID(e *entry) (string, bool) {
 			l.ps.add(o, "spec.parent", "missing: %s is a child type; set spec.parent to the parent's TYPE/NAME, e.g. %s/NAME", t.full, parentTypeHint(t))
 			return "", false
 		}
-		if strings.ContainsAny(rg, badNameChars) {
-			l.ps.add(o, "spec.resourceGroup", "%q is not a resource group name; give the name, not its ID (or use spec.id)", rg)
+		if err := validName(rg); err != nil {
+			l.ps.add(o, "spec.resourceGroup", "%q is not a resource group name: %v; give the name, not its ID (or use spec.id)", rg, err)
 			return "", false
 		}
 		sub, ok := l.subscription(e, "spec.resourceGroup")

@@ -248,7 +248,11 @@ func decodeDocuments(data []byte) []decoded {
 	for _, raw := range splitDocuments(data) {
 		v, lines, err := decodeYAML(raw.text, raw.line)
 		if err != nil {
-			out = append(out, decoded{index: index, line: raw.line, problem: "malformed YAML: " + oneLine(err.Error())})
+			line := raw.line
+			if de, ok := err.(*decodeError); ok {
+				line = de.line
+			}
+			out = append(out, decoded{index: index, line: line, problem: "malformed YAML: " + oneLine(err.Error())})
 			index++
 			continue
 		}
