@@ -12,8 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
@@ -209,13 +207,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	p.Subscriptions = subscriptions(items)
 	order(p, items)
 	p.Summarize()
-	setSize := 0
-	for _, r := range inScope {
-		if strings.EqualFold(r.Set, e.set()) {
-			setSize++
-		}
-	}
-	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: setSize}, nil
+	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: len(inScope)}, nil
 }
 
 // manifestItems makes one item per manifest resource.
@@ -238,19 +230,7 @@ func (e *Engine) manifestItems(set *manifest.Set, recs map[string]*state.Record)
 // inScope reports whether a state record belongs to this run's target:
 // prune and delete never touch another subscription's or set's records.
 func (e *Engine) inScope(r *state.Record) bool {
-	if !strings.EqualFold(recordSet(r), e.set()) {
-		return false
-	}
-	return e.Options.Subscription == "" || strings.EqualFold(armid.SubscriptionOf(r.ID), e.Options.Subscription)
-}
-
-// recordSet is the record's set; records written before sets existed
-// belong to the default set.
-func recordSet(r *state.Record) string {
-	if r.Set == "" {
-		return DefaultSet
-	}
-	return r.Set
+	return r.InScope(e.Options.Subscription, e.set())
 }
 
 // subscriptions lists, sorted, every subscription the plan touches.
@@ -328,36 +308,43 @@ func (e *Engine) read(ctx context.Context, it *item) error {
 	return nil
 }
 
-// readAll reads the live state of every item whose ID is known. A resource
-// whose name Azure generates during this apply cannot exist yet.
+// readAll reads the live state of every item whose ID is known, by
+// collection where the ARM client finds that cheaper (unless
+// Options.CollectionReads is off). Each read names the paths the diff
+// compares (owned: in D or L), so a list item lacking one is read with a
+// GET. A resource whose name Azure generates during this apply cannot
+// exist yet and is not read.
 func (e *Engine) readAll(ctx context.Context, items []*item) error {
-	var todo []*item
+	todo := make([]*item, 0, len(items))
+	reqs := make([]arm.ReadRequest, 0, len(items))
 	for _, it := range items {
-		if !it.nameDeferred {
-			todo = append(todo, it)
+		if it.nameDeferred {
+			continue
 		}
+		var d, l map[string]any
+		if it.res != nil {
+			d = it.desired()
+		}
+		if it.record != nil {
+			l = it.record.LastApplied
+		}
+		todo = append(todo, it)
+		reqs = append(reqs, arm.ReadRequest{ID: it.id, APIVersion: it.ver, Need: diff.Owned(d, l)})
 	}
-	return e.forEach(ctx, todo, e.read)
-}
-
-// forEach runs fn over items, at most e.concurrency() at once, and returns
-// the first error; the others are cancelled.
-func (e *Engine) forEach(ctx context.Context, items []*item, fn func(context.Context, *item) error) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(e.concurrency())
-	for _, it := range items {
-		if gctx.Err() != nil {
-			break
-		}
-		g.Go(func() error {
-			if err := gctx.Err(); err != nil {
-				return err
+	results := e.ARM.ReadMany(ctx, reqs, arm.ReadManyOptions{Disable: !e.Options.CollectionReads})
+	for i, r := range results {
+		it := todo[i]
+		switch {
+		case r.Err != nil:
+			return fmt.Errorf("reading %s: %w", it.display(), r.Err)
+		case !r.Exists:
+			it.live, it.liveEtag = nil, ""
+		default:
+			it.live, it.liveEtag = r.Body, r.Etag
+			if it.live == nil {
+				it.live = map[string]any{}
 			}
-			return fn(gctx, it)
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
+		}
 	}
 	return ctx.Err()
 }

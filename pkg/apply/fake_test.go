@@ -91,6 +91,24 @@ func (f *fakeARM) Get(ctx context.Context, id, apiVersion string) (*arm.Response
 	return &arm.Response{StatusCode: 200, Body: roundTrip(b)}, nil
 }
 
+// ReadMany answers with one GET per resource, as ARM does with collection
+// reads off.
+func (f *fakeARM) ReadMany(ctx context.Context, reqs []arm.ReadRequest, opt arm.ReadManyOptions) []arm.ReadResult {
+	out := make([]arm.ReadResult, len(reqs))
+	for i, r := range reqs {
+		out[i] = arm.ReadResult{ID: r.ID, Via: arm.ViaGet}
+		resp, err := f.Get(ctx, r.ID, r.APIVersion)
+		switch {
+		case arm.IsNotFound(err):
+		case err != nil:
+			out[i].Err = err
+		default:
+			out[i].Body, out[i].Etag, out[i].Exists = resp.Body, resp.ETag, true
+		}
+	}
+	return out
+}
+
 func (f *fakeARM) enter(id string) func() {
 	k := serialisedParent(id)
 	f.mu.Lock()

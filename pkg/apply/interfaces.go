@@ -10,6 +10,9 @@ import (
 // it; tests use an in-memory fake so the engine's decisions can be checked
 // without HTTP.
 type ARM interface {
+	// ReadMany reads many resources at once, by collection where that is
+	// cheaper; results are in the order of reqs.
+	ReadMany(ctx context.Context, reqs []arm.ReadRequest, opt arm.ReadManyOptions) []arm.ReadResult
 	// Get reads a resource; a 404 is an error for which arm.IsNotFound is true.
 	Get(ctx context.Context, id, apiVersion string) (*arm.Response, error)
 	Put(ctx context.Context, id, apiVersion string, body map[string]any, o *arm.RequestOptions) (*arm.Response, error)
