@@ -349,7 +349,11 @@ func present(v any, segs []needSeg) bool {
 	switch t := v.(type) {
 	case map[string]any:
 		if s.item {
-			return false
+			// tags["a.b"] is the member a.b.
+			if len(s.vals) != 1 || s.keys[0] != "" || s.index >= 0 {
+				return false
+			}
+			s = needSeg{name: s.vals[0], index: -1, any: s.any}
 		}
 		if s.any {
 			for _, val := range t {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
@@ -129,4 +130,80 @@ func TestReadManySameResultsWithAndWithoutLists(t *testing.T) {
 		t.Errorf("GET requests: %d without lists (want %d), %d with (want %d)", singleGETs, len(reqs), listGETs, wantList)
 	}
 	t.Logf("%d resources: %d GETs one by one, %d with collection reads", len(reqs), singleGETs, listGETs)
+}
+
+func TestCollectionHelpersOnEmulator(t *testing.T) {
+	srv := startEmulator(t, func(o *emulator.Options) {
+		o.Throttle.Enabled = false
+		o.LRODuration = 0
+		o.PageSize = 2
+	})
+	c := emuClient(t, srv.URL(), nil)
+	ctx := context.Background()
+	rg := rgPrefix + "rg-h"
+	if _, err := c.Put(ctx, rg, rgAPI, map[string]any{"location": "westeurope"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range 5 {
+		id := fmt.Sprintf("%s/providers/%s/id-%d", rg, idType, i)
+		if _, err := c.Put(ctx, id, idAPI, map[string]any{"location": "westeurope"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, id)
+	}
+	ids, err := c.ListIDs(ctx, rg+"/providers/"+idType, idAPI)
+	if err != nil || !sameIDs(ids, want) {
+		t.Fatalf("ListIDs: %v %v", ids, err)
+	}
+	ids, err = c.ResourceGroupContents(ctx, rg)
+	if err != nil || !sameIDs(ids, want) {
+		t.Fatalf("ResourceGroupContents: %v %v", ids, err)
+	}
+	if _, err := c.ResourceGroupContents(ctx, rgPrefix+"rg-none"); !arm.IsNotFound(err) {
+		t.Fatalf("missing group: %v", err)
+	}
+	if _, err := c.ResourceGroupContents(ctx, rg+"/providers/"+idType+"/id-0"); err == nil {
+		t.Fatal("a resource ID was taken for a group")
+	}
+
+	vers, err := c.ProviderAPIVersions(ctx, emuSub, "microsoft.network")
+	if err != nil {
+		t.Fatal(err)
+	}
+	subnets := vers["microsoft.network/virtualnetworks/subnets"]
+	if !contains(subnets, netAPI) {
+		t.Fatalf("subnets versions %v (of %d types)", subnets, len(vers))
+	}
+	if _, err := c.ProviderAPIVersions(ctx, emuSub, "Contoso.Nothing"); !arm.IsNotFound(err) {
+		t.Fatalf("unknown namespace: %v", err)
+	}
+	if _, err := c.ProviderAPIVersions(ctx, emuSub, "Microsoft.Network/virtualNetworks"); err == nil {
+		t.Fatal("a type was taken for a namespace")
+	}
+}
+
+func sameIDs(got, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, g := range got {
+		seen[strings.ToLower(g)] = true
+	}
+	for _, w := range want {
+		if !seen[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
