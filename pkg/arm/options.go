@@ -2,9 +2,12 @@
 // on generic resources addressed by ARM ID + api-version with raw JSON bodies,
 // on top of azcore's pipeline (retries, bearer tokens) and pollers
 // (long-running operations), and adds what a bulk apply tool needs beyond
-// azcore: pacing against ARM's per-subscription token buckets, bounded
-// parallelism, a memory of types that refuse PATCH, redacted request logs and
-// typed errors that tell the user what to do.
+// azcore: credentials pinned to the endpoint's host (polling, paging and
+// redirect URLs elsewhere are refused; writes never follow redirects),
+// exact numbers (json.Number), pacing against ARM's per-subscription token
+// buckets, bounded parallelism, collection reads (ReadMany), a memory of
+// types that refuse PATCH, redacted request logs and typed errors that tell
+// the user what to do. docs/arm-client.md has the rules.
 package arm
 
 import (
