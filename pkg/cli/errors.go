@@ -3,14 +3,23 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
-// Exit codes. diff follows kubectl diff: 0 no changes, 1 changes, >1 error.
+// Exit codes, as documented in docs/troubleshooting.md. diff follows kubectl
+// diff: 0 no changes, 1 changes, 2 invalid input, 3 any other error. Every
+// other command exits 0 on success, 2 on invalid input (flags, manifests,
+// a bad --state, no --yes off a terminal) and 3 otherwise.
 const (
 	ExitOK         = 0
 	ExitChanges    = 1
-	ExitError      = 3
 	ExitValidation = 2
+	ExitError      = 3
+	// ExitInterrupted is the shell's code for SIGINT, used when a second
+	// Ctrl-C stops the process without waiting for in-flight work.
+	ExitInterrupted = 130
 )
 
 // exitError carries a specific exit code up to Main.
@@ -32,6 +41,10 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 // errChanges is diff's "changes found" outcome: exit 1, nothing printed.
 var errChanges = withCode(ExitChanges, nil)
 
+// errReported is a failure whose details were already printed (e.g. in the
+// apply result document): exit 3 without another error line.
+var errReported = withCode(ExitError, nil)
+
 func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
@@ -41,6 +54,21 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return ExitError
+}
+
+// problems turns an error into the structured form every output format
+// prints: one entry per manifest problem with file, document and path, or a
+// single message.
+func problems(err error) []printer.Problem {
+	var ve *manifest.ValidationError
+	if errors.As(err, &ve) {
+		out := make([]printer.Problem, 0, len(ve.Problems))
+		for _, p := range ve.Problems {
+			out = append(out, printer.Problem{File: p.File, Document: p.Index, Line: p.Line, Path: p.Path, Message: p.Message})
+		}
+		return out
+	}
+	return []printer.Problem{{Document: -1, Message: err.Error()}}
 }
 
 func notYet(what string, issue int) error {

@@ -15,7 +15,8 @@ func newExplainCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Co
 		Example: `  kubectl azure explain Microsoft.Storage/storageAccounts
   kubectl azure explain Microsoft.Storage/storageAccounts@2023-05-01.properties.networkAcls
   kubectl azure explain Microsoft.Network/virtualNetworks.properties.subnets -o json`,
-		Args: cobra.ExactArgs(1),
+		Args:        cobra.ExactArgs(1),
+		Annotations: map[string]string{outputsAnnotation: "text,json"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg, err := g.schemas()
 			if err != nil {

@@ -36,6 +36,7 @@ diff of the printed manifests is empty.`,
 		Example: `  kubectl azure import /subscriptions/$SUB/resourceGroups/rg-demo/providers/Microsoft.Storage/storageAccounts/stdemo001 > infra/storage.yaml
   kubectl azure import --resource-group rg-demo --children --output-dir infra/
   kubectl azure import ID --api-version Microsoft.Network/virtualNetworks=2023-09-01`,
+		Annotations: map[string]string{outputsAnnotation: "text,yaml"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.opts.IDs = args
 			return o.run(cmd)

@@ -6,6 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
 // Environment variables the CLI reads. Flags win over them.
@@ -36,8 +39,14 @@ type GlobalOptions struct {
 	Verbosity     int
 	SchemaDir     string
 	Concurrency   int
+	// ConcurrencySet records that --concurrency was given, so it also bounds
+	// resources in progress (otherwise the engine's own default applies).
+	ConcurrencySet bool
 	// Timeout bounds one ARM operation including retries and LRO polling.
 	Timeout time.Duration
+	// Annotations is auto (GitHub workflow commands under GitHub Actions),
+	// github or none.
+	Annotations string
 
 	// KubeFlags are the standard kubeconfig flags; the Kubernetes state
 	// backend and Kubernetes Secret references use them.
@@ -53,7 +62,10 @@ func DefaultGlobalOptions() *GlobalOptions {
 		Cloud:         "public",
 		State:         ".kubectl-azure/state.json",
 		LockTimeout:   60 * time.Second,
-		Output:        "text",
+		Output:        printer.OutputText,
+		Concurrency:   arm.DefaultConcurrency,
+		Timeout:       arm.DefaultOptions().Timeout,
+		Annotations:   "auto",
 		KubeFlags:     genericclioptions.NewConfigFlags(true),
 	}
 }
@@ -70,10 +82,37 @@ func (o *GlobalOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", o.LockTimeout, "how long to wait for the state lock held by another run")
 	fs.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "Kubernetes state: how long a lock held by a killed run blocks others (0: the backend's default)")
 	_ = fs.MarkHidden("lease-duration")
-	fs.StringVarP(&o.Output, "output", "o", o.Output, "output format: text|json|yaml|markdown")
+	fs.StringVarP(&o.Output, "output", "o", o.Output, "output format: text|json|yaml|markdown, name|wide where the command has them (see each command's help)")
+	fs.StringVar(&o.Annotations, "annotations", o.Annotations, "CI annotations for invalid manifests and failed resources: auto (github under GitHub Actions)|github|none")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "log verbosity: 4 requests, 6 headers, 8 bodies (secrets redacted)")
 	fs.StringVar(&o.SchemaDir, "schema-dir", o.SchemaDir, "read resource schemas from this azure-rest-api-specs checkout instead of the embedded ones")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up on one ARM operation (request, retries and long-running operation) after this long")
-	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "ARM requests in flight and resources in progress at once (0: measured defaults, 16 requests and 256 resources)")
-	o.KubeFlags.AddFlags(fs)
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "ARM requests in flight at once; when given, also the resources in progress at once (otherwise 256)")
+	o.addKubeFlags(fs)
+}
+
+// kubeFlagAnnotation marks the kubeconfig flags: they matter only for the
+// Kubernetes state backend and Secret references, so help lists them under
+// `kubectl azure options` instead of burying every command's own flags.
+const kubeFlagAnnotation = "kubectl-azure/kube"
+
+func (o *GlobalOptions) addKubeFlags(fs *pflag.FlagSet) {
+	kfs := pflag.NewFlagSet("kube", pflag.ContinueOnError)
+	o.KubeFlags.AddFlags(kfs)
+	kfs.VisitAll(func(f *pflag.Flag) {
+		_ = kfs.SetAnnotation(f.Name, kubeFlagAnnotation, []string{"true"})
+		f.Hidden = true
+	})
+	fs.AddFlagSet(kfs)
+}
+
+// annotations resolves --annotations auto from the environment.
+func (o *GlobalOptions) annotations() string {
+	if o.Annotations == "auto" {
+		if os.Getenv("GITHUB_ACTIONS") == "true" {
+			return printer.AnnotationsGitHub
+		}
+		return printer.AnnotationsNone
+	}
+	return o.Annotations
 }

@@ -4,21 +4,42 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
+// Commands that plan.
+const (
+	cmdDiff   = "diff"
+	cmdApply  = "apply"
+	cmdDelete = "delete"
+)
+
+// Values of apply --dry-run.
+const (
+	dryRunNone   = "none"
+	dryRunClient = "client" // validate the manifests; no request
+	dryRunServer = "server" // read-only plan against Azure, as diff
+)
+
+// planOutputs are the -o values of diff, apply and delete.
+var planOutputs = strings.Join([]string{printer.OutputText, printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown, printer.OutputName}, ",")
+
 // planOptions are the flags shared by diff, apply and delete.
 type planOptions struct {
 	g       *GlobalOptions
 	streams genericiooptions.IOStreams
+	command string
 	load    manifest.LoadOptions
 	apply   apply.Options
 	print   printer.Options
@@ -26,23 +47,53 @@ type planOptions struct {
 	yes     bool
 	out     string // diff --out
 	color   string
+	dryRun  string // apply --dry-run
+	// driftOnly makes diff exit 1 only for changes made outside this tool.
+	driftOnly bool
+	// refs are delete's TYPE/NAME arguments.
+	refs []string
+
+	// Filled by complete.
+	savedPath string
+	saved     *apply.SavedPlan
 }
 
-func newPlanOptions(g *GlobalOptions, s genericiooptions.IOStreams) *planOptions {
-	return &planOptions{g: g, streams: s, load: manifest.NewLoadOptions(), apply: apply.DefaultOptions(), print: printer.DefaultOptions(), color: printer.ColorAuto}
+func newPlanOptions(g *GlobalOptions, s genericiooptions.IOStreams, command string) *planOptions {
+	o := &planOptions{g: g, streams: s, command: command, load: manifest.NewLoadOptions(), apply: apply.DefaultOptions(),
+		print: printer.DefaultOptions(), color: printer.ColorAuto, dryRun: dryRunNone}
+	o.apply.Delete = command == cmdDelete
+	return o
 }
 
-func (o *planOptions) addFlags(cmd *cobra.Command, writes bool) {
+// addFlags binds only the flags the command honours, so --help never lists
+// a flag that does nothing.
+func (o *planOptions) addFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	o.load.AddFlags(fs)
-	fs.BoolVar(&o.strict, "strict", false, "treat readonly properties in a manifest as errors instead of ignoring them")
-	fs.BoolVar(&o.apply.Explain, "explain", false, "for every owned path judged equal, show the rule that made it equal")
-	fs.BoolVar(&o.apply.Prune, "prune", false, "also delete resources recorded for this set that the manifests no longer declare")
+	fs.BoolVar(&o.strict, "strict", false, "treat warnings about the manifests (unknown or readonly properties) as errors")
 	fs.StringVar(&o.color, "color", o.color, "colour: auto|always|never (NO_COLOR is always respected)")
-	if writes {
-		fs.BoolVarP(&o.yes, "yes", "y", false, "do not ask for confirmation (required when not on a terminal)")
+	fs.BoolVar(&o.apply.CollectionReads, "collection-reads", o.apply.CollectionReads, "read live state with one list per group or parent where that takes fewer requests")
+	if o.command != cmdDelete {
+		fs.BoolVar(&o.apply.Explain, "explain", false, "for every owned path judged equal, show the rule that made it equal")
+		fs.BoolVar(&o.apply.Prune, "prune", false, "also delete resources recorded for this set that the manifests no longer declare")
+	}
+	if o.command != cmdDelete {
 		fs.BoolVar(&o.apply.Adopt, "adopt", false, "take over resources that exist in Azure but not in state")
+	}
+	if o.command == cmdDiff {
+		fs.BoolVar(&o.driftOnly, "drift-only", false, "exit 1 only when something changed in Azure outside this tool (drift), not for manifest edits")
+		return
+	}
+	fs.BoolVarP(&o.yes, "yes", "y", false, "do not ask for confirmation (required when not on a terminal)")
+	fs.BoolVar(&o.apply.AllowCascade, "allow-cascade", false, "permit deleting a parent that holds resources no manifest or state manages (ARM deletes them with it)")
+	if o.command == cmdApply {
 		fs.BoolVar(&o.apply.AllowReplace, "allow-replace", false, "delete and recreate resources whose create-only properties changed")
+		fs.BoolVar(&o.apply.AllowPruneAll, "allow-prune-all", false, "permit --prune without a terminal to delete every resource of the set")
+		fs.StringVar(&o.dryRun, "dry-run", o.dryRun, "none|client (validate the manifests, send nothing)|server (plan against Azure, write nothing)")
+		fs.Lookup("dry-run").NoOptDefVal = dryRunServer
+	}
+	if o.command == cmdDelete {
+		fs.BoolVar(&o.apply.AllowDeleteUnmanaged, "allow-delete-unmanaged", false, "permit deleting resources that exist in Azure but were never applied by this tool")
 	}
 }
 
@@ -51,7 +102,126 @@ func (o *planOptions) printOpts() printer.Options {
 	p.Output = o.g.Output
 	p.Color = o.color
 	p.Explain = o.apply.Explain
+	if o.command == cmdDelete {
+		p.Operation = printer.OperationDelete
+	}
 	return p
+}
+
+// complete derives every option from flags and arguments, so run only runs.
+func (o *planOptions) complete(cmd *cobra.Command, args []string) error {
+	o.g.complete(cmd)
+	switch o.command {
+	case cmdApply:
+		if len(args) == 1 {
+			if err := o.completeSaved(args[0]); err != nil {
+				return err
+			}
+		}
+	case cmdDelete:
+		o.refs = args
+	}
+	o.load.Strict = o.strict
+	o.apply.Subscription = manifest.Subscription(o.g.Subscription)
+	o.apply.Interactive = !o.yes && isTerminal(o.streams.In)
+	return nil
+}
+
+// completeSaved takes the manifests, subscription and flags from a plan
+// saved by `diff --out`: the reviewed plan is the approval.
+func (o *planOptions) completeSaved(path string) error {
+	if len(o.load.Filenames) > 0 || o.load.Kustomize != "" {
+		return withCode(ExitValidation, errors.New("give either a saved plan or -f/-k, not both"))
+	}
+	sp, err := apply.ReadSaved(path)
+	if err != nil {
+		return withCode(ExitValidation, fmt.Errorf("reading the saved plan %s: %w", path, err))
+	}
+	o.savedPath, o.saved = path, sp
+	o.load.Filenames, o.load.Recursive, o.load.Kustomize, o.load.Selector = sp.Source.Filenames, sp.Source.Recursive, sp.Source.Kustomize, sp.Source.Selector
+	if o.g.Subscription == "" {
+		o.g.Subscription = sp.Source.Subscription
+	}
+	o.apply.Prune = o.apply.Prune || sp.Source.Prune
+	o.apply.AllowReplace = o.apply.AllowReplace || sp.Source.AllowReplace
+	o.apply.Adopt = o.apply.Adopt || sp.Source.Adopt
+	o.yes = true
+	return nil
+}
+
+// validate rejects bad input before anything is read or sent.
+func (o *planOptions) validate() error {
+	if err := o.printOpts().Validate(); err != nil {
+		return withCode(ExitValidation, err)
+	}
+	switch o.dryRun {
+	case dryRunNone, dryRunClient, dryRunServer:
+	default:
+		return withCode(ExitValidation, fmt.Errorf("unknown --dry-run %q: use none, client or server", o.dryRun))
+	}
+	// State records no labels, so a selector cannot tell "left out by -l"
+	// from "no longer declared": pruning then would delete live resources.
+	if o.apply.Prune && o.load.Selector != "" {
+		return withCode(ExitValidation, errors.New("--prune cannot be combined with -l: resources the selector leaves out would look undeclared and be deleted; prune without a selector"))
+	}
+	if len(o.load.Filenames) == 0 && o.load.Kustomize == "" && len(o.refs) == 0 {
+		if o.command == cmdDelete {
+			return withCode(ExitValidation, errors.New("nothing to delete: use -f FILE|DIR, -k DIR, or name resources as TYPE/NAME (see `kubectl azure state list`)"))
+		}
+		return withCode(ExitValidation, errors.New("no manifests given: use -f FILE|DIR|- or -k DIR"))
+	}
+	return nil
+}
+
+// loadSet reads the manifests; an empty set is invalid input, because
+// applying or pruning "nothing" would look like "delete everything".
+func (o *planOptions) loadSet(ctx context.Context) (*manifest.Set, error) {
+	set, err := o.g.load(ctx, o.load, o.streams.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Resources) == 0 {
+		return nil, withCode(ExitValidation, fmt.Errorf("no resources loaded from %s: check the paths, -R for subdirectories, and the -l selector", o.sources()))
+	}
+	return set, nil
+}
+
+func (o *planOptions) sources() string {
+	var parts []string
+	if o.load.Kustomize != "" {
+		parts = append(parts, "-k "+o.load.Kustomize)
+	}
+	parts = append(parts, o.load.Filenames...)
+	if o.load.Selector != "" {
+		parts = append(parts, "(selector "+o.load.Selector+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// annotate names what the plan targets: subscriptions, state and set.
+func (o *planOptions) annotate(p *plan.Plan) {
+	if p.Subscription == "" {
+		p.Subscription = o.apply.Subscription
+	}
+	if len(p.Subscriptions) == 0 {
+		p.Subscriptions = planSubscriptions(p)
+	}
+	if p.State == "" {
+		p.State = o.g.State
+	}
+	if p.Set == "" {
+		p.Set = o.g.setName()
+	}
+}
+
+// machine reports whether stdout carries a machine-readable document, so
+// progress and prompts must go to stderr.
+func (o *planOptions) machine() bool {
+	switch o.g.Output {
+	case printer.OutputJSON, printer.OutputYAML, printer.OutputName:
+		return true
+	}
+	return false
 }
 
 // session is one command's open connections.
@@ -76,54 +246,57 @@ func (o *planOptions) open(ctx context.Context) (*session, error) {
 	return &session{store: st, eng: o.g.engine(c, st, reg, o.apply, o.streams.ErrOut)}, nil
 }
 
-func (o *planOptions) loadSet(ctx context.Context) (*manifest.Set, error) {
-	// Output flags are checked before anything is read or sent.
-	if err := o.printOpts().Validate(); err != nil {
-		return nil, withCode(ExitValidation, err)
-	}
-	// State records no labels, so a selector cannot tell "left out by -l"
-	// from "no longer declared": pruning then would delete live resources.
-	if o.apply.Prune && o.load.Selector != "" {
-		return nil, withCode(ExitValidation, errors.New("--prune cannot be combined with -l: resources the selector leaves out would look undeclared and be deleted; prune without a selector"))
-	}
-	if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
-		return nil, withCode(ExitValidation, errors.New("no manifests given: use -f FILE|DIR|- or -k DIR"))
-	}
-	o.load.Strict = o.strict
-	return o.g.load(ctx, o.load, o.streams.ErrOut)
-}
-
 func newDiffCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := newPlanOptions(g, s)
+	o := newPlanOptions(g, s, cmdDiff)
 	cmd := &cobra.Command{
-		Use:   "diff -f FILE|DIR [-o json|yaml|markdown] [--out plan.json]",
+		Use:   "diff -f FILE|DIR [-o json|yaml|markdown|name] [--out plan.json]",
 		Short: "Show what apply would change, and why (exit 0: nothing, 1: changes)",
 		Example: `  kubectl azure diff -f infra/
   kubectl azure diff -k overlays/prod -o markdown >> "$GITHUB_STEP_SUMMARY"
   kubectl azure diff -f infra/ --out plan.json && kubectl azure apply plan.json --yes`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.runDiff(cmd.Context()) },
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{outputsAnnotation: planOutputs},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.runDiff(cmd.Context())
+		},
 	}
-	o.addFlags(cmd, false)
-	cmd.Flags().StringVar(&o.out, "out", "", "also save the plan to this file, for `kubectl azure apply FILE`")
+	o.addFlags(cmd)
+	cmd.Flags().StringVar(&o.out, "out", "", "also save the plan to this file, for 'kubectl azure apply FILE'")
 	return cmd
 }
 
-func (o *planOptions) runDiff(ctx context.Context) error {
+// plan loads, opens and plans: the read-only part every command shares.
+func (o *planOptions) plan(ctx context.Context) (*session, *apply.Prepared, error) {
 	set, err := o.loadSet(ctx)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	sess, err := o.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	prep, err := sess.eng.Plan(ctx, set)
+	if err != nil {
+		sess.store.Close()
+		return nil, nil, err
+	}
+	o.annotate(prep.Plan)
+	return sess, prep, nil
+}
+
+func (o *planOptions) runDiff(ctx context.Context) error {
+	sess, prep, err := o.plan(ctx)
 	if err != nil {
 		return err
 	}
 	defer sess.store.Close()
 	warnInterrupted(ctx, sess.store, o.streams.ErrOut)
-	prep, err := sess.eng.Plan(ctx, set)
-	if err != nil {
-		return err
-	}
 	if err := printer.Print(o.streams.Out, prep.Plan, o.printOpts()); err != nil {
 		return err
 	}
@@ -134,79 +307,120 @@ func (o *planOptions) runDiff(ctx context.Context) error {
 			return fmt.Errorf("saving the plan: %w", err)
 		}
 	}
+	if o.driftOnly {
+		if hasDrift(prep.Plan) {
+			return errChanges
+		}
+		return nil
+	}
 	if prep.Plan.HasChanges() {
 		return errChanges
 	}
 	return nil
 }
 
+// hasDrift reports whether any planned change undoes a change made in Azure
+// outside this tool.
+func hasDrift(p *plan.Plan) bool {
+	for _, r := range p.Resources {
+		for _, c := range r.Changes {
+			if c.Drift || c.Cause == plan.CauseDrift {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // warnInterrupted tells the user when a crashed run left writes unrecorded;
 // diff is read-only, so the repair is left to the next apply.
-func warnInterrupted(ctx context.Context, st state.Store, w interface{ Write([]byte) (int, error) }) {
+func warnInterrupted(ctx context.Context, st state.Store, w io.Writer) {
 	if in, err := st.Intents(ctx); err == nil && len(in) > 0 {
 		fmt.Fprintf(w, "warning: an earlier run was interrupted with %d write(s) unrecorded; the next apply repairs them first\n", len(in))
 	}
 }
 
 func newApplyCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := newPlanOptions(g, s)
+	o := newPlanOptions(g, s, cmdApply)
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE|DIR | apply PLAN.json",
 		Short: "Plan, confirm, write, wait and record",
 		Example: `  kubectl azure apply -f infra/
   kubectl azure apply -f infra/ --yes --prune
-  kubectl azure apply plan.json --yes      # exactly the plan saved by diff --out`,
-		Args: cobra.MaximumNArgs(1),
+  kubectl azure apply -f infra/ --dry-run=server   # the plan, nothing written
+  kubectl azure apply plan.json --yes              # exactly the plan saved by diff --out`,
+		Args:        cobra.MaximumNArgs(1),
+		Annotations: map[string]string{outputsAnnotation: planOutputs},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			saved := ""
-			if len(args) == 1 {
-				saved = args[0]
+			if err := o.complete(cmd, args); err != nil {
+				return err
 			}
-			return o.runApply(cmd.Context(), saved)
+			if err := o.validate(); err != nil {
+				return err
+			}
+			switch o.dryRun {
+			case dryRunClient:
+				return o.runClientDryRun(cmd.Context())
+			case dryRunServer:
+				return o.runServerDryRun(cmd.Context())
+			}
+			return o.runApply(cmd.Context())
 		},
 	}
-	o.addFlags(cmd, true)
+	o.addFlags(cmd)
 	return cmd
 }
 
 func newDeleteCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := newPlanOptions(g, s)
-	o.apply.Delete = true
+	o := newPlanOptions(g, s, cmdDelete)
 	cmd := &cobra.Command{
-		Use:     "delete -f FILE|DIR",
-		Short:   "Delete what the manifests describe, children first",
-		Example: `  kubectl azure delete -f infra/ --yes`,
-		Args:    cobra.NoArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return o.runApply(cmd.Context(), "") },
+		Use:   "delete -f FILE|DIR | delete TYPE/NAME...",
+		Short: "Delete what the manifests (or the named recorded resources) describe, children first",
+		Example: `  kubectl azure delete -f infra/ --yes
+  kubectl azure delete Microsoft.Storage/storageAccounts/stdemo001 --yes
+  kubectl azure delete -f infra/ storageAccounts/stdemo001   # only this one of the manifests`,
+		Annotations: map[string]string{outputsAnnotation: planOutputs},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.runApply(cmd.Context())
+		},
 	}
-	o.addFlags(cmd, true)
+	o.addFlags(cmd)
 	return cmd
 }
 
-func (o *planOptions) runApply(ctx context.Context, savedPath string) error {
-	var saved *apply.SavedPlan
-	if savedPath != "" {
-		if len(o.load.Filenames) > 0 || o.load.Kustomize != "" {
-			return withCode(ExitValidation, errors.New("give either a saved plan or -f/-k, not both"))
-		}
-		sp, err := apply.ReadSaved(savedPath)
-		if err != nil {
-			return withCode(ExitValidation, err)
-		}
-		saved = sp
-		o.load.Filenames, o.load.Recursive, o.load.Kustomize, o.load.Selector = sp.Source.Filenames, sp.Source.Recursive, sp.Source.Kustomize, sp.Source.Selector
-		if o.g.Subscription == "" {
-			o.g.Subscription = sp.Source.Subscription
-		}
-		o.apply.Prune = o.apply.Prune || sp.Source.Prune
-		// The saved plan was reviewed: its approval is the --yes.
-		o.yes = true
-	}
+// runClientDryRun validates the manifests and lists what apply would
+// consider, without a single request.
+func (o *planOptions) runClientDryRun(ctx context.Context) error {
 	set, err := o.loadSet(ctx)
 	if err != nil {
 		return err
 	}
-	sess, err := o.open(ctx)
+	list := make([]printer.ManifestResource, 0, len(set.Resources))
+	for _, r := range set.Resources {
+		list = append(list, printer.ManifestResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Name: r.Name, Origin: r.Origin.String()})
+	}
+	return printer.PrintManifests(o.streams.Out, list, o.printOpts())
+}
+
+// runServerDryRun plans against Azure and writes nothing; unlike diff it
+// exits 0 whatever the plan holds, as kubectl apply --dry-run=server does.
+func (o *planOptions) runServerDryRun(ctx context.Context) error {
+	sess, prep, err := o.plan(ctx)
+	if err != nil {
+		return err
+	}
+	defer sess.store.Close()
+	return printer.Print(o.streams.Out, prep.Plan, o.printOpts())
+}
+
+func (o *planOptions) runApply(ctx context.Context) error {
+	set, sess, err := o.deleteOrLoad(ctx)
 	if err != nil {
 		return err
 	}
@@ -224,43 +438,150 @@ func (o *planOptions) runApply(ctx context.Context, savedPath string) error {
 	if err != nil {
 		return err
 	}
-	if saved != nil {
-		if diffs := apply.Matches(&saved.Plan, prep.Plan); len(diffs) > 0 {
-			return withCode(ExitError, apply.MatchError(savedPath, diffs))
+	o.annotate(prep.Plan)
+	if o.saved != nil {
+		if diffs := apply.Matches(&o.saved.Plan, prep.Plan); len(diffs) > 0 {
+			return withCode(ExitError, apply.MatchError(o.savedPath, diffs))
 		}
 	}
 	popts := o.printOpts()
-	if err := printer.Print(o.streams.Out, prep.Plan, popts); err != nil {
-		return err
+	// In machine formats the plan is part of the one result document.
+	if !o.machine() {
+		if err := printer.Print(o.streams.Out, prep.Plan, popts); err != nil {
+			return err
+		}
 	}
 	if err := sess.eng.Check(prep); err != nil {
 		return withCode(ExitError, err)
 	}
 	if !needsExecute(prep.Plan, o.apply.Adopt) {
-		return nil
+		return o.printResult(&plan.Result{FormatVersion: plan.FormatVersion, Plan: prep.Plan, Results: []plan.ResourceResult{}})
 	}
 	if !o.yes {
-		verb := "apply these changes"
-		if o.apply.Delete {
-			verb = "delete these resources"
-		}
-		ok, err := confirm(o.streams.In, o.streams.Out, verb)
-		if err != nil {
+		if err := o.confirm(prep.Plan); err != nil {
 			return err
 		}
-		if !ok {
-			fmt.Fprintln(o.streams.Out, "Cancelled: nothing was written.")
-			return withCode(ExitError, errors.New(""))
-		}
 	}
-	prog := printer.NewProgress(o.streams.Out, popts)
-	sess.eng.Progress = prog
-	execErr := sess.eng.Execute(ctx, prep)
-	_ = prog.Close()
+	progOut := o.streams.Out
+	if o.machine() || o.g.Output == printer.OutputMarkdown {
+		progOut = o.streams.ErrOut
+	}
+	prog := printer.NewProgress(progOut, popts)
+	sess.eng.Progress = progressAdapter{prog}
+	res, execErr := sess.eng.Execute(ctx, prep)
+	if res == nil {
+		_ = prog.Close()
+		return withCode(ExitError, execErr)
+	}
+	_ = prog.Finish(res)
+	if err := o.printResult(res); err != nil {
+		return err
+	}
+	o.annotateFailures(res)
 	if execErr != nil {
+		// The message's counts come from the same result as the summary
+		// line and the document, so all three agree.
 		return withCode(ExitError, execErr)
 	}
 	return nil
+}
+
+// progressAdapter feeds the engine's events to the printer's progress view.
+type progressAdapter struct{ p printer.Progress }
+
+// The row is named TYPE/NAME from the ID, as in the plan: manifest names
+// may repeat across types.
+func (a progressAdapter) Event(id, _ string, st apply.Status, detail string) {
+	a.p.Event(id, "", printer.Status(st), detail)
+}
+
+// deleteOrLoad returns the resources to plan: the manifests (narrowed to
+// delete's TYPE/NAME arguments), or the named state records when delete
+// is given names only.
+func (o *planOptions) deleteOrLoad(ctx context.Context) (*manifest.Set, *session, error) {
+	if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
+		sess, err := o.open(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		set, err := recordedSet(ctx, sess.store, o.refs)
+		if err != nil {
+			sess.store.Close()
+			return nil, nil, err
+		}
+		return set, sess, nil
+	}
+	set, err := o.loadSet(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(o.refs) > 0 {
+		if set, err = selectRefs(set, o.refs); err != nil {
+			return nil, nil, err
+		}
+	}
+	sess, err := o.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return set, sess, nil
+}
+
+// confirm asks at a terminal; without one, --yes is required (invalid input).
+func (o *planOptions) confirm(p *plan.Plan) error {
+	verb := "apply these changes"
+	if o.apply.Delete {
+		verb = "delete these resources"
+	}
+	prompt := o.streams.Out
+	if o.machine() {
+		// The plan is not on stdout yet: show it where the prompt is.
+		prompt = o.streams.ErrOut
+		if isTerminal(o.streams.In) {
+			text := o.printOpts()
+			text.Output = printer.OutputText
+			if err := printer.Print(prompt, p, text); err != nil {
+				return err
+			}
+		}
+	}
+	ok, err := confirm(o.streams.In, prompt, verb)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(prompt, "Cancelled: nothing was written.")
+		return withCode(ExitError, errors.New(""))
+	}
+	return nil
+}
+
+// printResult ends apply: the result document in machine formats (the only
+// thing on stdout); in text, the notes Azure left (values it kept), since
+// progress already showed the rest.
+func (o *planOptions) printResult(res *plan.Result) error {
+	return printer.PrintResult(o.streams.Out, *res, o.printOpts())
+}
+
+// annotateFailures marks failed resources on the pull request under GitHub
+// Actions, at the manifest that declared them.
+func (o *planOptions) annotateFailures(res *plan.Result) {
+	if o.g.annotations() != printer.AnnotationsGitHub || res.Plan == nil {
+		return
+	}
+	origins := map[string]string{}
+	for _, r := range res.Plan.Resources {
+		origins[armid.Key(r.ID)] = r.Origin
+	}
+	var ps []printer.Problem
+	for _, r := range res.Results {
+		if r.Status != plan.StatusFailed {
+			continue
+		}
+		file, doc := printer.SplitOrigin(origins[armid.Key(r.ID)])
+		ps = append(ps, printer.Problem{File: file, Document: doc, Message: printer.DisplayName(r.ID, "") + ": " + r.Error})
+	}
+	_ = printer.Annotate(o.streams.ErrOut, ps)
 }
 
 // needsExecute is true when the plan writes to Azure, or records adopted

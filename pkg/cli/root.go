@@ -1,5 +1,7 @@
 // Package cli defines the kubectl-azure commands. Each command fills an
-// options struct from flags and hands it to the package that does the work.
+// options struct from flags and hands it to the package that does the work,
+// in three steps: Complete (derive options), Validate (reject bad input
+// before any request) and Run (only run).
 package cli
 
 import (
@@ -8,10 +10,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
 // StdStreams returns the process's standard streams.
@@ -19,24 +26,119 @@ func StdStreams() genericiooptions.IOStreams {
 	return genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 }
 
+// exit ends the process on a second interrupt; tests replace it.
+var exit = os.Exit
+
 // Main runs the CLI and returns the process exit code.
 func Main(args []string, streams genericiooptions.IOStreams) int {
-	cmd := NewRootCommand(streams)
+	out := &trackingWriter{w: streams.Out}
+	streams.Out = out
+	g := DefaultGlobalOptions()
+	cmd := newRootCommand(g, streams)
 	cmd.SetArgs(args)
-	// Ctrl-C or a CI runner's SIGTERM cancels in-flight work; the journal
-	// lets the next run repair whatever write was under way.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+
+	ctx, stop := interruptContext(streams.ErrOut)
 	defer stop()
 	err := cmd.ExecuteContext(ctx)
 	if err != nil && err.Error() != "" {
-		fmt.Fprintln(streams.ErrOut, "error:", err)
+		report(g, streams, out.written(), err)
 	}
 	return exitCode(err)
 }
 
+// report prints a failure: always on stderr, as annotations under GitHub
+// Actions, and on stdout in the machine format when nothing was printed
+// there yet, so `-o json | jq` and a markdown PR comment carry the error.
+func report(g *GlobalOptions, streams genericiooptions.IOStreams, stdoutUsed bool, err error) {
+	msg := printer.CleanText(err.Error())
+	fmt.Fprintln(streams.ErrOut, "error:", msg)
+	ps := problems(err)
+	if g.annotations() == printer.AnnotationsGitHub {
+		_ = printer.Annotate(streams.ErrOut, ps)
+	}
+	if stdoutUsed {
+		return
+	}
+	switch g.Output {
+	case printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown:
+		summary := msg
+		if len(ps) > 1 || ps[0].File != "" {
+			summary = fmt.Sprintf("%d problem(s) in the manifests; nothing was sent to Azure", len(ps))
+		}
+		_ = printer.PrintProblems(streams.Out, summary, ps, printer.Options{Output: g.Output})
+	}
+}
+
+// interruptContext cancels on the first SIGINT or SIGTERM, so in-flight
+// writes finish and stay journaled for the next run to repair; a second
+// signal exits at once with 130.
+func interruptContext(errOut io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(errOut, "Interrupted: waiting for requests in flight (press Ctrl-C again to stop now; the next apply repairs what was cut short).")
+		cancel()
+		select {
+		case <-sigs:
+			exit(ExitInterrupted)
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(sigs)
+			close(done)
+			cancel()
+		})
+	}
+}
+
+// trackingWriter remembers whether anything was written, so Main knows
+// whether stdout still has room for an error document.
+type trackingWriter struct {
+	w  io.Writer
+	mu sync.Mutex
+	n  int
+}
+
+func (t *trackingWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.n += len(p)
+	t.mu.Unlock()
+	return t.w.Write(p)
+}
+
+func (t *trackingWriter) written() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n > 0
+}
+
+// Fd lets terminal detection see through the wrapper.
+func (t *trackingWriter) Fd() uintptr {
+	if f, ok := t.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
+}
+
 // NewRootCommand builds the command tree.
 func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	g := DefaultGlobalOptions()
+	return newRootCommand(DefaultGlobalOptions(), streams)
+}
+
+// outputsAnnotation lists, on a command, the -o values it accepts.
+const outputsAnnotation = "kubectl-azure/outputs"
+
+func newRootCommand(g *GlobalOptions, streams genericiooptions.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-azure",
 		Short: "Apply declarative desired state to Azure Resource Manager",
@@ -47,6 +149,9 @@ holds now. It stays silent when nothing you own changed.`,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl azure"},
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return g.validate(cmd)
+		},
 	}
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
@@ -60,12 +165,39 @@ holds now. It stays silent when nothing you own changed.`,
 		newDiffCommand(g, streams),
 		newApplyCommand(g, streams),
 		newDeleteCommand(g, streams),
+		newGetCommand(g, streams),
 		newImportCommand(g, streams),
 		newExplainCommand(g, streams),
 		newStateCommand(g, streams),
+		newOptionsCommand(streams),
 		newCompletionCommand(streams),
 	)
+	setUsage(root)
 	return root
+}
+
+// validate rejects global flag values the command cannot honour, before
+// anything is read or sent.
+func (g *GlobalOptions) validate(cmd *cobra.Command) error {
+	switch g.Annotations {
+	case "auto", printer.AnnotationsGitHub, printer.AnnotationsNone:
+	default:
+		return withCode(ExitValidation, fmt.Errorf("unknown --annotations %q: use auto, github or none", g.Annotations))
+	}
+	allowed := []string{printer.OutputText}
+	for c := cmd; c != nil; c = c.Parent() {
+		if v, ok := c.Annotations[outputsAnnotation]; ok {
+			allowed = strings.Split(v, ",")
+			break
+		}
+	}
+	if g.Output == "" {
+		g.Output = printer.OutputText
+	}
+	if !slices.Contains(allowed, g.Output) && !(cmd.Name() == "get" && strings.HasPrefix(g.Output, "jsonpath=")) {
+		return withCode(ExitValidation, fmt.Errorf("unknown output format %q for %s: use -o %s", g.Output, cmd.CommandPath(), strings.Join(allowed, "|")))
+	}
+	return nil
 }
 
 func newCompletionCommand(streams genericiooptions.IOStreams) *cobra.Command {

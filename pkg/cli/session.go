@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -64,7 +65,13 @@ func (g *GlobalOptions) openState(ctx context.Context) (state.Store, error) {
 	}
 	st, err := state.Open(ctx, g.State, o)
 	if err != nil {
-		return nil, withCode(ExitError, fmt.Errorf("opening state %s: %w", g.State, err))
+		// A local --state that cannot be opened (not a state file, a
+		// directory, unreadable) is bad input; the store refuses it untouched.
+		code := ExitValidation
+		if strings.HasPrefix(g.State, "kubernetes://") {
+			code = ExitError
+		}
+		return nil, withCode(code, fmt.Errorf("--state %s: %w", g.State, err))
 	}
 	return st, nil
 }
@@ -123,7 +130,7 @@ func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, strea
 
 // engine wires the apply engine.
 func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Registry, opts apply.Options, warn io.Writer) *apply.Engine {
-	opts.Concurrency = g.Concurrency
+	opts.Concurrency = g.engineConcurrency()
 	opts.Set = g.setName()
 	opts.LockTimeout = g.LockTimeout
 	return &apply.Engine{ARM: c, Store: st, Schemas: reg, Plugins: plugins.For, Options: opts, Warn: warn}
@@ -140,7 +147,7 @@ func isTerminal(f any) bool {
 // confirm asks on a terminal; elsewhere the caller must have passed --yes.
 func confirm(in io.Reader, out io.Writer, question string) (bool, error) {
 	if !isTerminal(in) {
-		return false, withCode(ExitError, fmt.Errorf("not a terminal: pass --yes to %s without asking", question))
+		return false, withCode(ExitValidation, fmt.Errorf("not a terminal: pass --yes to %s without asking", question))
 	}
 	fmt.Fprintf(out, "\nDo you want to %s? Only 'yes' will be accepted: ", question)
 	var answer string
@@ -148,4 +155,18 @@ func confirm(in io.Reader, out io.Writer, question string) (bool, error) {
 		return false, nil
 	}
 	return strings.TrimSpace(answer) == "yes", nil
+}
+
+// complete derives the global options every command shares.
+func (g *GlobalOptions) complete(cmd *cobra.Command) {
+	g.ConcurrencySet = cmd.Flags().Changed("concurrency")
+}
+
+// engineConcurrency bounds resources in progress: --concurrency when given,
+// else 0 for the engine's own default.
+func (g *GlobalOptions) engineConcurrency() int {
+	if g.ConcurrencySet {
+		return g.Concurrency
+	}
+	return 0
 }

@@ -14,15 +14,17 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		Use:   "state",
 		Short: "Inspect and repair recorded state (list, show, rm, unlock)",
 	}
+	// format maps -o to the state package's formats; text is its default.
 	format := func() string {
-		if g.Output == "json" || g.Output == "yaml" {
-			return g.Output
+		if g.Output == "text" {
+			return ""
 		}
-		return ""
+		return g.Output
 	}
 	// sub builds a subcommand that runs fn on the opened state store.
-	sub := func(use, short string, args cobra.PositionalArgs, fn func(ctx context.Context, st state.Store, args []string) error) *cobra.Command {
+	sub := func(use, short, outputs string, args cobra.PositionalArgs, fn func(ctx context.Context, st state.Store, args []string) error) *cobra.Command {
 		return &cobra.Command{Use: use, Short: short, Args: args,
+			Annotations: map[string]string{outputsAnnotation: outputs},
 			RunE: func(cmd *cobra.Command, a []string) error {
 				st, err := g.openState(cmd.Context())
 				if err != nil {
@@ -32,18 +34,40 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 				return fn(cmd.Context(), st, a)
 			}}
 	}
+	// resolve turns TYPE/NAME, a name or an ID into the recorded ARM ID.
+	resolve := func(ctx context.Context, st state.Store, ref string) (string, error) {
+		recs, err := st.List(ctx)
+		if err != nil {
+			return "", withCode(ExitError, err)
+		}
+		i, err := resolveRef(ref, recordCandidates(recs))
+		if err != nil {
+			return "", err
+		}
+		return recs[i].ID, nil
+	}
 	cmd.AddCommand(
-		sub("list", "List the recorded resources", cobra.NoArgs,
+		sub("list", "List the recorded resources", "text,wide,name,json,yaml", cobra.NoArgs,
 			func(ctx context.Context, st state.Store, _ []string) error {
 				return state.List(ctx, s.Out, st, format())
 			}),
-		sub("show ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", cobra.ExactArgs(1),
+		sub("show TYPE/NAME|NAME|ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", "text,json,yaml", cobra.ExactArgs(1),
 			func(ctx context.Context, st state.Store, a []string) error {
-				return state.Show(ctx, s.Out, st, a[0], format())
+				id, err := resolve(ctx, st, a[0])
+				if err != nil {
+					return err
+				}
+				return state.Show(ctx, s.Out, st, id, format())
 			}),
-		sub("rm ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", cobra.ExactArgs(1),
-			func(ctx context.Context, st state.Store, a []string) error { return state.Remove(ctx, st, a[0]) }),
-		sub("unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", cobra.NoArgs,
+		sub("rm TYPE/NAME|NAME|ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", "text", cobra.ExactArgs(1),
+			func(ctx context.Context, st state.Store, a []string) error {
+				id, err := resolve(ctx, st, a[0])
+				if err != nil {
+					return err
+				}
+				return state.Remove(ctx, st, id)
+			}),
+		sub("unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", "text", cobra.NoArgs,
 			func(ctx context.Context, st state.Store, _ []string) error { return state.Unlock(ctx, s.Out, st) }),
 	)
 	return cmd

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/util/jsonpath"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+)
+
+// getOptions are the flags of `kubectl azure get`.
+type getOptions struct {
+	g       *GlobalOptions
+	streams genericiooptions.IOStreams
+	load    manifest.LoadOptions
+	refs    []string
+}
+
+// liveResource is one resource as Azure holds it now.
+type liveResource struct {
+	ID         string         `json:"id"`
+	Type       string         `json:"type"`
+	APIVersion string         `json:"apiVersion"`
+	Body       map[string]any `json:"body"`
+}
+
+func newGetCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
+	o := &getOptions{g: g, streams: s, load: manifest.NewLoadOptions()}
+	cmd := &cobra.Command{
+		Use:   "get -f FILE|DIR | get TYPE/NAME...",
+		Short: "Print live values of managed resources, read from Azure now (not from state)",
+		Example: `  kubectl azure get -f infra/
+  kubectl azure get Microsoft.Storage/storageAccounts/stdemo001 -o yaml
+  kubectl azure get storageAccounts/stdemo001 -o jsonpath='{.body.properties.primaryEndpoints.blob}'`,
+		Annotations: map[string]string{outputsAnnotation: "text,json,yaml,name"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.refs = args
+			if len(args) == 0 && len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
+				return withCode(ExitValidation, fmt.Errorf("nothing to get: use -f FILE|DIR, -k DIR, or name recorded resources as TYPE/NAME"))
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	o.load.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func (o *getOptions) run(ctx context.Context) error {
+	var jp *jsonpath.JSONPath
+	if tmpl, ok := strings.CutPrefix(o.g.Output, "jsonpath="); ok {
+		jp = jsonpath.New("get")
+		if err := jp.Parse(tmpl); err != nil {
+			return withCode(ExitValidation, fmt.Errorf("-o jsonpath: %w", err))
+		}
+	}
+	set, err := o.resources(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := o.g.armClient(o.streams.ErrOut)
+	if err != nil {
+		return err
+	}
+	var live []liveResource
+	for _, r := range set.Resources {
+		resp, err := c.Get(ctx, r.ID, r.APIVersion)
+		if err != nil {
+			return withCode(ExitError, fmt.Errorf("reading %s: %w", printer.DisplayName(r.ID, r.Type), err))
+		}
+		body, _ := redact(resp.Body).(map[string]any)
+		if body == nil {
+			body = map[string]any{}
+		}
+		live = append(live, liveResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Body: body})
+	}
+	return o.print(live, jp)
+}
+
+// resources are the manifests' resources, narrowed to refs, or the
+// recorded resources refs name.
+func (o *getOptions) resources(ctx context.Context) (*manifest.Set, error) {
+	if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
+		st, err := o.g.openState(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		return recordedSet(ctx, st, o.refs)
+	}
+	set, err := o.g.load(ctx, o.load, o.streams.ErrOut)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.refs) > 0 {
+		return selectRefs(set, o.refs)
+	}
+	return set, nil
+}
+
+func (o *getOptions) print(live []liveResource, jp *jsonpath.JSONPath) error {
+	w := o.streams.Out
+	doc := map[string]any{"resources": live}
+	switch {
+	case jp != nil:
+		// jsonpath walks plain JSON values: round-trip keeps numbers exact.
+		for _, r := range live {
+			var v any
+			b, _ := json.Marshal(r)
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.UseNumber()
+			if err := dec.Decode(&v); err != nil {
+				return err
+			}
+			if err := jp.Execute(w, v); err != nil {
+				return withCode(ExitValidation, fmt.Errorf("-o jsonpath on %s: %w", r.ID, err))
+			}
+			fmt.Fprintln(w)
+		}
+		return nil
+	case o.g.Output == printer.OutputJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(doc)
+	case o.g.Output == printer.OutputYAML:
+		b, err := yaml.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case o.g.Output == printer.OutputName:
+		for _, r := range live {
+			fmt.Fprintln(w, printer.CleanText(printer.DisplayName(r.ID, r.Type)))
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tLOCATION\tPROVISIONING STATE")
+	for _, r := range live {
+		loc, _ := r.Body["location"].(string)
+		state := ""
+		if props, ok := r.Body["properties"].(map[string]any); ok {
+			state, _ = props["provisioningState"].(string)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", printer.CleanText(printer.DisplayName(r.ID, r.Type)), dash(loc), dash(state))
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return printer.CleanText(s)
+}
+
+// redact withholds values under credential names: a live body can carry
+// keys or connection strings, and get must never print them.
+func redact(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			if secret.Name(k, val) {
+				out[k] = secret.Placeholder
+				continue
+			}
+			out[k] = redact(val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			out[i] = redact(val)
+		}
+		return out
+	}
+	return v
+}
