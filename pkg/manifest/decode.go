@@ -177,6 +177,12 @@ func (c *converter) scalar(n *yaml.Node) any {
 		}
 		c.fail(n, "%s is not a number JSON can carry (infinity and NaN have no JSON form); quote it if it is a string", n.Value)
 	}
+	// A plain number beyond float64's range (1e400) resolves to a string
+	// in the YAML library; it is still a number in the manifest.
+	const quoted = yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle | yaml.TaggedStyle
+	if n.Style&quoted == 0 && jsonNumberRE.MatchString(n.Value) {
+		return json.Number(n.Value)
+	}
 	// Strings, and timestamps or binary, which ARM bodies carry as strings.
 	return n.Value
 }

@@ -60,6 +60,8 @@ func closingBrace(s string, from int) (int, error) {
 	for j := from; j < len(s); {
 		switch {
 		case strings.HasPrefix(s[j:], "$${"):
+			// A literal ${...} inside an argument is balanced too.
+			depth++
 			j += 3
 		case strings.HasPrefix(s[j:], "${"):
 			depth++
@@ -115,6 +117,7 @@ func splitArgs(s string) []string {
 	for j := 0; j < len(s); j++ {
 		switch {
 		case strings.HasPrefix(s[j:], "$${"):
+			depth++
 			j += 2
 		case strings.HasPrefix(s[j:], "${"):
 			depth++
