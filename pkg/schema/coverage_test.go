@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"os"
@@ -13,66 +14,37 @@ import (
 )
 
 // corpusMissing lists the resource types the azure-cli-extensions corpus
-// uses that the stable specs archive (azure-rest-api-specs 2024-07-08,
-// stable folders only) lacks: none of them appears in any path of any
-// stable file, so they are preview-only or unpublished services. Users
-// reach them with --schema-dir on a checkout that has the preview specs.
-// A type leaving this list (because the specs or the generator learned
-// it) fails the test too, so the list stays true.
+// uses that neither the Bicep type index nor the stable Swagger has: they
+// are private or retired services. A type leaving this list (because a
+// source or the generator learned it) fails the test too, so the list
+// stays true.
 var corpusMissing = map[string]string{
-	"Microsoft.App/builders":                                                                          notStable,
-	"Microsoft.App/builders/builds":                                                                   notStable,
-	"Microsoft.App/containerApps/resiliencyPolicies":                                                  notStable,
-	"Microsoft.App/managedEnvironments/daprComponents/resiliencyPolicies":                             notStable,
-	"Microsoft.AutonomousDevelopmentPlatform/workspaces":                                              notStable,
-	"Microsoft.Blockchain/blockchainMembers":                                                          notStable,
-	"Microsoft.Blockchain/blockchainMembers/transactionNodes":                                         notStable,
-	"Microsoft.Blueprint/blueprintAssignments":                                                        notStable,
-	"Microsoft.Blueprint/blueprints":                                                                  notStable,
-	"Microsoft.Blueprint/blueprints/artifacts":                                                        notStable,
-	"Microsoft.Blueprint/blueprints/versions":                                                         notStable,
-	"Microsoft.ConfidentialLedger/managedCCFs":                                                        notStable,
-	"Microsoft.ContainerService/managedclustersnapshots":                                              notStable,
-	"Microsoft.CustomProviders/resourceProviders":                                                     notStable,
-	"Microsoft.DataMigration/databaseMigrations":                                                      notStable,
-	"Microsoft.DataMigration/sqlMigrationServices":                                                    notStable,
-	"Microsoft.DocumentDB/databaseAccounts/dataTransferJobs":                                          notStable,
-	"Microsoft.DocumentDB/mongoClusters":                                                              notStable,
-	"Microsoft.DocumentDB/mongoClusters/firewallRules":                                                notStable,
-	"Microsoft.EventGrid/namespaces":                                                                  notStable,
-	"Microsoft.EventGrid/namespaces/permissionBindings":                                               notStable,
-	"Microsoft.EventGrid/namespaces/topicSpaces":                                                      notStable,
-	"Microsoft.EventGrid/namespaces/topics":                                                           notStable,
-	"Microsoft.EventGrid/namespaces/topics/eventSubscriptions":                                        notStable,
-	"Microsoft.FootprintMonitoring/profiles":                                                          notStable,
-	"Microsoft.FootprintMonitoring/profiles/experiments":                                              notStable,
-	"Microsoft.FootprintMonitoring/profiles/measurementEndpoints":                                     notStable,
-	"Microsoft.FootprintMonitoring/profiles/measurementEndpoints/conditions":                          notStable,
-	"Microsoft.HDInsight/clusterpools":                                                                notStable,
-	"Microsoft.HDInsight/clusterpools/clusters":                                                       notStable,
-	"Microsoft.Help/solutions":                                                                        notStable,
-	"Microsoft.Help/troubleshooters":                                                                  notStable,
-	"Microsoft.HybridCompute/machines/runCommands":                                                    notStable,
-	"Microsoft.Network/networkManagers/securityUserConfigurations/ruleCollections":                    notStable,
-	"Microsoft.Network/networkManagers/securityUserConfigurations/ruleCollections/rules":              notStable,
-	"Microsoft.Network/networkSecurityPerimeters":                                                     notStable,
-	"Microsoft.Network/networkSecurityPerimeters/links":                                               notStable,
-	"Microsoft.Network/networkSecurityPerimeters/profiles":                                            notStable,
-	"Microsoft.Network/networkSecurityPerimeters/profiles/accessRules":                                notStable,
-	"Microsoft.Network/networkSecurityPerimeters/resourceAssociations":                                notStable,
-	"Microsoft.OperationsManagement/solutions":                                                        notStable,
-	"Microsoft.Portal/dashboards":                                                                     notStable,
-	"Microsoft.ProviderHub/providerRegistrations/resourcetypeRegistrations/resourcetypeRegistrations": notStable,
-	"Microsoft.SecurityInsights/bookmarks/relations":                                                  notStable,
-	"Microsoft.Swiftlet/virtualMachines":                                                              notStable,
-	"microsoft.insights/components/linkedStorageAccounts":                                             notStable,
+	"Microsoft.AutonomousDevelopmentPlatform/workspaces":                                              absent,
+	"Microsoft.Blockchain/blockchainMembers":                                                          absent,
+	"Microsoft.Blockchain/blockchainMembers/transactionNodes":                                         absent,
+	"Microsoft.EventGrid/{parentType}/privateEndpointConnections":                                     templated,
+	"Microsoft.FootprintMonitoring/profiles":                                                          absent,
+	"Microsoft.FootprintMonitoring/profiles/experiments":                                              absent,
+	"Microsoft.FootprintMonitoring/profiles/measurementEndpoints":                                     absent,
+	"Microsoft.FootprintMonitoring/profiles/measurementEndpoints/conditions":                          absent,
+	"Microsoft.HDInsight/clusterpools":                                                                absent,
+	"Microsoft.HDInsight/clusterpools/clusters":                                                       absent,
+	"Microsoft.Network/dnsZones/{recordType}":                                                         templated,
+	"Microsoft.Network/privateDnsZones/{recordType}":                                                  templated,
+	"Microsoft.Network/trafficmanagerprofiles/{endpointType}":                                         templated,
+	"Microsoft.ProviderHub/providerRegistrations/resourcetypeRegistrations/resourcetypeRegistrations": absent,
+	"Microsoft.Swiftlet/virtualMachines":                                                              absent,
+	"microsoft.insights/components/{scopePath}":                                                       templated,
 }
 
-const notStable = "no path in the stable specs (preview-only or unpublished)"
+const (
+	absent    = "in neither source: a retired preview or a private service"
+	templated = "the corpus kept a path template ({recordType}), not a type"
+)
 
-// TestCoverage reports how much of ARM the embedded index knows and checks
-// the budgets of issue 4: at least 1,500 types and 9,000 (type,
-// api-version) pairs.
+// TestCoverage reports how much of ARM the embedded index knows: every
+// api-version the Bicep type index has (34,509 pairs) plus the Swagger-only
+// ones.
 func TestCoverage(t *testing.T) {
 	r := Default()
 	types := r.Types()
@@ -81,11 +53,11 @@ func TestCoverage(t *testing.T) {
 		pairs += len(r.Versions(typ))
 	}
 	t.Logf("embedded index: %d resource types, %d (type, api-version) pairs", len(types), pairs)
-	if len(types) < 1500 {
-		t.Errorf("only %d resource types; want at least 1,500", len(types))
+	if len(types) < 3400 {
+		t.Errorf("only %d resource types; want at least 3,400", len(types))
 	}
-	if pairs < 9000 {
-		t.Errorf("only %d (type, api-version) pairs; want at least 9,000", pairs)
+	if pairs < 34509 {
+		t.Errorf("only %d (type, api-version) pairs; want at least 34,509", pairs)
 	}
 }
 
@@ -93,112 +65,96 @@ type corpusRecord struct {
 	Source       string         `json:"source"`
 	ResourceType string         `json:"resourceType"`
 	APIVersion   string         `json:"apiVersion"`
+	ID           string         `json:"id"`
+	PutStatus    int            `json:"putStatus"`
 	PutBody      map[string]any `json:"putBody"`
 }
 
-// corpusSpecMismatches are the validation errors real, accepted PUT bodies
-// of the corpus raise, each a place where the Azure CLI sends something
-// the spec's type or closed enum forbids and ARM accepts anyway (numbers
-// as strings; a webtest kind newer than the spec). Anything else is a
-// generator bug (a merged discriminator with the wrong type, a lost
-// $ref...), which is what this list guards against.
-var corpusSpecMismatches = map[string]bool{
-	"Microsoft.App/containerApps properties.configuration.ingress.targetPort":    true,
-	"Microsoft.App/containerApps properties.template.containers[].resources.cpu": true,
-	"Microsoft.OperationalInsights/workspaces properties.retentionInDays":        true,
-	"Microsoft.Insights/webtests properties.Kind":                                true,
+func (c corpusRecord) name() string {
+	return c.ID[strings.LastIndex(c.ID, "/")+1:]
 }
 
-// TestCorpusBodiesValidate runs Validate on every recorded PUT body that
-// ARM accepted: no errors beyond the known spec mismatches.
+// TestCorpusBodiesValidate validates every recorded PUT body ARM accepted,
+// as a create with its resource name: none may be an error. Spec examples
+// are checked the same way; they are what the spec authors wrote, not
+// what ARM accepted, so their errors are only counted.
 func TestCorpusBodiesValidate(t *testing.T) {
 	r := Default()
-	sev := map[Severity]int{}
-	bodies := 0
-	for _, rec := range readCorpus(t) {
-		ty, _ := r.Lookup(rec.ResourceType, rec.APIVersion)
-		if ty == nil || rec.PutBody == nil {
-			continue
-		}
-		bodies++
-		for _, is := range ty.Validate(rec.PutBody) {
-			sev[is.Severity]++
-			if is.Severity != Error {
+	for _, src := range []struct {
+		path []string
+		real bool
+	}{
+		{[]string{"azure-cli-extensions", "roundtrips.jsonl.gz"}, true},
+		{[]string{"rest-api-specs-examples", "put_examples.jsonl.gz"}, false},
+	} {
+		sev := map[Severity]int{}
+		kinds := map[IssueKind]int{}
+		bodies := 0
+		for _, rec := range readCorpusFile(t, src.path...) {
+			ty, _ := r.Lookup(rec.ResourceType, rec.APIVersion)
+			if ty == nil || rec.PutBody == nil {
 				continue
 			}
-			sp, _ := ty.Resolve(SplitPath(is.Path))
-			if !corpusSpecMismatches[ty.Name+" "+sp] {
-				t.Errorf("%s (%s@%s): %s", rec.Source, rec.ResourceType, rec.APIVersion, is)
+			bodies++
+			for _, is := range ty.ValidateWith(rec.PutBody, ValidateOptions{Name: rec.name(), Create: true}) {
+				sev[is.Severity]++
+				if is.Severity != Error {
+					continue
+				}
+				kinds[is.Kind]++
+				if src.real {
+					t.Errorf("%s (%s@%s): %s", rec.Source, rec.ResourceType, rec.APIVersion, is)
+				}
 			}
 		}
-	}
-	t.Logf("corpus PUT bodies validated: %d; issues: %d errors (known spec mismatches), %d warnings, %d ignored readonly",
-		bodies, sev[Error], sev[Warning], sev[Ignored])
-	if bodies < 2000 {
-		t.Errorf("only %d bodies validated", bodies)
-	}
-}
-
-func readCorpus(t *testing.T) []corpusRecord {
-	t.Helper()
-	p := shareddata.Path(t, "corpus", "azure-cli-extensions", "roundtrips.jsonl.gz")
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []corpusRecord
-	sc := bufio.NewScanner(gz)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for sc.Scan() {
-		var rec corpusRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("%s: %v", p, err)
+		t.Logf("%s: %d PUT bodies validated as creates: %d errors %v, %d warnings, %d ignored readonly",
+			src.path[0], bodies, sev[Error], kinds, sev[Warning], sev[Ignored])
+		if bodies < 2000 {
+			t.Errorf("only %d bodies validated", bodies)
 		}
-		out = append(out, rec)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
-// TestCorpusTypesResolve: every (type, api-version) the azure-cli-extensions
-// recordings use resolves, exactly or to the nearest version, except the
-// types listed in corpusMissing.
+// TestCorpusTypesResolve measures how many (type, api-version) pairs of
+// the corpora the index knows exactly, and checks every type resolves
+// except those in corpusMissing.
 func TestCorpusTypesResolve(t *testing.T) {
 	r := Default()
-	recs := readCorpus(t)
-	if len(recs) < 1000 {
-		t.Fatalf("corpus has only %d records; is it the real one?", len(recs))
-	}
-	seenType := map[string]bool{}
-	seenPair := map[string]bool{}
-	exact, nearest := 0, 0
 	missing := map[string]bool{}
-	for _, rec := range recs {
-		lt := strings.ToLower(rec.ResourceType)
-		pair := lt + "@" + rec.APIVersion
-		if seenPair[pair] {
-			continue
-		}
-		seenPair[pair] = true
-		seenType[lt] = true
-		ty, res := r.Lookup(rec.ResourceType, rec.APIVersion)
-		switch {
-		case ty == nil:
-			missing[rec.ResourceType] = true
-		case res.Nearest:
-			nearest++
-			if res.Warning == "" || res.APIVersion == rec.APIVersion {
-				t.Errorf("%s@%s: nearest resolution without warning: %+v", rec.ResourceType, rec.APIVersion, res)
+	for _, src := range []struct {
+		path []string
+		min  float64
+	}{
+		{[]string{"azure-cli-extensions", "roundtrips.jsonl.gz"}, 0.95},
+		{[]string{"rest-api-specs-examples", "put_examples.jsonl.gz"}, 0.99},
+	} {
+		seenPair := map[string]bool{}
+		exact := 0
+		for _, rec := range readCorpusFile(t, src.path...) {
+			pair := strings.ToLower(rec.ResourceType) + "@" + rec.APIVersion
+			if seenPair[pair] {
+				continue
 			}
-		default:
-			exact++
+			seenPair[pair] = true
+			ty, res := r.Lookup(rec.ResourceType, rec.APIVersion)
+			switch {
+			case ty == nil:
+				missing[rec.ResourceType] = true
+			case res.Nearest:
+				if res.Warning == "" || res.APIVersion == rec.APIVersion || !ty.Fallback() {
+					t.Errorf("%s@%s: nearest resolution not marked: %+v", rec.ResourceType, rec.APIVersion, res)
+				}
+				if r.HasVersion(rec.ResourceType, rec.APIVersion) {
+					t.Errorf("%s@%s: HasVersion true for a nearest resolution", rec.ResourceType, rec.APIVersion)
+				}
+			default:
+				exact++
+			}
+		}
+		share := float64(exact) / float64(len(seenPair))
+		t.Logf("%s: %d (type, api-version) pairs, %d exact (%.1f%%)", src.path[0], len(seenPair), exact, 100*share)
+		if share < src.min {
+			t.Errorf("%s: exact share %.3f below %.3f", src.path[0], share, src.min)
 		}
 	}
 	var unexpected, stale []string
@@ -214,12 +170,42 @@ func TestCorpusTypesResolve(t *testing.T) {
 	}
 	sort.Strings(unexpected)
 	sort.Strings(stale)
-	t.Logf("corpus: %d types, %d (type, api-version) pairs: %d exact, %d nearest, %d types unknown (listed in corpusMissing)",
-		len(seenType), len(seenPair), exact, nearest, len(missing))
 	for _, typ := range unexpected {
 		t.Errorf("corpus type %s does not resolve and is not listed in corpusMissing", typ)
 	}
 	for _, typ := range stale {
 		t.Errorf("corpusMissing lists %s but it resolves now; remove it from the list", typ)
 	}
+}
+
+// readCorpusFile reads a JSON-lines corpus with numbers kept exact, as
+// every body in the tool carries them.
+func readCorpusFile(t *testing.T, rel ...string) []corpusRecord {
+	t.Helper()
+	p := shareddata.Path(t, append([]string{"corpus"}, rel...)...)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []corpusRecord
+	sc := bufio.NewScanner(gz)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for sc.Scan() {
+		var rec corpusRecord
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.UseNumber()
+		if err := dec.Decode(&rec); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, rec)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -222,7 +222,7 @@ func TestSpotResourceGroup(t *testing.T) {
 func TestSpotNearestVersion(t *testing.T) {
 	r := Default()
 	vs := r.Versions("Microsoft.Storage/storageAccounts")
-	if len(vs) < 20 || vs[0] != "2015-06-15" {
+	if len(vs) < 20 || vs[0] != "2015-05-01-preview" {
 		t.Fatalf("storage versions = %v", vs)
 	}
 	ty, res := r.Lookup("Microsoft.Storage/storageAccounts", "2099-01-01")
@@ -234,7 +234,7 @@ func TestSpotNearestVersion(t *testing.T) {
 		t.Errorf("2023-06-01 resolved to %+v, want nearest 2023-05-01", res)
 	}
 	_, res = r.Lookup("Microsoft.Storage/storageAccounts", "2010-01-01")
-	if !res.Nearest || res.APIVersion != "2015-06-15" {
+	if !res.Nearest || res.APIVersion != "2015-05-01-preview" {
 		t.Errorf("2010-01-01 resolved to %+v", res)
 	}
 	_, res = r.Lookup("Microsoft.Storage/storageAccounts", "")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"sort"
 	"strings"
 )
@@ -39,39 +40,153 @@ func (s Severity) String() string {
 // MarshalText makes severities readable in JSON output.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// IssueKind says what a finding is about, so callers can act on it
+// without matching message text.
+type IssueKind string
+
+const (
+	// KindUnknown: the schema does not declare the property (or not for
+	// the body selected by kind or by the resource name).
+	KindUnknown IssueKind = "unknown-property"
+	// KindType: a value ARM cannot convert to the declared type.
+	KindType IssueKind = "wrong-type"
+	// KindCoerced: a value of another JSON type that ARM converts
+	// ("1073741824" for an integer, "true" for a boolean).
+	KindCoerced IssueKind = "coerced"
+	// KindEnum: a value outside the declared values.
+	KindEnum IssueKind = "enum"
+	// KindRequired: a property the create request must carry is missing.
+	KindRequired IssueKind = "required"
+	// KindReadOnly: a property the service sets.
+	KindReadOnly IssueKind = "readonly"
+	// KindLimit: a length or range the spec states is exceeded.
+	KindLimit IssueKind = "limit"
+)
+
 // Issue is one validation finding. Path is concrete and dotted
 // ("properties.subnets[0].name").
 type Issue struct {
-	Path     string   `json:"path"`
-	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
+	Path     string    `json:"path"`
+	Severity Severity  `json:"severity"`
+	Kind     IssueKind `json:"kind"`
+	Message  string    `json:"message"`
+	// Suggestions are the declared names or values closest to an unknown
+	// one ("did you mean").
+	Suggestions []string `json:"suggestions,omitempty"`
 }
 
 func (i Issue) String() string { return i.Path + ": " + i.Severity.String() + ": " + i.Message }
 
-// Validate checks a request body against the type. Findings come in body
-// order (object keys sorted), at most one per path; nothing below a
-// readonly, unknown or mistyped value is examined. A nil Type has no
-// findings: unknown types are handled by heuristics elsewhere.
+// ValidateOptions carries what validation needs beyond the body.
+type ValidateOptions struct {
+	// Name is the resource's own name (the last segment of its ID). Types
+	// whose body depends on the name (Microsoft.Web/sites/config:
+	// appsettings, connectionstrings, web...) are checked against the
+	// body that name selects; empty means any of them.
+	Name string
+	// Create says the resource does not exist yet, so required
+	// properties must be present.
+	Create bool
+}
+
+// Validate checks a request body with no resource name and not as a
+// create; see ValidateWith.
 func (t *Type) Validate(body map[string]any) []Issue {
+	return t.ValidateWith(body, ValidateOptions{})
+}
+
+// ValidateWith checks a request body against the type.
+//
+// The policy is that a body ARM would accept is never an Error. Errors
+// are reported only for what is certain on the exact api-version's
+// schema: a value ARM cannot convert (an object where a string goes,
+// "abc" for an integer), a missing required property on create, a value
+// outside a closed enum. Values ARM converts (quoted numbers and
+// booleans) are accepted with a Warning; unknown properties, open-enum
+// values and limits are Warnings with "did you mean" suggestions; and on a
+// type Lookup answered with another api-version (Fallback) every finding
+// is at most a Warning. Readonly properties are Ignored.
+//
+// Findings come in body order (object keys sorted), at most one per
+// path; nothing below a readonly, unknown or mistyped value is examined.
+// A nil Type has no findings: unknown types are handled elsewhere.
+func (t *Type) ValidateWith(body map[string]any, opts ValidateOptions) []Issue {
 	if t == nil {
 		return nil
 	}
-	v := &validator{t: t}
-	v.object(body, nil, "")
+	v := &validator{t: t, opts: opts, certain: !t.fallback}
+	v.object(body, nil, "", "")
 	return v.issues
 }
 
 type validator struct {
-	t      *Type
-	issues []Issue
+	t       *Type
+	opts    ValidateOptions
+	certain bool // judged on the exact api-version: errors are allowed
+	issues  []Issue
 }
 
-func (v *validator) add(path []string, s Severity, format string, args ...any) {
-	v.issues = append(v.issues, Issue{Path: JoinPath(path), Severity: s, Message: fmt.Sprintf(format, args...)})
+func (v *validator) add(path []string, s Severity, k IssueKind, format string, args ...any) *Issue {
+	if s == Error && !v.certain {
+		s = Warning
+		format += " (judged on api-version %s, the nearest the schema index knows)"
+		args = append(args, v.t.APIVersion)
+	}
+	v.issues = append(v.issues, Issue{Path: JoinPath(path), Severity: s, Kind: k, Message: fmt.Sprintf(format, args...)})
+	return &v.issues[len(v.issues)-1]
 }
 
-func (v *validator) object(obj map[string]any, path []string, sp string) {
+// variantOf returns which body of a polymorphic object applies: the
+// discriminator's value (or the resource name) spelled as the schema
+// spells it, or "" when the object is not polymorphic here or the value
+// is not one the schema knows.
+func (v *validator) variantOf(obj map[string]any, sp, inherited string) string {
+	disc := v.t.Discriminator
+	if sp != "" {
+		disc = ""
+		if p := v.t.Properties[sp]; p != nil {
+			disc = p.Discriminator
+		}
+	}
+	if disc == "" {
+		return inherited
+	}
+	var val string
+	if disc == "name" && sp == "" {
+		val = v.opts.Name
+	} else {
+		val, _ = obj[disc].(string)
+	}
+	if val == "" {
+		return ""
+	}
+	for _, c := range v.t.children(sp) {
+		if p := v.t.Properties[joinSchema(sp, c)]; p != nil {
+			for _, x := range p.Variants {
+				if strings.EqualFold(x, val) {
+					return x
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// inVariant reports whether a property belongs to the active body.
+func inVariant(p *Property, active string) bool {
+	if len(p.Variants) == 0 || active == "" {
+		return true
+	}
+	for _, x := range p.Variants {
+		if x == active {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) object(obj map[string]any, path []string, sp, inherited string) {
+	active := v.variantOf(obj, sp, inherited)
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
@@ -88,21 +203,86 @@ func (v *validator) object(obj map[string]any, path []string, sp string) {
 				csp, p = joinSchema(sp, "*"), m
 			}
 		}
+		if p != nil && !inVariant(p, active) {
+			v.unknown(cp, sp, k, active)
+			continue
+		}
 		if p == nil {
 			// Only a parent that lists its members makes an extra one
 			// suspicious; a free-form object accepts anything.
-			if sp == "" || len(v.t.Children(sp)) > 0 {
-				v.add(cp, Warning, "unknown property: %s %s does not declare it", v.t.Name, v.t.APIVersion)
+			if sp == "" || len(v.t.children(sp)) > 0 {
+				v.unknown(cp, sp, k, active)
 			}
 			continue
 		}
-		v.value(obj[k], cp, csp, p)
+		v.value(obj[k], cp, csp, p, active)
+	}
+	if v.opts.Create {
+		v.required(obj, path, sp, active)
 	}
 }
 
-func (v *validator) value(val any, path []string, sp string, p *Property) {
+func (v *validator) unknown(path []string, sp, name, active string) {
+	var names []string
+	for _, c := range v.t.children(sp) {
+		if c == "*" || c == "[]" {
+			continue
+		}
+		if p := v.t.Properties[joinSchema(sp, c)]; p != nil && !p.ReadOnly && inVariant(p, active) {
+			names = append(names, c)
+		}
+	}
+	where := fmt.Sprintf("%s %s does not declare it", v.t.Name, v.t.APIVersion)
+	if active != "" {
+		where = fmt.Sprintf("the %s body of %s %s does not declare it", active, v.t.Name, v.t.APIVersion)
+	}
+	is := v.add(path, Warning, KindUnknown, "unknown property: %s", where)
+	if is.Suggestions = suggest(name, names); len(is.Suggestions) > 0 {
+		is.Message += "; did you mean " + strings.Join(is.Suggestions, " or ") + "?"
+	}
+}
+
+// required reports the required members of a create body's object that
+// are missing.
+func (v *validator) required(obj map[string]any, path []string, sp, active string) {
+	for _, c := range v.t.children(sp) {
+		if c == "*" || c == "[]" {
+			continue
+		}
+		p := v.t.Properties[joinSchema(sp, c)]
+		if p == nil || !p.Required || p.ReadOnly || (len(p.Variants) > 0 && (active == "" || !inVariant(p, active))) {
+			continue
+		}
+		if hasKeyFold(obj, c) {
+			continue
+		}
+		cp := append(append([]string(nil), path...), c)
+		// Services fill in many nested "required" members themselves
+		// (real accepted bodies omit them); only the body's own top-level
+		// members are certain.
+		sev := Error
+		if sp != "" {
+			sev = Warning
+		}
+		v.add(cp, sev, KindRequired, "required: %s %s needs %s when it is created; add it to the manifest", v.t.Name, v.t.APIVersion, JoinPath(cp))
+	}
+}
+
+func hasKeyFold(obj map[string]any, k string) bool {
+	if _, ok := obj[k]; ok {
+		return true
+	}
+	for x := range obj {
+		if strings.EqualFold(x, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func (v *validator) value(val any, path []string, sp string, p *Property, active string) {
 	if p.ReadOnly {
-		v.add(path, Ignored, "readonly: set by the service, ignored in the request and never owned")
+		v.add(path, Ignored, KindReadOnly, "readonly: set by the service, ignored in the request and never owned")
 		return
 	}
 	if val == nil {
@@ -111,30 +291,143 @@ func (v *validator) value(val any, path []string, sp string, p *Property) {
 	got := jsonTypeOf(val)
 	// "type: object" with no members is how many specs say "any JSON"
 	// (autorest reads it so), and services send arrays and strings there.
-	anyObject := p.Type == TypeObject && len(v.t.Children(sp)) == 0
+	anyObject := p.Type == TypeObject && len(v.t.children(sp)) == 0
 	if !anyObject && !typeAccepts(p.Type, got) {
-		v.add(path, Error, "wrong type: want %s, got %s", p.Type, got)
+		switch note, ok := converts(p.Type, val); {
+		case ok:
+			v.add(path, Warning, KindCoerced, "%s: ARM converts it; write it as %s to avoid a diff on every plan", note, p.Type)
+		case cannotConvert(p.Type, val):
+			v.add(path, Error, KindType, "wrong type: want %s, got %s; ARM cannot convert it", p.Type, got)
+		default:
+			// Services differ in how they read a mismatched structure
+			// (some take a single object for a list): not certain.
+			v.add(path, Warning, KindType, "wrong type: want %s, got %s; the service may reject it", p.Type, got)
+		}
 		return
 	}
 	if s, ok := val.(string); ok && len(p.Enum) > 0 && !inEnum(p.Enum, s) {
+		sev, what := Warning, "is not a known value"
 		if p.EnumClosed {
-			v.add(path, Error, "%q is not one of %s", s, strings.Join(p.Enum, ", "))
-		} else {
-			v.add(path, Warning, "%q is not a known value (%s); the service may still accept it", s, strings.Join(p.Enum, ", "))
+			sev, what = Error, "is not one of the allowed values"
 		}
+		is := v.add(path, sev, KindEnum, "%q %s (%s)", s, what, strings.Join(p.Enum, ", "))
+		if sev == Warning {
+			is.Message += "; the service may still accept it"
+		}
+		if is.Suggestions = suggest(s, p.Enum); len(is.Suggestions) > 0 {
+			is.Message += "; did you mean " + strings.Join(is.Suggestions, " or ") + "?"
+		}
+		return
 	}
+	v.limits(val, path, p)
 	switch x := val.(type) {
 	case map[string]any:
-		v.object(x, path, sp)
+		v.object(x, path, sp, active)
 	case []any:
 		ip := v.t.Properties[sp+"[]"]
 		if ip == nil {
 			return
 		}
 		for i, item := range x {
-			v.value(item, append(append([]string(nil), path...), fmt.Sprintf("[%d]", i)), sp+"[]", ip)
+			v.value(item, append(append([]string(nil), path...), fmt.Sprintf("[%d]", i)), sp+"[]", ip, active)
 		}
 	}
+}
+
+// limits warns about lengths and ranges outside what the spec states:
+// specs are often stricter than the service, so these are never errors.
+func (v *validator) limits(val any, path []string, p *Property) {
+	switch x := val.(type) {
+	case string:
+		n := int64(len([]rune(x)))
+		if p.MinLength != nil && n < *p.MinLength {
+			v.add(path, Warning, KindLimit, "shorter than the minimum length %d the spec states", *p.MinLength)
+		} else if p.MaxLength != nil && n > *p.MaxLength {
+			v.add(path, Warning, KindLimit, "longer than the maximum length %d the spec states", *p.MaxLength)
+		}
+	case json.Number, float64, int, int64:
+		r, ok := new(big.Rat).SetString(fmt.Sprint(x))
+		if !ok {
+			return
+		}
+		if p.MinValue != nil && r.Cmp(new(big.Rat).SetInt64(*p.MinValue)) < 0 {
+			v.add(path, Warning, KindLimit, "below the minimum %d the spec states", *p.MinValue)
+		} else if p.MaxValue != nil && r.Cmp(new(big.Rat).SetInt64(*p.MaxValue)) > 0 {
+			v.add(path, Warning, KindLimit, "above the maximum %d the spec states", *p.MaxValue)
+		}
+	}
+}
+
+// converts reports whether ARM turns val into the wanted type (its JSON
+// reader converts quoted numbers and booleans, and numbers or booleans
+// where a string goes), with a note for the warning.
+func converts(want JSONType, val any) (string, bool) {
+	got := jsonTypeOf(val)
+	switch want {
+	case TypeString:
+		if got == TypeInteger || got == TypeNumber || got == TypeBoolean {
+			return fmt.Sprintf("a %s where a string goes", got), true
+		}
+	case TypeInteger, TypeNumber:
+		switch x := val.(type) {
+		case string:
+			// Any number, not only whole ones: the Bicep index calls
+			// every JSON number an integer (container CPU is 0.5).
+			if isNumeric(strings.TrimSpace(x), false) {
+				return "a quoted number", true
+			}
+		case bool:
+			return "a boolean where a number goes", true
+		}
+		if want == TypeInteger && got == TypeNumber {
+			return "a fraction where an integer goes", true
+		}
+	case TypeBoolean:
+		switch x := val.(type) {
+		case string:
+			if strings.EqualFold(x, "true") || strings.EqualFold(x, "false") {
+				return "a quoted boolean", true
+			}
+		}
+		if got == TypeInteger {
+			return "a number where a boolean goes", true
+		}
+	}
+	return "", false
+}
+
+// cannotConvert lists the mismatches no JSON reader turns into the
+// wanted type: a structure where a scalar goes, and a string that is
+// not a number or boolean where one goes.
+func cannotConvert(want JSONType, val any) bool {
+	got := jsonTypeOf(val)
+	switch want {
+	case TypeString, TypeInteger, TypeNumber, TypeBoolean:
+		if got == TypeObject || got == TypeArray {
+			return true
+		}
+	}
+	if _, ok := val.(string); ok {
+		switch want {
+		case TypeInteger, TypeNumber, TypeBoolean:
+			return true // converts() already accepted the convertible ones
+		}
+	}
+	return false
+}
+
+// isNumeric accepts what a JSON number may be (any size: big integers
+// stay exact), and for integers only whole values.
+func isNumeric(s string, integer bool) bool {
+	if s == "" {
+		return false
+	}
+	if integer {
+		_, ok := new(big.Int).SetString(s, 10)
+		return ok
+	}
+	_, ok := new(big.Rat).SetString(s)
+	return ok && !strings.ContainsAny(s, "/")
 }
 
 // inEnum compares case-insensitively: ARM treats enum values that way and

@@ -36,13 +36,13 @@ func TestValidate(t *testing.T) {
 	}
 	want := map[string]Severity{
 		"id":                          Ignored,
-		"tags.n":                      Error,
+		"tags.n":                      Warning, // ARM converts a number to a string
 		"sku.name":                    Error,   // closed enum
 		"sku.family":                  Warning, // open enum
 		"bogus":                       Warning,
 		"properties.count":            Error,
 		"properties.status":           Ignored, // reported once, not per member
-		"properties.subnets[1].name":  Error,
+		"properties.subnets[1].name":  Warning,
 		"properties.subnets[1].extra": Warning,
 		"properties.maps.east.other":  Warning,
 	}
@@ -84,7 +84,7 @@ func TestValidateNumbers(t *testing.T) {
 			t.Errorf("count=%T(%v): %v", v, v, issues)
 		}
 	}
-	if issues := ty.Validate(map[string]any{"properties": map[string]any{"count": 3.5}}); len(issues) != 1 || issues[0].Severity != Error {
+	if issues := ty.Validate(map[string]any{"properties": map[string]any{"count": 3.5}}); len(issues) != 1 || issues[0].Severity != Warning || issues[0].Kind != KindCoerced {
 		t.Errorf("count=3.5: %v", issues)
 	}
 }
