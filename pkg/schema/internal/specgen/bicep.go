@@ -182,7 +182,7 @@ type bicepFact struct {
 	desc  string
 	enum  []string // in the spec's order
 	open  bool     // a union admits any string
-	base  bool // reached outside any variant: every variant has it
+	base  bool     // reached outside any variant: every variant has it
 	vars  map[string]bool
 	count int
 }

@@ -20,7 +20,7 @@ type version struct {
 	patch []string
 	descs map[string]string // path -> description
 	// factsFrom: the Swagger api-version the Swagger-only facts came from.
-	factsFrom           string
+	factsFrom            string
 	putStatus, delStatus []int
 }
 
