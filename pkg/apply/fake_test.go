@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
@@ -37,6 +38,8 @@ type fakeARM struct {
 	maxFlight map[string]int
 	actions   map[string]map[string]any // key of .../action -> answer
 	hold      time.Duration             // how long a write stays in flight
+	// generate adds the values Azure generates on a PUT.
+	generate func(id string, body map[string]any)
 }
 
 func newFakeARM() *fakeARM {
@@ -130,7 +133,11 @@ func (f *fakeARM) Put(ctx context.Context, id, apiVersion string, body map[strin
 		return nil, err
 	}
 	defer f.enter(id)()
-	f.seed(id, body)
+	b := deepCopyMap(body)
+	if f.generate != nil {
+		f.generate(id, b)
+	}
+	f.seed(id, b)
 	return &arm.Response{StatusCode: 200}, nil
 }
 
@@ -352,6 +359,15 @@ func (r *recorder) Event(id, name string, st Status, detail string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, string(st)+" "+id)
+}
+
+func fmtJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func secretRegisterForTest(v string) { secret.Register(v) }

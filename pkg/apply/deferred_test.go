@@ -1,0 +1,273 @@
+package apply
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+)
+
+const reader = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
+
+const refDocs = `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: rg1}
+spec:
+  type: Microsoft.Resources/resourceGroups@2021-04-01
+  body: {location: westeurope}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: id-app}
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: rg1
+  body: {location: westeurope}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata:
+  name: ${guid:${ref:rg1},${ref:id-app.properties.principalId},` + reader + `}
+spec:
+  type: Microsoft.Authorization/roleAssignments@2022-04-01
+  scope: ${ref:rg1}
+  body:
+    properties:
+      roleDefinitionId: /subscriptions/${subscriptionId}/providers/Microsoft.Authorization/roleDefinitions/` + reader + `
+      principalId: ${ref:id-app.properties.principalId}
+`
+
+const actionDocs = `
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: stdemo001}
+spec:
+  type: Microsoft.Storage/storageAccounts@2023-05-01
+  resourceGroup: rg1
+  body: {location: westeurope, kind: StorageV2, sku: {name: Standard_LRS}}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: app}
+spec:
+  type: Microsoft.Web/sites@2023-12-01
+  resourceGroup: rg1
+  body:
+    location: westeurope
+    properties:
+      siteConfig:
+        appSettings:
+        - name: KEY
+          value: {valueFrom: {action: {resource: stdemo001, name: listKeys, path: "keys[0].value"}}}
+`
+
+func loadDocs(t *testing.T, docs string) *manifest.Set {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(docs), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := manifest.NewLoadOptions()
+	o.Filenames = []string{dir}
+	o.Subscription = sub
+	set, err := manifest.Load(context.Background(), o)
+	if err != nil {
+		t.Fatalf("loading: %v", err)
+	}
+	return set
+}
+
+// principals gives identities a principalId when created, as Azure does.
+func principals(a *fakeARM, value string) {
+	a.generate = func(id string, b map[string]any) {
+		if strings.EqualFold(armid.TypeOf(id), "Microsoft.ManagedIdentity/userAssignedIdentities") {
+			b["properties"] = map[string]any{"principalId": value}
+		}
+	}
+}
+
+// TestDeferredValuesResolvedAtApply: a name and a body value computed from
+// a generated principalId are unknown in the first plan, resolved after the
+// identity is created, and known from the live identity in the next plan.
+func TestDeferredValuesResolvedAtApply(t *testing.T) {
+	a := newFakeARM()
+	principals(a, "11111111-2222-3333-4444-555555555555")
+	st := newMemStore()
+	e := newEngine(a, st, DefaultOptions())
+	set := loadDocs(t, refDocs)
+
+	p, err := e.Plan(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ra plan.Resource
+	for _, r := range p.Plan.Resources {
+		if strings.Contains(r.Type, "roleAssignments") {
+			ra = r
+		}
+	}
+	if ra.Action != plan.ActionCreate || !ra.NameKnownAfterApply {
+		t.Fatalf("role assignment planned %s, nameKnownAfterApply=%v", ra.Action, ra.NameKnownAfterApply)
+	}
+	if got := len(a.Calls("GET")); got != 2 {
+		t.Errorf("plan read %d resources, want 2 (a deferred name cannot be read)", got)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	want := rgID("rg1") + "/providers/Microsoft.Authorization/roleAssignments/" + manifest.ARMGuid(rgID("rg1"), "11111111-2222-3333-4444-555555555555", reader)
+	a.mu.Lock()
+	got, ok := a.res[armid.Key(want)]
+	a.mu.Unlock()
+	if !ok {
+		t.Fatalf("no role assignment at %s; calls %v", want, a.calls)
+	}
+	if pid := got["properties"].(map[string]any)["principalId"]; pid != "11111111-2222-3333-4444-555555555555" {
+		t.Errorf("principalId written = %v", pid)
+	}
+	if !st.has(want) {
+		t.Errorf("the role assignment is not recorded under its real ID")
+	}
+
+	// Next plan: everything exists; the name resolves from live state.
+	p2, err := e.Plan(context.Background(), loadDocs(t, refDocs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p2.Plan.Resources {
+		if r.Action != plan.ActionNoOp {
+			t.Errorf("second plan: %s %s %+v", r.Action, r.ID, r.Changes)
+		}
+	}
+}
+
+// TestReplacedReferenceMakesDependantsUnknown: when the identity is
+// replaced, the value the role assignment reads is unknown again and the
+// plan says why.
+func TestReplacedReferenceMakesDependantsUnknown(t *testing.T) {
+	a := newFakeARM()
+	principals(a, "11111111-2222-3333-4444-555555555555")
+	st := newMemStore()
+	e := newEngine(a, st, DefaultOptions())
+	p, err := e.Plan(context.Background(), loadDocs(t, refDocs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	// Pretend the identity must be replaced; its dependants then read a
+	// value the plan cannot know.
+	byKey := map[string]*item{}
+	p2, err := e.Plan(context.Background(), loadDocs(t, refDocs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ra *item
+	for _, it := range p2.items {
+		byKey[armid.Key(it.id)] = it
+		if strings.Contains(it.typ, "roleAssignments") {
+			ra = it
+		}
+	}
+	for _, it := range p2.items {
+		if strings.Contains(it.typ, "userAssignedIdentities") {
+			it.planned.Action = plan.ActionReplace
+		}
+	}
+	ra.body, ra.unknown, ra.waitsOn = nil, nil, nil
+	if err := e.resolveAtPlan(context.Background(), ra, planScope{byKey: byKey}); err != nil {
+		t.Fatal(err)
+	}
+	e.decide(ra, p2.key)
+	if !reflect.DeepEqual(ra.unknown, []string{"properties.principalId"}) || len(ra.waitsOn) != 1 {
+		t.Fatalf("unknown %v waitsOn %v", ra.unknown, ra.waitsOn)
+	}
+	if !strings.Contains(ra.planned.Reason, "which the plan replaces") {
+		t.Errorf("reason %q does not say why", ra.planned.Reason)
+	}
+	found := false
+	for _, c := range ra.planned.Changes {
+		if c.Path == "properties.principalId" && c.KnownAfterApply {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("changes %+v lack properties.principalId known after apply", ra.planned.Changes)
+	}
+}
+
+// TestActionSecretsFetchedAtApply: a listKeys value is fetched only when
+// the resource is written, registered for scrubbing, and stored hashed.
+func TestActionSecretsFetchedAtApply(t *testing.T) {
+	a := newFakeARM()
+	stID := rgID("rg1") + "/providers/Microsoft.Storage/storageAccounts/stdemo001"
+	principals(a, "11111111-2222-3333-4444-555555555555")
+	a.actions[armid.Key(stID+"/listKeys")] = map[string]any{"keys": []any{map[string]any{"value": "key-from-action-42"}}}
+	st := newMemStore()
+	e := newEngine(a, st, DefaultOptions())
+	p, err := e.Plan(context.Background(), loadDocs(t, refDocs+actionDocs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(a.Calls("POST")); n != 0 {
+		t.Fatalf("the plan called %d actions; secrets are read at apply time only", n)
+	}
+	if r, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatalf("%v: %+v", err, r.Results)
+	}
+	if n := len(a.Calls("POST")); n != 1 {
+		t.Errorf("actions called %d times, want 1", n)
+	}
+	appID := rgID("rg1") + "/providers/Microsoft.Web/sites/app"
+	a.mu.Lock()
+	written := a.res[armid.Key(appID)]
+	a.mu.Unlock()
+	settings := written["properties"].(map[string]any)["siteConfig"].(map[string]any)["appSettings"].([]any)
+	if v := settings[0].(map[string]any)["value"]; v != "key-from-action-42" {
+		t.Errorf("written value = %v", v)
+	}
+	if strings.Contains(secret.Scrub("x key-from-action-42 y"), "key-from-action-42") {
+		t.Error("the action's secret is not registered for scrubbing")
+	}
+	rec, err := st.Get(context.Background(), appID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(fmtJSON(t, rec), "key-from-action-42") {
+		t.Error("state holds the action's secret in clear")
+	}
+}
+
+func TestSetPath(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{"properties.a", `{"properties":{"a":"V","b":[1,{"c":2}]},"tags":{"x.y":"1"}}`},
+		{"properties.b[1].c", `{"properties":{"a":1,"b":[1,{"c":"V"}]},"tags":{"x.y":"1"}}`},
+		{`tags["x.y"]`, `{"properties":{"a":1,"b":[1,{"c":2}]},"tags":{"x.y":"V"}}`},
+	} {
+		b := map[string]any{"properties": map[string]any{"a": 1, "b": []any{1, map[string]any{"c": 2}}}, "tags": map[string]any{"x.y": "1"}}
+		if err := setPath(b, tc.path, "V"); err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if got := fmtJSON(t, b); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.path, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "properties.b[9]", "properties.a.x", "tags[x"} {
+		b := map[string]any{"properties": map[string]any{"a": 1, "b": []any{1}}}
+		if err := setPath(b, bad, "V"); err == nil {
+			t.Errorf("setPath(%q) accepted", bad)
+		}
+	}
+}
