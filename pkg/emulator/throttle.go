@@ -103,6 +103,9 @@ func (t *throttler) admit(w http.ResponseWriter, sub, method string, now time.Ti
 	remaining, wait, ok := b.take(now)
 	t.mu.Unlock()
 	w.Header().Set("x-ms-ratelimit-remaining-subscription-"+cat, strconv.Itoa(remaining))
+	// ARM's regional front doors also report the subscription's global
+	// budget; the emulator has one region, so both count the same bucket.
+	w.Header().Set("x-ms-ratelimit-remaining-subscription-global-"+cat, strconv.Itoa(remaining))
 	if !ok {
 		secs := int(math.Ceil(wait.Seconds()))
 		if secs < 1 {

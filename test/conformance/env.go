@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// staticToken is a credential that hands out one fixed token: the
+// emulator does not check tokens, and the tests must not need Entra ID.
+type staticToken struct{}
+
+func (staticToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	return azcore.AccessToken{Token: "conformance", ExpiresOn: time.Now().Add(time.Hour)}, nil
+}
+
+// env is what every suite needs: the subscription, a credential, client
+// options aimed at the endpoint, and a raw pipeline for requests no typed
+// client makes.
+type env struct {
+	sub      string
+	endpoint string
+	cred     azcore.TokenCredential
+	opts     *arm.ClientOptions
+	raw      *http.Client
+	pollFreq time.Duration
+}
+
+func newEnv(endpoint, sub string) (*env, error) {
+	conf := cloud.Configuration{
+		ActiveDirectoryAuthorityHost: endpoint,
+		Services: map[cloud.ServiceName]cloud.ServiceConfiguration{
+			cloud.ResourceManager: {Endpoint: endpoint, Audience: "https://management.core.windows.net/"},
+		},
+	}
+	opts := &arm.ClientOptions{ClientOptions: policy.ClientOptions{
+		Cloud: conf,
+		// The emulator serves plain HTTP on loopback.
+		InsecureAllowCredentialWithHTTP: true,
+		Retry:                           policy.RetryOptions{MaxRetries: 2, RetryDelay: 10 * time.Millisecond},
+	}}
+	return &env{sub: sub, endpoint: endpoint, cred: staticToken{}, opts: opts, raw: &http.Client{Timeout: 30 * time.Second}, pollFreq: time.Second}, nil
+}
+
+func (e *env) poll() *runtime.PollUntilDoneOptions {
+	return &runtime.PollUntilDoneOptions{Frequency: e.pollFreq}
+}
+
+// rg is the ID of a resource group in the test subscription.
+func (e *env) rg(name string) string {
+	return "/subscriptions/" + e.sub + "/resourceGroups/" + name
+}
+
+// armCode returns the ARM error code of err, or "" when it is no
+// *azcore.ResponseError.
+func armCode(err error) (int, string) {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode, re.ErrorCode
+	}
+	return 0, ""
+}
+
+// wantError checks err is an ARM error with status and one of codes.
+func wantError(err error, status int, codes ...string) error {
+	if err == nil {
+		return fmt.Errorf("succeeded; ARM answers %d %v", status, codes)
+	}
+	st, code := armCode(err)
+	if st != status {
+		return fmt.Errorf("status %d (%s); ARM answers %d %v", st, code, status, codes)
+	}
+	for _, c := range codes {
+		if c == code {
+			return nil
+		}
+	}
+	return fmt.Errorf("code %q; ARM answers %v", code, codes)
+}
+
+func expect(cond bool, format string, args ...any) error {
+	if cond {
+		return nil
+	}
+	return fmt.Errorf(format, args...)
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
