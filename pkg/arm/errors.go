@@ -168,14 +168,29 @@ func (e *Error) scrub() {
 	}
 }
 
-func scrubDetails(ds []ErrorDetail) []ErrorDetail {
+// scrubValues hides the given secret values (and their JSON-escaped
+// forms) in the error's text.
+func (e *Error) scrubValues(values []string) {
+	if len(values) == 0 {
+		return
+	}
+	var r secret.Registry
+	r.Register(values...)
+	e.Message = r.Scrub(e.Message)
+	e.Details = mapDetails(e.Details, r.Scrub)
+	e.Body = []byte(r.Scrub(string(e.Body)))
+}
+
+func mapDetails(ds []ErrorDetail, f func(string) string) []ErrorDetail {
 	for i := range ds {
-		ds[i].Message = scrubText(ds[i].Message)
-		ds[i].Target = scrubText(ds[i].Target)
-		ds[i].Details = scrubDetails(ds[i].Details)
+		ds[i].Message = f(ds[i].Message)
+		ds[i].Target = f(ds[i].Target)
+		ds[i].Details = mapDetails(ds[i].Details, f)
 	}
 	return ds
 }
+
+func scrubDetails(ds []ErrorDetail) []ErrorDetail { return mapDetails(ds, scrubText) }
 
 // scrubText removes registered secret values and embedded credentials
 // (connection-string keys, SAS signatures, bearer tokens) from text.

@@ -239,6 +239,19 @@ func (c *Client) toResponse(method, id string, resp *http.Response) (*Response, 
 // with azcore's pollers: Azure-AsyncOperation first, else Location, else
 // (PUT/PATCH) the resource's provisioningState, honouring Retry-After.
 func (c *Client) write(ctx context.Context, method, id, apiVersion string, body map[string]any, o *RequestOptions) (*Response, error) {
+	resp, err := c.writeOp(ctx, method, id, apiVersion, body, o)
+	if err != nil && body != nil {
+		// ARM's 400s quote the request body: hide what the body's own
+		// secrets are, registered or not.
+		var e *Error
+		if errors.As(err, &e) {
+			e.scrubValues(c.bodySecrets(method, c.url(id, apiVersion), body))
+		}
+	}
+	return resp, err
+}
+
+func (c *Client) writeOp(ctx context.Context, method, id, apiVersion string, body map[string]any, o *RequestOptions) (*Response, error) {
 	ctx, cancel := c.opCtx(ctx)
 	defer cancel()
 	first, err := c.send(ctx, method, id, c.url(id, apiVersion), body, o)

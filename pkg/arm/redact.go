@@ -241,3 +241,86 @@ func redactValue(v any) any {
 }
 
 func isBool(v any) bool { _, ok := v.(bool); return ok }
+
+// bodySecrets returns the string values of a request body that the log
+// would hide (see redactValue and the sensitive paths), so an error
+// quoting the body can hide them too.
+func (c *Client) bodySecrets(method, rawURL string, body map[string]any) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil
+	}
+	data, err := encodeJSON(body)
+	if err != nil {
+		return nil
+	}
+	var orig, red any
+	if decodeJSON(data, &orig) != nil {
+		return nil
+	}
+	bc := c.bodyContext(method, u)
+	red = redactValue(bc.redactResource(mustCopy(orig)))
+	var out []string
+	collectRedacted(orig, red, &out)
+	return out
+}
+
+// mustCopy deep-copies a decoded JSON value.
+func mustCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[k] = mustCopy(x)
+		}
+		return m
+	case []any:
+		out := make([]any, len(t))
+		for i := range t {
+			out[i] = mustCopy(t[i])
+		}
+		return out
+	}
+	return v
+}
+
+// collectRedacted appends the string leaves of orig where red was
+// replaced by the redaction marker (all strings below a redacted node).
+func collectRedacted(orig, red any, out *[]string) {
+	if s, ok := red.(string); ok && s == redacted {
+		allStrings(orig, out)
+		return
+	}
+	switch o := orig.(type) {
+	case map[string]any:
+		r, _ := red.(map[string]any)
+		for k, v := range o {
+			collectRedacted(v, r[k], out)
+		}
+	case []any:
+		r, _ := red.([]any)
+		for i := range o {
+			if i < len(r) {
+				collectRedacted(o[i], r[i], out)
+			}
+		}
+	case string:
+		// Partly redacted strings (connection strings) are left to
+		// redactText, which runs on error text too.
+	}
+}
+
+func allStrings(v any, out *[]string) {
+	switch t := v.(type) {
+	case string:
+		*out = append(*out, t)
+	case map[string]any:
+		for _, x := range t {
+			allStrings(x, out)
+		}
+	case []any:
+		for _, x := range t {
+			allStrings(x, out)
+		}
+	}
+}

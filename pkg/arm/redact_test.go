@@ -224,3 +224,34 @@ func TestLogLinesDoNotInterleave(t *testing.T) {
 		}
 	}
 }
+
+// Secrets of the request body are hidden from an error that quotes it,
+// even when nobody registered them.
+func TestErrorHidesTheRequestBodysSecrets(t *testing.T) {
+	cases := map[string]map[string]any{
+		"/providers/Microsoft.Sql/servers/sql1":                        {"properties": map[string]any{"administratorLoginPassword": "unregistered-pass-77", "version": "12.0"}},
+		"/providers/Microsoft.KeyVault/vaults/kv/secrets/s":            {"properties": map[string]any{"value": "unregistered-kv-88"}},
+		"/providers/Microsoft.Compute/virtualMachines/vm/extensions/e": {"properties": map[string]any{"protectedSettings": map[string]any{"script": "unregistered-script-99"}}},
+	}
+	for suffix, body := range cases {
+		f := newFakeARM(t)
+		id := rg + suffix
+		f.handle("PUT", id, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 400, map[string]any{"error": map[string]any{
+				"code":    "InvalidRequestContent",
+				"message": "Could not parse the request content: " + string(mustRead(r)),
+			}})
+		})
+		_, err := f.client().Put(context.Background(), id, testAPI, body, nil)
+		if err == nil {
+			t.Fatalf("%s: no error", suffix)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "unregistered-") {
+			t.Errorf("%s: error shows a body secret: %s", suffix, msg)
+		}
+		if !strings.Contains(msg, "Could not parse") || !strings.Contains(msg, secret.Placeholder) {
+			t.Errorf("%s: error lost its message: %s", suffix, msg)
+		}
+	}
+}
