@@ -129,6 +129,9 @@ func (s *localStore) appendJournal(entries []jentry) error {
 		return fmt.Errorf("cannot write the state journal %s: %w; check free space", s.journalPath, err)
 	}
 	s.jsize += int64(buf.Len())
+	if appendHook != nil {
+		appendHook(buf.Len())
+	}
 	return nil
 }
 

@@ -425,9 +425,12 @@ func encodeFile(f *localFile) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeFault, when set by a test, fails a state or journal write before it
-// lands.
-var writeFault func() error
+// Test hooks: writeFault fails a state or journal write before it lands;
+// snapHook and appendHook count full rewrites and journal appends.
+var (
+	writeFault           func() error
+	snapHook, appendHook func(bytes int)
+)
 
 // writeEncoded writes b as the new state.json: temp file, fsync, backup
 // link, rename, fsync of the directory. A crash at any point leaves either
@@ -462,6 +465,9 @@ func (s *localStore) writeEncoded(b []byte) error {
 func (s *localStore) writeSnapshot(b []byte, ser int64) error {
 	if err := s.writeEncoded(b); err != nil {
 		return err
+	}
+	if snapHook != nil {
+		snapHook(len(b))
 	}
 	s.onDisk, s.diskSer, s.lastSnap, s.needSnap = true, ser, time.Now(), false
 	s.dropJournal()

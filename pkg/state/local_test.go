@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 func openLocalT(t *testing.T, path string) Store {
@@ -199,8 +201,10 @@ func TestLocalKilledWriterNeverCorrupts(t *testing.T) {
 	var lastSerial int64
 	rng := rand.New(rand.NewPCG(1, 2))
 	const kills = 25
+	acked := 0
 	for i := range kills {
-		cmd := startHelper(t, "writer", path, nil, "READY")
+		ackPath := filepath.Join(dir, fmt.Sprint("acks-", i))
+		cmd := startHelper(t, "writer", path, []string{"HELPER_ACKS=" + ackPath}, "READY")
 		time.Sleep(time.Duration(5+rng.IntN(120)) * time.Millisecond)
 		if err := cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
@@ -219,6 +223,18 @@ func TestLocalKilledWriterNeverCorrupts(t *testing.T) {
 		if _, err := st.List(ctx); err != nil {
 			t.Fatalf("kill %d: %v", i, err)
 		}
+		// Every Put the writer was told is durable must be in state.
+		if last, ok := lastAck(t, ackPath); ok {
+			acked++
+			id := strings.Replace(testID, "stdemo001", fmt.Sprintf("st%03d", last%40), 1)
+			r, err := st.Get(ctx, id)
+			if err != nil {
+				t.Fatalf("kill %d: acknowledged write %d lost: %v", i, last, err)
+			}
+			if got, _ := r.LastApplied["i"].(json.Number).Int64(); got < int64(last) {
+				t.Fatalf("kill %d: acknowledged write %d lost: state holds write %d", i, last, got)
+			}
+		}
 		if _, err := os.Stat(path + ".backup"); err == nil {
 			readState(t, path+".backup")
 		}
@@ -232,10 +248,26 @@ func TestLocalKilledWriterNeverCorrupts(t *testing.T) {
 		unlock()
 		st.Close()
 	}
-	if lastSerial < kills {
-		t.Fatalf("writer made only %d writes over %d runs: the test did not exercise writes", lastSerial, kills)
+	if acked < kills/2 {
+		t.Fatalf("only %d of %d runs acknowledged a write before the kill: the test did not exercise writes", acked, kills)
 	}
-	t.Logf("%d kills, %d file writes, state always loadable", kills, lastSerial)
+	t.Logf("%d kills, %d with acknowledged writes all found in state, %d file writes", kills, acked, lastSerial)
+}
+
+// lastAck returns the last complete line of a writer's acknowledgements.
+func lastAck(t *testing.T, path string) (int, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	lines := strings.Split(string(b), "\n")
+	for j := len(lines) - 2; j >= 0; j-- { // the text after the last \n may be torn
+		var n int
+		if _, err := fmt.Sscan(lines[j], &n); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 func TestLocalWriteWithoutLockWaitsForHolder(t *testing.T) {
@@ -278,34 +310,45 @@ func TestLocalSecretsNeverStoredInClear(t *testing.T) {
 	})
 }
 
-// assertNoPlantedSecret stores a secret through every path a caller could
-// use (hashed by the caller, typed Secret in L, in B, in an intent) and
-// checks that no stored byte contains it.
+// assertNoPlantedSecret stores secrets through every path a caller could
+// use (hashed by the caller, typed Secret in L, in B, in an intent, clear
+// under a credential name, a map value under a key with a dot, inside a
+// credential container, a value registered as secret) and checks that no
+// stored byte contains one.
 func assertNoPlantedSecret(t *testing.T, st Store, stored func() [][]byte) {
 	t.Helper()
 	ctx := context.Background()
 	const planted = "planted-S3cr3t-value-6b1f0c"
+	clear := []string{planted, "clear-app-setting-pw-77", "tag-secret-a.b-91", "protected-cmd-secret-12", "registered-conn-part-55"}
+	secret.Register(clear[4])
 	key, err := st.SecretKey(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := HMAC(key, planted)
-	if !strings.HasPrefix(h, "hmac-sha256:") || h != HMAC(key, planted) || h == HMAC([]byte("other"), planted) {
-		t.Fatalf("HMAC format/determinism: %s", h)
+	if !strings.HasPrefix(h, "hmac-sha256:") || h != secret.Hash(key, "", planted) || h == HMAC([]byte("other"), planted) {
+		t.Fatalf("HMAC must be secret.Hash without a path: %s", h)
 	}
 	unlock, err := st.Lock(ctx, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := testRecord(testID)
-	r.LastApplied["properties"] = map[string]any{"adminPassword": h, "list": []any{Secret(planted)}}
-	r.Baseline["properties"] = map[string]any{"token": Secret(planted)}
+	r.LastApplied["properties"] = map[string]any{
+		"adminPassword":     h,
+		"list":              []any{Secret(planted)},
+		"appSettings":       map[string]any{"DB_PASSWORD": clear[1], "MODE": "prod"},
+		"protectedSettings": map[string]any{"commandToExecute": clear[3]},
+		"connection":        "Server=db;Key=" + clear[4],
+	}
+	r.LastApplied["tags"] = map[string]any{"a.b": Secret(clear[2]), "env": "prod"}
+	r.Baseline["properties"] = map[string]any{"token": Secret(planted), "appSettings": map[string]any{"DB_PASSWORD": clear[1]}}
 	if err := st.Put(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	id2 := strings.Replace(testID, "stdemo001", "stdemo002", 1)
 	r2 := testRecord(id2)
-	r2.LastApplied["properties"] = map[string]any{"adminPassword": Secret(planted)}
+	r2.LastApplied["properties"] = map[string]any{"adminPassword": Secret(planted), "password": clear[1]}
 	if err := st.BeginIntent(ctx, Intent{ID: id2, Op: OpPut, Record: r2}); err != nil {
 		t.Fatal(err)
 	}
@@ -316,9 +359,15 @@ func assertNoPlantedSecret(t *testing.T, st Store, stored func() [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := got.LastApplied["properties"].(map[string]any)["list"].([]any)
-	if list[0] != h || got.LastApplied["properties"].(map[string]any)["adminPassword"] != h {
-		t.Fatalf("a Secret must be stored as the same HMAC the caller would compute: %v", got.LastApplied)
+	props := got.LastApplied["properties"].(map[string]any)
+	if list := props["list"].([]any); list[0] != secret.Hash(key, "properties.list[]", planted) || props["adminPassword"] != h {
+		t.Fatalf("a Secret must be stored as secret.Hash at its schema path: %v", got.LastApplied)
+	}
+	if tag := got.LastApplied["tags"].(map[string]any)["a.b"]; tag != secret.Hash(key, "tags.*", clear[2]) {
+		t.Errorf("a secret tag must be hashed at tags.*: %v", tag)
+	}
+	if mode := props["appSettings"].(map[string]any)["MODE"]; mode != "prod" {
+		t.Errorf("a plain app setting must stay as it is: %v", mode)
 	}
 	if _, err := json.Marshal(map[string]any{"x": Secret(planted)}); err == nil {
 		t.Fatal("marshalling a clear Secret must fail")
@@ -329,8 +378,10 @@ func assertNoPlantedSecret(t *testing.T, st Store, stored func() [][]byte) {
 	}
 	found := false
 	for _, b := range blobs {
-		if bytes.Contains(b, []byte(planted)) {
-			t.Fatalf("planted secret found in stored bytes")
+		for _, c := range clear {
+			if bytes.Contains(b, []byte(c)) {
+				t.Fatalf("planted secret %q found in stored bytes", c)
+			}
 		}
 		found = found || bytes.Contains(b, []byte(strings.TrimPrefix(h, "hmac-sha256:")))
 	}

@@ -79,6 +79,14 @@ func runHelper(name string) error {
 		if _, err := st.Lock(ctx, "", time.Minute); err != nil {
 			return err
 		}
+		// Each acknowledged Put is noted in HELPER_ACKS (a write(2) per
+		// line, so it survives the kill) for the test to check it is in state.
+		var acks *os.File
+		if p := os.Getenv("HELPER_ACKS"); p != "" {
+			if acks, err = os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+				return err
+			}
+		}
 		fmt.Println("READY")
 		pad := strings.Repeat("x", 8<<10)
 		for i := 0; ; i++ {
@@ -93,6 +101,9 @@ func runHelper(name string) error {
 			}
 			if err := st.Put(ctx, rec); err != nil {
 				return err
+			}
+			if acks != nil {
+				fmt.Fprintf(acks, "%d\n", i)
 			}
 		}
 	case "holder":

@@ -1,35 +1,30 @@
 package state
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
-	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
-// HMACPrefix starts every hashed secret value.
-const HMACPrefix = "hmac-sha256:"
+// HMACPrefix starts every hashed secret value; it is secret.HashPrefix.
+const HMACPrefix = secret.HashPrefix
 
 // secretKeyLen is the size of a store's HMAC key.
 const secretKeyLen = 32
 
-// HMAC hashes a secret value for storage and comparison: the same key and
-// value always give the same string, and the value cannot be read back.
-// Everyone (diff, apply, state) uses this one function so L's hashes compare.
-func HMAC(key []byte, value string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(value))
-	return HMACPrefix + base64.StdEncoding.EncodeToString(m.Sum(nil))
-}
+// HMAC is secret.Hash of a value outside any body (no schema path). Inside
+// L and B, values are hashed with their schema path by pkg/record; there
+// is one hash function in the project, and this is it.
+func HMAC(key []byte, value string) string { return secret.Hash(key, "", value) }
 
 // IsHMAC reports whether v is already a hashed secret.
-func IsHMAC(v string) bool { return strings.HasPrefix(v, HMACPrefix) }
+func IsHMAC(v string) bool { return secret.IsHash(v) }
 
 // Secret marks a clear secret value inside a Record's maps. A store never
-// writes it: Put and BeginIntent replace it with HMAC(SecretKey, value).
-// Marshalling it to JSON fails, so no other path can leak it either.
+// writes it: Put and BeginIntent replace it with secret.Hash(SecretKey,
+// schema path, value). Marshalling it to JSON fails, so no other path can
+// leak it either.
 type Secret string
 
 // MarshalJSON refuses, so a Secret that escaped sanitising fails loudly
@@ -39,9 +34,9 @@ func (Secret) MarshalJSON() ([]byte, error) {
 }
 
 // String hides the value from logs and %v.
-func (Secret) String() string { return "(sensitive)" }
+func (Secret) String() string { return secret.Placeholder }
 
-var errClearSecret = errors.New("state: refusing to serialise a clear secret value (bug: it should have been hashed with state.HMAC)")
+var errClearSecret = errors.New("state: refusing to serialise a clear secret value (bug: it should have been hashed with secret.Hash)")
 
 func newSecretKey() ([]byte, error) {
 	k := make([]byte, secretKeyLen)
@@ -51,27 +46,60 @@ func newSecretKey() ([]byte, error) {
 	return k, nil
 }
 
-// sanitize returns a deep copy of v in which every Secret is hashed.
-func sanitize(keyFn func() ([]byte, error), v any) (any, error) {
+// sanitizer is the stores' last line of defence: whatever a caller passes,
+// a value typed Secret, a string under a credential name (secret.Name) or
+// inside a credential container (secret.Container), and a string holding a
+// value registered with secret.Register are hashed before anything is
+// written. pkg/record hashes with the schema's paths first, so normally
+// nothing is left to do here; the path used here knows no schema maps
+// beyond tags.
+type sanitizer struct {
+	keyFn func() ([]byte, error)
+	key   []byte
+}
+
+func (z *sanitizer) hash(path string, v any) (string, error) {
+	if z.key == nil {
+		k, err := z.keyFn()
+		if err != nil {
+			return "", err
+		}
+		z.key = k
+	}
+	return secret.Hash(z.key, path, v), nil
+}
+
+// value returns a deep copy of v with every secret hashed. name is the
+// member name v is held under, path its schema path.
+func (z *sanitizer) value(name, path string, v any, under bool) (any, error) {
 	switch t := v.(type) {
 	case Secret:
-		k, err := keyFn()
-		if err != nil {
-			return nil, err
-		}
-		return HMAC(k, string(t)), nil
+		return z.hash(path, string(t))
 	case *Secret:
 		if t == nil {
 			return nil, nil
 		}
-		return sanitize(keyFn, *t)
+		return z.hash(path, string(*t))
+	case string:
+		if secret.IsHash(t) || t == "" {
+			return t, nil
+		}
+		if under || secret.Name(name, t) || secret.Scrub(t) != t {
+			return z.hash(path, t)
+		}
+		return t, nil
 	case map[string]any:
 		if t == nil {
 			return t, nil
 		}
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			s, err := sanitize(keyFn, e)
+			cp := childPath(path, k)
+			inner := under || secret.Container(k)
+			if under && (k == "name" || k == "id" || k == "type") {
+				inner = false // identifiers of secret entries are not secret
+			}
+			s, err := z.value(k, cp, e, inner)
 			if err != nil {
 				return nil, err
 			}
@@ -84,7 +112,7 @@ func sanitize(keyFn func() ([]byte, error), v any) (any, error) {
 		}
 		out := make([]any, len(t))
 		for i, e := range t {
-			s, err := sanitize(keyFn, e)
+			s, err := z.value(name, path+"[]", e, under)
 			if err != nil {
 				return nil, err
 			}
@@ -96,11 +124,22 @@ func sanitize(keyFn func() ([]byte, error), v any) (any, error) {
 	}
 }
 
-func sanitizeMap(keyFn func() ([]byte, error), m map[string]any) (map[string]any, error) {
+// childPath extends a schema path by one member; tags is a map ("tags.*").
+func childPath(parent, name string) string {
+	switch {
+	case parent == "":
+		return name
+	case parent == "tags":
+		return "tags.*"
+	}
+	return parent + "." + name
+}
+
+func (z *sanitizer) body(m map[string]any) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	s, err := sanitize(keyFn, m)
+	s, err := z.value("", "", m, false)
 	if err != nil {
 		return nil, err
 	}
@@ -112,13 +151,17 @@ func sanitizedRecord(keyFn func() ([]byte, error), r *Record) (*Record, error) {
 	if r == nil {
 		return nil, nil
 	}
+	z := &sanitizer{keyFn: keyFn}
 	c := *r
 	var err error
-	if c.LastApplied, err = sanitizeMap(keyFn, r.LastApplied); err != nil {
+	if c.LastApplied, err = z.body(r.LastApplied); err != nil {
 		return nil, err
 	}
-	if c.Baseline, err = sanitizeMap(keyFn, r.Baseline); err != nil {
+	if c.Baseline, err = z.body(r.Baseline); err != nil {
 		return nil, err
 	}
+	// Metadata is printed and stored as is: scrub it of registered values.
+	c.Origin = secret.Scrub(c.Origin)
+	c.Etag = secret.Scrub(c.Etag)
 	return &c, nil
 }
