@@ -467,9 +467,15 @@ func zeroValue(v any) bool {
 	return false
 }
 
-// secretContainer reports whether a member holds credentials as a whole
-// (VM extension protectedSettings, Container Apps secrets).
-func secretContainer(name string) bool { return secret.Container(name) }
+// secretContainer reports whether a member holds credentials as a whole:
+// secret.Container (extension protectedSettings, Container Apps secrets),
+// an object under a credential name, as deployment parameters wrap values
+// ({"adminPassword": {"value": ...}}), or any *ProtectedSettings member
+// (Kubernetes configuration's configurationProtectedSettings).
+func secretContainer(name string) bool {
+	return secret.Container(name) || secret.CredentialName(name) ||
+		strings.Contains(strings.ToLower(name), "protectedsettings")
+}
 
 func allScalar(a []any) bool {
 	for _, v := range a {
@@ -849,4 +855,3 @@ outer:
 	}
 	return true
 }
-

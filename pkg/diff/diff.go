@@ -134,8 +134,8 @@ type prepared struct {
 	// of Input.SecretPaths in D and L.
 	unknown, secrets [][]seg
 	ownedElsewhere   func(item map[string]any, path []seg) bool
-	// whole lists the collections B holds whole (segsKey form).
-	whole map[string]bool
+	// whole holds B's record of declared collections (by segsKey).
+	whole map[string]collRecord
 }
 
 func prepare(in Input) prepared {

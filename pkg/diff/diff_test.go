@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
-
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
@@ -143,25 +141,30 @@ func TestRemovalNested(t *testing.T) {
 	s := obj(t, `{"properties":{"net":{"acl":{"bypass":"AzureServices","mode":"Deny"},"other":1}}}`)
 	in := Input{Desired: d, LastApplied: l, Baseline: Project(s, Owned(d, l)), Live: s}
 	r := Compute(in)
+	// No default known: the property is no longer managed and the service
+	// decides; the plan says so instead of promising a removal.
 	c := change(t, r, "properties.net.acl.bypass")
-	if c.Kind != plan.KindRemove || c.Before != "AzureServices" || c.After != nil || c.Reason != reasonUserRemove {
+	if c.Kind != plan.KindRemove || c.Before != "AzureServices" || c.After != nil || c.Reason != reasonStopManage || c.Cause != plan.CauseRemoval {
 		t.Errorf("removal = %+v", c)
 	}
-	p := Patch(in, r)
-	if got := mustJSON(t, p); got != `{"properties":{"net":{"acl":{"bypass":null}}}}` {
+	if len(r.Removed) != 1 || r.Removed[0].Path != "properties.net.acl.bypass" || r.Removed[0].Default {
+		t.Errorf("removed = %+v", r.Removed)
+	}
+	// A PATCH does not name it; a PUT leaves it out (the service decides).
+	if got := mustJSON(t, Patch(in, r)); got != `{}` {
 		t.Errorf("patch = %s", got)
-	}
-	// The patch applied to live removes exactly that path.
-	out, err := jsonpatch.MergePatch([]byte(mustJSON(t, s)), []byte(mustJSON(t, p)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(out) != `{"properties":{"net":{"acl":{"mode":"Deny"},"other":1}}}` {
-		t.Errorf("patched = %s", out)
 	}
 	body := PutBody(in, r)
 	if got := mustJSON(t, body); got != `{"properties":{"net":{"acl":{"mode":"Deny"},"other":1}}}` {
 		t.Errorf("put body = %s", got)
+	}
+	// Read back: Azure kept the value, and the note names it.
+	notes := KeptAfterWrite(r, s)
+	if len(notes) != 1 || notes[0] != `Azure kept properties.net.acl.bypass = "AzureServices"; it is no longer managed` {
+		t.Errorf("notes = %q", notes)
+	}
+	if notes := KeptAfterWrite(r, obj(t, `{"properties":{"net":{"acl":{"mode":"Deny"}}}}`)); len(notes) != 0 {
+		t.Errorf("notes after a real removal = %q", notes)
 	}
 }
 
@@ -339,16 +342,20 @@ func TestPutBodyKeepsUnownedAndStripsReadonly(t *testing.T) {
 func TestProjectAndOwnedForm(t *testing.T) {
 	d := obj(t, `{"tags":{"a.b":"1"},"properties":{"subnets":[{"name":"web","properties":{"prefix":"p"}}],"list":["x"]}}`)
 	owned := Owned(d, nil)
-	want := []string{`properties.list`, `properties.subnets[name=web].name`, `properties.subnets[name=web].properties.prefix`, `tags."a.b"`}
+	want := []string{`properties.list`, `properties.subnets[*]`, `properties.subnets[name=web].name`, `properties.subnets[name=web].properties.prefix`, `tags."a.b"`, `tags.*`}
 	if !reflect.DeepEqual(owned, want) {
 		t.Fatalf("owned = %v", owned)
 	}
 	s := obj(t, `{"tags":{"a.b":"1","other":"2"},"properties":{"subnets":[{"name":"db","properties":{"prefix":"q"}},{"name":"WEB","id":"/i","properties":{"prefix":"p","extra":1}}],"list":["x","y"],"srv":1}}`)
 	b := Project(s, owned)
-	if got := mustJSON(t, b); got != `{"properties":{"list":["x","y"],"subnets":[{"name":"WEB","properties":{"prefix":"p"}}]},"tags":{"a.b":"1"}}` {
+	// B also records every item key of the declared collections.
+	if got := mustJSON(t, b); got != `{"$collections":{"properties.subnets[*]":{"ids":["name"],"keys":["db","web"]},"tags.*":{"keys":["a.b","other"]}},"properties":{"list":["x","y"],"subnets":[{"name":"WEB","properties":{"prefix":"p"}}]},"tags":{"a.b":"1"}}` {
 		t.Errorf("project = %s", got)
 	}
 	for _, o := range owned {
+		if strings.HasSuffix(o, "[*]") || strings.HasSuffix(o, ".*") {
+			continue
+		}
 		p, err := parseOwned(o)
 		if err != nil || renderOwned(p) != o {
 			t.Errorf("round trip %q -> %v %q", o, err, renderOwned(p))

@@ -9,9 +9,9 @@ import (
 // collectionDrift finds the items and keys live holds in the collections D
 // declares that are neither in D nor in B (live right after our last
 // write) nor owned by another manifest: they were added outside this tool.
-// A collection B does not hold whole (declared since the last write, or a
-// baseline from before collections were recorded whole; see
-// WholeCollectionsKey) cannot be judged and is skipped. Each entry's y is the live value.
+// A collection B has no record of (declared since the last write, or a
+// baseline from before collections were recorded; see WholeCollectionsKey)
+// cannot be judged and is skipped. Each entry's y is the live value.
 func collectionDrift(p prepared) []entry {
 	c := comparer{f: p.f, mode: modeOwner}
 	var out []entry
@@ -23,11 +23,12 @@ func collectionDrift(p prepared) []entry {
 			if !ok {
 				return
 			}
-			bm, bHas := b.(map[string]any)
+			bm, _ := b.(map[string]any)
 			isMap := p.f.isMap(sp)
-			if isMap && !root && len(dv) > 0 && bHas && p.whole[segsKey(c.path)] {
+			rec, recorded := p.whole[segsKey(c.path)]
+			if isMap && !root && len(dv) > 0 && recorded {
 				for k, sv := range sm {
-					if hasFold(dv, k) || hasFold(bm, k) {
+					if hasFold(dv, k) || rec.keys[strings.ToLower(k)] {
 						continue
 					}
 					c.push(seg{kind: segField, name: k})
@@ -61,8 +62,8 @@ func collectionDrift(p prepared) []entry {
 			if kind != arrayKeyed {
 				return
 			}
-			ba, bHas := b.([]any)
-			bHas = bHas && p.whole[segsKey(c.path)]
+			ba, _ := b.([]any)
+			rec, recorded := p.whole[segsKey(c.path)]
 			dIndex := indexItems(dv, ids)
 			bIndex := indexItems(ba, ids)
 			for _, it := range sa {
@@ -80,8 +81,11 @@ func collectionDrift(p prepared) []entry {
 					c.pop()
 					continue
 				}
-				if !bHas || bIndex[k] != nil || p.ownedElsewhere(m, c.path) {
+				if !recorded || len(rec.ids) == 0 || p.ownedElsewhere(m, c.path) {
 					continue
+				}
+				if rk, ok := liveKey(m, rec.ids); !ok || rec.keys[rk] {
+					continue // there right after our write: the service's
 				}
 				c.push(keyedSeg(m, ids))
 				out = append(out, entry{path: clonePath(c.path), sp: sp + "[]", kind: plan.KindRemove, y: m})

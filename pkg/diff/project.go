@@ -1,30 +1,33 @@
 package diff
 
 import (
+	"sort"
 	"strings"
 )
 
 // Project builds a baseline B: the parts of live at the owned paths, in the
-// owned-path form of Result.Owned. A path ending in [*] or .* keeps the whole
-// collection live holds (what the service added at our write included).
-// Items keep live's order; paths live does not hold are left out. It walks
-// live once, matching items by hashed identifiers: linear in the size of
-// live plus the owned paths.
+// owned-path form of Result.Owned. Items keep live's order; paths live does
+// not hold are left out. For each declared collection (an owned path ending
+// in [*] or .*) B also records, under WholeCollectionsKey, the keys of every
+// item live holds: those the service added at our write are then never
+// mistaken for drift. It walks live once, matching items by hashed
+// identifiers: linear in the size of live plus the owned paths.
 func Project(live map[string]any, owned []string) map[string]any {
 	out := map[string]any{}
 	if live == nil {
 		return out
 	}
 	root := &pnode{}
-	var whole []any
+	var colls [][]seg
+	var markers []string
 	for _, o := range owned {
-		// A whole-collection marker owns the collection itself.
-		if c := strings.TrimSuffix(strings.TrimSuffix(o, "[*]"), ".*"); c != o {
-			o = c
-			whole = append(whole, c)
-		}
-		p, err := parseOwned(o)
+		c := strings.TrimSuffix(strings.TrimSuffix(o, "[*]"), ".*")
+		p, err := parseOwned(c)
 		if err != nil || len(p) == 0 || p[0].kind != segField {
+			continue
+		}
+		if c != o {
+			colls, markers = append(colls, p), append(markers, o)
 			continue
 		}
 		root.insert(p)
@@ -34,42 +37,132 @@ func Project(live map[string]any, owned []string) map[string]any {
 			out = m
 		}
 	}
-	if len(whole) > 0 {
-		out[WholeCollectionsKey] = whole
+	if rec := root.recordCollections(live, colls, markers); len(rec) > 0 {
+		out[WholeCollectionsKey] = rec
 	}
 	return out
 }
 
-// WholeCollectionsKey is the member of a baseline listing the collections
-// it holds whole (owned paths, as in Result.Owned without the [*] or .*
-// marker). Only those are judged for items added outside this tool: a
-// baseline without it (written before collections were recorded whole)
-// cannot tell such items from those the service added.
-const WholeCollectionsKey = "$wholeCollections"
+// WholeCollectionsKey is the member of a baseline that records, per
+// declared collection (its owned path with the [*] or .* marker), the keys
+// of the items live held right after our write: {"ids": [...], "keys":
+// [...]} for keyed arrays, {"keys": [...]} for maps. Only recorded
+// collections are judged for items added outside this tool: a baseline
+// without the record cannot tell them from those the service added.
+const WholeCollectionsKey = "$collections"
 
-// wholeCollections reads and removes the list from a copy of b.
-func wholeCollections(b map[string]any) (map[string]any, map[string]bool) {
-	raw, ok := b[WholeCollectionsKey].([]any)
-	if !ok {
-		if _, has := b[WholeCollectionsKey]; !has {
-			return b, nil
-		}
-	}
-	set := map[string]bool{}
-	for _, v := range raw {
-		s, ok := v.(string)
+// collRecord is one recorded collection.
+type collRecord struct {
+	ids  []string // nil for a map
+	keys map[string]bool
+}
+
+// recordCollections lists the item keys of each declared collection.
+func (n *pnode) recordCollections(live map[string]any, colls [][]seg, markers []string) map[string]any {
+	rec := map[string]any{}
+	for i, p := range colls {
+		v, ok := get(live, p)
 		if !ok {
 			continue
 		}
-		if p, err := parseOwned(s); err == nil {
-			set[segsKey(p)] = true
+		var keys []any
+		entry := map[string]any{}
+		switch t := v.(type) {
+		case map[string]any:
+			for k := range t {
+				keys = append(keys, strings.ToLower(k))
+			}
+		case []any:
+			ids := n.idsAt(p)
+			for _, it := range t {
+				if m, ok := it.(map[string]any); ok {
+					if k, ok := liveKey(m, ids); ok {
+						keys = append(keys, k)
+					}
+				}
+			}
+			idv := make([]any, len(ids))
+			for j, id := range ids {
+				idv[j] = id
+			}
+			entry["ids"] = idv
+		default:
+			continue
 		}
+		sort.Slice(keys, func(a, b int) bool { return keys[a].(string) < keys[b].(string) })
+		if keys == nil {
+			keys = []any{}
+		}
+		entry["keys"] = keys
+		rec[markers[i]] = entry
+	}
+	return rec
+}
+
+// idsAt is the identifier list the owned item paths use in the array at
+// p, name when none does.
+func (n *pnode) idsAt(p []seg) []string {
+	cur := n
+	for _, s := range p {
+		if cur == nil {
+			break
+		}
+		if s.kind == segField {
+			cur = cur.fields[s.name]
+			continue
+		}
+		var next *pnode
+		for _, g := range cur.keyed {
+			if c := g.items[normKey(s.vals)]; c != nil {
+				next = c
+			}
+		}
+		cur = next
+	}
+	if cur != nil && len(cur.keyed) > 0 {
+		return cur.keyed[0].ids
+	}
+	return []string{"name"}
+}
+
+// wholeCollections reads and removes the collection record from b.
+func wholeCollections(b map[string]any) (map[string]any, map[string]collRecord) {
+	raw, has := b[WholeCollectionsKey]
+	if !has {
+		return b, nil
 	}
 	out := make(map[string]any, len(b))
 	for k, v := range b {
 		if k != WholeCollectionsKey {
 			out[k] = v
 		}
+	}
+	recs, _ := raw.(map[string]any)
+	set := make(map[string]collRecord, len(recs))
+	for marker, v := range recs {
+		e, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		p, err := parseOwned(strings.TrimSuffix(strings.TrimSuffix(marker, "[*]"), ".*"))
+		if err != nil {
+			continue
+		}
+		cr := collRecord{keys: map[string]bool{}}
+		if ids, ok := e["ids"].([]any); ok {
+			for _, id := range ids {
+				if s, ok := id.(string); ok {
+					cr.ids = append(cr.ids, s)
+				}
+			}
+		}
+		keys, _ := e["keys"].([]any)
+		for _, k := range keys {
+			if s, ok := k.(string); ok {
+				cr.keys[s] = true
+			}
+		}
+		set[segsKey(p)] = cr
 	}
 	return out, set
 }
@@ -152,14 +245,15 @@ func equalStrings(a, b []string) bool {
 }
 
 // normKey is the matching key of identifier values: ARM names and IDs are
-// case-insensitive and IDs may carry a trailing slash.
+// case-insensitive, IDs may carry a trailing slash, and region names are
+// answered with or without spaces ("Central US EUAP", "centraluseuap").
 func normKey(vals []string) string {
 	var b strings.Builder
 	for i, v := range vals {
 		if i > 0 {
 			b.WriteByte(0)
 		}
-		b.WriteString(strings.ToLower(strings.TrimRight(v, "/")))
+		b.WriteString(strings.ReplaceAll(strings.ToLower(strings.TrimRight(v, "/")), " ", ""))
 	}
 	return b.String()
 }
@@ -201,14 +295,18 @@ func (n *pnode) project(v any) (any, bool) {
 		}
 		out := map[string]any{}
 		for name, c := range n.fields {
+			key := name
 			cv, ok := t[name]
 			if !ok {
-				if cv, ok = lookupFold(t, name); !ok {
+				// B mirrors live, spelling included: drift compares B with
+				// S, where map keys match exactly.
+				if key, ok = foldKey(t, name); !ok {
 					continue
 				}
+				cv = t[key]
 			}
 			if pv, ok := c.project(cv); ok {
-				out[name] = pv
+				out[key] = pv
 			}
 		}
 		return out, len(out) > 0 || n.hasLeafField()
@@ -277,4 +375,14 @@ func mergeInto(dst, src map[string]any) {
 		}
 		dst[k] = v
 	}
+}
+
+// foldKey finds the member of m whose name matches k case-insensitively.
+func foldKey(m map[string]any, k string) (string, bool) {
+	for mk := range m {
+		if strings.EqualFold(mk, k) {
+			return mk, true
+		}
+	}
+	return "", false
 }
