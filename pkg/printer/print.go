@@ -105,6 +105,11 @@ func printNames(w io.Writer, p *plan.Plan) error {
 // Header is the line naming what a plan targets: subscription(s), state
 // location and set. It is "" when the plan names none of them.
 func Header(p *plan.Plan) string {
+	return strings.Join(headerParts(p), "; ")
+}
+
+// headerParts are the header's items, already cleaned for printing.
+func headerParts(p *plan.Plan) []string {
 	var parts []string
 	subs := p.Subscriptions
 	if len(subs) == 0 && p.Subscription != "" {
@@ -124,7 +129,10 @@ func Header(p *plan.Plan) string {
 		}
 		parts = append(parts, st)
 	}
-	return CleanText(strings.Join(parts, "; "))
+	for i := range parts {
+		parts[i] = CleanText(parts[i])
+	}
+	return parts
 }
 
 func printJSON(w io.Writer, p any) error {

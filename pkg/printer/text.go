@@ -105,8 +105,11 @@ func wordWrap(s string, limit int) []string {
 
 func (t *textPrinter) plan(p *plan.Plan) {
 	t.managed = managedNames(p)
-	if h := Header(p); h != "" {
-		t.wrapped("", "  ", h, t.st.faint)
+	// One item per line: a long state path must not wrap the header.
+	if parts := headerParts(p); len(parts) > 0 {
+		for _, h := range parts {
+			t.line(t.st.faint(h))
+		}
 		t.line()
 	}
 	showNoOp := t.opts.ShowNoOp || t.opts.Explain

@@ -1,0 +1,172 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// decodeOne fails unless s is exactly one JSON document.
+func decodeOne(t *testing.T, s string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, s)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON document:\n%s", s)
+	}
+}
+
+func TestApplyJSONIsOneResultDocument(t *testing.T) {
+	e := newEnv(t, nil)
+	out, errOut, code := e.run("apply", "-f", e.dir, "--yes", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	var doc struct {
+		Plan struct {
+			Subscription string `json:"subscription"`
+			State        string `json:"state"`
+			Set          string `json:"set"`
+		} `json:"plan"`
+		Results []struct{ ID, Action, Status string } `json:"results"`
+		Summary struct{ Done, Failed, Skipped int }  `json:"summary"`
+	}
+	decodeOne(t, out, &doc)
+	if len(doc.Results) == 0 || doc.Summary.Done != len(doc.Results) {
+		t.Fatalf("results %+v, summary %+v", doc.Results, doc.Summary)
+	}
+	for _, r := range doc.Results {
+		if r.ID == "" || r.Status != "done" {
+			t.Errorf("result %+v", r)
+		}
+	}
+	if doc.Plan.Subscription != testSub || doc.Plan.State != e.state || doc.Plan.Set != "default" {
+		t.Errorf("plan header fields: %+v", doc.Plan)
+	}
+	if !strings.Contains(errOut, "done") {
+		t.Errorf("progress not on stderr:\n%s", errOut)
+	}
+	// Nothing to do: still one document.
+	out = e.mustRun(0, "apply", "-f", e.dir, "--yes", "-o", "json")
+	decodeOne(t, out, &doc)
+}
+
+func TestTextPlanNamesSubscriptionAndState(t *testing.T) {
+	e := newEnv(t, nil)
+	out := e.mustRun(1, "diff", "-f", e.dir)
+	if !strings.Contains(out, "Subscription: "+testSub) || !strings.Contains(out, "State: "+e.state+" (set default)") {
+		t.Errorf("no header:\n%s", out)
+	}
+}
+
+func TestInvalidManifestInEveryFormat(t *testing.T) {
+	e := newEnv(t, nil)
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: azure.kubectl.io/v1\nkind: Resource\nmetadata:\n  name: x\nspec:\n  type: Microsoft.Storage/storageAccounts@2023-05-01\n  resourceGroup: rg\n  body:\n    location: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"markdown", "json", "yaml", "text"} {
+		out, errOut, code := e.run("diff", "-f", bad, "-o", f, "--annotations", "github")
+		if code != 2 {
+			t.Fatalf("-o %s: exit %d, want 2\n%s", f, code, errOut)
+		}
+		if f != "text" && !strings.Contains(out, "bad.yaml") {
+			t.Errorf("-o %s: stdout does not carry the error:\n%s", f, out)
+		}
+		if !strings.Contains(errOut, "::error file="+bad) {
+			t.Errorf("-o %s: no annotation:\n%s", f, errOut)
+		}
+		if f == "json" {
+			var doc struct{ Error string }
+			decodeOne(t, out, &doc)
+		}
+	}
+}
+
+func TestInvalidInputExitsTwo(t *testing.T) {
+	e := newEnv(t, nil)
+	notState := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notState, []byte("shopping list\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	cases := [][]string{
+		{"diff", "-f", e.dir, "-o", "bogus"},
+		{"state", "list", "-o", "markdown"},
+		{"apply", "-f", e.dir}, // no terminal, no --yes
+		{"diff", "-f", empty},
+		{"apply", "-f", empty, "--yes", "--prune"},
+		{"delete", "-f", empty, "--yes"},
+		{"apply", "-f", e.dir, "--dry-run=maybe"},
+		{"delete", "Microsoft.Storage/storageAccounts/nope", "--yes"},
+	}
+	for _, args := range cases {
+		if _, errOut, code := e.run(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", args, code, errOut)
+		}
+	}
+	if _, errOut, code := e.run("--state", notState, "diff", "-f", e.dir); code != 2 {
+		t.Errorf("--state on a non-state file: exit %d, want 2\n%s", code, errOut)
+	}
+	if e.writes() != 0 {
+		t.Errorf("invalid input sent %d writes", e.writes())
+	}
+}
+
+func TestKubectlHabits(t *testing.T) {
+	e := newEnv(t, nil)
+	// --dry-run=client sends nothing; --dry-run=server plans and exits 0.
+	out := e.mustRun(0, "apply", "-f", e.dir, "--dry-run=client", "-o", "name")
+	if !strings.Contains(out, "Microsoft.Storage/storageAccounts/stdemo001") {
+		t.Errorf("client dry run:\n%s", out)
+	}
+	out = e.mustRun(0, "apply", "-f", e.dir, "--dry-run")
+	if !strings.Contains(out, "to create") || e.writes() != 0 {
+		t.Errorf("server dry run wrote %d times:\n%s", e.writes(), out)
+	}
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	// state show by TYPE/NAME and by a trailing part of it.
+	out = e.mustRun(0, "state", "show", "storageAccounts/stdemo001", "-o", "json")
+	if !strings.Contains(out, "/storageAccounts/stdemo001") {
+		t.Errorf("state show:\n%s", out)
+	}
+	out = e.mustRun(0, "state", "list", "-o", "wide")
+	if !strings.Contains(out, "API VERSION") {
+		t.Errorf("state list -o wide:\n%s", out)
+	}
+	// delete TYPE/NAME from state alone, with delete's own wording.
+	out, errOut, code := e.run("delete", "Microsoft.Authorization/roleAssignments/3f0c8a3e-6d4b-4f7e-9a52-1c2b7d9e0a11", "--yes")
+	if code != 0 {
+		t.Fatalf("delete TYPE/NAME: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, "Apply complete") || !strings.Contains(out, "Delete complete") {
+		t.Errorf("delete wording:\n%s", out)
+	}
+	if _, _, code := e.run("state", "show", "roleAssignments/3f0c8a3e-6d4b-4f7e-9a52-1c2b7d9e0a11"); code != 2 {
+		t.Errorf("deleted resource still recorded (exit %d)", code)
+	}
+}
+
+func TestHelpPutsCommandFlagsFirst(t *testing.T) {
+	e := newEnv(t, nil)
+	out := e.mustRun(0, "delete", "--help")
+	for _, gone := range []string{"adopt", "allow-replace", "prune", "explain", "kubeconfig"} {
+		if regexp.MustCompile(`(?m)^\s+(-\w, )?--` + gone + `\b`).MatchString(out) {
+			t.Errorf("delete --help lists --%s", gone)
+		}
+	}
+	if strings.Index(out, "--allow-cascade") > strings.Index(out, "Global Flags:") {
+		t.Errorf("command flags do not come first:\n%s", out)
+	}
+	if out := e.mustRun(0, "diff", "--help"); strings.Contains(out, "--out kubectl") {
+		t.Errorf("flag help mangled:\n%s", out)
+	}
+	if out := e.mustRun(0, "options"); !strings.Contains(out, "--kubeconfig") {
+		t.Errorf("options does not list the kubeconfig flags:\n%s", out)
+	}
+}
