@@ -458,3 +458,38 @@ func TestUnselectedMissingWarns(t *testing.T) {
 		t.Errorf("warnings name %s, which exists", idA)
 	}
 }
+
+// TestKeptPropertyIsNoted: a property removed from the manifest that Azure
+// keeps after the write is reported in the result, never silently.
+func TestKeptPropertyIsNoted(t *testing.T) {
+	a := newFakeARM()
+	a.generate = func(id string, b map[string]any) {
+		props, _ := b["properties"].(map[string]any)
+		if props == nil {
+			props = map[string]any{}
+			b["properties"] = props
+		}
+		props["flag"] = true // the service keeps its value when omitted
+	}
+	withFlag := map[string]any{"location": "westeurope", "tags": map[string]any{"a": "1"}, "properties": map[string]any{"flag": true, "other": "x"}}
+	a.seed(rg1, body())
+	a.seed(idA, withFlag)
+	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, withFlag, DefaultSet))
+	e := newEngine(a, st, DefaultOptions())
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{
+		res(idA, map[string]any{"location": "westeurope", "tags": map[string]any{"a": "2"}, "properties": map[string]any{"other": "x"}})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	for _, x := range r.Results {
+		notes = append(notes, x.Notes...)
+	}
+	if want := "Azure kept properties.flag = true; it is no longer managed"; !reflect.DeepEqual(notes, []string{want}) {
+		t.Errorf("notes = %q, want [%q]", notes, want)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -408,7 +407,7 @@ func (e *Engine) record(ctx context.Context, p *Prepared, it *item, live map[str
 		return err
 	}
 	it.live = live
-	it.notes = append(it.notes, keptNotes(it.result.Removed, live)...)
+	it.notes = append(it.notes, diff.KeptAfterWrite(it.result, live)...)
 	if err := e.Store.Put(ctx, rec); err != nil {
 		return fmt.Errorf("recording %s in state (it was written to Azure; the next run repairs the record): %w", it.display(), err)
 	}
@@ -465,42 +464,4 @@ func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err erro
 	}
 	e.event(it, StatusDone, "")
 	return nil
-}
-
-// keptNotes tells the user, for every property removed from the manifest
-// that the write left to the service, the value Azure kept: the plan said
-// it stops being managed, and the user must not believe it is gone.
-func keptNotes(removed []diff.Removal, live map[string]any) []string {
-	var notes []string
-	for _, r := range removed {
-		if r.Default {
-			continue
-		}
-		v, ok := lookup(live, r.Path)
-		if !ok || v == nil {
-			continue
-		}
-		shown := fmt.Sprint(display(v))
-		if r.Sensitive {
-			shown = plan.Sensitive
-		}
-		notes = append(notes, fmt.Sprintf("Azure kept %s = %s; it is no longer managed", r.Path, shown))
-	}
-	return notes
-}
-
-// display renders a kept value compactly for a note.
-func display(v any) any {
-	switch v.(type) {
-	case map[string]any, []any:
-		return "(object)"
-	case string:
-		return fmt.Sprintf("%q", v)
-	}
-	return v
-}
-
-// lookup reads a display path from a body.
-func lookup(body map[string]any, path string) (any, bool) {
-	return manifestLookup(body, strings.TrimPrefix(path, "."))
 }
