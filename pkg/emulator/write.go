@@ -96,7 +96,14 @@ func (s *Server) patchResource(r *http.Request, p armPath, apiVersion string, pa
 	}
 	if tags, ok := patch["tags"].(map[string]any); ok {
 		// ARM replaces the whole tag set on PATCH; it does not merge keys.
-		merged["tags"] = deepCopy(tags)
+		// A null value still means "no such tag".
+		repl := map[string]any{}
+		for k, v := range tags {
+			if v != nil {
+				repl[k] = deepCopy(v)
+			}
+		}
+		merged["tags"] = repl
 	}
 	if err := checkJSONTypes(facts.schema, patch); err != nil {
 		return reply{err: err}
