@@ -266,7 +266,7 @@ func (l *loader) action(e *entry, v any, bodyPath, path string) (any, bool) {
 
 // warn records a non-fatal finding.
 func (l *loader) warn(o Origin, path, format string, args ...any) {
-	p := Problem{File: o.File, Index: o.Index, Line: l.ps.line(o, path), Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityWarning}
+	p := Problem{File: o.File, Index: o.Index, Line: l.ps.line(o, path), Path: path, Message: secret.Scrub(fmt.Sprintf(format, args...)), Severity: SeverityWarning}
 	l.findings = append(l.findings, p)
 	prefix := o.String() + ": "
 	if path != "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Origin says where a resource came from: a file (or "-" for standard
@@ -145,7 +146,7 @@ func (ps *problems) line(o Origin, path string) int {
 }
 
 func (ps *problems) add(o Origin, path, format string, args ...any) {
-	p := Problem{File: o.File, Index: o.Index, Line: ps.line(o, path), Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError}
+	p := Problem{File: o.File, Index: o.Index, Line: ps.line(o, path), Path: path, Message: secret.Scrub(fmt.Sprintf(format, args...)), Severity: SeverityError}
 	key := p.String()
 	if ps.seen == nil {
 		ps.seen = map[string]bool{}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// Envelope constants (DESIGN §2).
+// Envelope constants: the apiVersion and kind of every manifest document.
 const (
 	APIVersion = "azure.kubectl.io/v1alpha1"
 	Kind       = "Resource"

@@ -606,7 +606,7 @@ spec:
 `
 	o := stdin(doc)
 	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "B_VALUE": "hidden"})
-	o.Schema = noSchema
+	o.Schema = func(string, string, map[string]any) ([]SchemaIssue, string) { return nil, "" }
 	r := load(t, o).Resources[0]
 	if strings.Join(r.SecretPaths, ",") != "properties.env[1].value" {
 		t.Errorf("SecretPaths = %v", r.SecretPaths)

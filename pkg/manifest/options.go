@@ -31,7 +31,8 @@ type LoadOptions struct {
 	// $AZURE_TENANT_ID, then the tenant of the subscription in the Azure CLI profile.
 	Tenant string
 
-	// Strict turns ignored readonly properties into errors (--strict).
+	// Strict turns schema warnings and ignored readonly properties into
+	// errors (--strict).
 	Strict bool
 
 	// Secrets resolves valueFrom.secretKeyRef. Nil means no cluster was
