@@ -80,7 +80,7 @@ func parsePattern(s string) ([]seg, error) {
 		switch s[i] {
 		case '.':
 			i++
-			if i >= len(s) || s[i] == '.' || s[i] == '[' {
+			if i == 1 || i >= len(s) || s[i] == '.' || s[i] == '[' {
 				return nil, fmt.Errorf("empty member name in %q", s)
 			}
 		case '[':
