@@ -150,3 +150,63 @@ func (d DAG) IDs() []string {
 	}
 	return ids
 }
+
+// ManagedGroups writes groups managed resource groups with perGroup
+// identities in each (groups × (perGroup+1) resources) and returns the
+// group names.
+func ManagedGroups(t testing.TB, dir, prefix string, groups, perGroup int) []string {
+	t.Helper()
+	var b strings.Builder
+	names := make([]string, groups)
+	for g := range names {
+		names[g] = fmt.Sprintf("rg-%s-%02d", prefix, g)
+		fmt.Fprintf(&b, `---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata:
+  name: %s
+spec:
+  type: Microsoft.Resources/resourceGroups@2021-04-01
+  body:
+    location: westeurope
+`, names[g])
+		for i := range perGroup {
+			fmt.Fprintf(&b, `---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata:
+  name: id-%s-%02d-%04d
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: %s
+  body:
+    location: westeurope
+    tags: {env: bench, index: "%d"}
+`, prefix, g, i, names[g], i)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "groups.yaml"), b.String())
+	return names
+}
+
+// Drift changes one tag of a live resource behind the tool's back, through
+// the admin API (not counted as a request).
+func (a *ARM) Drift(id, tag, value string) {
+	a.t.Helper()
+	for _, r := range a.Live() {
+		if !strings.EqualFold(r.ID, id) {
+			continue
+		}
+		tags, _ := r.Body["tags"].(map[string]any)
+		if tags == nil {
+			tags = map[string]any{}
+			r.Body["tags"] = tags
+		}
+		tags[tag] = value
+		if err := a.Server().Seed(r.ID, r.APIVersion, r.Body); err != nil {
+			a.t.Fatal(err)
+		}
+		return
+	}
+	a.t.Fatalf("drift: %s is not in the emulator", id)
+}

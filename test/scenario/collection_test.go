@@ -1,0 +1,94 @@
+package scenario
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+)
+
+// collectionFixture applies groups × perGroup identities (plus the groups)
+// and drifts one identity's tag.
+func collectionFixture(t testing.TB, opts emulator.Options, groups, perGroup int) (a *harness.ARM, dir, state, drifted string) {
+	t.Helper()
+	tmp := t.TempDir()
+	dir, state = filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
+	a = harness.StartARM(t, opts)
+	names := harness.ManagedGroups(t, dir, "cr", groups, perGroup)
+	if r := harness.Run(a.URL, state, "apply", "-f", dir, "--yes", "-o", "json"); r.Code != 0 {
+		t.Fatalf("building the fixture: apply exited %d:\n%s\n%s", r.Code, tail(r.Stdout), tail(r.Stderr))
+	}
+	drifted = fmt.Sprintf("/subscriptions/%s/resourceGroups/%s/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-cr-%02d-%04d",
+		harness.Sub, names[groups-1], groups-1, perGroup/2)
+	a.Drift(drifted, "env", "changed-outside")
+	return a, dir, state, drifted
+}
+
+// planWith runs diff -o json and returns the decoded plan and the GETs it sent.
+func planWith(t testing.TB, a *harness.ARM, dir, state string, collection bool) (map[string]any, int64) {
+	t.Helper()
+	before := a.Stats().Requests["GET"]
+	r := harness.Run(a.URL, state, "diff", "-f", dir, "-o", "json", fmt.Sprintf("--collection-reads=%t", collection))
+	if r.Code != 1 {
+		t.Fatalf("diff exited %d, want 1 (one resource drifted):\n%s\n%s", r.Code, tail(r.Stdout), tail(r.Stderr))
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &p); err != nil {
+		t.Fatalf("diff -o json: %v\n%s", err, tail(r.Stdout))
+	}
+	return p, a.Stats().Requests["GET"] - before
+}
+
+// TestCollectionReadsSamePlan: the plan is the same document whether live
+// state is read by collection or by one GET per resource, and collection
+// reads need fewer requests.
+func TestCollectionReadsSamePlan(t *testing.T) {
+	a, dir, state, drifted := collectionFixture(t, harness.FastOptions(), 3, 20)
+	byList, listGETs := planWith(t, a, dir, state, true)
+	byGet, singleGETs := planWith(t, a, dir, state, false)
+	if !reflect.DeepEqual(byList, byGet) {
+		a, _ := json.MarshalIndent(byList, "", " ")
+		b, _ := json.MarshalIndent(byGet, "", " ")
+		t.Fatalf("plans differ:\nwith collection reads:\n%s\nwithout:\n%s", tail(string(a)), tail(string(b)))
+	}
+	if singleGETs != 63 {
+		t.Errorf("without collection reads: %d GETs, want one per resource (63)", singleGETs)
+	}
+	if listGETs >= singleGETs/3 {
+		t.Errorf("with collection reads: %d GETs, want far fewer than %d", listGETs, singleGETs)
+	}
+	changed := 0
+	for _, r := range byList["resources"].([]any) {
+		m := r.(map[string]any)
+		if m["action"] != "no-op" {
+			changed++
+			if m["id"] != drifted {
+				t.Errorf("%s planned %s; only %s drifted", m["id"], m["action"], drifted)
+			}
+		}
+	}
+	if changed != 1 {
+		t.Errorf("%d resources change, want 1", changed)
+	}
+}
+
+// BenchmarkPlan1010CollectionReads: a plan of 1,010 unchanged resources
+// (10 groups × 100 identities, plus the groups) with one drifted, read by
+// collection. Target: at most 50 read requests.
+func BenchmarkPlan1010CollectionReads(b *testing.B) {
+	a, dir, state, _ := collectionFixture(b, unthrottled(), 10, 100)
+	a.Reconfigure(realistic())
+	for i := 0; i < b.N; i++ {
+		b.ResetTimer()
+		_, gets := planWith(b, a, dir, state, true)
+		b.StopTimer()
+		b.ReportMetric(float64(gets), "GETs")
+		if gets > 50 {
+			b.Errorf("%d read requests, target ≤ 50", gets)
+		}
+	}
+}
