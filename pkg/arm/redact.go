@@ -149,13 +149,16 @@ func (bc bodyCtx) redactResource(v any) any {
 	return m
 }
 
-// splitSchemaPath splits "properties.secrets[*].value" into
-// [properties secrets value]; array markers are implied, since arrays are
+// splitSchemaPath splits a schema path ("properties.secrets[].value",
+// "properties.*", as pkg/schema writes them; "[*]" is accepted too) into
+// [properties secrets value]; array markers are dropped, since arrays are
 // descended into wherever they appear.
 func splitSchemaPath(p string) []string {
 	var out []string
 	for _, s := range strings.Split(p, ".") {
-		s = strings.TrimSuffix(strings.TrimSuffix(s, "[*]"), "[]")
+		for strings.HasSuffix(s, "[]") || strings.HasSuffix(s, "[*]") {
+			s = strings.TrimSuffix(strings.TrimSuffix(s, "[]"), "[*]")
+		}
 		if s != "" {
 			out = append(out, s)
 		}

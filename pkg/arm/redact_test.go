@@ -99,16 +99,16 @@ func TestLogRedactsBySecretRules(t *testing.T) {
 		{
 			name: "schema hook",
 			id:   rg + "/providers/Contoso.Widgets/widgets/w1",
-			body: map[string]any{"properties": map[string]any{"opaque": map[string]any{"blob": "hook-secret-1"}, "items": []any{map[string]any{"v": "hook-secret-2"}}, "plain": "hook-visible"}},
+			body: map[string]any{"properties": map[string]any{"opaque": map[string]any{"blob": "hook-secret-1"}, "items": []any{map[string]any{"v": "hook-secret-2"}}, "grid": []any{[]any{map[string]any{"v": "hook-secret-3"}}}, "plain": "hook-visible"}},
 			mut: func(o *Options) {
 				o.SensitivePaths = func(typ, ver string) []string {
 					if typ == "Contoso.Widgets/widgets" && ver == testAPI {
-						return []string{"properties.opaque.blob", "properties.items[*].v"}
+						return []string{"properties.opaque.blob", "properties.items[].v", "properties.grid[][].v"}
 					}
 					return nil
 				}
 			},
-			hidden:  []string{"hook-secret-1", "hook-secret-2"},
+			hidden:  []string{"hook-secret-1", "hook-secret-2", "hook-secret-3"},
 			visible: []string{"hook-visible"},
 		},
 	}
