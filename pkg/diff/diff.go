@@ -18,8 +18,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
@@ -53,7 +53,7 @@ type Input struct {
 	// OwnedElsewhere reports whether another manifest of the same state
 	// manages the child resource with this ARM ID (a subnet declared as its
 	// own resource): such items of a declared collection are never drift.
-	// nil: none.
+	// The ID is given in armid.Key form. nil: none.
 	OwnedElsewhere func(id string) bool
 	// IgnoreChanges are body paths from the azure.kubectl.io/ignore-changes
 	// annotation (tags.costCenter, tags.*, properties.subnets): never
@@ -461,20 +461,21 @@ func formatValue(v any) string {
 
 // ownedElsewhereFunc adapts Input.OwnedElsewhere to collection items: an
 // item is named by its own id, or by the parent's ID, the collection's
-// member name and the item's name (ID/subnets/NAME).
+// member name and the item's name (ID/subnets/NAME). IDs are passed in
+// armid.Key form.
 func ownedElsewhereFunc(in Input) func(map[string]any, []seg) bool {
 	if in.OwnedElsewhere == nil {
 		return func(map[string]any, []seg) bool { return false }
 	}
 	return func(item map[string]any, coll []seg) bool {
-		if id, ok := item["id"].(string); ok && id != "" && in.OwnedElsewhere(id) {
+		if id, ok := item["id"].(string); ok && id != "" && in.OwnedElsewhere(armid.Key(id)) {
 			return true
 		}
 		name, ok := item["name"].(string)
 		if !ok || name == "" || in.ID == "" {
 			return false
 		}
-		return in.OwnedElsewhere(strings.TrimRight(in.ID, "/") + "/" + lastField(coll) + "/" + name)
+		return in.OwnedElsewhere(armid.Key(in.ID + "/" + lastField(coll) + "/" + name))
 	}
 }
 

@@ -178,7 +178,8 @@ func TestCollectionDriftWrites(t *testing.T) {
 	s := obj(t, `{"tags":{"env":"prod","policy":"p","backdoor":"1"},"properties":{"securityRules":[{"name":"allow-https","properties":{"access":"Allow"}},{"name":"srv"},{"name":"mine-elsewhere"},{"name":"allow-ssh-any","properties":{"access":"Allow"}}]}}`)
 	in := afterApply(t, d, written, s, nsgPlugin)
 	in.ID = "/n"
-	in.OwnedElsewhere = func(id string) bool { return id == "/n/securityRules/mine-elsewhere" }
+	// IDs arrive in armid.Key form.
+	in.OwnedElsewhere = func(id string) bool { return id == "/n/securityrules/mine-elsewhere" }
 	r := Compute(in)
 	if got := paths(r.Changes); !reflect.DeepEqual(got, []string{"properties.securityRules[allow-ssh-any]", "tags.backdoor"}) {
 		t.Fatalf("changes = %v", got)

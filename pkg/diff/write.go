@@ -253,6 +253,8 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 		isp := sp + "[]"
 		out := make([]any, 0, len(la)+len(dv))
 		used := make([]bool, len(dv))
+		// Index D's and L's items once: large collections stay linear.
+		dIdx, aIdx := keyIndex(dv, ids), keyIndex(aa, ids)
 		for _, it := range la {
 			m, ok := it.(map[string]any)
 			if !ok {
@@ -264,10 +266,10 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 				continue
 			}
 			s := keyedSeg(m, ids)
-			if j := findKeyed(dv, s); j >= 0 {
+			if j := dIdx.find(m, ids); j >= 0 {
 				used[j] = true
 				var av any
-				if k := findKeyed(aa, s); k >= 0 {
+				if k := aIdx.find(m, ids); k >= 0 {
 					av = aa[k]
 				}
 				w.push(keyedSeg(dv[j].(map[string]any), ids))
@@ -275,7 +277,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 				w.pop()
 				continue
 			}
-			if findKeyed(aa, s) >= 0 {
+			if aIdx.find(m, ids) >= 0 {
 				continue // in L, not in D: the user removed it
 			}
 			w.push(s)
@@ -368,4 +370,32 @@ func patchAccepts(paths []string, sp string) bool {
 		}
 	}
 	return false
+}
+
+// itemIndex maps identifier keys (normKey) to the first item holding them.
+type itemIndex map[string]int
+
+func keyIndex(a []any, ids []string) itemIndex {
+	idx := make(itemIndex, len(a))
+	for i, it := range a {
+		if m, ok := it.(map[string]any); ok {
+			if k, ok := liveKey(m, ids); ok {
+				if _, dup := idx[k]; !dup {
+					idx[k] = i
+				}
+			}
+		}
+	}
+	return idx
+}
+
+func (x itemIndex) find(m map[string]any, ids []string) int {
+	k, ok := liveKey(m, ids)
+	if !ok {
+		return -1
+	}
+	if i, ok := x[k]; ok {
+		return i
+	}
+	return -1
 }
