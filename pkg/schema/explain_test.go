@@ -42,6 +42,7 @@ func TestExplainText(t *testing.T) {
 		"VERSION:", "2023-05-01",
 		"FIELD:", "properties.encryption <object>",
 		"keySource", `default "Microsoft.Storage"`, "enum (open): Microsoft.Storage, Microsoft.Keyvault",
+		"DESCRIPTION:",
 		"services", "<object>",
 	} {
 		if !strings.Contains(out, want) {
@@ -49,7 +50,7 @@ func TestExplainText(t *testing.T) {
 		}
 	}
 	out = explain(t, "microsoft.storage/STORAGEACCOUNTS@2023-05-01", ExplainOptions{})
-	for _, want := range []string{"location", "create-only", "PATCH:", "ETAG:", "no", "LONG-RUNNING:"} {
+	for _, want := range []string{"location", "CREATE-ONLY", "PATCH:", "ETAG:", "no", "LONG-RUNNING:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("top-level explain lacks %q:\n%s", want, out)
 		}
@@ -61,7 +62,7 @@ func TestExplainText(t *testing.T) {
 		}
 	}
 	out = explain(t, "Microsoft.DBforMySQL/flexibleServers@2023-12-30.properties.administratorLoginPassword", ExplainOptions{})
-	if !strings.Contains(out, "secret") || !strings.Contains(out, "write-only") {
+	if !strings.Contains(out, "SECRET") || !strings.Contains(out, "WRITE-ONLY") {
 		t.Errorf("password flags missing:\n%s", out)
 	}
 }
@@ -117,11 +118,76 @@ func TestExplainErrors(t *testing.T) {
 		t.Errorf("unknown type: %v", err)
 	}
 	err = Explain(&b, Default(), "Microsoft.Storage/storageAccounts.properties.nope", ExplainOptions{})
-	if err == nil || !strings.Contains(err.Error(), "properties.nope") || !strings.Contains(err.Error(), "location") {
+	if err == nil || !strings.Contains(err.Error(), "properties.nope") || !strings.Contains(err.Error(), "properties has: accessTier") {
 		t.Errorf("unknown path: %v", err)
 	}
 	err = Explain(&b, Default(), "Microsoft.Storage/storageAccounts", ExplainOptions{Output: "xml"})
 	if err == nil {
 		t.Error("unknown output format accepted")
+	}
+}
+
+// The outside check: required markers and the description of
+// properties.minimumTlsVersion on a version only the Bicep index has, and
+// the VERSION line names the exact version.
+func TestExplainStorage20250101(t *testing.T) {
+	out := explain(t, "Microsoft.Storage/storageAccounts@2025-01-01", ExplainOptions{})
+	for _, want := range []string{"VERSION:       2025-01-01\n", "kind  <string>  REQUIRED", "location  <string>  REQUIRED, CREATE-ONLY", "sku  <object>  REQUIRED", "Swagger 2023-05-01"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "WARNING:") {
+		t.Errorf("an exact version must not warn:\n%s", out)
+	}
+	out = explain(t, "Microsoft.Storage/storageAccounts@2025-01-01.properties", ExplainOptions{})
+	if !strings.Contains(out, "minimumTlsVersion  <string>") || !strings.Contains(out, "Set the minimum TLS version to be permitted on requests to storage") {
+		t.Errorf("minimumTlsVersion description missing:\n%s", out)
+	}
+	out = explain(t, "Microsoft.Storage/storageAccounts@2025-01-01.properties.minimumTlsVersion", ExplainOptions{Output: "json"})
+	var doc struct {
+		Field struct {
+			Description string `json:"description"`
+		} `json:"field"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !strings.Contains(doc.Field.Description, "minimum TLS version") {
+		t.Errorf("json description = %q (%v)", doc.Field.Description, err)
+	}
+}
+
+func TestExplainListings(t *testing.T) {
+	out := explain(t, "", ExplainOptions{})
+	if !strings.Contains(out, "PROVIDER") || !strings.Contains(out, "Microsoft.Storage ") {
+		t.Errorf("provider listing:\n%.500s", out)
+	}
+	out = explain(t, "microsoft.storage", ExplainOptions{})
+	if !strings.Contains(out, "Microsoft.Storage/storageAccounts\n") || !strings.Contains(out, "2025-01-01") || strings.Contains(out, "Microsoft.Network") {
+		t.Errorf("type listing:\n%.500s", out)
+	}
+	out = explain(t, "Microsoft.Storage", ExplainOptions{Output: "json"})
+	var doc struct {
+		Types []struct {
+			Type     string   `json:"type"`
+			Versions []string `json:"versions"`
+		} `json:"types"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Types) < 10 {
+		t.Errorf("json listing: %v %d", err, len(doc.Types))
+	}
+}
+
+func TestExplainDidYouMean(t *testing.T) {
+	cases := []struct{ query, want string }{
+		{"Microsoft.Storage/storageAcounts", "did you mean Microsoft.Storage/storageAccounts"},
+		{"Microsoft.Storag", "did you mean Microsoft.Storage"},
+		{"Microsoft.Storage/storageAccounts@2025-01-01.properties.minimumTlsVersio", "did you mean properties.minimumTlsVersion"},
+		{"Microsoft.Storage/storageAccounts@2025-01-01.propertes", "did you mean properties"},
+	}
+	for _, c := range cases {
+		var b bytes.Buffer
+		err := Explain(&b, Default(), c.query, ExplainOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.query, err, c.want)
+		}
 	}
 }

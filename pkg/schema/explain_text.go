@@ -13,20 +13,29 @@ import (
 // rule included.
 func flags(t *Type, sp string, p *Property) []string {
 	var f []string
+	if p == nil {
+		return nil
+	}
+	if p.Required && !p.ReadOnly {
+		f = append(f, "REQUIRED")
+	}
 	if p.ReadOnly {
-		f = append(f, "readonly")
+		f = append(f, "READONLY")
 	}
 	if p.CreateOnly {
-		f = append(f, "create-only")
-	}
-	if p.Secret {
-		f = append(f, "secret")
+		f = append(f, "CREATE-ONLY")
 	}
 	if p.WriteOnly {
-		f = append(f, "write-only")
+		f = append(f, "WRITE-ONLY")
+	}
+	if p.Secret {
+		f = append(f, "SECRET")
 	}
 	if p.ARMID {
 		f = append(f, "arm-id")
+	}
+	if len(p.Variants) > 0 {
+		f = append(f, "only for "+strings.Join(p.Variants, ", "))
 	}
 	if p.Type == TypeArray {
 		keys, pos, fromSpec := t.ArrayKeys(sp)
@@ -50,6 +59,9 @@ func typeLabel(p *Property) string {
 }
 
 func describe(p *Property) string {
+	if p == nil {
+		return ""
+	}
 	var parts []string
 	if p.Default != nil {
 		b, _ := json.Marshal(p.Default)
@@ -62,7 +74,44 @@ func describe(p *Property) string {
 		}
 		parts = append(parts, fmt.Sprintf("enum (%s): %s", kind, strings.Join(p.Enum, ", ")))
 	}
+	if l := limitsText(p); l != "" {
+		parts = append(parts, l)
+	}
+	if p.FromNearestSwagger {
+		parts = append(parts, "some facts from the nearest Swagger version")
+	}
 	return strings.Join(parts, "; ")
+}
+
+func limitsText(p *Property) string {
+	var parts []string
+	if p.MinLength != nil {
+		parts = append(parts, fmt.Sprintf("min length %d", *p.MinLength))
+	}
+	if p.MaxLength != nil {
+		parts = append(parts, fmt.Sprintf("max length %d", *p.MaxLength))
+	}
+	if p.MinValue != nil {
+		parts = append(parts, fmt.Sprintf("min %d", *p.MinValue))
+	}
+	if p.MaxValue != nil {
+		parts = append(parts, fmt.Sprintf("max %d", *p.MaxValue))
+	}
+	if p.Pattern != "" {
+		parts = append(parts, "pattern "+p.Pattern)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// factsSource says where the Swagger-only facts of a version come from.
+func factsSource(t *Type) string {
+	switch t.FactsFrom {
+	case t.APIVersion:
+		return "Swagger " + t.FactsFrom
+	case "":
+		return "no Swagger spec: array identifiers, create-only, PATCH and defaults are unknown"
+	}
+	return fmt.Sprintf("array identifiers, create-only, PATCH and defaults from Swagger %s (the nearest version that has a Swagger spec)", t.FactsFrom)
 }
 
 func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p *Property, fields []field) error {
@@ -74,6 +123,12 @@ func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p
 	}
 	if res.Warning != "" {
 		fmt.Fprintf(tw, "WARNING:\t%s\n", res.Warning)
+	}
+	fmt.Fprintf(tw, "FACTS:\t%s\n", factsSource(t))
+	if t.Discriminator == "name" {
+		fmt.Fprintf(tw, "BODY:\tdepends on the resource name (one body per name)\n")
+	} else if t.Discriminator != "" {
+		fmt.Fprintf(tw, "BODY:\tdepends on %s\n", t.Discriminator)
 	}
 	fmt.Fprintf(tw, "PATCH:\t%s\n", patchSummary(t))
 	fmt.Fprintf(tw, "ETAG:\t%s\n", yesNo(t.HasEtag))
@@ -90,26 +145,43 @@ func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if p != nil {
+		if d := t.Description(sp); d != "" {
+			fmt.Fprintf(w, "DESCRIPTION:\n%s\n", indent(d, "  "))
+		}
+	}
 	if len(fields) == 0 {
 		return nil
 	}
 	fmt.Fprintln(w, "\nFIELDS:")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	// kubectl explain's layout: the field line, its description indented
+	// below it.
 	for _, f := range fields {
 		name := f.Name
 		if sp != "" || strings.ContainsAny(f.Path, ".[") {
 			name = strings.TrimPrefix(strings.TrimPrefix(f.Path, sp), ".")
 		}
-		extra := strings.Join(f.Flags, ", ")
-		if d := describe(f.Property); d != "" {
-			if extra != "" {
-				extra += "; "
-			}
-			extra += d
+		line := "  " + name + "\t" + typeLabel(f.Property)
+		if m := strings.Join(f.Flags, ", "); m != "" {
+			line += "\t" + m
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", name, typeLabel(f.Property), extra)
+		if d := describe(f.Property); d != "" {
+			line += "\t" + d
+		}
+		fmt.Fprintln(w, strings.ReplaceAll(line, "\t", "  "))
+		if f.Description != "" {
+			fmt.Fprintln(w, indent(f.Description, "      "))
+		}
 	}
-	return tw.Flush()
+	return nil
+}
+
+func indent(text, prefix string) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func patchSummary(t *Type) string {
@@ -154,10 +226,15 @@ type explainDoc struct {
 	Path           string     `json:"path,omitempty"`
 	Field          *field     `json:"field,omitempty"`
 	Fields         []field    `json:"fields"`
+	FactsFrom      string     `json:"swaggerFactsFrom,omitempty"`
+	Discriminator  string     `json:"discriminator,omitempty"`
+	PutStatus      []int      `json:"putStatus,omitempty"`
+	DeleteStatus   []int      `json:"deleteStatus,omitempty"`
 }
 
 func explainJSON(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p *Property, fields []field) error {
 	doc := explainDoc{
+		FactsFrom: t.FactsFrom, Discriminator: t.Discriminator, PutStatus: t.PutStatus, DeleteStatus: t.DeleteStatus,
 		Type: t.Name, APIVersion: t.APIVersion, Versions: r.Versions(t.Name), Resolution: res,
 		PatchSupported: t.PatchSupported, PatchPaths: t.PatchPaths, HasEtag: t.HasEtag,
 		PutLRO: t.PutLRO, DeleteLRO: t.DeleteLRO, Path: sp, Fields: fields,
@@ -170,7 +247,7 @@ func explainJSON(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p
 		if segs := SplitPath(sp); len(segs) > 0 {
 			name = segs[len(segs)-1]
 		}
-		doc.Field = &field{Name: name, Path: sp, Property: p, Flags: flags(t, sp, p)}
+		doc.Field = &field{Name: name, Path: sp, Property: p, Flags: flags(t, sp, p), Description: t.Description(sp)}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -157,7 +157,7 @@ func readBicepFile(data []byte, out map[string]map[string]*version) error {
 		if !ok || typ == "" || ver == "" {
 			continue
 		}
-		w := &bicepWalker{nodes: nodes, out: map[string]*bicepFact{}}
+		w := &bicepWalker{nodes: nodes, out: map[string]*bicepFact{}, elems: map[string]int{}}
 		w.run(*n.Body)
 		v := w.version(typ)
 		lt := strings.ToLower(typ)
@@ -184,6 +184,7 @@ type bicepFact struct {
 	open  bool     // a union admits any string
 	base  bool     // reached outside any variant: every variant has it
 	vars  map[string]bool
+	disc  string // the polymorphic object the variants refer to
 	count int
 }
 
@@ -195,12 +196,16 @@ type bicepItem struct {
 	depth    int
 	variant  string // value of the nearest discriminator above, "" outside
 	readOnly bool   // an ancestor is readonly: so is everything in it
+	discAt   string // the polymorphic object variant refers to
 	ancestry []int  // node indexes above, to stop at recursion
 }
 
 type bicepWalker struct {
 	nodes []bicepNode
 	out   map[string]*bicepFact
+	// elems counts the bodies of each polymorphic object (by path): a
+	// member every body declares belongs to no variant in particular.
+	elems map[string]int
 }
 
 func (w *bicepWalker) node(r bicepRef) (*bicepNode, int, bool) {
@@ -236,42 +241,48 @@ func (w *bicepWalker) run(root bicepRef) {
 			continue
 		}
 		anc := append(append([]int(nil), it.ancestry...), idx)
-		child := func(path string, p bicepProp, variant string) {
+		child := func(path string, p bicepProp, variant, discAt string) {
 			ro := it.readOnly || it.flags&bicepReadOnly != 0
-			queue = append(queue, bicepItem{ref: p.Type, path: path, flags: p.Flags, desc: p.Description, depth: it.depth + 1, variant: variant, readOnly: ro, ancestry: anc})
+			queue = append(queue, bicepItem{ref: p.Type, path: path, flags: p.Flags, desc: p.Description, depth: it.depth + 1,
+				variant: variant, discAt: discAt, readOnly: ro, ancestry: anc})
 		}
 		switch n.Kind {
 		case "ObjectType":
 			for _, k := range sortedProps(n.Properties) {
-				child(join(it.path, k), n.Properties[k], it.variant)
+				child(join(it.path, k), n.Properties[k], it.variant, it.discAt)
 			}
 			if n.AdditionalProperties != nil {
-				child(join(it.path, "*"), bicepProp{Type: *n.AdditionalProperties}, it.variant)
+				child(join(it.path, "*"), bicepProp{Type: *n.AdditionalProperties}, it.variant, it.discAt)
 			}
 		case "DiscriminatedObjectType":
 			if f != nil || it.path == "" {
 				w.markDiscriminator(it.path, n.Discriminator)
 			}
 			for _, k := range sortedProps(n.BaseProperties) {
-				child(join(it.path, k), n.BaseProperties[k], it.variant)
+				child(join(it.path, k), n.BaseProperties[k], it.variant, it.discAt)
 			}
 			var elems map[string]bicepRef
 			_ = json.Unmarshal(n.Elements, &elems)
+			at := it.path
+			if at == "" {
+				at = rootKey
+			}
+			w.elems[at] = len(elems)
 			for _, val := range sortedKeys2(elems) {
 				e, _, ok := w.node(elems[val])
 				if !ok {
 					continue
 				}
 				for _, k := range sortedProps(e.Properties) {
-					child(join(it.path, k), e.Properties[k], val)
+					child(join(it.path, k), e.Properties[k], val, at)
 				}
 				if e.AdditionalProperties != nil {
-					child(join(it.path, "*"), bicepProp{Type: *e.AdditionalProperties}, val)
+					child(join(it.path, "*"), bicepProp{Type: *e.AdditionalProperties}, val, at)
 				}
 			}
 		case "ArrayType":
 			if n.ItemType != nil {
-				child(it.path+"[]", bicepProp{Type: *n.ItemType}, it.variant)
+				child(it.path+"[]", bicepProp{Type: *n.ItemType}, it.variant, it.discAt)
 			}
 		}
 	}
@@ -349,6 +360,7 @@ func (w *bicepWalker) visit(it bicepItem, n *bicepNode) *bicepFact {
 		f.base = true
 	} else {
 		f.vars[it.variant] = true
+		f.disc = it.discAt
 	}
 	return f
 }
@@ -447,7 +459,7 @@ func (w *bicepWalker) version(typ string) *version {
 				p.Flags |= format.FlagEnumClosed
 			}
 		}
-		if !f.base && len(f.vars) > 0 {
+		if !f.base && len(f.vars) > 0 && len(f.vars) < w.elems[f.disc] {
 			p.Flags |= format.FlagVariants
 			for x := range f.vars {
 				p.Variants = append(p.Variants, x)
