@@ -34,7 +34,7 @@ func TestApplyJSONIsOneResultDocument(t *testing.T) {
 			Set          string `json:"set"`
 		} `json:"plan"`
 		Results []struct{ ID, Action, Status string } `json:"results"`
-		Summary struct{ Done, Failed, Skipped int }  `json:"summary"`
+		Summary struct{ Done, Failed, Skipped int }   `json:"summary"`
 	}
 	decodeOne(t, out, &doc)
 	if len(doc.Results) == 0 || doc.Summary.Done != len(doc.Results) {
