@@ -310,7 +310,7 @@ func TestAllProblemsReported(t *testing.T) {
 	ve := loadErr(t, stdin(doc))
 	want := []string{
 		`<stdin>#0 (line 1): apiVersion: "v2" is not supported; use azure.kubectl.io/v1alpha1`,
-		`<stdin>#1 (line 6): malformed YAML: line 6: did not find expected ',' or ']'`,
+		`<stdin>#1 (line 7): malformed YAML: line 7: did not find expected ',' or ']'`,
 		`<stdin>#2 (line 10): metadata.name: missing; set metadata.name to the ARM resource name`,
 		`<stdin>#2 (line 11): spec.type: "bad" has no api-version; write bad@API-VERSION (` + "`kubectl azure explain bad`" + ` lists the known versions)`,
 	}

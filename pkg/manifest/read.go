@@ -374,6 +374,11 @@ func yamlMessage(err error, firstLine int) string {
 	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
 	msg = strings.ReplaceAll(msg, "yaml: unmarshal errors:", "")
 	msg = strings.TrimPrefix(strings.TrimSpace(msg), "yaml: ")
+	// The YAML library numbers parser errors ("did not find expected ...")
+	// from 0 and scanner errors from 1.
+	if strings.Contains(msg, "did not find expected") {
+		firstLine++
+	}
 	msg = yamlLineRE.ReplaceAllStringFunc(msg, func(s string) string {
 		n, _ := strconv.Atoi(s[len("line "):])
 		return fmt.Sprintf("line %d", n+firstLine-1)

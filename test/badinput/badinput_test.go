@@ -89,14 +89,14 @@ func cases() []tc {
 		{Name: "saved-plan-not-json", Args: []string{"apply", "$DIR/plan.json", "--yes"}, Files: map[string]string{"plan.json": "resources: [\n"}, Code: 2},
 		{Name: "saved-plan-missing", Args: []string{"apply", "$DIR/plan.json", "--yes"}, Code: 2},
 		{Name: "invalid-selector", Args: diff("-l", "app in ("), Manifest: good, Code: 2},
-		{Name: "state-bad-scheme", Args: append([]string{"--state", "s3://bucket/state.json"}, diff()...), Manifest: good},
+		{Name: "state-bad-scheme", Args: append([]string{"--state", "s3://bucket/state.json"}, diff()...), Manifest: good, Code: 2},
 		{Name: "state-kubernetes-no-set", Args: append([]string{"--state", "kubernetes://only-namespace"}, diff()...), Manifest: good},
 		{Name: "endpoint-plain-http-remote", Args: append([]string{"--endpoint", "http://10.11.12.13:8080"}, diff()...), Manifest: good},
 		{Name: "endpoint-not-a-url", Args: append([]string{"--endpoint", "::not a url"}, diff()...), Manifest: good},
 		{Name: "unknown-cloud", Args: append([]string{"--cloud", "mars"}, diff()...), Manifest: good},
 		{Name: "lock-timeout-not-duration", Args: append([]string{"--lock-timeout", "soon"}, diff()...), Manifest: good, Code: 2},
 		{Name: "concurrency-not-int", Args: append([]string{"--concurrency", "many"}, diff()...), Manifest: good, Code: 2},
-		{Name: "apply-without-yes-not-terminal", Args: append([]string{"apply"}, f...), Manifest: good, Reads: true},
+		{Name: "apply-without-yes-not-terminal", Args: append([]string{"apply"}, f...), Manifest: good, Reads: true, Code: 2},
 		{Name: "state-show-without-id", Args: []string{"state", "show"}},
 		{Name: "import-malformed-id", Args: []string{"import", "not-an-arm-id"}},
 
@@ -105,7 +105,7 @@ func cases() []tc {
 		{Name: "missing-type", Args: diff(), Manifest: strings.Replace(good, "  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31\n", "", 1), Code: 2},
 		{Name: "missing-name", Args: diff(), Manifest: strings.Replace(good, "metadata: {name: id-good}", "metadata: {labels: {a: b}}", 1), Code: 2},
 		{Name: "wrong-kind", Args: diff(), Manifest: strings.Replace(good, "kind: Resource", "kind: Deployment", 1), Code: 2},
-		{Name: "wrong-json-type", Args: diff(), Manifest: strings.Replace(storage, "sku: {name: Standard_LRS}", "sku: Standard_LRS", 1), Code: 2},
+		{Name: "wrong-json-type", Args: diff(), Manifest: strings.Replace(storage, "sku: {name: Standard_LRS}", "sku: {name: [Standard_LRS]}", 1), Code: 2},
 		// Key Vault's sku.name is a closed enum (storage kinds are open:
 		// modelAsString, a warning only).
 		{Name: "bad-enum-value", Args: diff(), Manifest: keyvault, Code: 2},
@@ -118,7 +118,7 @@ func cases() []tc {
 		{Name: "unknown-parent", Args: diff(), Manifest: "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata: {name: snet-a}\nspec:\n  type: Microsoft.Network/virtualNetworks/subnets@2024-01-01\n  parent: Microsoft.Network/virtualNetworks/vnet-missing\n  body: {properties: {addressPrefix: 10.0.0.0/24}}\n", Code: 2},
 		{Name: "no-placement", Args: diff(), Manifest: strings.Replace(good, "  resourceGroup: rg-bad\n", "", 1), Code: 2},
 		{Name: "one-bad-among-good", Args: diff(), Manifest: good + "---\n" + strings.Replace(strings.Replace(good, "id-good", "id-other", 1), "kind: Resource", "kind: Resourse", 1), Code: 2},
-		{Name: "apply-bad-manifest", Args: []string{"apply", "-f", "$DIR/manifest.yaml", "--yes"}, Manifest: strings.Replace(storage, "kind: StorageV2", "kind: 42", 1), Code: 2},
+		{Name: "apply-bad-manifest", Args: []string{"apply", "-f", "$DIR/manifest.yaml", "--yes"}, Manifest: strings.Replace(storage, "kind: StorageV2", "kind: {name: StorageV2}", 1), Code: 2},
 		{Name: "no-subscription", Args: []string{"diff", "-f", "$DIR/manifest.yaml"}, Manifest: good, Code: 2, Env: map[string]string{"AZURE_SUBSCRIPTION_ID": "", "AZURE_CONFIG_DIR": "$DIR/no-azure-cli"}},
 	}
 }
