@@ -19,7 +19,12 @@ import (
 //   - ConcurrentFederatedIdentityCredentialsWritesForSingleManagedIdentity:
 //     409 from Microsoft.ManagedIdentity, which takes one credential write
 //     per identity at a time.
+//   - ReferencedResourceNotProvisioned: Network's 400 while a resource the
+//     body references is still Updating (the Azure Verified Modules retry
+//     it by default). A reference stuck in Failed still ends in the error,
+//     after MaxRetries.
 var retryableCodes = map[string]bool{
+	"referencedresourcenotprovisioned":    true,
 	"anotheroperationinprogress":          true,
 	"retryableerror":                      true,
 	"retryableerrorduetoanotheroperation": true,

@@ -25,6 +25,7 @@ func TestRetryableARMCodes(t *testing.T) {
 		{"409 RetryableError in x-ms-error-code is retried", "DELETE", 409, "RetryableError", true, 1, 2, false},
 		{"409 Conflict is not retried", "PUT", 409, "Conflict", false, 1, 1, true},
 		{"400 is not retried", "PUT", 400, "InvalidRequestContent", false, 1, 1, true},
+		{"400 ReferencedResourceNotProvisioned is retried", "PUT", 400, "ReferencedResourceNotProvisioned", false, 1, 2, false},
 		{"retries are bounded", "PUT", 409, "AnotherOperationInProgress", false, 0, 4, true},
 		{"POST retried on a refused conflict", "POST", 409, "AnotherOperationInProgress", false, 1, 2, false},
 		{"POST not retried on 500", "POST", 500, "InternalServerError", false, 1, 1, true},
