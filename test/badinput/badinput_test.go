@@ -119,6 +119,13 @@ func cases() []tc {
 		{Name: "no-placement", Args: diff(), Manifest: strings.Replace(good, "  resourceGroup: rg-bad\n", "", 1), Code: 2},
 		{Name: "one-bad-among-good", Args: diff(), Manifest: good + "---\n" + strings.Replace(strings.Replace(good, "id-good", "id-other", 1), "kind: Resource", "kind: Resourse", 1), Code: 2},
 		{Name: "apply-bad-manifest", Args: []string{"apply", "-f", "$DIR/manifest.yaml", "--yes"}, Manifest: strings.Replace(storage, "kind: StorageV2", "kind: {name: StorageV2}", 1), Code: 2},
+		{Name: "empty-directory", Args: []string{"diff", "-f", "$DIR/empty"}, Files: map[string]string{"empty/README.md": "no manifests here\n"}, Code: 2},
+		{Name: "apply-empty-directory", Args: []string{"apply", "-f", "$DIR/empty", "--yes"}, Files: map[string]string{"empty/README.md": "no manifests here\n"}, Code: 2},
+		{Name: "delete-selector-matches-none", Args: []string{"delete", "-f", "$DIR/manifest.yaml", "-l", "tier=none", "--yes"}, Manifest: good, Code: 2},
+		{Name: "f-dev-zero", Args: []string{"diff", "-f", "/dev/zero"}, Code: 2},
+		{Name: "name-dot-dot", Args: diff(), Manifest: strings.Replace(good, "name: id-good", `name: ".."`, 1), Code: 2},
+		{Name: "name-escape-sequence", Args: diff(), Manifest: strings.Replace(good, "name: id-good", `name: "id\e[2J"`, 1), Code: 2},
+		{Name: "live-value-in-scope", Args: diff(), Manifest: good + "---\n" + strings.Replace(strings.Replace(good, "id-good", "id-two", 1), "resourceGroup: rg-bad", "scope: ${ref:id-good.properties.principalId}", 1), Code: 2},
 		{Name: "no-subscription", Args: []string{"diff", "-f", "$DIR/manifest.yaml"}, Manifest: good, Code: 2, Env: map[string]string{"AZURE_SUBSCRIPTION_ID": "", "AZURE_CONFIG_DIR": "$DIR/no-azure-cli"}},
 	}
 }
