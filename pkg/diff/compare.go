@@ -2,6 +2,8 @@ package diff
 
 import (
 	"encoding/json"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -275,7 +277,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 			c.emit(sp, plan.KindChange, x, y, false)
 			return
 		}
-		if ok, rule := c.f.scalarEqual(sp, key, x, y); ok {
+		if ok, rule := c.scalarEqual(sp, key, x, y); ok {
 			c.eq(rule)
 			return
 		}
@@ -308,6 +310,45 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 		}
 		c.emit(sp, plan.KindChange, x, y, false)
 	}
+}
+
+// scalarEqual is facts.scalarEqual made exact for numbers: two numbers
+// that differ as decimals are different even where float64 cannot tell
+// them apart (9007199254740993, 12345678901234567890).
+func (c *comparer) scalarEqual(sp, key string, x, y any) (bool, string) {
+	if numbersDiffer(x, y) {
+		return false, ""
+	}
+	return c.f.scalarEqual(sp, key, x, y)
+}
+
+// numbersDiffer reports whether x and y are both JSON numbers with
+// different exact values.
+func numbersDiffer(x, y any) bool {
+	rx, ok := exactNumber(x)
+	if !ok {
+		return false
+	}
+	ry, ok := exactNumber(y)
+	return ok && rx.Cmp(ry) != 0
+}
+
+func exactNumber(v any) (*big.Rat, bool) {
+	var s string
+	switch t := v.(type) {
+	case json.Number:
+		s = t.String()
+	case float64:
+		return new(big.Rat).SetFloat64(t), !math.IsInf(t, 0) && !math.IsNaN(t)
+	case int:
+		return new(big.Rat).SetInt64(int64(t)), true
+	case int64:
+		return new(big.Rat).SetInt64(t), true
+	default:
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(s)
+	return r, ok
 }
 
 // unsetValue reports whether x is a value the plugin says means "let the
@@ -703,7 +744,7 @@ func (c *comparer) compareArray(sp, key string, xs, ys []any) {
 			if len(xs) == len(ys) {
 				same := true
 				for i := range xs {
-					if ok, _ := c.f.scalarEqual(isp, key, xs[i], ys[i]); !ok {
+					if ok, _ := c.scalarEqual(isp, key, xs[i], ys[i]); !ok {
 						same = false
 						break
 					}
@@ -822,7 +863,7 @@ outer:
 				sub.compare(isp, key, x, y, true, true)
 				ok = len(sub.out) == 0
 			} else {
-				ok, _ = c.f.scalarEqual(isp, key, x, y)
+				ok, _ = c.scalarEqual(isp, key, x, y)
 			}
 			if ok {
 				used[j] = true
@@ -846,7 +887,7 @@ outer:
 			if used[j] {
 				continue
 			}
-			if ok, _ := c.f.scalarEqual(isp, key, x, y); ok {
+			if ok, _ := c.scalarEqual(isp, key, x, y); ok {
 				used[j] = true
 				continue outer
 			}

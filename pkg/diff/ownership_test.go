@@ -469,3 +469,25 @@ func objNum(t *testing.T, s string) map[string]any {
 	}
 	return m
 }
+
+func TestBigNumbersCompareExactly(t *testing.T) {
+	tests := []struct {
+		d, s    string
+		changed bool
+	}{
+		{`{"properties":{"n":9007199254740993}}`, `{"properties":{"n":9007199254740992}}`, true},
+		{`{"properties":{"n":12345678901234567890}}`, `{"properties":{"n":12345678901234567891}}`, true},
+		{`{"properties":{"n":12345678901234567890}}`, `{"properties":{"n":12345678901234567890}}`, false},
+		{`{"properties":{"n":1}}`, `{"properties":{"n":1.0}}`, false},
+		{`{"properties":{"n":[9007199254740993]}}`, `{"properties":{"n":[9007199254740992]}}`, true},
+	}
+	for _, tt := range tests {
+		d, s := objNum(t, tt.d), objNum(t, tt.s)
+		for _, in := range []Input{{Desired: d, Live: s}, {Desired: d, LastApplied: s, Live: s}} {
+			r := Compute(in)
+			if (r.Action != ActionNoOp) != tt.changed {
+				t.Errorf("%s vs %s (state %v): %s %v", tt.d, tt.s, in.LastApplied != nil, r.Action, paths(r.Changes))
+			}
+		}
+	}
+}
