@@ -147,7 +147,7 @@ func declaredCollections(f *facts, body map[string]any) []string {
 	return out
 }
 
-// Owned returns the owned paths of D and L (DESIGN §3) using heuristics
+// Owned returns the owned paths of D and L (docs/architecture.md) using heuristics
 // only; Compute's Result.Owned is the same list refined by the schema.
 func Owned(desired, lastApplied map[string]any) []string {
 	return ownedPaths(factsFor(nil, nil), desired, lastApplied)

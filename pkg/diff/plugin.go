@@ -1,7 +1,7 @@
 package diff
 
 // Plugin carries one resource type's knowledge that the specs lack
-// (DESIGN §7). Hooks run at named points; Rules are declarative facts the
+// (docs/plugins.md). Hooks run at named points; Rules are declarative facts the
 // engine consults while comparing and writing. Every method must tolerate
 // nil maps and must not modify its arguments in place: the engine passes
 // its own copies but callers may share bodies between resources.
