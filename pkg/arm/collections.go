@@ -90,3 +90,17 @@ func (c *Client) ProviderAPIVersions(ctx context.Context, subscription, namespac
 	}
 	return out, nil
 }
+
+// Action invokes a POST action on a resource (listKeys, listSecrets,
+// regenerateKey) and returns the response body (nil when empty). It is
+// Post with the action name checked as one path segment.
+func (c *Client) Action(ctx context.Context, id, action, apiVersion string, body map[string]any) (map[string]any, error) {
+	if err := armid.ValidateName(action); err != nil {
+		return nil, fmt.Errorf("action %q on %s: %w", armid.Printable(action), armid.Printable(id), err)
+	}
+	resp, err := c.Post(ctx, strings.TrimRight(id, "/")+"/"+action, apiVersion, body, nil)
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
+}

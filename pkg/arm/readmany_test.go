@@ -184,3 +184,26 @@ func TestRequestPathsWithDotSegmentsAreRefused(t *testing.T) {
 		t.Fatalf("%d requests reached the server", n)
 	}
 }
+
+func TestAction(t *testing.T) {
+	f := newFakeARM(t)
+	f.handle("POST", testID+"/listKeys", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"keys": []any{map[string]any{"value": "k1"}}, "n": json.Number("9007199254740993")})
+	})
+	c := f.client()
+	body, err := c.Action(context.Background(), testID, "listKeys", testAPI, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body["n"] != json.Number("9007199254740993") || len(body["keys"].([]any)) != 1 {
+		t.Fatalf("body %v", body)
+	}
+	for _, bad := range []string{"..", "a/b", "", "x?y"} {
+		if _, err := c.Action(context.Background(), testID, bad, testAPI, nil); err == nil {
+			t.Errorf("action %q accepted", bad)
+		}
+	}
+	if n := f.count("POST", ""); n != 1 {
+		t.Fatalf("%d POSTs", n)
+	}
+}
