@@ -12,6 +12,9 @@ type typeExtra struct {
 	kidsOnce sync.Once
 	kids     map[string][]string // schema path -> sorted member names
 
+	varOnce  sync.Once
+	variants map[string]string // lower(value) -> value, every body variant of the type
+
 	descOnce sync.Once
 	descs    map[string]string
 	loadDesc func() map[string]string
@@ -72,4 +75,19 @@ func (t *Type) Description(schemaPath string) string {
 		}
 	})
 	return x.descs[schemaPath]
+}
+
+// variants returns every discriminator value some path of the type is
+// declared for, keyed by its lower-case form.
+func (t *Type) variants() map[string]string {
+	x := t.extra()
+	x.varOnce.Do(func() {
+		x.variants = map[string]string{}
+		for _, p := range t.Properties {
+			for _, v := range p.Variants {
+				x.variants[strings.ToLower(v)] = v
+			}
+		}
+	})
+	return x.variants
 }

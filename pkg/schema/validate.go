@@ -160,16 +160,7 @@ func (v *validator) variantOf(obj map[string]any, sp, inherited string) string {
 	if val == "" {
 		return ""
 	}
-	for _, c := range v.t.children(sp) {
-		if p := v.t.Properties[joinSchema(sp, c)]; p != nil {
-			for _, x := range p.Variants {
-				if strings.EqualFold(x, val) {
-					return x
-				}
-			}
-		}
-	}
-	return ""
+	return v.t.variants()[strings.ToLower(val)]
 }
 
 // inVariant reports whether a property belongs to the active body.
@@ -204,8 +195,14 @@ func (v *validator) object(obj map[string]any, path []string, sp, inherited stri
 			}
 		}
 		if p != nil && !inVariant(p, active) {
-			v.unknown(cp, sp, k, active)
-			continue
+			// Another body's member; in a map-like body (app settings)
+			// it is simply a key.
+			if m := v.t.Properties[joinSchema(sp, "*")]; m != nil && inVariant(m, active) {
+				csp, p = joinSchema(sp, "*"), m
+			} else {
+				v.unknown(cp, sp, k, active)
+				continue
+			}
 		}
 		if p == nil {
 			// Only a parent that lists its members makes an extra one
