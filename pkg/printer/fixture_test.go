@@ -84,6 +84,8 @@ func samplePlan() *plan.Plan {
 				Action: plan.ActionAdopt, Method: "PATCH",
 				Changes: []plan.Change{
 					{Path: "tags.owner", Before: nil, After: "platform", Reason: "manifest sets it", Kind: plan.KindAdd},
+					{Path: "properties.accessPolicies[ops]", Before: map[string]any{"objectId": "ops"}, Reason: "added outside", Kind: plan.KindRemove, Cause: plan.CauseDrift},
+					{Path: "properties.enablePurgeProtection", Before: true, After: false, Reason: "removed from manifest", Kind: plan.KindChange, Cause: plan.CauseDefaultReset},
 				},
 				Reason: "exists in Azure but not in state: written only with --adopt (or after import)",
 			},
@@ -95,6 +97,7 @@ func samplePlan() *plan.Plan {
 					{Path: "properties.networkSecurityGroup.id", After: sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/networkSecurityGroups/nsg-demo", Reason: "new resource", Kind: plan.KindAdd, Cause: plan.CauseUser},
 					{Path: "properties.serviceEndpoints", After: []any{map[string]any{"service": "Microsoft.Storage", "locations": []any{"westeurope", "northeurope"}}, map[string]any{"service": "Microsoft.KeyVault", "locations": []any{"*"}}}, Reason: "new resource", Kind: plan.KindAdd, Cause: plan.CauseUser},
 					{Path: "properties.routeTable.id", After: plan.KnownAfterApply, Reason: "new resource", Kind: plan.KindAdd, KnownAfterApply: true},
+					{Path: "properties.delegations[web]", Before: map[string]any{"name": "web"}, Reason: "removed from manifest", Kind: plan.KindRemove, Cause: plan.CauseRemoval, ChildDelete: true},
 					{Path: "properties.privateEndpointNetworkPolicies", After: "Disabled\u202eevil", Reason: "new resource", Kind: plan.KindAdd},
 				},
 			},

@@ -127,15 +127,9 @@ func methodSuffix(m string) string {
 
 // changeNotes are the remarks shown next to a change in markdown.
 func changeNotes(c plan.Change, explain bool) []string {
-	var n []string
-	if c.Drift {
-		n = append(n, "drift")
-	}
+	n := causeNotes(c)
 	if c.CreateOnly {
 		n = append(n, "forces replacement")
-	}
-	if c.Kind == plan.KindRemove {
-		n = append(n, "removed")
 	}
 	if explain && c.Reason != "" {
 		n = append(n, c.Reason)

@@ -185,15 +185,24 @@ func (t *textPrinter) resource(r plan.Resource) {
 func (t *textPrinter) change(c plan.Change) {
 	var notes []string
 	var styledNotes []string
+	// Styled word by word: the notes may be wrapped at any space.
 	note := func(s string, style func(string) string) {
 		notes = append(notes, s)
-		styledNotes = append(styledNotes, style(s))
+		words := strings.Split(s, " ")
+		for i, w := range words {
+			words[i] = style(w)
+		}
+		styledNotes = append(styledNotes, strings.Join(words, " "))
 	}
-	if c.Kind == plan.KindRemove {
-		note("(removed)", t.st.delete)
-	}
-	if c.Drift {
-		note("(drift)", t.st.drift)
+	for _, n := range causeNotes(c) {
+		style := t.st.faint
+		switch {
+		case isDrift(c):
+			style = t.st.drift
+		case c.Kind == plan.KindRemove:
+			style = t.st.delete
+		}
+		note("("+n+")", style)
 	}
 	// One comment at the end: the replacement warning first, because it is
 	// what a reviewer must not miss, then (with --explain) the engine's reason.

@@ -179,3 +179,29 @@ func sortedKeys(m map[string]any) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// isDrift reports whether a change undoes something done outside this tool.
+func isDrift(c plan.Change) bool { return c.Drift || c.Cause == plan.CauseDrift }
+
+// causeNotes say why a change is planned, in the words a reviewer needs:
+// who made the difference (the manifest or someone in Azure) and what the
+// write does about it.
+func causeNotes(c plan.Change) []string {
+	var n []string
+	switch {
+	case isDrift(c) && c.Kind == plan.KindRemove:
+		n = append(n, "present in Azure, not in the manifest: added outside this tool")
+	case isDrift(c):
+		n = append(n, "drift: changed outside this tool")
+	case c.Cause == plan.CauseDefaultReset:
+		n = append(n, "removed from the manifest: reset to the default")
+	case c.Cause == plan.CauseRemoval:
+		n = append(n, "removed from the manifest: no longer managed")
+	case c.Kind == plan.KindRemove:
+		n = append(n, "removed")
+	}
+	if c.ChildDelete {
+		n = append(n, "deletes the child resource")
+	}
+	return n
+}
