@@ -257,8 +257,10 @@ func (v *validator) required(obj map[string]any, path []string, sp, active strin
 		// Services fill in many nested "required" members themselves
 		// (real accepted bodies omit them); only the body's own top-level
 		// members are certain.
+		// So do some with "properties" and with a discriminator (spec
+		// examples omit both).
 		sev := Error
-		if sp != "" {
+		if sp != "" || c == "properties" || c == v.t.Discriminator {
 			sev = Warning
 		}
 		v.add(cp, sev, KindRequired, "required: %s %s needs %s when it is created; add it to the manifest", v.t.Name, v.t.APIVersion, JoinPath(cp))
