@@ -321,7 +321,7 @@ func (r *Result) withState(p prepared, in Input) {
 	if base == nil {
 		base = p.l
 	}
-	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil, secrets: p.secrets}
+	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil, secrets: p.secrets, key: in.SecretKey}
 	drift.compareRoot(base, p.s)
 	for _, e := range drift.out {
 		if overlaps(e.path, userPaths) {

@@ -491,3 +491,26 @@ func TestBigNumbersCompareExactly(t *testing.T) {
 		}
 	}
 }
+
+// The record builder hashes B like L; a hashed baseline stays quiet and
+// never reports a secret as drift.
+func TestHashedBaseline(t *testing.T) {
+	d := obj(t, `{"properties":{"adminPassword":"pw-1","protectedSettings":{"cmd":"c"},"token":"tk","mode":"Enabled"}}`)
+	s := obj(t, `{"properties":{"adminPassword":"pw-1","protectedSettings":{"cmd":"c"},"token":"tk","mode":"Enabled"}}`)
+	secrets := []string{"properties.token"}
+	owned := Compute(Input{Desired: d, Live: s}).Owned
+	in := Input{Desired: d, LastApplied: HashSecrets(d, nil, testKey, secrets...), Baseline: HashSecrets(Project(s, owned), nil, testKey, secrets...),
+		Live: s, SecretKey: testKey, SecretPaths: secrets}
+	if b := mustJSON(t, in.Baseline); strings.Contains(b, "pw-1") || strings.Contains(b, `"tk"`) || strings.Contains(b, `"c"`) {
+		t.Fatalf("B holds a secret: %s", b)
+	}
+	if r := Compute(in); r.Action != ActionNoOp {
+		t.Fatalf("hashed B not quiet: %+v", r.Changes)
+	}
+	// A secret changed outside cannot be verified: not drift.
+	in.Live = obj(t, `{"properties":{"adminPassword":"pw-2","protectedSettings":{"cmd":"x"},"token":"other","mode":"Enabled"}}`)
+	r := Compute(in)
+	if r.Action != ActionNoOp || len(r.Unverifiable) == 0 {
+		t.Fatalf("secret drift: %s %v unverifiable %v", r.Action, paths(r.Changes), r.Unverifiable)
+	}
+}
