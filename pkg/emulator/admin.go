@@ -41,7 +41,11 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.settleLocked()
 		all := make([]*resource, 0, len(s.store.res))
+		withDerived := r.URL.Query().Get("derived") == "true"
 		for _, res := range s.store.res {
+			if res.Derived && !withDerived {
+				continue
+			}
 			all = append(all, res)
 		}
 		sortResources(all)

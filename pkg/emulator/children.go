@@ -64,9 +64,9 @@ func (s *Server) syncChildrenFromParent(parentID, typ, apiVersion string, req, l
 			keep[lowerID(cid)] = true
 			child := childBodyFromItem(ic, m)
 			prev := s.store.get(cid)
-			res := &resource{ID: cid, Type: ic.childType, APIVersion: apiVersion, Created: s.now()}
+			res := &resource{ID: cid, Type: ic.childType, APIVersion: apiVersion, Created: s.now(), Derived: true}
 			if prev != nil {
-				res.ID, res.Created = prev.ID, prev.Created
+				res.ID, res.Created, res.Derived = prev.ID, prev.Created, prev.Derived
 			}
 			child["id"], child["name"], child["type"] = res.ID, name, ic.childType
 			setProvisioningState(child, "Succeeded")
@@ -213,7 +213,7 @@ func (s *Server) addImplicitChildren(res *resource) {
 				continue
 			}
 			body := map[string]any{"id": id, "name": "default", "type": res.Type + "/" + svc, "properties": props}
-			s.store.put(&resource{ID: id, Type: res.Type + "/" + svc, APIVersion: res.APIVersion, Body: body, Created: s.now()})
+			s.store.put(&resource{ID: id, Type: res.Type + "/" + svc, APIVersion: res.APIVersion, Body: body, Created: s.now(), Derived: true})
 		}
 	case "microsoft.network/networksecuritygroups":
 		props, _ := res.Body["properties"].(map[string]any)
@@ -234,7 +234,7 @@ func (s *Server) addImplicitChildren(res *resource) {
 					"sourceAddressPrefixes": []any{}, "destinationAddressPrefixes": []any{},
 				},
 			}
-			s.store.put(&resource{ID: id, Type: res.Type + "/defaultSecurityRules", APIVersion: res.APIVersion, Body: body, Etag: res.Etag, Created: s.now()})
+			s.store.put(&resource{ID: id, Type: res.Type + "/defaultSecurityRules", APIVersion: res.APIVersion, Body: body, Etag: res.Etag, Created: s.now(), Derived: true})
 			items = append(items, deepCopy(body))
 		}
 		props["defaultSecurityRules"] = items

@@ -7,9 +7,8 @@ import (
 )
 
 // putStatuses are the status codes a type's PUT declares in its spec, for
-// the types whose answer differs from ARM's common 200/201. The schema
-// index will carry them for every type; until then this table covers the
-// types clients reject a 201 from.
+// the types whose answer differs from ARM's common 200/201, used when the
+// schema index does not say (no spec for the exact api-version).
 var putStatuses = map[string][]int{
 	"microsoft.storage/storageaccounts":                    {200, 202},
 	"microsoft.storage/storageaccounts/blobservices":       {200},
@@ -24,6 +23,9 @@ var putStatuses = map[string][]int{
 
 // declaredPutStatus returns the codes a type's PUT may answer.
 func declaredPutStatus(f typeFacts) []int {
+	if f.schema != nil && len(f.schema.PutStatus) > 0 && !f.schema.Fallback() {
+		return f.schema.PutStatus
+	}
 	if codes := putStatuses[strings.ToLower(f.typeName)]; codes != nil {
 		return codes
 	}

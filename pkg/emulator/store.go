@@ -15,7 +15,12 @@ type resource struct {
 	Etag       string         // "" when the type has none
 	Verbatim   bool           // seeded through the admin API: quirks never touch it
 	LastOp     string         // the latest long-running operation; only it may settle the state
-	Created    time.Time
+	// Derived marks children the server made as part of a parent's write
+	// (inline subnets, a storage account's default services, an NSG's
+	// default rules). The admin dump leaves them out unless asked, so it
+	// lists what clients wrote.
+	Derived bool
+	Created time.Time
 }
 
 // store holds live resources keyed by lower-cased ID. The Server's mutex

@@ -60,8 +60,8 @@ func (s *Server) checkTypeAndVersion(p armPath, apiVersion string) *armError {
 			return nil
 		}
 	}
-	if date >= sorted[0][:10] && date <= today {
-		// Between the oldest version the index knows and today: the
+	if date > sorted[len(sorted)-1][:10] && date <= today {
+		// Newer than anything the index knows but not in the future: the
 		// index may simply predate it, so accept.
 		return nil
 	}
@@ -278,10 +278,42 @@ func convertible(v any, want schema.JSONType) bool {
 }
 
 // requiredProp reports whether the spec requires the top-level property.
-// Until the index records required properties, location counts as
-// required wherever the spec declares it writable on a top-level type,
-// which is true of every tracked ARM resource.
+// Specs without required markers (Swagger-only types) count a writable
+// location as required, which holds for tracked ARM resources.
 func requiredProp(t *schema.Type, name string) bool {
 	p := t.Prop(name)
-	return p != nil && !p.ReadOnly
+	if p == nil || p.ReadOnly {
+		return false
+	}
+	if t.Detailed {
+		return p.Required
+	}
+	return true
+}
+
+// checkBody runs the schema's validation and refuses what it is certain
+// of: values ARM cannot convert, and on create the top-level properties
+// the spec requires. Everything else (unknown properties, open enums,
+// limits) ARM leaves to the service, and so does the emulator.
+func checkBody(t *schema.Type, name string, body map[string]any, create bool) *armError {
+	if t == nil {
+		return nil
+	}
+	for _, is := range t.ValidateWith(body, schema.ValidateOptions{Name: name, Create: create}) {
+		if is.Severity != schema.Error {
+			continue
+		}
+		switch is.Kind {
+		case schema.KindType:
+			return newError(http.StatusBadRequest, "InvalidRequestContent",
+				"The request content was invalid and could not be deserialized: %s. Fix the value at '%s'.", is.Message, is.Path)
+		case schema.KindRequired:
+			if strings.EqualFold(is.Path, "location") {
+				continue // checkLocation answers with ARM's own code
+			}
+			return newError(http.StatusBadRequest, "InvalidRequestContent",
+				"The request content was invalid and could not be deserialized: required property '%s' not found in JSON. Add it to the body.", is.Path)
+		}
+	}
+	return nil
 }

@@ -56,6 +56,9 @@ func (s *Server) validateWrite(p armPath, apiVersion string, f typeFacts, body m
 	if err := checkJSONTypes(f.schema, body); err != nil {
 		return err
 	}
+	if err := checkBody(f.schema, p.Name(), body, create); err != nil {
+		return err
+	}
 	return s.checkReferences(p, f.schema, s.canonicalID(p), body)
 }
 
