@@ -92,31 +92,54 @@ func (c *Client) Post(ctx context.Context, id, apiVersion string, body map[strin
 // providers/Microsoft.Network/virtualNetworks, or a child collection)
 // following nextLink, and returns the items of every page.
 func (c *Client) List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error) {
+	var items []map[string]any
+	_, err := c.listPages(ctx, collectionID, apiVersion, 0, func(page []map[string]any) bool {
+		items = append(items, page...)
+		return false
+	})
+	return items, err
+}
+
+// maxListPages bounds a list: more pages than this is a nextLink loop.
+const maxListPages = 10000
+
+// listPages reads a collection page by page, following nextLink on the
+// endpoint, and hands each page to visit until visit returns true or
+// maxPages pages (0: no bound but maxListPages) were read. complete
+// reports whether the collection was read to its end.
+func (c *Client) listPages(ctx context.Context, collectionID, apiVersion string, maxPages int, visit func([]map[string]any) bool) (complete bool, err error) {
 	ctx, cancel := c.opCtx(ctx)
 	defer cancel()
-	var items []map[string]any
+	if maxPages <= 0 || maxPages > maxListPages {
+		maxPages = maxListPages
+	}
 	next := c.url(collectionID, apiVersion)
 	for page := 0; next != ""; page++ {
-		if page > 10000 {
-			return items, fmt.Errorf("GET %s: more than 10000 pages; giving up (nextLink loop?)", collectionID)
+		if page >= maxPages {
+			if maxPages == maxListPages {
+				return false, fmt.Errorf("GET %s: more than %d pages; giving up (nextLink loop?)", collectionID, maxListPages)
+			}
+			return false, nil
 		}
 		resp, err := c.send(ctx, http.MethodGet, collectionID, next, nil, nil)
 		if err != nil {
-			return items, err
+			return false, err
 		}
 		pg, err := decodePage(resp.Raw)
 		if err != nil {
-			return items, fmt.Errorf("GET %s: list response is not {\"value\": [...]}: %w", collectionID, err)
+			return false, fmt.Errorf("GET %s: list response is not {\"value\": [...]}: %w", collectionID, err)
 		}
-		items = append(items, pg.Value...)
+		if visit(pg.Value) {
+			return pg.NextLink == "", nil
+		}
 		next = ""
 		if pg.NextLink != "" {
 			if next, err = c.checkNextLink(pg.NextLink); err != nil {
-				return items, fmt.Errorf("GET %s: %w", collectionID, err)
+				return false, fmt.Errorf("GET %s: %w", collectionID, err)
 			}
 		}
 	}
-	return items, nil
+	return true, nil
 }
 
 // ListResourceGroupAPIVersion is the Microsoft.Resources api-version used

@@ -207,3 +207,61 @@ func TestAction(t *testing.T) {
 		t.Fatalf("%d POSTs", n)
 	}
 }
+
+// Paging stops once every member was seen, and gives up for GETs before
+// the pages would cost more than the members' GETs.
+func TestReadManyBoundsPaging(t *testing.T) {
+	coll := "/subscriptions/" + testSub + "/resourceGroups/rg1/providers/Microsoft.Storage/storageAccounts"
+	for _, tc := range []struct {
+		name               string
+		memberPage         int // page (0-based) of 10 holding the members
+		wantPages, wantGET int
+	}{
+		{"members on the first page", 0, 1, 0},
+		{"members deep in a long list", 8, 2, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeARM(t)
+			var reqs []ReadRequest
+			for k := range 3 {
+				id := coll + "/m" + string(rune('a'+k))
+				reqs = append(reqs, ReadRequest{ID: id, APIVersion: testAPI})
+				f.handle("GET", id, func(w http.ResponseWriter, r *http.Request) {
+					writeJSON(w, 200, map[string]any{"id": id})
+				})
+			}
+			f.handle("GET", coll, func(w http.ResponseWriter, r *http.Request) {
+				p := 0
+				if s := r.URL.Query().Get("page"); s != "" {
+					p = int(s[0] - '0')
+				}
+				var items []any
+				for k := range 5 {
+					items = append(items, map[string]any{"id": coll + "/other-" + string(rune('0'+p)) + string(rune('0'+k))})
+				}
+				if p == tc.memberPage {
+					for _, r := range reqs {
+						items = append(items, map[string]any{"id": r.ID})
+					}
+				}
+				body := map[string]any{"value": items}
+				if p < 9 {
+					body["nextLink"] = f.srv.URL + coll + "?api-version=" + testAPI + "&page=" + string(rune('0'+p+1))
+				}
+				writeJSON(w, 200, body)
+			})
+			res := f.client().ReadMany(context.Background(), reqs, ReadManyOptions{})
+			for _, r := range res {
+				if r.Err != nil || !r.Exists {
+					t.Fatalf("%+v", r)
+				}
+			}
+			if n := f.count("GET", coll); n != tc.wantPages {
+				t.Errorf("%d pages read, want %d", n, tc.wantPages)
+			}
+			if n := f.count("GET", "") - f.count("GET", coll); n != tc.wantGET {
+				t.Errorf("%d GETs, want %d", n, tc.wantGET)
+			}
+		})
+	}
+}
