@@ -1,7 +1,7 @@
 // Command arm-emulator serves a local Azure Resource Manager for demos and
 // tests: point kubectl-azure at it with --endpoint http://127.0.0.1:PORT.
 //
-// Contract (DESIGN §11): --addr, --throttle off|reads=S/R,writes=S/R,deletes=S/R,
+// Contract (stable; outside checks rely on it): --addr, --throttle off|reads=S/R,writes=S/R,deletes=S/R,
 // --latency 50ms, --lro 2s, --quirks corpus|none, --faults 503=0.1,reset=0.02;
 // admin API under /_emulator.
 package main

@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// TestBinaryAdminAPI builds bin/arm-emulator, runs it on a port as DESIGN
-// §11 describes, and drives the admin API and a few ARM calls over HTTP.
+// TestBinaryAdminAPI builds bin/arm-emulator, runs it on a port as the published
+// contract describes, and drives the admin API and a few ARM calls over HTTP.
 func TestBinaryAdminAPI(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "arm-emulator")
 	build := exec.Command("go", "build", "-o", bin, ".")

@@ -15,7 +15,7 @@ type seedRequest struct {
 	Body       map[string]any `json:"body"`
 }
 
-// serveAdmin implements DESIGN §11's admin API. It is never throttled,
+// serveAdmin implements the admin API outside checks rely on. It is never throttled,
 // delayed, faulted or counted.
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimRight(r.URL.Path, "/")
