@@ -102,11 +102,15 @@ type originPolicy struct{ c *Client }
 
 func (p *originPolicy) Do(req *policy.Request) (*http.Response, error) {
 	u := req.Raw().URL
+	var err error
 	if !p.c.onEndpoint(u) {
-		return nil, &OriginError{URL: redactURL(u), Endpoint: p.c.Endpoint()}
+		err = &OriginError{URL: redactURL(u), Endpoint: p.c.Endpoint()}
+	} else if perr := checkPath(u.Path); perr != nil {
+		err = fmt.Errorf("%s %s: %w", req.Raw().Method, redactURL(u), perr)
 	}
-	if err := checkPath(u.Path); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", req.Raw().Method, redactURL(u), err)
+	if err != nil {
+		p.c.logRefused(req.Raw().Method, u, err)
+		return nil, err
 	}
 	return req.Next()
 }
@@ -177,12 +181,13 @@ func (p *redirectPolicy) Do(req *policy.Request) (*http.Response, error) {
 		switch {
 		case method != http.MethodGet && method != http.MethodHead:
 			rerr.Reason = "writes are never redirected (the target may be a different resource); check the resource ID and the endpoint"
-			return nil, rerr
 		case !p.c.onEndpoint(target):
 			rerr.Reason = "reads follow redirects on the ARM endpoint's own host only"
-			return nil, rerr
 		case hops >= maxRedirects:
 			rerr.Reason = fmt.Sprintf("more than %d redirects", maxRedirects)
+		}
+		if rerr.Reason != "" {
+			p.c.logRefused(method, target, rerr)
 			return nil, rerr
 		}
 		next := cur.Clone(cur.Raw().Context())

@@ -259,3 +259,28 @@ func TestCallerHTTPClientUntouched(t *testing.T) {
 		t.Fatal("New changed the caller's http.Client")
 	}
 }
+
+func TestRefusalsAreLogged(t *testing.T) {
+	spy := newSpy(t)
+	f, _ := newTLSFakeARM(t)
+	f.handle("PUT", testID, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Azure-AsyncOperation", spy.srv.URL+"/operations/op1")
+		writeJSON(w, 201, map[string]any{"properties": map[string]any{"provisioningState": "Accepted"}})
+	})
+	var buf strings.Builder
+	o := testOptions(f.srv.URL)
+	o.HTTPClient = f.srv.Client()
+	o.Credential = staticCred{}
+	o.Verbosity = VerbosityRequests
+	o.Log = &buf
+	c, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Put(context.Background(), testID, testAPI, map[string]any{}, nil); err == nil {
+		t.Fatal("no error")
+	}
+	if !strings.Contains(buf.String(), "GET "+spy.srv.URL+"/operations/op1 refused: ") {
+		t.Fatalf("log:\n%s", buf.String())
+	}
+}

@@ -76,6 +76,18 @@ func (c *Client) logAttempt(req *policy.Request, reqBody []byte, attempt int32, 
 	logMu.Unlock()
 }
 
+// logRefused records a request the client refused to send (another host,
+// a redirected write, a path with dot segments) at -v 4 and above.
+func (c *Client) logRefused(method string, u *url.URL, err error) {
+	if c.opts.Log == nil || c.opts.Verbosity < VerbosityRequests {
+		return
+	}
+	line := secret.Scrub(fmt.Sprintf("%s %s refused: %s\n", method, redactURL(u), redactText(err.Error())))
+	logMu.Lock()
+	_, _ = io.WriteString(c.opts.Log, line)
+	logMu.Unlock()
+}
+
 func writeHeaders(b *strings.Builder, what string, h http.Header) {
 	names := make([]string, 0, len(h))
 	for k := range h {
