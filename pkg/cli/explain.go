@@ -10,12 +10,14 @@ import (
 func newExplainCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
 	var recursive bool
 	cmd := &cobra.Command{
-		Use:   "explain TYPE[@VERSION][.path]",
+		Use:   "explain [PROVIDER | TYPE[@VERSION][.path]]",
 		Short: "Describe a resource type's fields: types, readonly, create-only, secret, defaults, enums",
-		Example: `  kubectl azure explain Microsoft.Storage/storageAccounts
+		Example: `  kubectl azure explain                      # the providers the schema index knows
+  kubectl azure explain Microsoft.Storage    # its types and api-versions
+  kubectl azure explain Microsoft.Storage/storageAccounts
   kubectl azure explain Microsoft.Storage/storageAccounts@2023-05-01.properties.networkAcls
   kubectl azure explain Microsoft.Network/virtualNetworks.properties.subnets -o json`,
-		Args:        cobra.ExactArgs(1),
+		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{outputsAnnotation: "text,json"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg, err := g.schemas()
@@ -26,7 +28,15 @@ func newExplainCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Co
 			if g.Output == "json" {
 				out = "json"
 			}
-			return schema.Explain(s.Out, reg, args[0], schema.ExplainOptions{Output: out, Recursive: recursive})
+			query := ""
+			if len(args) == 1 {
+				query = args[0]
+			}
+			if err := schema.Explain(s.Out, reg, query, schema.ExplainOptions{Output: out, Recursive: recursive}); err != nil {
+				// An unknown type, provider or field is a wrong argument.
+				return withCode(ExitValidation, err)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&recursive, "recursive", false, "list every field below the path, not only direct members")

@@ -11,10 +11,12 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -228,6 +230,8 @@ func (o *planOptions) machine() bool {
 type session struct {
 	eng   *apply.Engine
 	store state.Store
+	arm   *arm.Client
+	reg   *schema.Registry
 }
 
 func (o *planOptions) open(ctx context.Context) (*session, error) {
@@ -243,7 +247,7 @@ func (o *planOptions) open(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{store: st, eng: o.g.engine(c, st, reg, o.apply, o.streams.ErrOut)}, nil
+	return &session{store: st, arm: c, reg: reg, eng: o.g.engine(c, st, reg, o.apply, o.streams.ErrOut)}, nil
 }
 
 func newDiffCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
@@ -279,6 +283,10 @@ func (o *planOptions) plan(ctx context.Context) (*session, *apply.Prepared, erro
 	}
 	sess, err := o.open(ctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkVersions(ctx, sess.reg, sess.arm, set, o.apply.Subscription, o.streams.ErrOut); err != nil {
+		sess.store.Close()
 		return nil, nil, err
 	}
 	prep, err := sess.eng.Plan(ctx, set)
@@ -522,6 +530,10 @@ func (o *planOptions) deleteOrLoad(ctx context.Context) (*manifest.Set, *session
 	}
 	sess, err := o.open(ctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkVersions(ctx, sess.reg, sess.arm, set, o.apply.Subscription, o.streams.ErrOut); err != nil {
+		sess.store.Close()
 		return nil, nil, err
 	}
 	return set, sess, nil
