@@ -60,8 +60,9 @@ type collRecord struct {
 // recordCollections lists the item keys of each declared collection.
 func (n *pnode) recordCollections(live map[string]any, colls [][]seg, markers []string) map[string]any {
 	rec := map[string]any{}
+	cache := map[string]itemIndex{}
 	for i, p := range colls {
-		v, ok := get(live, p)
+		v, ok := getIndexed(live, p, cache)
 		if !ok {
 			continue
 		}
@@ -385,4 +386,46 @@ func foldKey(m map[string]any, k string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// getIndexed is get with keyed lookups through an index per array (cached
+// by the array's path), so recording nested collections of a large array
+// stays linear.
+func getIndexed(root map[string]any, p []seg, cache map[string]itemIndex) (any, bool) {
+	var cur any = root
+	for i, s := range p {
+		switch s.kind {
+		case segField:
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if cur, ok = lookupExactFold(m, s.name); !ok {
+				return nil, false
+			}
+		case segIndex:
+			a, ok := cur.([]any)
+			if !ok || s.idx < 0 || s.idx >= len(a) {
+				return nil, false
+			}
+			cur = a[s.idx]
+		case segKeyed:
+			a, ok := cur.([]any)
+			if !ok {
+				return nil, false
+			}
+			ck := segsKey(p[:i]) + "\x00" + strings.Join(s.keys, "\x00")
+			idx, ok := cache[ck]
+			if !ok {
+				idx = keyIndex(a, s.keys)
+				cache[ck] = idx
+			}
+			j, ok := idx[normKey(s.vals)]
+			if !ok {
+				return nil, false
+			}
+			cur = a[j]
+		}
+	}
+	return cur, true
 }
