@@ -27,7 +27,9 @@ func StdStreams() genericiooptions.IOStreams {
 }
 
 // exit ends the process on a second interrupt; tests replace it.
-var exit = os.Exit
+var exit = osExit
+
+var osExit = os.Exit
 
 // Main runs the CLI and returns the process exit code.
 func Main(args []string, streams genericiooptions.IOStreams) int {
