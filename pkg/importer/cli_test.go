@@ -46,8 +46,11 @@ func TestCLIImportThenDiffIsEmpty(t *testing.T) {
 		t.Fatalf("import exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(outDir, "*.yaml"))
-	if len(files) != 11 {
-		t.Fatalf("got %d files, want 10 resources + 1 subnet: %v\n%s", len(files), files, stderr)
+	if len(files) != 12 {
+		t.Fatalf("got %d files, want the group, 10 resources and 1 subnet: %v\n%s", len(files), files, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(outDir, "resourcegroup-"+timingRG+".yaml")); err != nil {
+		t.Errorf("import -g does not include the resource group itself: %v", err)
 	}
 	nic, err := os.ReadFile(filepath.Join(outDir, "networkinterfaces-nic-000.yaml"))
 	if err != nil {

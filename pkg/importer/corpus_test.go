@@ -127,7 +127,7 @@ func TestCorpusImportRoundTrip(t *testing.T) {
 				readonly = append(readonly, fmt.Sprintf("%s (%s): %s", bySource[strings.ToLower(r.ID)], r.Type, p))
 			}
 		}
-		set := loadYAML(t, yamlOf(t, res))
+		set := loadYAMLEnv(t, yamlOf(t, res), importer.EnvValues(res))
 		after := planSet(t, c, st, set)
 		fresh := planSet(t, c, newMemStore(), set)
 		quiet := map[string]bool{}

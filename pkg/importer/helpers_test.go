@@ -70,7 +70,15 @@ func newImporter(c *arm.Client, o importer.Options) *importer.Importer {
 // loadYAML loads manifests the way diff -f does.
 func loadYAML(t testing.TB, data []byte) *manifest.Set {
 	t.Helper()
-	set, err := manifest.Load(context.Background(), manifest.LoadOptions{Filenames: []string{"-"}, Stdin: bytes.NewReader(data), Subscription: testSub})
+	return loadYAMLEnv(t, data, nil)
+}
+
+// loadYAMLEnv loads manifests with env as the environment (the secrets a
+// user exports for an import's placeholders).
+func loadYAMLEnv(t testing.TB, data []byte, env map[string]string) *manifest.Set {
+	t.Helper()
+	lookup := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	set, err := manifest.Load(context.Background(), manifest.LoadOptions{Filenames: []string{"-"}, Stdin: bytes.NewReader(data), Subscription: testSub, LookupEnv: lookup})
 	if err != nil {
 		t.Fatalf("emitted manifests do not load: %v\n%s", err, data)
 	}

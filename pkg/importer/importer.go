@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
@@ -57,6 +58,12 @@ type Resource struct {
 	Placement Placement
 	// Secrets are the secret paths left out of Body.
 	Secrets []string
+	// Placeholders are the secret values GET returned; Body reads each
+	// from an environment variable instead (valueFrom.env).
+	Placeholders []Placeholder
+	// SecretPaths are the body paths the loaded manifest fills from
+	// valueFrom: state hashes them.
+	SecretPaths []string
 	// Dropped are inline child collections left to the child resources.
 	Dropped []string
 	// Invalid are live values left out because the schema rejects them
@@ -96,6 +103,28 @@ type Result struct {
 	// Subscription is the one ${subscriptionId} and spec.resourceGroup
 	// stand for ("" when nothing needed one).
 	Subscription string
+
+	envValues map[string]string // placeholder variable -> live secret
+}
+
+// SecretVariables lists, per environment variable the manifests read
+// secrets from, the resource and path it stands for ("ID path"), sorted by
+// variable.
+func (res *Result) SecretVariables() []SecretVariable {
+	var out []SecretVariable
+	for _, r := range res.Resources {
+		for _, p := range r.Placeholders {
+			out = append(out, SecretVariable{Name: p.env["env"].(string), ID: r.ID, Path: p.Path})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// SecretVariable is an environment variable an imported manifest reads a
+// secret from.
+type SecretVariable struct {
+	Name, ID, Path string
 }
 
 // Read fetches every requested resource (and with Children their child
@@ -150,6 +179,7 @@ func (im *Importer) Read(ctx context.Context) (*Result, error) {
 		}
 		bad, err := resolve(ctx, res, im.Validator)
 		if err == nil {
+			im.noteSecrets(res)
 			return res, nil
 		}
 		if len(bad) == 0 || len(bad) == len(res.Resources) || attempt >= 3 {
@@ -178,13 +208,16 @@ func (im *Importer) targets(ctx context.Context) ([]target, error) {
 	seen := map[string]bool{}
 	add := func(id string) error {
 		id = strings.TrimSuffix(strings.TrimSpace(id), "/")
-		pid, err := manifest.ParseID(id)
+		pid, err := armid.Parse(id)
 		if err != nil {
 			return fmt.Errorf("%w; give the full ID as the portal's JSON view or `az resource show --query id` prints it", err)
 		}
 		if pid.IsSubscription() {
-			return fmt.Errorf("%s is a subscription: import its resource groups or resources instead", id)
+			return fmt.Errorf("%s is a subscription: import its resource groups or resources instead", armid.Printable(id))
 		}
+		// Parse decoded any %XX escapes: ARM and the manifest use the
+		// decoded form.
+		id = pid.String()
 		k := strings.ToLower(id)
 		if !seen[k] {
 			seen[k] = true
@@ -205,6 +238,11 @@ func (im *Importer) targets(ctx context.Context) ([]target, error) {
 		items, err := im.ARM.ListResourceGroup(ctx, sub, rg)
 		if err != nil {
 			return nil, fmt.Errorf("listing resource group %s: %w", rg, err)
+		}
+		// The group itself comes first: its manifest is what the others
+		// are placed in, and pruning the set must know it is managed.
+		if err := add("/subscriptions/" + sub + "/resourceGroups/" + rg); err != nil {
+			return nil, fmt.Errorf("--resource-group %q: %w", rg, err)
 		}
 		var ids []string
 		for _, it := range items {
@@ -512,6 +550,20 @@ func (im *Importer) subscription(rs []*Resource) string {
 		sub = s
 	}
 	return sub
+}
+
+// noteSecrets tells the user which variables to set before the next diff.
+func (im *Importer) noteSecrets(res *Result) {
+	for _, v := range res.SecretVariables() {
+		im.notef("%s: %s is secret, so the manifest reads it from the environment variable %s: set %s (or change it to valueFrom.secretKeyRef) before diff or apply",
+			v.ID, v.Path, v.Name, v.Name)
+	}
+}
+
+func (im *Importer) notef(format string, args ...any) {
+	if im.Warn != nil {
+		fmt.Fprintf(im.Warn, "note: "+format+"\n", args...)
+	}
 }
 
 func (im *Importer) warnf(format string, args ...any) {

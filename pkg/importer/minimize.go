@@ -23,18 +23,33 @@ var serverOwned = map[string]bool{"provisioningState": true, "etag": true}
 // Minimized is a GET body reduced to what a person would write.
 type Minimized struct {
 	Body map[string]any
-	// Secrets are secret paths the manifest leaves out: values GET returned
-	// that must not be written in clear, and the type's secret properties
-	// under objects the body has (GET never returns those).
+	// Secrets are secret paths the manifest leaves out: the type's secret
+	// properties under objects the body has (GET never returns those), and
+	// secret values GET returned that cannot be supplied as a string.
 	Secrets []string
+	// Placeholders are the secret strings GET returned: Body holds
+	// {valueFrom: {env: ""}} in their place, for the importer to name.
+	Placeholders []Placeholder
 }
+
+// Placeholder is a secret value left out of a manifest and the valueFrom
+// object that stands for it.
+type Placeholder struct {
+	Path  string // concrete body path, as the plan prints it
+	Value string // the live value: it never reaches a manifest
+	env   map[string]any
+}
+
+// SetEnv names the environment variable the placeholder reads.
+func (p Placeholder) SetEnv(name string) { p.env["env"] = name }
 
 // minimizer holds what one resource type's minimisation needs.
 type minimizer struct {
-	t       *schema.Type
-	rules   *diff.Rules
-	selfID  string
-	secrets map[string]bool
+	t            *schema.Type
+	rules        *diff.Rules
+	selfID       string
+	secrets      map[string]bool
+	placeholders []Placeholder
 }
 
 // Minimize reduces a GET body to what a person would write: it removes the
@@ -59,6 +74,8 @@ func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string)
 		}
 	}
 	out.Body = body
+	out.Placeholders = m.placeholders
+	sort.Slice(out.Placeholders, func(i, j int) bool { return out.Placeholders[i].Path < out.Placeholders[j].Path })
 	m.schemaSecrets(body)
 	for s := range m.secrets {
 		out.Secrets = append(out.Secrets, s)
@@ -74,6 +91,9 @@ func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any,
 	if serverOwned[key] && !schema.IsItem(key) {
 		return nil, false
 	}
+	if isPlaceholder(v) {
+		return v, true // minimised once already (dropInvalid minimises again)
+	}
 	sp, prop := m.resolve(segs)
 	if m.readOnly(sp, prop) {
 		return nil, false
@@ -82,6 +102,13 @@ func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any,
 		return nil, false
 	}
 	if !schema.IsItem(key) && m.secret(sp, prop, key, v) {
+		if str, ok := v.(string); ok && str != "" && !masked(str) {
+			// A value GET returned: the manifest reads it from valueFrom,
+			// never in clear.
+			env := map[string]any{"env": ""}
+			m.placeholders = append(m.placeholders, Placeholder{Path: displayPath(segs), Value: str, env: env})
+			return map[string]any{"valueFrom": env}, true
+		}
 		m.secrets[displayPath(segs)] = true
 		return nil, false
 	}
@@ -149,6 +176,9 @@ func (m *minimizer) readOnly(sp string, p *schema.Property) bool {
 func (m *minimizer) secret(sp string, p *schema.Property, key string, v any) bool {
 	if p != nil && p.Secret {
 		return true
+	}
+	if p != nil && (len(p.Enum) > 0 || p.Type == schema.TypeBoolean) {
+		return false // an enum or a flag named like a credential (Grafana's apiKey: Enabled)
 	}
 	switch v.(type) {
 	case map[string]any, []any:
@@ -241,6 +271,9 @@ func (m *minimizer) schemaSecrets(body map[string]any) {
 		if i := strings.LastIndex(sp, "."); i >= 0 {
 			parent = sp[:i]
 		}
+		if hasPath(body, sp) {
+			continue // GET returned it: a placeholder stands for it
+		}
 		if parent == "" || hasPath(body, parent) {
 			if parent == "" && len(body) == 0 {
 				continue
@@ -248,6 +281,54 @@ func (m *minimizer) schemaSecrets(body map[string]any) {
 			m.secrets[sp] = true
 		}
 	}
+}
+
+// isPlaceholder reports whether v is the {valueFrom: {env: ...}} a
+// Placeholder put in a body.
+func isPlaceholder(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return false
+	}
+	vf, ok := m["valueFrom"].(map[string]any)
+	if !ok || len(vf) != 1 {
+		return false
+	}
+	_, ok = vf["env"].(string)
+	return ok
+}
+
+// withSecretValues returns a copy of body with each placeholder replaced by
+// the value it stands for: what the manifest loader will see once the
+// variable is set, and so what schema validation must judge.
+func withSecretValues(body map[string]any) map[string]any {
+	out := make(map[string]any, len(body))
+	for k, v := range body {
+		out[k] = secretValueCopy(v)
+	}
+	return out
+}
+
+func secretValueCopy(v any) any {
+	if isPlaceholder(v) {
+		return "placeholder-secret-value"
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		return withSecretValues(t)
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = secretValueCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// masked reports whether GET answered a mask ("*****") instead of the value.
+func masked(s string) bool {
+	return strings.Trim(s, "*") == ""
 }
 
 // hasPath reports whether a dotted member path (no array segments) exists

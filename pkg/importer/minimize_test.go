@@ -78,13 +78,18 @@ func TestMinimizeDropsWhatAPersonWouldNotWrite(t *testing.T) {
 			"labels": map[string]any{"keep": map[string]any{}},
 			"items":  []any{map[string]any{"name": "a", "properties": map[string]any{"prefix": "10.0.0.0/24"}}},
 			"other":  map[string]any{"id": self + "/items/a"},
+			// a secret GET returned is read from a variable, never written
+			"clientSecret": map[string]any{"valueFrom": map[string]any{"env": ""}},
 		},
 	}
 	if !reflect.DeepEqual(got.Body, want) {
 		t.Errorf("body:\n got %#v\nwant %#v", got.Body, want)
 	}
-	if wantS := []string{"properties.adminPassword", "properties.clientSecret"}; !reflect.DeepEqual(got.Secrets, wantS) {
+	if wantS := []string{"properties.adminPassword"}; !reflect.DeepEqual(got.Secrets, wantS) {
 		t.Errorf("secrets = %v, want %v", got.Secrets, wantS)
+	}
+	if len(got.Placeholders) != 1 || got.Placeholders[0].Path != "properties.clientSecret" || got.Placeholders[0].Value != "shh" {
+		t.Errorf("placeholders = %+v, want properties.clientSecret", got.Placeholders)
 	}
 	if live["properties"].(map[string]any)["endpoint"] != "https://w1" {
 		t.Error("Minimize changed its input")
@@ -105,12 +110,18 @@ func TestMinimizeWithoutSchemaUsesHeuristicsOnly(t *testing.T) {
 	live := map[string]any{"id": "/x", "name": "n", "location": "westus", "properties": map[string]any{
 		"provisioningState": "Succeeded", "setting": "on", "nested": map[string]any{"etag": "e", "value": 1.0}, "password": "p"}}
 	got := Minimize(live, nil, nil, "")
-	want := map[string]any{"location": "westus", "properties": map[string]any{"setting": "on", "nested": map[string]any{"value": 1.0}}}
+	want := map[string]any{"location": "westus", "properties": map[string]any{"setting": "on", "nested": map[string]any{"value": 1.0},
+		"password": map[string]any{"valueFrom": map[string]any{"env": ""}}}}
 	if !reflect.DeepEqual(got.Body, want) {
 		t.Errorf("got %#v, want %#v", got.Body, want)
 	}
-	if !reflect.DeepEqual(got.Secrets, []string{"properties.password"}) {
-		t.Errorf("secrets = %v", got.Secrets)
+	if len(got.Secrets) != 0 || len(got.Placeholders) != 1 || got.Placeholders[0].Path != "properties.password" {
+		t.Errorf("secrets = %v, placeholders = %+v", got.Secrets, got.Placeholders)
+	}
+	// A masked value is no secret to carry over: it is left out.
+	live["properties"].(map[string]any)["password"] = "*****"
+	if got := Minimize(live, nil, nil, ""); len(got.Placeholders) != 0 || len(got.Secrets) != 1 {
+		t.Errorf("masked: secrets = %v, placeholders = %+v", got.Secrets, got.Placeholders)
 	}
 }
 
@@ -147,7 +158,7 @@ func TestDropInvalidLeavesOutWhatTheLoaderWouldRefuse(t *testing.T) {
 			out = append(out, manifest.SchemaIssue{Path: "properties.mode", Severity: manifest.SchemaError, Message: `"Odd" is not one of A, B`})
 		}
 		if _, ok := p["stamp"]; ok {
-			out = append(out, manifest.SchemaIssue{Path: "properties.stamp", Severity: manifest.SchemaWarning, Message: "unknown property: T V does not declare it"})
+			out = append(out, manifest.SchemaIssue{Path: "properties.stamp", Severity: manifest.SchemaWarning, Kind: string(schema.KindUnknown), Message: "not declared"})
 		}
 		if _, ok := p["tier"]; ok {
 			out = append(out, manifest.SchemaIssue{Path: "properties.tier", Severity: manifest.SchemaWarning, Message: `"Gold" is not a known value (A); the service may still accept it`})

@@ -42,7 +42,7 @@ func (im *Importer) Record(ctx context.Context, st state.Store, res *Result, loc
 		}
 		rec, err := record.Build(record.Input{
 			ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Origin: r.Origin, Set: set,
-			Desired: r.Resolved, Live: r.Live, Etag: r.Etag,
+			Desired: r.Resolved, SecretPaths: r.SecretPaths, Live: r.Live, Etag: r.Etag,
 			Schema: r.schema, Key: key,
 		})
 		if err != nil {

@@ -20,11 +20,31 @@ func (im *Importer) build(res *Result) {
 	for _, r := range rs {
 		im.minimize(r)
 	}
+	nameSecrets(res)
 	x := newRefIndex(rs, res.Subscription)
 	x.breakCycles()
 	for _, r := range rs {
 		r.Body = x.rewriteValue(r.Body, r).(map[string]any)
 		r.Placement = x.placement(r)
+	}
+}
+
+// nameSecrets names the environment variable of every secret placeholder:
+// NAME_FIELD from the resource's name and the property's, upper-cased,
+// with _2, _3, ... when two would share a name in one import.
+func nameSecrets(res *Result) {
+	used := map[string]int{}
+	res.envValues = map[string]string{}
+	for _, r := range res.Resources {
+		for _, p := range r.Placeholders {
+			name := envName(r.Name, p.Path)
+			used[name]++
+			if n := used[name]; n > 1 {
+				name = fmt.Sprintf("%s_%d", name, n)
+			}
+			p.SetEnv(name)
+			res.envValues[name] = p.Value
+		}
 	}
 }
 
@@ -46,9 +66,18 @@ func (im *Importer) minimize(r *Resource) {
 	}
 	live, dropped := withoutChildren(r.Live, r.inline)
 	m := Minimize(live, r.schema, r.plugin, r.ID)
-	r.Body, r.Secrets, r.Dropped = m.Body, m.Secrets, dropped
+	r.Body, r.Secrets, r.Dropped, r.Placeholders = m.Body, m.Secrets, dropped, m.Placeholders
+
 	r.Invalid, r.Unknown = nil, nil
 	im.dropInvalid(r)
+	// Nothing is left out silently: the manifest's comment lists these too.
+	for _, p := range r.Unknown {
+		im.warnf("%s: %s left out (unmanaged): the schema of %s@%s does not declare it; import --keep-unknown keeps it, --api-version picks another version",
+			r.ID, p, r.Type, r.APIVersion)
+	}
+	for _, p := range r.Invalid {
+		im.warnf("%s: left out (unmanaged): %s", r.ID, p)
+	}
 }
 
 // dropInvalid leaves out live values the schema says a manifest cannot
@@ -64,10 +93,11 @@ func (im *Importer) dropInvalid(r *Resource) {
 		validate = manifest.DefaultSchemaValidator
 	}
 	for range 5 {
-		issues, _ := validate(r.Type, r.APIVersion, r.Body)
+		issues, _ := validate(r.Type, r.APIVersion, withSecretValues(r.Body))
 		removed := false
 		for _, is := range issues {
-			unknown := is.Severity == manifest.SchemaWarning && strings.HasPrefix(is.Message, "unknown property")
+			// Judged by the issue's kind and severity, never its wording.
+			unknown := is.Severity == manifest.SchemaWarning && is.Kind == string(schema.KindUnknown)
 			if unknown && im.Options.KeepUnknown {
 				continue
 			}

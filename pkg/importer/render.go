@@ -150,6 +150,10 @@ func headComment(r *Resource) string {
 		lines = append(lines, "Left out (unmanaged), not declared by the schema of "+r.APIVersion+": "+strings.Join(list, ", ")+more+".",
 			"Add one back to manage it (import --keep-unknown keeps them all).")
 	}
+	for _, p := range r.Placeholders {
+		lines = append(lines, "spec.body."+p.Path+" is secret: it is read from the environment variable "+p.env["env"].(string)+
+			" (or use {valueFrom: {secretKeyRef: {name: NAME, key: KEY}}}).")
+	}
 	for _, inv := range r.Invalid {
 		lines = append(lines, "Left out (unmanaged): "+inv+". The live value does not validate against the schema of "+r.APIVersion+".")
 	}
@@ -259,7 +263,15 @@ func resolve(ctx context.Context, res *Result, validator manifest.SchemaValidato
 		}
 		all.Write(r.YAML)
 	}
-	set, err := manifest.Load(ctx, manifest.LoadOptions{Filenames: []string{"-"}, Stdin: &all, Subscription: res.Subscription, Schema: validator})
+	// The placeholders' variables resolve to the live secrets, so state
+	// records what Azure holds; the user's environment is not consulted.
+	lookup := func(name string) (string, bool) {
+		if v, ok := res.envValues[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	}
+	set, err := manifest.Load(ctx, manifest.LoadOptions{Filenames: []string{"-"}, Stdin: &all, Subscription: res.Subscription, Schema: validator, LookupEnv: lookup})
 	if err != nil {
 		var ve *manifest.ValidationError
 		if errors.As(err, &ve) {
@@ -287,6 +299,7 @@ func resolve(ctx context.Context, res *Result, validator manifest.SchemaValidato
 			return nil, fmt.Errorf("the emitted manifest of %s does not resolve to that ID (nothing was recorded in state; this is a bug in import, please report it)", r.ID)
 		}
 		r.Resolved = lr.Body
+		r.SecretPaths = lr.SecretPaths
 	}
 	return nil, nil
 }

@@ -1,7 +1,9 @@
 package importer_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -94,6 +96,8 @@ func TestSecretsAreNeverEmittedAndStayUnmanaged(t *testing.T) {
 	o.IDs = []string{id}
 	c := armClient(t, srv.URL(), false)
 	im := newImporter(c, o)
+	var warn bytes.Buffer
+	im.Warn = &warn
 	res, err := im.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +107,15 @@ func TestSecretsAreNeverEmittedAndStayUnmanaged(t *testing.T) {
 	if strings.Contains(doc, "leaked-by-a-bad-RP") {
 		t.Fatalf("a secret value was emitted")
 	}
-	if !strings.Contains(doc, "# ") || !strings.Contains(doc, "#   under spec.body.properties:\n#     administratorLoginPassword: {valueFrom: {env: SQL1_ADMINISTRATORLOGINPASSWORD}}") {
-		t.Errorf("the manifest should explain how to supply the secret")
+	if !strings.Contains(doc, "administratorLoginPassword:\n                valueFrom:\n                    env: SQL1_ADMINISTRATORLOGINPASSWORD") &&
+		!strings.Contains(doc, "administratorLoginPassword:\n        valueFrom:\n          env: SQL1_ADMINISTRATORLOGINPASSWORD") {
+		t.Errorf("the manifest should read the secret from valueFrom.env SQL1_ADMINISTRATORLOGINPASSWORD")
+	}
+	if !strings.Contains(doc, "# spec.body.properties.administratorLoginPassword is secret: it is read from the environment variable SQL1_ADMINISTRATORLOGINPASSWORD") {
+		t.Errorf("the manifest should explain where the secret comes from")
+	}
+	if !strings.Contains(warn.String(), "set SQL1_ADMINISTRATORLOGINPASSWORD") {
+		t.Errorf("stderr should name the variable to set:\n%s", warn.String())
 	}
 	if strings.Contains(doc, "fullyQualifiedDomainName") || strings.Contains(doc, "state: Ready") {
 		t.Errorf("readonly properties emitted")
@@ -113,7 +124,17 @@ func TestSecretsAreNeverEmittedAndStayUnmanaged(t *testing.T) {
 	if err := im.Record(context.Background(), st, res, 0); err != nil {
 		t.Fatal(err)
 	}
-	p := planSet(t, c, st, loadYAML(t, yamlOf(t, res)))
+	// Neither L nor B holds the secret in clear.
+	rec, err := st.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(rec); strings.Contains(string(b), "leaked-by-a-bad-RP") {
+		t.Errorf("state holds the secret in clear: %s", b)
+	}
+	// The user exports the variable: the first diff is empty.
+	env := map[string]string{"SQL1_ADMINISTRATORLOGINPASSWORD": "leaked-by-a-bad-RP"}
+	p := planSet(t, c, st, loadYAMLEnv(t, yamlOf(t, res), env))
 	if r := p.Resources[0]; r.Action != plan.ActionNoOp || len(r.Changes) != 0 {
 		t.Errorf("first diff after import: %s %s", r.Action, describeChanges(r.Changes))
 	}
@@ -142,7 +163,7 @@ func TestCLIPartialImportReportsFailuresAndKeepsTheRest(t *testing.T) {
 	if out, errOut, code := runCLI(t, append([]string{"diff", "-f", f}, common...)...); code != 0 {
 		t.Errorf("diff after import: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if _, errOut, code := runCLI(t, append([]string{"import", id, "-o", "json"}, common...)...); code != 2 || !strings.Contains(errOut, "-o yaml") {
+	if _, errOut, code := runCLI(t, append([]string{"import", id, "-o", "json"}, common...)...); code != 2 || !strings.Contains(errOut, "yaml") {
 		t.Errorf("-o json: exit %d, %s", code, errOut)
 	}
 }

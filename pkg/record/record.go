@@ -7,8 +7,8 @@
 // A value is secret when it came from valueFrom (Input.SecretPaths), when the
 // schema marks its path secret, when its property name holds credentials
 // (secret.Name), when it lies inside a credential container
-// (secret.Container), or when it contains a value registered with
-// secret.Register. Secrets are stored as secret.Hash(key, schemaPath, value)
+// (secret.Container), or when it equals a secret value of the same
+// resource found at another path (ARM echoing a secret elsewhere). Secrets are stored as secret.Hash(key, schemaPath, value)
 // so a later desired value can be compared with L and a later live value with
 // B without either holding the clear value.
 package record
@@ -120,7 +120,9 @@ func (h *hasher) hash(body map[string]any, collect bool) map[string]any {
 	// a path the diff treats as secret is hashed even if the list here
 	// lags behind it.
 	out = diff.HashSecrets(out, h.in.Schema, h.in.Key)
-	// Second pass: values equal to a known secret, wherever they appear.
+	// Second pass: values equal to one of this resource's secrets, wherever
+	// they appear. (Not the process-wide secret registry: a short value
+	// registered for one resource would hash "Enabled" in every other.)
 	return h.walkMap(out, "", "", false, false)
 }
 
@@ -162,7 +164,7 @@ func (h *hasher) walkValue(v any, name, bodyPath, sp string, under, collect bool
 		}
 		return secret.Hash(h.in.Key, sp, v)
 	}
-	if s, ok := v.(string); ok && s != "" && (h.clear[s] || secret.Scrub(s) != s) {
+	if s, ok := v.(string); ok && len(s) >= 4 && h.clear[s] {
 		return secret.Hash(h.in.Key, sp, v)
 	}
 	return v

@@ -214,18 +214,3 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("no key: err = %v, want one naming SecretKey", err)
 	}
 }
-
-func TestBuildScrubsRegisteredSecrets(t *testing.T) {
-	secret.Register("registered-s3cret")
-	rec, err := Build(Input{ID: vmID, Key: testKey,
-		Desired: body(t, `{"properties":{"connection":"host=a;key=registered-s3cret"}}`),
-		Live:    body(t, `{"properties":{"connection":"host=a;key=registered-s3cret"}}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, m := range map[string]map[string]any{"L": rec.LastApplied, "B": rec.Baseline} {
-		if !secret.IsHash(at(m, "properties", "connection")) {
-			t.Errorf("%s keeps a value containing a registered secret: %v", name, m)
-		}
-	}
-}

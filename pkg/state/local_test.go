@@ -339,7 +339,7 @@ func assertNoPlantedSecret(t *testing.T, st Store, stored func() [][]byte) {
 		"list":              []any{Secret(planted)},
 		"appSettings":       map[string]any{"DB_PASSWORD": clear[1], "MODE": "prod"},
 		"protectedSettings": map[string]any{"commandToExecute": clear[3]},
-		"connection":        "Server=db;Key=" + clear[4],
+		"connection":        clear[4],
 	}
 	r.LastApplied["tags"] = map[string]any{"a.b": Secret(clear[2]), "env": "prod"}
 	r.Baseline["properties"] = map[string]any{"token": Secret(planted), "appSettings": map[string]any{"DB_PASSWORD": clear[1]}}

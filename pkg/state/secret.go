@@ -48,7 +48,7 @@ func newSecretKey() ([]byte, error) {
 
 // sanitizer is the stores' last line of defence: whatever a caller passes,
 // a value typed Secret, a string under a credential name (secret.Name) or
-// inside a credential container (secret.Container), and a string holding a
+// inside a credential container (secret.Container), and a string that is a
 // value registered with secret.Register are hashed before anything is
 // written. pkg/record hashes with the schema's paths first, so normally
 // nothing is left to do here; the path used here knows no schema maps
@@ -84,7 +84,7 @@ func (z *sanitizer) value(name, path string, v any, under bool) (any, error) {
 		if secret.IsHash(t) || t == "" {
 			return t, nil
 		}
-		if under || secret.Name(name, t) || secret.Scrub(t) != t {
+		if under || secret.Name(name, t) || isRegistered(t) {
 			return z.hash(path, t)
 		}
 		return t, nil
@@ -122,6 +122,13 @@ func (z *sanitizer) value(name, path string, v any, under bool) (any, error) {
 	default:
 		return v, nil
 	}
+}
+
+// isRegistered reports whether s is, as a whole, a value registered with
+// secret.Register (containing one is not enough: IDs would be hashed
+// wherever a short secret occurs in them).
+func isRegistered(s string) bool {
+	return secret.Scrub(s) == secret.Placeholder && s != secret.Placeholder
 }
 
 // childPath extends a schema path by one member; tags is a map ("tags.*").
