@@ -554,9 +554,12 @@ func order(p *plan.Plan, items []*item) {
 	p.Resources = res
 }
 
+// lastName is the name of the resource an ID names.
 func lastName(id string) string {
-	parts := strings.Split(strings.TrimRight(id, "/"), "/")
-	return parts[len(parts)-1]
+	if x, err := armid.Parse(id); err == nil {
+		return x.Name()
+	}
+	return id[strings.LastIndex(strings.TrimRight(id, "/"), "/")+1:]
 }
 
 // withSecrets marks the manifest's valueFrom paths secret, so the diff hashes

@@ -179,7 +179,9 @@ func (e *Engine) runDAG(ctx context.Context, items []*item, prereqs func(*item) 
 		for _, it := range ready {
 			resolved[it] = true
 			if ctx.Err() != nil {
+				mu.Lock()
 				errs[it] = skip("the run was interrupted before it started")
+				mu.Unlock()
 				if writes(it) {
 					e.event(it, StatusSkipped, "interrupted")
 				}
@@ -203,7 +205,9 @@ func (e *Engine) runDAG(ctx context.Context, items []*item, prereqs func(*item) 
 			for _, it := range items {
 				if !resolved[it] {
 					resolved[it] = true
+					mu.Lock()
 					errs[it] = errors.New("waits on a dependency cycle; run diff to see it")
+					mu.Unlock()
 				}
 			}
 			break
