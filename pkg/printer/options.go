@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,7 +53,7 @@ type Options struct {
 	// never. NO_COLOR (any non-empty value) turns colour off in every mode.
 	Color string
 	// Width is the line width for text output; 0 means the terminal width
-	// of w, or DefaultWidth when w is not a terminal.
+	// of w, else $COLUMNS, else DefaultWidth.
 	Width int
 	// Explain lists, for every owned path judged equal, the rule that made
 	// it equal, and shows no-op resources.
@@ -175,6 +176,10 @@ func (o Options) width(w io.Writer) int {
 		if cols, _, err := term.GetSize(fd); err == nil && cols > 0 {
 			return cols
 		}
+	}
+	// CI runners set COLUMNS to the width of their log viewer.
+	if cols, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && cols > 0 {
+		return cols
 	}
 	return DefaultWidth
 }
