@@ -170,3 +170,43 @@ func TestHelpPutsCommandFlagsFirst(t *testing.T) {
 		t.Errorf("options does not list the kubeconfig flags:\n%s", out)
 	}
 }
+
+func TestDriftOnlyAndGet(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	sa := rg("rg-demo") + "/providers/Microsoft.Storage/storageAccounts/stdemo001"
+
+	// get reads Azure, not state.
+	out := e.mustRun(0, "get", "storageAccounts/stdemo001", "-o", "json")
+	var doc struct {
+		Resources []struct {
+			ID   string
+			Body map[string]any
+		}
+	}
+	decodeOne(t, out, &doc)
+	if len(doc.Resources) != 1 || doc.Resources[0].Body["location"] != "westeurope" {
+		t.Fatalf("get -o json:\n%s", out)
+	}
+	if out := e.mustRun(0, "get", "-f", e.dir, "storageAccounts/stdemo001", "-o", "jsonpath={.body.location}"); strings.TrimSpace(out) != "westeurope" {
+		t.Errorf("get -o jsonpath = %q", out)
+	}
+
+	// A manifest edit is a change but not drift.
+	e.edit("storage.yaml", "minimumTlsVersion: TLS1_2", "minimumTlsVersion: TLS1_3")
+	e.mustRun(1, "diff", "-f", e.dir)
+	e.mustRun(0, "diff", "-f", e.dir, "--drift-only")
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+
+	// A change made in Azure is drift.
+	live, _ := e.live(sa, "2023-05-01")
+	props := live["properties"].(map[string]any)
+	props["minimumTlsVersion"] = "TLS1_0"
+	if err := e.srv.Seed(sa, "2023-05-01", live); err != nil {
+		t.Fatal(err)
+	}
+	out = e.mustRun(1, "diff", "-f", e.dir, "--drift-only")
+	if !strings.Contains(out, "drift") {
+		t.Errorf("drift not marked:\n%s", out)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/pkg/version"
@@ -123,7 +124,7 @@ func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, strea
 		return nil, withCode(ExitValidation, err)
 	}
 	for _, w := range set.Warnings {
-		fmt.Fprintln(streams, "warning:", w)
+		fmt.Fprintln(streams, "warning:", printer.CleanText(w))
 	}
 	return set, nil
 }
@@ -133,7 +134,7 @@ func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Regist
 	opts.Concurrency = g.engineConcurrency()
 	opts.Set = g.setName()
 	opts.LockTimeout = g.LockTimeout
-	return &apply.Engine{ARM: c, Store: st, Schemas: reg, Plugins: plugins.For, Options: opts, Warn: warn}
+	return &apply.Engine{ARM: c, Store: st, Schemas: reg, Plugins: plugins.For, Options: opts, Warn: cleanWriter{warn}}
 }
 
 // isTerminal reports whether f is an interactive terminal.
@@ -169,4 +170,15 @@ func (g *GlobalOptions) engineConcurrency() int {
 		return g.Concurrency
 	}
 	return 0
+}
+
+// cleanWriter scrubs known secret values and escapes control characters in
+// everything written through it; the engine writes whole lines.
+type cleanWriter struct{ w io.Writer }
+
+func (c cleanWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(c.w, printer.CleanText(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

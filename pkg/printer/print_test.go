@@ -26,6 +26,7 @@ func TestPrintGolden(t *testing.T) {
 		{"plan.yaml", Options{Output: OutputYAML}},
 		{"plan.md", Options{Output: OutputMarkdown}},
 		{"plan-explain.md", Options{Output: OutputMarkdown, Explain: true}},
+		{"plan-name.txt", Options{Output: OutputName}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.golden, func(t *testing.T) {

@@ -143,3 +143,21 @@ func TestResultGolden(t *testing.T) {
 		})
 	}
 }
+
+func TestPrintManifestsGolden(t *testing.T) {
+	rs := []ManifestResource{
+		{ID: sub + "/resourceGroups/rg-demo", Type: "Microsoft.Resources/resourceGroups", APIVersion: "2021-04-01", Name: "rg-demo", Origin: "infra/rg.yaml#0"},
+		{ID: sub + "/resourceGroups/rg-demo/providers/Microsoft.Storage/storageAccounts/stdemo001", Type: "Microsoft.Storage/storageAccounts", APIVersion: "2023-05-01", Name: "stdemo001", Origin: "infra/storage.yaml#0"},
+	}
+	for _, tc := range []struct{ output, golden string }{
+		{OutputText, "manifests.txt"}, {OutputName, "manifests-name.txt"}, {OutputJSON, "manifests.json"},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := PrintManifests(&buf, append([]ManifestResource(nil), rs...), Options{Output: tc.output}); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.golden, buf.Bytes())
+		})
+	}
+}
