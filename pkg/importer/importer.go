@@ -36,8 +36,9 @@ type Importer struct {
 	// Warn receives one line per warning; nil discards them.
 	Warn io.Writer
 
-	versions   sync.Map // lower(type) -> *typeVersions
-	warnedOnce sync.Map
+	versions    sync.Map // lower(type) -> *typeVersions
+	warnedOnce  sync.Map
+	betterCache sync.Map // type, version, undeclared paths -> betterVersion's answer
 }
 
 // Resource is one imported resource and its manifest.
@@ -312,6 +313,16 @@ func (im *Importer) fetchOne(ctx context.Context, t target) ([]*Resource, error)
 			return nil, fmt.Errorf("%s was not found: check the ID (and --subscription); nothing was imported for it", t.id)
 		}
 		return nil, fmt.Errorf("reading %s: %w", t.id, err)
+	}
+	// A version that does not declare a property the resource has would
+	// leave it out: read it with one that does, when one exists.
+	if im.Options.pinned(t.typ) == "" && !strings.EqualFold(t.typ, manifest.ResourceGroupType) {
+		if better := im.betterVersion(t.typ, ver, resp.Body); better != "" {
+			if again, err := im.ARM.Get(ctx, t.id, better); err == nil {
+				im.warnOnce(t.typ+"\x00"+better, "%s: reading with api-version %s, whose schema declares every property the resources have (%s does not)", t.typ, better, ver)
+				ver, resp = better, again
+			}
+		}
 	}
 	r := newResource(t.id, t.typ, ver, resp.Body, resp.ETag)
 	out := []*Resource{r}

@@ -203,3 +203,22 @@ func TestUnknownTypeAsksARMForItsVersions(t *testing.T) {
 		t.Errorf("api-version %s, want the newest stable one ARM lists (2022-02-02)", got)
 	}
 }
+
+// A percent-encoded ID (as copied from a URL) imports as the decoded ID.
+func TestPercentEncodedIDImports(t *testing.T) {
+	srv := startEmulator(t, false)
+	id := storageID("st-enc")
+	if err := srv.Seed(id, "2023-01-01", map[string]any{"id": id, "name": "st-enc", "location": "westus", "kind": "StorageV2",
+		"sku": map[string]any{"name": "Standard_LRS"}}); err != nil {
+		t.Fatal(err)
+	}
+	o := importer.DefaultOptions()
+	o.IDs = []string{strings.Replace(id, "st-enc", "st%2Denc", 1)}
+	res, err := newImporter(armClient(t, srv.URL(), false), o).Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != 1 || res.Resources[0].ID != id || res.Resources[0].Name != "st-enc" {
+		t.Fatalf("imported %+v, want %s", res.Resources, id)
+	}
+}
