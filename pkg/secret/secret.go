@@ -85,13 +85,16 @@ func CredentialName(name string) bool {
 }
 
 // Container reports whether everything below a property of this name is
-// secret (extension protectedSettings, a list of secrets).
+// secret: extension protectedSettings (and configurationProtectedSettings),
+// a list of secrets, and an object under a credential name (deployment
+// parameters write {"adminPassword": {"value": …}}).
 func Container(name string) bool {
-	switch strings.ToLower(name) {
-	case "protectedsettings", "secrets", "protectedsettingsfromkeyvault", "credentials":
+	n := strings.ToLower(name)
+	switch n {
+	case "secrets", "protectedsettingsfromkeyvault", "credentials":
 		return true
 	}
-	return false
+	return strings.HasSuffix(n, "protectedsettings") || CredentialName(name)
 }
 
 // minScrubLen is the shortest value Scrub replaces: shorter "secrets"

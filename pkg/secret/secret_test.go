@@ -53,3 +53,16 @@ func TestScrub(t *testing.T) {
 		t.Error("empty registry changed text")
 	}
 }
+
+func TestContainer(t *testing.T) {
+	for _, n := range []string{"protectedSettings", "configurationProtectedSettings", "secrets", "adminPassword"} {
+		if !Container(n) {
+			t.Errorf("%s should be a secret container", n)
+		}
+	}
+	for _, n := range []string{"settings", "properties", "tags", "secretsEnabled"} {
+		if Container(n) {
+			t.Errorf("%s should not be a secret container", n)
+		}
+	}
+}
