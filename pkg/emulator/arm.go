@@ -190,6 +190,9 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 		}
 		switch m {
 		case http.MethodGet:
+			if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
+				return reply{err: err}
+			}
 			return s.page(r, bodies(s.store.children(p.ParentID(), p.Type())))
 		case http.MethodPost:
 			return s.postAction(p, nil, body)
@@ -197,6 +200,13 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 		return methodNotAllowed(m)
 	}
 	// kindGroup and kindResource
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodDelete:
+		// ARM checks the api-version against the type on every method.
+		if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
+			return reply{err: err}
+		}
+	}
 	switch m {
 	case http.MethodGet, http.MethodHead:
 		return s.getResource(p)

@@ -256,7 +256,7 @@ func TestAdminSeedVerbatimAndStats(t *testing.T) {
 		t.Fatalf("seeded GET = %d %s, want exactly %s", g.Status, got, want)
 	}
 	// Parents were created.
-	if p := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/seeded/providers/Microsoft.Network/virtualNetworks/v?api-version=2021-04-01", nil); p.Status != 200 {
+	if p := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/seeded/providers/Microsoft.Network/virtualNetworks/v?api-version=2023-09-01", nil); p.Status != 200 {
 		t.Fatalf("seeded parent: %d", p.Status)
 	}
 	do(t, http.MethodPut, s.URL()+"/subscriptions/"+testSub+"/resourceGroups/x?api-version=2021-04-01", map[string]any{"location": "westus"})
@@ -274,7 +274,7 @@ func TestAdminSeedVerbatimAndStats(t *testing.T) {
 	if r := do(t, http.MethodDelete, s.URL()+"/_emulator/resources", nil); r.Status != 204 {
 		t.Fatalf("admin delete: %d", r.Status)
 	}
-	if g := do(t, http.MethodGet, s.URL()+id+"?api-version=2021-04-01", nil); g.Status != 404 {
+	if g := do(t, http.MethodGet, s.URL()+id+"?api-version=2023-09-01", nil); g.Status != 404 {
 		t.Fatalf("GET after admin delete: %d", g.Status)
 	}
 	if err := s.Seed("/not/an/id", "1", map[string]any{}); err == nil {
