@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+)
+
+// pair is one output record; the field names match the other round-trip
+// files of testdata/corpus.
+type pair struct {
+	Source               string         `json:"source"`
+	File                 string         `json:"file"`
+	PutIndex             int            `json:"putIndex"`
+	GetIndex             int            `json:"getIndex"`
+	ResourceType         string         `json:"resourceType"`
+	Provider             string         `json:"provider"`
+	APIVersion           string         `json:"apiVersion"`
+	GetAPIVersion        string         `json:"getApiVersion"`
+	ID                   string         `json:"id"`
+	PutStatus            int            `json:"putStatus"`
+	PutBody              map[string]any `json:"putBody"`
+	GetBody              map[string]any `json:"getBody"`
+	GetProvisioningState string         `json:"getProvisioningState,omitempty"`
+}
+
+// transient provisioning states: a GET in one of them shows a resource
+// still being built, not what the PUT settled on.
+var transient = map[string]bool{
+	"creating": true, "updating": true, "accepted": true, "inprogress": true, "provisioning": true,
+}
+
+// resourceURI is a request URI reduced to what pairing needs.
+type resourceURI struct {
+	ID, Key, Type, Provider, APIVersion string
+}
+
+// parseResourceURI accepts the URI of an ARM resource (api-version in the
+// query) and rejects deployments, asynchronous-operation URIs and anything
+// that is not a resource ID.
+func parseResourceURI(raw string) (resourceURI, bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return resourceURI{}, false
+	}
+	ver := u.Query().Get("api-version")
+	if ver == "" {
+		return resourceURI{}, false
+	}
+	// Some recorders double the slash after the host.
+	p := "/" + strings.TrimLeft(u.Path, "/")
+	id, err := armid.Parse(p)
+	if err != nil {
+		return resourceURI{}, false
+	}
+	typ := id.Type()
+	if strings.EqualFold(typ, "Microsoft.Resources/deployments") {
+		return resourceURI{}, false
+	}
+	for _, t := range id.Types {
+		if strings.HasPrefix(strings.ToLower(t), "operation") {
+			return resourceURI{}, false
+		}
+	}
+	prov := id.Provider
+	return resourceURI{ID: strings.TrimSuffix(p, "/"), Key: id.Key(), Type: typ, Provider: prov, APIVersion: ver}, true
+}
+
+// extract pairs every successful PUT with the next settled GET of the same
+// resource. A later write to the resource before any such GET ends the
+// search: the GET would then show that write, not this one.
+func extract(entries []entry) []pair {
+	var out []pair
+	for i, put := range entries {
+		if !strings.EqualFold(put.Method, "PUT") || (put.Status != 200 && put.Status != 201) {
+			continue
+		}
+		ru, ok := parseResourceURI(put.URI)
+		if !ok {
+			continue
+		}
+		body, ok := object(put.ReqBody)
+		if !ok {
+			continue
+		}
+		if p, ok := nextGet(entries, i, ru); ok {
+			p.PutBody, p.PutStatus = body, put.Status
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func nextGet(entries []entry, i int, ru resourceURI) (pair, bool) {
+	for j := i + 1; j < len(entries); j++ {
+		e := entries[j]
+		r, ok := parseResourceURI(e.URI)
+		if !ok || r.Key != ru.Key {
+			continue
+		}
+		switch strings.ToUpper(e.Method) {
+		case "PUT", "PATCH", "DELETE":
+			return pair{}, false
+		case "GET":
+		default:
+			continue
+		}
+		if e.Status != 200 {
+			continue
+		}
+		body, ok := object(e.RespBody)
+		if !ok {
+			continue
+		}
+		state := provisioningState(body)
+		if transient[strings.ToLower(state)] {
+			continue
+		}
+		return pair{
+			PutIndex: i, GetIndex: j,
+			ResourceType: ru.Type, Provider: ru.Provider,
+			APIVersion: ru.APIVersion, GetAPIVersion: r.APIVersion,
+			ID: ru.ID, GetBody: body, GetProvisioningState: state,
+		}, true
+	}
+	return pair{}, false
+}
+
+// object decodes a JSON object body keeping numbers exact (json.Number).
+func object(s string) (map[string]any, bool) {
+	s = strings.TrimSpace(s)
+	if !strings.HasPrefix(s, "{") {
+		return nil, false
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false // trailing data: not one JSON document
+	}
+	return m, true
+}
+
+func provisioningState(body map[string]any) string {
+	if props, ok := body["properties"].(map[string]any); ok {
+		if s, ok := props["provisioningState"].(string); ok {
+			return s
+		}
+	}
+	s, _ := body["provisioningState"].(string)
+	return s
+}
+
+// encodePairs writes one JSON object a line; json.Number values are written
+// verbatim, so big integers survive.
+func encodePairs(w io.Writer, ps []pair) error {
+	for _, p := range ps {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package diff_test
+
+// Held-out measurement (issue 22): PUT→GET round trips recorded by the Azure
+// PowerShell modules' test suites. No rule of the engine was written from
+// these records, so the rates below estimate how the diff behaves on traffic
+// it has never seen. Run with -v for the per-provider tables and the ranked
+// noise causes:
+//
+//	go test ./pkg/diff -run PowerShell -v
+
+import (
+	"strings"
+	"testing"
+)
+
+// Floors that hold today on the PowerShell records. They guard against
+// regressions; raise them when the engine improves.
+const (
+	psMinQuietNoPlugins = 0.50
+	psMinQuietPlugins   = 0.50
+	psMinSensitivity    = 0.95
+	psMinRecords        = 10
+	psMinProviders      = 4
+)
+
+func powershellCorpus(t testing.TB) []record {
+	return loadCorpus(t, "corpus", "azure-powershell", "roundtrips.jsonl.gz")
+}
+
+func TestPowerShellCorpusShape(t *testing.T) {
+	recs := powershellCorpus(t)
+	providers := map[string]bool{}
+	for _, r := range recs {
+		providers[strings.ToLower(r.Provider)] = true
+		if !strings.HasPrefix(r.Source, "azure-powershell:") {
+			t.Errorf("%s: source does not name the PowerShell recordings", r.Source)
+		}
+		if r.APIVersion == "" || r.ResourceType == "" || r.ID == "" {
+			t.Errorf("%s: missing apiVersion, resourceType or id", r.Source)
+		}
+	}
+	if len(recs) < psMinRecords || len(providers) < psMinProviders {
+		t.Errorf("corpus has %d records from %d providers, want at least %d from %d",
+			len(recs), len(providers), psMinRecords, psMinProviders)
+	}
+}
+
+func TestPowerShellCorpusQuiet(t *testing.T) {
+	t.Parallel()
+	recs := powershellCorpus(t)
+	before, bc, excl := quietRun(t, recs, false)
+	after, ac, _ := quietRun(t, recs, true)
+	for why, n := range excl {
+		t.Logf("excluded %d records: %s", n, why)
+	}
+	t.Logf("quiet rate WITHOUT plugins (azure-powershell, held out):\n%s", before.report())
+	t.Logf("noise causes without plugins:\n%s", bc.top(40))
+	t.Logf("quiet rate WITH plugins (azure-powershell, held out):\n%s", after.report())
+	t.Logf("remaining noise causes with plugins:\n%s", ac.top(40))
+	if r := before.rate("ALL"); r < psMinQuietNoPlugins {
+		t.Errorf("quiet rate without plugins %.2f%% fell below the %.0f%% floor", 100*r, 100*psMinQuietNoPlugins)
+	}
+	if r := after.rate("ALL"); r < psMinQuietPlugins {
+		t.Errorf("quiet rate with plugins %.2f%% fell below the %.0f%% floor", 100*r, 100*psMinQuietPlugins)
+	}
+	// Plugins only add knowledge: they must never make a record noisy.
+	if after.ok["ALL"] < before.ok["ALL"] {
+		t.Errorf("plugins made records noisy: %d quiet with, %d without", after.ok["ALL"], before.ok["ALL"])
+	}
+}
+
+func TestPowerShellCorpusSensitivity(t *testing.T) {
+	t.Parallel()
+	recs := powershellCorpus(t)
+	for _, withPlugins := range []bool{false, true} {
+		tl, misses, skipped := sensitivityRun(recs, withPlugins)
+		label := map[bool]string{false: "WITHOUT", true: "WITH"}[withPlugins]
+		t.Logf("sensitivity %s plugins (azure-powershell, one echoed leaf mutated):\n%s", label, tl.report())
+		t.Logf("leaves not sampled: %v", skipped)
+		t.Logf("misses:\n%s", misses.top(20))
+		if tl.total["ALL"] == 0 {
+			t.Errorf("sensitivity %s plugins: no leaf was sampled", label)
+			continue
+		}
+		if r := tl.rate("ALL"); r < psMinSensitivity {
+			t.Errorf("sensitivity %s plugins %.2f%% fell below the %.0f%% floor", label, 100*r, 100*psMinSensitivity)
+		}
+	}
+}
