@@ -251,3 +251,20 @@ func TestBigNumbersRoundTrip(t *testing.T) {
 		t.Errorf("numbers not exact: %s", r.Raw)
 	}
 }
+
+func TestPlausibleStatuses(t *testing.T) {
+	for _, c := range []struct {
+		codes []int
+		want  bool
+	}{
+		{nil, false},
+		{[]int{200, 202}, true},
+		{[]int{200, 201}, true},
+		{[]int{0, 1, 10}, false},
+		{[]int{200, 204}, false},
+	} {
+		if got := plausibleStatuses(c.codes); got != c.want {
+			t.Errorf("plausibleStatuses(%v) = %v, want %v", c.codes, got, c.want)
+		}
+	}
+}

@@ -23,7 +23,7 @@ var putStatuses = map[string][]int{
 
 // declaredPutStatus returns the codes a type's PUT may answer.
 func declaredPutStatus(f typeFacts) []int {
-	if f.schema != nil && len(f.schema.PutStatus) > 0 && !f.schema.Fallback() {
+	if f.schema != nil && !f.schema.Fallback() && plausibleStatuses(f.schema.PutStatus) {
 		return f.schema.PutStatus
 	}
 	if codes := putStatuses[strings.ToLower(f.typeName)]; codes != nil {
@@ -49,4 +49,19 @@ func createStatus(f typeFacts, create bool) int {
 		return http.StatusOK
 	}
 	return codes[0]
+}
+
+// plausibleStatuses reports whether codes is a non-empty list of the
+// success codes a PUT can declare; anything else means the index could
+// not read them, and the fallback is safer than answering nonsense.
+func plausibleStatuses(codes []int) bool {
+	if len(codes) == 0 {
+		return false
+	}
+	for _, c := range codes {
+		if c != http.StatusOK && c != http.StatusCreated && c != http.StatusAccepted {
+			return false
+		}
+	}
+	return true
 }
