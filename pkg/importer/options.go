@@ -2,7 +2,7 @@
 // turns each GET body into the manifest a person would have written (no
 // readonly fields, no envelope, no schema defaults, no secrets, references
 // instead of hard-coded IDs) and records them in state so that the first
-// diff after an import is empty (issue 11, DESIGN §3 and §11).
+// diff after an import is empty (see docs/import.md).
 package importer
 
 import (

@@ -1,6 +1,7 @@
 // Package state records, per ARM resource, what kubectl-azure last applied
 // (L), the live baseline read right after that write (B) and a journal of
-// writes in flight, so the planner can diff three ways (DESIGN §3, §5).
+// writes in flight, so the planner can diff three ways (see
+// docs/architecture.md and docs/state.md).
 //
 // Two backends implement Store:
 //   - local (default): one JSON file, replaced atomically, guarded by an
@@ -8,9 +9,11 @@
 //   - kubernetes: one ConfigMap per resource and a coordination.k8s.io/v1
 //     Lease as the lock; see Open with kubernetes://NAMESPACE/SETNAME.
 //
-// Secret values never reach a backend in clear: callers store HMAC(key, v)
-// with the key from Store.SecretKey, and a value typed Secret that slips
-// through is hashed by the store before anything is written.
+// Secret values never reach a backend in clear: callers build records with
+// pkg/record (secret.Hash with the key from Store.SecretKey), and the stores
+// hash whatever the secret rule still finds (a value typed Secret, a
+// credential name or container) before anything is written. A local file
+// that is not a state file of this tool is refused (*FormatError).
 //
 // Write protocol for pkg/apply (what makes a crash repairable):
 //
@@ -18,15 +21,16 @@
 //	Repair(ctx, st, RepairFuncs{...})           // finish what a crashed run left
 //	st.BeginIntent(ctx, Intent{ID, Op, ..., Record: rec}) // durable before the write is sent
 //	... ARM PUT/PATCH/DELETE, wait for the LRO, GET ...
-//	st.Put(ctx, rec)          // with B from that GET; clears the intent in the same atomic write
+//	st.Put(ctx, rec)          // rec from record.Build with that GET; clears the intent in the same durable change
 //	// or st.Delete(ctx, id)  // after a confirmed delete; also clears the intent
 //	// or st.CommitIntent(ctx, id) // when nothing is to be recorded (write rejected)
 //	unlock()
 //
 // Writes outside Lock (one-off commands) wait while another run holds the
 // lock, up to Options.LockTimeout, in both backends; reads never wait.
-// Within one locked run, the local backend batches concurrent writes into
-// shared file writes (group commit), so parallel workers cost little.
+// Within one locked run, the local backend appends changes to a journal
+// and concurrent changes share one fsync (group commit); the whole file is
+// rewritten at most every Options.SnapshotInterval and at unlock.
 //
 // Package statetest starts the real etcd + kube-apiserver that the
 // Kubernetes backend's tests (and pkg/apply's crash tests) run against.

@@ -1,5 +1,5 @@
 // Package crash kills the CLI with SIGKILL at random points of an apply and
-// checks what DESIGN §5 promises: the next run repairs and converges,
+// checks what docs/state.md promises: the next run repairs and converges,
 // everything in Azure is in state, the next diff is quiet, and nothing is
 // created twice. The CLI runs as a real binary so that the kill is a real
 // process death (no deferred cleanup, no flushed buffers).
