@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -269,5 +270,50 @@ func TestSetPath(t *testing.T) {
 		if err := setPath(b, bad, "V"); err == nil {
 			t.Errorf("setPath(%q) accepted", bad)
 		}
+	}
+}
+
+// FuzzSetPath: paths come from manifests; setting a value never panics and,
+// when it succeeds, the value is found at the path afterwards.
+func FuzzSetPath(f *testing.F) {
+	for _, s := range []string{"properties.a", "properties.b[1].c", `tags["x.y"]`, "a..b", "[", "b[-1]", "properties.b[99]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		b := map[string]any{"properties": map[string]any{"a": 1, "b": []any{1, map[string]any{"c": 2}}}, "tags": map[string]any{"x.y": "1"}}
+		if err := setPath(b, path, "V"); err != nil {
+			return
+		}
+		segs, _ := splitPath(path)
+		var cur any = b
+		for _, s := range segs {
+			switch c := cur.(type) {
+			case map[string]any:
+				cur = c[s]
+			case []any:
+				n := 0
+				fmt.Sscan(s, &n)
+				cur = c[n]
+			}
+		}
+		if cur != "V" {
+			t.Fatalf("setPath(%q) succeeded but the value is %v", path, cur)
+		}
+	})
+}
+
+// TestRunDAGCycleFails: items on a cycle (which the loader refuses) fail
+// instead of waiting forever.
+func TestRunDAGCycleFails(t *testing.T) {
+	a := &item{id: "/a", planned: plan.Resource{Action: plan.ActionCreate}}
+	b := &item{id: "/b", planned: plan.Resource{Action: plan.ActionCreate}, deps: []*item{a}}
+	a.deps = []*item{b}
+	free := &item{id: "/c", planned: plan.Resource{Action: plan.ActionCreate}}
+	e := &Engine{}
+	ran := 0
+	errs := e.runDAG(context.Background(), []*item{a, b, free}, func(it *item) []*item { return it.deps },
+		func(context.Context, *item) error { ran++; return nil })
+	if ran != 1 || errs[free] != nil || errs[a] == nil || errs[b] == nil {
+		t.Fatalf("ran %d, errs %v", ran, errs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
@@ -36,7 +37,7 @@ func body(kv ...string) map[string]any {
 	return b
 }
 
-func newEngine(a *fakeARM, st state.Store, o Options) *Engine {
+func newEngine(a ARM, st state.Store, o Options) *Engine {
 	return &Engine{ARM: a, Store: st, Options: o}
 }
 
@@ -491,5 +492,56 @@ func TestKeptPropertyIsNoted(t *testing.T) {
 	}
 	if want := "Azure kept properties.flag = true; it is no longer managed"; !reflect.DeepEqual(notes, []string{want}) {
 		t.Errorf("notes = %q, want [%q]", notes, want)
+	}
+}
+
+// cancellingARM cancels the run when the first PUT of a given resource
+// arrives and then fails that PUT as an interrupted request would.
+type cancellingARM struct {
+	*fakeARM
+	at     string
+	cancel context.CancelFunc
+}
+
+func (c *cancellingARM) Put(ctx context.Context, id, v string, b map[string]any, o *arm.RequestOptions) (*arm.Response, error) {
+	if armid.Equal(id, c.at) {
+		c.cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return c.fakeARM.Put(ctx, id, v, b, o)
+}
+
+// TestInterruptKeepsInFlightIntent: a write in flight when the run is
+// interrupted stays journaled (the next run settles it), nothing starts
+// after the interrupt, and the counts agree.
+func TestInterruptKeepsInFlightIntent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a := &cancellingARM{fakeARM: newFakeARM(), at: idA, cancel: cancel}
+	a.seed(rg1, body())
+	st := newMemStore(recordOf(rg1, body(), DefaultSet))
+	e := newEngine(a, st, DefaultOptions())
+	child := idA + "/federatedIdentityCredentials/f"
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{
+		res(rg1, body()), res(idA, body(), rg1), res(child, body(), idA)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Execute(ctx, p)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if r.Summary != (plan.ResultSummary{Failed: 1, Skipped: 1}) {
+		t.Errorf("summary = %+v, want the in-flight write failed and its child skipped", r.Summary)
+	}
+	if !strings.Contains(err.Error(), "1 resource(s) failed, 1 skipped") {
+		t.Errorf("error %q disagrees with the result %+v", err, r.Summary)
+	}
+	if _, ok := st.intents[armid.Key(idA)]; !ok {
+		t.Error("the interrupted write's intent was dropped; the next run could not settle it")
+	}
+	if n := len(a.Calls("PUT " + child)); n != 0 {
+		t.Errorf("a write started after the interrupt")
 	}
 }
