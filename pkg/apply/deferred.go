@@ -181,6 +181,9 @@ func (e *Engine) prepareWrite(ctx context.Context, p *Prepared, it *item) error 
 		if it.planned.Action == plan.ActionReplace && !e.Options.AllowReplace {
 			return fmt.Errorf("%s: a value known only now changes a create-only property, so it must be replaced; rerun with --allow-replace", it.display())
 		}
+		if it.planned.Action == plan.ActionAdopt && !e.Options.Adopt {
+			return fmt.Errorf("%s already exists in Azure under the name computed now but is not in state; nothing was written to it. Rerun with --adopt to take it over", it.display())
+		}
 		if it.protected && it.planned.Action == plan.ActionReplace {
 			return fmt.Errorf("%s is annotated azure.kubectl.io/prevent-destroy but a value known only now forces its replacement; nothing was written to it", it.display())
 		}

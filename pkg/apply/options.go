@@ -1,5 +1,16 @@
-// Package apply turns manifests into a plan (GET, state, diff per resource,
-// ordered as a DAG) and executes it (writes, waits, GETs, records state).
+// Package apply turns manifests into a plan (reads, state, diff per
+// resource, ordered as a DAG) and executes it (writes, waits, GETs, records
+// state).
+//
+// The engine talks to ARM and reports progress through the small ARM and
+// Progress interfaces declared here, so its decisions are tested without
+// HTTP. Nothing destructive happens by accident: Check refuses, before any
+// write, a plan that adopts, replaces, deletes what the tool never applied,
+// deletes unmanaged resources with their parent, prunes a whole set without
+// a person confirming it, or destroys a resource annotated prevent-destroy;
+// each refusal names the flag that lifts it. Values Azure generates
+// (${ref:NAME.PATH}, deferred names, action secrets) are resolved from live
+// bodies when the plan can know them and right before the write otherwise.
 package apply
 
 import "time"
