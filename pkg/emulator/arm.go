@@ -24,6 +24,14 @@ type reply struct {
 // serveARM runs the request pipeline ARM's front door runs: count, delay,
 // throttle, fault, validate, route.
 func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// A bug here must look like ARM's 500, not a dropped connection
+		// that clients retry as a network fault.
+		if v := recover(); v != nil {
+			writeError(w, newError(http.StatusInternalServerError, "InternalServerError",
+				"The emulator failed to handle %s %s: %v. Please report it with the request.", r.Method, r.URL.Path, v))
+		}
+	}()
 	pollID, pollResult, isPoll := isPollPath(r.URL.Path)
 	if isPoll {
 		s.mu.Lock()

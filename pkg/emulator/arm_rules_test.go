@@ -268,3 +268,38 @@ func TestPlausibleStatuses(t *testing.T) {
 		}
 	}
 }
+
+func TestParseFilter(t *testing.T) {
+	body := map[string]any{"name": "St1", "type": "Microsoft.Storage/storageAccounts", "location": "West Europe",
+		"id":         "/subscriptions/s/resourceGroups/RG1/providers/Microsoft.Storage/storageAccounts/St1",
+		"tags":       map[string]any{"env": "dev"},
+		"properties": map[string]any{"principalId": "p-1"}}
+	cases := []struct {
+		filter string
+		want   bool
+		bad    bool
+	}{
+		{"resourceType eq 'microsoft.storage/storageaccounts'", true, false},
+		{"name eq 'st1' and location eq 'westeurope'", true, false},
+		{"resourceGroup eq 'rg1'", true, false},
+		{"tagName eq 'env' and tagValue eq 'dev'", true, false},
+		{"tagName eq 'env' and tagValue eq 'prod'", false, false},
+		{"substringof('t1', name)", true, false},
+		{"principalId eq 'p-1'", true, false},
+		{"atScope() and assignedTo('p-1')", true, false},
+		{"assignedTo('p-2')", false, false},
+		{"name eq 'o''brien'", false, false},
+		{"name ne 'x'", false, true},
+		{"startswith(name, 'x')", false, true},
+	}
+	for _, c := range cases {
+		pred, err := parseFilter(c.filter)
+		if (err != nil) != c.bad {
+			t.Errorf("%q: error %v, want error=%v", c.filter, err, c.bad)
+			continue
+		}
+		if err == nil && pred(body) != c.want {
+			t.Errorf("%q matched %v, want %v", c.filter, !c.want, c.want)
+		}
+	}
+}

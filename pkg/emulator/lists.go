@@ -71,8 +71,10 @@ func (s *Server) page(r *http.Request, items []any) reply {
 // filterClause matches one comparison of the $filter grammar ARM's
 // resource lists accept: field eq 'value', or substringof('value', name).
 var (
-	filterEq        = regexp.MustCompile(`(?i)^\s*(resourceType|name|location|tagName|tagValue|resourceGroup)\s+eq\s+'((?:[^']|'')*)'\s*$`)
+	filterEq        = regexp.MustCompile(`(?i)^\s*([A-Za-z][A-Za-z0-9]*)\s+eq\s+'((?:[^']|'')*)'\s*$`)
 	filterSubstring = regexp.MustCompile(`(?i)^\s*substringof\(\s*'((?:[^']|'')*)'\s*,\s*name\s*\)\s*$`)
+	filterAtScope   = regexp.MustCompile(`(?i)^\s*atScope\(\)\s*$`)
+	filterAssigned  = regexp.MustCompile(`(?i)^\s*assignedTo\(\s*'((?:[^']|'')*)'\s*\)\s*$`)
 	filterAnd       = regexp.MustCompile(`(?i)\s+and\s+`)
 )
 
@@ -83,6 +85,17 @@ func parseFilter(f string) (func(map[string]any) bool, *armError) {
 	var preds []func(map[string]any) bool
 	tagName := ""
 	for _, c := range filterAnd.Split(f, -1) {
+		if filterAtScope.MatchString(c) {
+			continue // role assignments at the listed scope: the list already is
+		}
+		if m := filterAssigned.FindStringSubmatch(c); m != nil {
+			want := strings.ReplaceAll(m[1], "''", "'")
+			preds = append(preds, func(b map[string]any) bool {
+				v, _ := propOrTop(b, "principalId").(string)
+				return strings.EqualFold(v, want)
+			})
+			continue
+		}
 		if m := filterSubstring.FindStringSubmatch(c); m != nil {
 			want := strings.ToLower(strings.ReplaceAll(m[1], "''", "'"))
 			preds = append(preds, func(b map[string]any) bool {
@@ -94,7 +107,7 @@ func parseFilter(f string) (func(map[string]any) bool, *armError) {
 		m := filterEq.FindStringSubmatch(c)
 		if m == nil {
 			return nil, newError(http.StatusBadRequest, "InvalidFilterInQueryString",
-				"Invalid $filter '%s' specified in the query string. Supported: resourceType eq '…', name eq '…', location eq '…', resourceGroup eq '…', tagName eq '…' [and tagValue eq '…'], substringof('…', name), joined by 'and'.", f)
+				"Invalid $filter '%s' specified in the query string. Supported: FIELD eq '…' (resourceType, name, location, resourceGroup, tagName [and tagValue], or a property), substringof('…', name), atScope(), assignedTo('…'), joined by 'and'.", f)
 		}
 		field, val := strings.ToLower(m[1]), strings.ReplaceAll(m[2], "''", "'")
 		switch field {
@@ -121,13 +134,21 @@ func parseFilter(f string) (func(map[string]any) bool, *armError) {
 				p, ok := parsePath(id)
 				return ok && strings.EqualFold(p.Group, val)
 			})
-		default: // resourceType, name
+		case "resourcetype", "name":
 			key := "type"
 			if field == "name" {
 				key = "name"
 			}
 			preds = append(preds, func(b map[string]any) bool {
 				v, _ := b[key].(string)
+				return strings.EqualFold(v, val)
+			})
+		default:
+			// Any other field (principalId, roleDefinitionId, kind, …)
+			// compares the top-level member or the one under properties.
+			name := m[1]
+			preds = append(preds, func(b map[string]any) bool {
+				v, _ := propOrTop(b, name).(string)
 				return strings.EqualFold(v, val)
 			})
 		}
@@ -140,6 +161,24 @@ func parseFilter(f string) (func(map[string]any) bool, *armError) {
 		}
 		return true
 	}, nil
+}
+
+// propOrTop finds a member by name (any casing) at the top of a body or
+// under properties.
+func propOrTop(b map[string]any, name string) any {
+	for _, m := range []map[string]any{b, asMap(b["properties"])} {
+		for k, v := range m {
+			if strings.EqualFold(k, name) {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 func tagValue(b map[string]any, name string) (string, bool) {

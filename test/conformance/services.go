@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -493,6 +494,19 @@ func roleAssignments(ctx context.Context, e *env, r *runner) {
 			return err
 		}
 		return expect(strings.EqualFold(deref(res.Properties.RoleDefinitionID), role), "roleDefinitionId %q", deref(res.Properties.RoleDefinitionID))
+	})
+	// The client sends $filter as given, so callers escape it themselves.
+	r.check("role assignment list at scope with $filter assignedTo", func() error {
+		p := c.NewListForScopePager(scope, &armauthorization.RoleAssignmentsClientListForScopeOptions{Filter: to.Ptr(url.PathEscape("atScope() and assignedTo('5b1a7c9e-2f44-4d0b-8e61-0c7f3a9d2b58')"))})
+		n := 0
+		for p.More() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return err
+			}
+			n += len(page.Value)
+		}
+		return expect(n == 1, "%d assignments", n)
 	})
 	r.check("role assignment with a non-GUID name is 400", func() error {
 		_, err := c.Create(ctx, scope, "not-a-guid", armauthorization.RoleAssignmentCreateParameters{Properties: &armauthorization.RoleAssignmentProperties{
