@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // countingWrites counts full state-file rewrites and journal appends.
@@ -198,4 +200,43 @@ func BenchmarkLocalPut1010(b *testing.B) {
 	}
 	b.ReportMetric(float64(written.Load())/float64(b.N), "written-bytes/op")
 	b.ReportMetric(float64(fsyncs.Load())/float64(b.N), "writes/op")
+}
+
+// A repair records B from a GET: where L holds a hashed secret, so must B.
+func TestRepairBaselineHashesSecretsLikeL(t *testing.T) {
+	ctx := context.Background()
+	st := openLocalT(t, filepath.Join(t.TempDir(), "state.json"))
+	key, err := st.SecretKey(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := st.Lock(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	const clear = "repair-secret-value-42"
+	rec := testRecord(testID)
+	rec.LastApplied = map[string]any{"properties": map[string]any{"value": secret.Hash(key, "properties.value", clear), "mode": "on"}}
+	if err := st.BeginIntent(ctx, Intent{ID: testID, Op: OpPut, Record: rec}); err != nil {
+		t.Fatal(err)
+	}
+	get := func(context.Context, string, string) (map[string]any, string, bool, error) {
+		return map[string]any{"properties": map[string]any{"value": clear, "mode": "on", "extra": 1}}, `W/"2"`, true, nil
+	}
+	landed := func(Intent, map[string]any) bool { return true }
+	if _, err := Repair(ctx, st, RepairFuncs{Get: get, Landed: landed}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Get(ctx, testID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := got.Baseline["properties"].(map[string]any)
+	if props["value"] != secret.Hash(key, "properties.value", clear) || props["mode"] != "on" {
+		t.Errorf("repaired baseline = %v, want the secret hashed as in L and the rest as live", got.Baseline)
+	}
+	if _, has := props["extra"]; has {
+		t.Errorf("repaired baseline holds a path L does not own: %v", props)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // RepairFuncs are what Repair needs from the caller (pkg/apply).
@@ -51,7 +53,13 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 	}
 	project := fns.Project
 	if project == nil {
-		project = func(_ *Record, owned, live map[string]any) map[string]any { return ProjectOwned(live, owned) }
+		key, err := st.SecretKey(ctx)
+		if err != nil {
+			return nil, err
+		}
+		project = func(_ *Record, owned, live map[string]any) map[string]any {
+			return hashLikeOwned(key, "", ProjectOwned(live, owned), owned)
+		}
 	}
 	intents, err := st.Intents(ctx)
 	if err != nil {
@@ -141,4 +149,26 @@ func ProjectOwned(live, owned map[string]any) map[string]any {
 		out[k] = lv
 	}
 	return out
+}
+
+// hashLikeOwned hashes every value of b whose counterpart in owned (L) is a
+// hashed secret, so the baseline a repair records holds no clear secret
+// either. Callers with a schema pass RepairFuncs.Project (pkg/record).
+func hashLikeOwned(key []byte, path string, b, owned map[string]any) map[string]any {
+	for k, bv := range b {
+		cp := childPath(path, k)
+		switch ov := owned[k].(type) {
+		case string:
+			if secret.IsHash(ov) && bv != nil && !secret.IsHash(bv) {
+				if _, isMap := bv.(map[string]any); !isMap {
+					b[k] = secret.Hash(key, cp, bv)
+				}
+			}
+		case map[string]any:
+			if bm, ok := bv.(map[string]any); ok {
+				b[k] = hashLikeOwned(key, cp, bm, ov)
+			}
+		}
+	}
+	return b
 }
