@@ -29,12 +29,12 @@ func collectionFixture(t testing.TB, opts emulator.Options, groups, perGroup int
 }
 
 // planWith runs diff -o json and returns the decoded plan and the GETs it sent.
-func planWith(t testing.TB, a *harness.ARM, dir, state string, collection bool) (map[string]any, int64) {
+func planWith(t testing.TB, a *harness.ARM, dir, state string, collection bool, wantCode int) (map[string]any, int64) {
 	t.Helper()
 	before := a.Stats().Requests["GET"]
 	r := harness.Run(a.URL, state, "diff", "-f", dir, "-o", "json", fmt.Sprintf("--collection-reads=%t", collection))
-	if r.Code != 1 {
-		t.Fatalf("diff exited %d, want 1 (one resource drifted):\n%s\n%s", r.Code, tail(r.Stdout), tail(r.Stderr))
+	if r.Code != wantCode {
+		t.Fatalf("diff exited %d, want %d:\n%s\n%s", r.Code, wantCode, tail(r.Stdout), tail(r.Stderr))
 	}
 	var p map[string]any
 	if err := json.Unmarshal([]byte(r.Stdout), &p); err != nil {
@@ -48,8 +48,8 @@ func planWith(t testing.TB, a *harness.ARM, dir, state string, collection bool) 
 // reads need fewer requests.
 func TestCollectionReadsSamePlan(t *testing.T) {
 	a, dir, state, drifted := collectionFixture(t, harness.FastOptions(), 3, 20)
-	byList, listGETs := planWith(t, a, dir, state, true)
-	byGet, singleGETs := planWith(t, a, dir, state, false)
+	byList, listGETs := planWith(t, a, dir, state, true, 1)
+	byGet, singleGETs := planWith(t, a, dir, state, false, 1)
 	if !reflect.DeepEqual(byList, byGet) {
 		a, _ := json.MarshalIndent(byList, "", " ")
 		b, _ := json.MarshalIndent(byGet, "", " ")
@@ -84,11 +84,37 @@ func BenchmarkPlan1010CollectionReads(b *testing.B) {
 	a.Reconfigure(realistic())
 	for i := 0; i < b.N; i++ {
 		b.ResetTimer()
-		_, gets := planWith(b, a, dir, state, true)
+		_, gets := planWith(b, a, dir, state, true, 1)
 		b.StopTimer()
 		b.ReportMetric(float64(gets), "GETs")
 		if gets > 50 {
 			b.Errorf("%d read requests, target ≤ 50", gets)
+		}
+	}
+}
+
+// TestCollectionReadsSamePlanWithChildren: the same on a set with child
+// resources (subnets referencing a security group) and parents, steady
+// state and after one change outside the tool.
+func TestCollectionReadsSamePlanWithChildren(t *testing.T) {
+	a := harness.StartARM(t, harness.FastOptions())
+	tmp := t.TempDir()
+	dir, state := filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
+	d := harness.DAG{Prefix: "cr", Groups: 2, Subnets: 4, Identities: 3}
+	d.Write(t, dir)
+	if r := harness.Run(a.URL, state, "apply", "-f", dir, "--yes"); r.Code != 0 {
+		t.Fatalf("apply exited %d:\n%s\n%s", r.Code, tail(r.Stdout), tail(r.Stderr))
+	}
+	for _, wantCode := range []int{0, 1} {
+		if wantCode == 1 {
+			a.Drift(d.IDs()[len(d.IDs())-1], "env", "changed-outside")
+		}
+		byList, _ := planWith(t, a, dir, state, true, wantCode)
+		byGet, _ := planWith(t, a, dir, state, false, wantCode)
+		if !reflect.DeepEqual(byList, byGet) {
+			x, _ := json.MarshalIndent(byList, "", " ")
+			y, _ := json.MarshalIndent(byGet, "", " ")
+			t.Fatalf("plans differ (exit %d):\nwith collection reads:\n%s\nwithout:\n%s", wantCode, tail(string(x)), tail(string(y)))
 		}
 	}
 }
