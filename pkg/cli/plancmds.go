@@ -310,7 +310,7 @@ func (o *planOptions) runDiff(ctx context.Context) error {
 	}
 	if o.out != "" {
 		src := apply.Source{Filenames: o.load.Filenames, Recursive: o.load.Recursive, Kustomize: o.load.Kustomize,
-			Selector: o.load.Selector, Subscription: o.g.Subscription, State: o.g.State, Prune: o.apply.Prune}
+			Selector: o.load.Selector, Subscription: o.g.Subscription, State: o.g.State, Prune: o.apply.Prune, Adopt: o.apply.Adopt}
 		if err := apply.WriteSaved(o.out, prep.Plan, src); err != nil {
 			return fmt.Errorf("saving the plan: %w", err)
 		}

@@ -116,7 +116,7 @@ func (p *progress) Event(id, name string, status Status, detail string) {
 	if name != "" {
 		r.name = armid.Printable(name)
 	}
-	r.status, r.detail = status, detail
+	r.status, r.detail = status, CleanText(detail)
 	if (status == StatusWriting || status == StatusPolling) && r.started.IsZero() {
 		r.started = now
 	}
