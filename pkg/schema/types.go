@@ -1,6 +1,8 @@
-// Package schema holds what the ARM OpenAPI specs say about each resource
-// type and api-version: which properties are readonly, create-only, secret,
-// defaulted, enumerated, ARM IDs, and how array items are identified.
+// Package schema holds what Azure's API descriptions say about each
+// resource type and api-version: which properties are required, readonly,
+// create-only, write-only, secret, defaulted, enumerated, ARM IDs, their
+// limits and descriptions, how array items are identified, and how
+// polymorphic bodies are selected.
 //
 // Property paths are dotted from the body root ("properties.networkAcls.bypass").
 // An array item is the segment "[]" and a map value (additionalProperties)
@@ -11,14 +13,16 @@
 //
 // Entry points:
 //   - Default() is the index embedded in the binary, generated from the
-//     stable specs archive (make schema). Nothing is decoded at import or
-//     by Default(); the type list is read on first use, each type on its
-//     first Lookup.
+//     Bicep type index (every api-version, preview included) merged with
+//     the ARM Swagger (make schema; docs/schema.md). Nothing is decoded at
+//     import or by Default(); the type list is read on first use, each
+//     type on its first Lookup, descriptions only when asked for.
 //   - Open(dir) generates an index from a user's azure-rest-api-specs
 //     checkout (--schema-dir) with the same generator, cached on disk.
 //   - Registry.Lookup(type, apiVersion) returns a *Type, falling back to
 //     the nearest api-version with a warning; nil for unknown types.
-//   - Type.Validate checks a request body (pkg/manifest), Type.ArrayKeys
+//     HasVersion, Providers, TypesOf, ImportVersion answer the rest.
+//   - Type.ValidateWith checks a request body (pkg/manifest), Type.ArrayKeys
 //     says how to match array items (pkg/diff), Explain renders
 //     `kubectl azure explain`.
 //

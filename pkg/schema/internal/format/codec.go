@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 )
 
 // A blob is a compressed header (name, paths, property records, the list
@@ -113,7 +112,6 @@ func Encode(b *Blob) ([]byte, error) {
 			prev = p
 		}
 		raw = appendPairs(raw, v.Props)
-		raw = appendPairs(raw, v.Descs)
 		raw = appendInts(raw, v.PutStatus)
 		raw = appendInts(raw, v.DeleteStatus)
 		c, err := deflate(raw)
@@ -157,7 +155,14 @@ func Encode(b *Blob) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	dc, err := deflate(appendStrs(nil, b.Descriptions))
+	// Descriptions and every version's path bindings share one stream:
+	// consecutive versions bind nearly the same paths, which one deflate
+	// window compresses far better than a copy per version section.
+	d := appendStrs(nil, b.Descriptions)
+	for _, v := range b.Versions {
+		d = appendPairs(d, v.Descs)
+	}
+	dc, err := deflate(d)
 	if err != nil {
 		return nil, err
 	}
@@ -431,11 +436,6 @@ func (l *Lazy) Section(i int) error {
 	if v.Props, err = r.pairs(len(l.Paths), len(l.Props)); err != nil {
 		return err
 	}
-	// Description indexes are checked against the table when it is
-	// loaded; here only the paths are.
-	if v.Descs, err = r.pairs(len(l.Paths), math.MaxInt); err != nil {
-		return err
-	}
 	v.PutStatus = r.ints()
 	v.DeleteStatus = r.ints()
 	if r.err != nil {
@@ -448,13 +448,11 @@ func (l *Lazy) Section(i int) error {
 	for _, pp := range v.Props {
 		need[pp.Path] = true
 	}
-	for _, pp := range v.Descs {
-		need[pp.Path] = true
-	}
 	return l.materialise(need)
 }
 
-// LoadDescriptions decodes the description table (explain only).
+// LoadDescriptions decodes the description table and every version's
+// Descs (explain only), and materialises the paths they name.
 func (l *Lazy) LoadDescriptions() error {
 	if l.Descriptions != nil || l.descs == nil {
 		return nil
@@ -467,6 +465,19 @@ func (l *Lazy) LoadDescriptions() error {
 	d := r.strs()
 	if r.err != nil {
 		return r.err
+	}
+	need := make([]bool, len(l.Paths))
+	for i := range l.Versions {
+		v := &l.Versions[i]
+		if v.Descs, err = r.pairs(len(l.Paths), len(d)); err != nil {
+			return err
+		}
+		for _, pp := range v.Descs {
+			need[pp.Path] = true
+		}
+	}
+	if err := l.materialise(need); err != nil {
+		return err
 	}
 	if d == nil {
 		d = []string{}
