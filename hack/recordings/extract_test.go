@@ -60,6 +60,44 @@ func TestExtract(t *testing.T) {
 	}
 }
 
+func TestExtractFromList(t *testing.T) {
+	base := "https://management.azure.com" + sub + "/Microsoft.ServiceBus/namespaces/n/queues"
+	q1 := base + "/q1?api-version=2022-10-01-preview"
+	list := base + "?api-version=2022-10-01-preview"
+	put := entry{Method: "PUT", URI: q1, ReqBody: `{"properties":{}}`, Status: 200}
+	item := `{"value":[{"id":"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ServiceBus/namespaces/n/queues/OTHER"},` +
+		`{"id":"/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg/providers/Microsoft.ServiceBus/namespaces/n/queues/Q1","properties":{"x":1}}]}`
+	listGet := entry{Method: "GET", URI: list, Status: 200, RespBody: item}
+	get := entry{Method: "GET", URI: q1, Status: 200, RespBody: `{"properties":{}}`}
+	tests := []struct {
+		name     string
+		entries  []entry
+		fromList bool
+		wantIdx  int // -1: no pair
+		wantFrom string
+	}{
+		{"off by default", []entry{put, listGet}, false, -1, ""},
+		{"list item used", []entry{put, listGet}, true, 1, "list"},
+		{"a GET of the resource wins over an earlier list", []entry{put, listGet, get}, true, 2, ""},
+		{"list before a later write still counts", []entry{put, listGet, {Method: "DELETE", URI: q1, Status: 200}}, true, 1, "list"},
+		{"resource missing from the list", []entry{put, {Method: "GET", URI: list, Status: 200, RespBody: `{"value":[]}`}}, true, -1, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := extractOpts(tc.entries, tc.fromList)
+			if tc.wantIdx < 0 {
+				if len(ps) != 0 {
+					t.Fatalf("got %d pairs, want none", len(ps))
+				}
+				return
+			}
+			if len(ps) != 1 || ps[0].GetIndex != tc.wantIdx || ps[0].GetFrom != tc.wantFrom {
+				t.Fatalf("got %+v, want one pair at %d from %q", ps, tc.wantIdx, tc.wantFrom)
+			}
+		})
+	}
+}
+
 func TestParseResourceURI(t *testing.T) {
 	tests := []struct {
 		uri, typ string

@@ -28,6 +28,7 @@ func main() {
 	counts := flag.String("counts", "", "also write per-provider counts to this TSV file")
 	root := flag.String("root", "", "local folder holding the recorded repository: source paths are made relative to it")
 	prefix := flag.String("source", "azure-powershell", "prefix of every record's source field")
+	fromList := flag.Bool("from-list", false, "when no GET of the resource follows its PUT, use its item in a later GET of its collection (records get getFrom: list)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: recordings [flags] FILE|DIR...\n")
 		flag.PrintDefaults()
@@ -37,13 +38,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Args(), *root, *prefix, *out, *counts); err != nil {
+	if err := run(flag.Args(), *root, *prefix, *out, *counts, *fromList); err != nil {
 		fmt.Fprintln(os.Stderr, "recordings:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string, root, prefix, out, counts string) error {
+func run(args []string, root, prefix, out, counts string, fromList bool) error {
 	files, err := recordingFiles(args)
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func run(args []string, root, prefix, out, counts string) error {
 			fmt.Fprintf(os.Stderr, "recordings: skipping %s: %v\n", f, err)
 			continue
 		}
-		ps := extract(entries)
+		ps := extractOpts(entries, fromList)
 		src := sourcePath(f, root)
 		for i := range ps {
 			ps[i].Source = fmt.Sprintf("%s:%s#%d", prefix, src, i)

@@ -16,11 +16,11 @@ import (
 // Floors that hold today on the PowerShell records. They guard against
 // regressions; raise them when the engine improves.
 const (
-	psMinQuietNoPlugins = 0.50
-	psMinQuietPlugins   = 0.50
-	psMinSensitivity    = 0.95
-	psMinRecords        = 10
-	psMinProviders      = 4
+	psMinQuietNoPlugins = 0.95
+	psMinQuietPlugins   = 0.95
+	psMinSensitivity    = 0.99
+	psMinRecords        = 20
+	psMinProviders      = 8
 )
 
 func powershellCorpus(t testing.TB) []record {
