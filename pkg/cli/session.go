@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -66,13 +67,13 @@ func (g *GlobalOptions) openState(ctx context.Context) (state.Store, error) {
 	}
 	st, err := state.Open(ctx, g.State, o)
 	if err != nil {
-		// A local --state that cannot be opened (not a state file, a
-		// directory, unreadable) is bad input; the store refuses it untouched.
-		code := ExitValidation
-		if strings.HasPrefix(g.State, "kubernetes://") {
-			code = ExitError
+		// A file that is not a state file is bad input; the store leaves
+		// it untouched and its message says what to do.
+		var fe *state.FormatError
+		if errors.As(err, &fe) {
+			return nil, withCode(ExitValidation, err)
 		}
-		return nil, withCode(code, fmt.Errorf("--state %s: %w", g.State, err))
+		return nil, withCode(ExitError, fmt.Errorf("opening state %s: %w", g.State, err))
 	}
 	return st, nil
 }
