@@ -317,3 +317,27 @@ func TestRunDAGCycleFails(t *testing.T) {
 		t.Fatalf("ran %d, errs %v", ran, errs)
 	}
 }
+
+// TestPruneKeepsResourceWithComputedName: the record of a resource whose
+// name is computed is not pruned once the name resolves to it.
+func TestPruneKeepsResourceWithComputedName(t *testing.T) {
+	a := newFakeARM()
+	principals(a, "11111111-2222-3333-4444-555555555555")
+	st := newMemStore()
+	e := newEngine(a, st, DefaultOptions())
+	p, err := e.Plan(context.Background(), loadDocs(t, refDocs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	e.Options.Prune = true
+	p2, err := e.Plan(context.Background(), loadDocs(t, refDocs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p2.Plan.Resources) != 3 || p2.Plan.Summary.Delete != 0 || p2.Plan.HasChanges() {
+		t.Fatalf("plan = %+v", p2.Plan.Summary)
+	}
+}

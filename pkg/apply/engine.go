@@ -186,6 +186,14 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 		}
 		e.decide(it, secretKey)
 	}
+	// A name resolved just now may be a record's ID: that record is
+	// declared after all, not a prune candidate.
+	items = dropResolvedPrunes(items)
+	for _, it := range items {
+		if it.res != nil {
+			declared[armid.Key(it.id)] = true
+		}
+	}
 	managed := make(map[string]bool, len(declared)+len(inScope))
 	for k := range declared {
 		managed[k] = true
@@ -208,6 +216,39 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	order(p, items)
 	p.Summarize()
 	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: len(inScope)}, nil
+}
+
+// dropResolvedPrunes removes prune candidates whose ID a manifest resource
+// took when its computed name was resolved, and the edges to them.
+func dropResolvedPrunes(items []*item) []*item {
+	named := map[string]bool{}
+	for _, it := range items {
+		if it.res != nil && it.res.NameDeferred != nil && !it.nameDeferred {
+			named[armid.Key(it.id)] = true
+		}
+	}
+	if len(named) == 0 {
+		return items
+	}
+	gone := map[*item]bool{}
+	out := items[:0]
+	for _, it := range items {
+		if it.res == nil && named[armid.Key(it.id)] {
+			gone[it] = true
+			continue
+		}
+		out = append(out, it)
+	}
+	for _, it := range out {
+		deps := it.deps[:0]
+		for _, d := range it.deps {
+			if !gone[d] {
+				deps = append(deps, d)
+			}
+		}
+		it.deps = deps
+	}
+	return out
 }
 
 // manifestItems makes one item per manifest resource.
