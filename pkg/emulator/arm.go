@@ -188,8 +188,20 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 			return reply{err: errGroupNotFound(p.Group)}
 		}
 		var out []any
+		expand := strings.ToLower(r.URL.Query().Get("$expand"))
 		for _, res := range s.store.topLevel(p.Sub, p.Group) {
-			out = append(out, genericView(res.Body))
+			v := genericView(res.Body)
+			// $expand adds what ARM keeps about the resource itself.
+			if strings.Contains(expand, "createdtime") {
+				v["createdTime"] = res.Created.UTC().Format(time.RFC3339Nano)
+			}
+			if strings.Contains(expand, "changedtime") {
+				v["changedTime"] = res.Changed.UTC().Format(time.RFC3339Nano)
+			}
+			if strings.Contains(expand, "provisioningstate") {
+				v["provisioningState"] = provisioningState(res.Body)
+			}
+			out = append(out, v)
 		}
 		return s.page(r, out)
 	case kindCollection:

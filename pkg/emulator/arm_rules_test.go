@@ -303,3 +303,23 @@ func TestParseFilter(t *testing.T) {
 		}
 	}
 }
+
+func TestHostInPrefix(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range []string{"a", "b", "c", "d"} {
+		ip := hostInPrefix("10.1.2.0/24", k)
+		if !strings.HasPrefix(ip, "10.1.2.") || ip == "10.1.2.0" || ip == "10.1.2.1" || ip == "10.1.2.2" || ip == "10.1.2.3" || ip == "10.1.2.255" {
+			t.Errorf("host for %s: %q is not a usable address of 10.1.2.0/24", k, ip)
+		}
+		seen[ip] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("addresses not spread: %v", seen)
+	}
+	if hostInPrefix("10.0.0.0/30", "a") != "" || hostInPrefix("fd00::/64", "a") != "" || hostInPrefix("nonsense", "a") != "" {
+		t.Error("expected no address for tiny, IPv6 or invalid prefixes")
+	}
+	if hostInPrefix("10.1.2.0/24", "a") != hostInPrefix("10.1.2.0/24", "a") {
+		t.Error("not deterministic")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"net"
 	"strings"
 )
 
@@ -89,8 +90,15 @@ func applyGenerated(id, typ string, body map[string]any) {
 		props["clientId"] = derivedGUID(id, "clientId")
 		props["tenantId"] = emulatorTenant
 	case "microsoft.network/publicipaddresses":
-		if v, _ := props["publicIPAddressVersion"].(string); !strings.EqualFold(v, "IPv6") {
+		// Azure allocates a static (and every Standard-SKU) address at
+		// create; a dynamic Basic one only once it is attached.
+		method, _ := props["publicIPAllocationMethod"].(string)
+		sku, _ := asMap(body["sku"])["name"].(string)
+		v, _ := props["publicIPAddressVersion"].(string)
+		if !strings.EqualFold(v, "IPv6") && (strings.EqualFold(method, "Static") || strings.EqualFold(sku, "Standard")) {
 			props["ipAddress"] = derivedPublicIP(id)
+		} else {
+			delete(props, "ipAddress")
 		}
 		if dns, ok := props["dnsSettings"].(map[string]any); ok {
 			if label, _ := dns["domainNameLabel"].(string); label != "" {
@@ -107,4 +115,55 @@ func applyGenerated(id, typ string, body map[string]any) {
 		name := id[strings.LastIndex(id, "/")+1:]
 		props["vaultUri"] = "https://" + strings.ToLower(name) + ".vault.azure.net/"
 	}
+}
+
+// assignPrivateIPs gives each NIC IP configuration without a static
+// address one from its subnet: the fourth host onwards, as Azure reserves
+// the first addresses, chosen by hashing the configuration's ID so
+// configurations differ. Caller holds s.mu.
+func (s *Server) assignPrivateIPs(typ string, body map[string]any) {
+	if !strings.EqualFold(typ, "Microsoft.Network/networkInterfaces") {
+		return
+	}
+	id, _ := body["id"].(string)
+	cfgs, _ := asMap(body["properties"])["ipConfigurations"].([]any)
+	for i, c := range cfgs {
+		props := asMap(asMap(c)["properties"])
+		if props == nil {
+			continue
+		}
+		if m, _ := props["privateIPAllocationMethod"].(string); strings.EqualFold(m, "Static") {
+			continue
+		}
+		subnetID, _ := asMap(props["subnet"])["id"].(string)
+		sub := s.store.get(subnetID)
+		if sub == nil {
+			continue
+		}
+		prefix, _ := asMap(sub.Body["properties"])["addressPrefix"].(string)
+		if ip := hostInPrefix(prefix, id+"/"+itoa(i)); ip != "" {
+			props["privateIPAddress"] = ip
+			props["privateIPAllocationMethod"] = "Dynamic"
+		}
+	}
+}
+
+// hostInPrefix picks a usable IPv4 host of prefix (skipping the network,
+// the three addresses Azure reserves, and broadcast) from a hash of key.
+func hostInPrefix(prefix, key string) string {
+	_, n, err := net.ParseCIDR(prefix)
+	if err != nil || n.IP.To4() == nil {
+		return ""
+	}
+	ones, bits := n.Mask.Size()
+	size := uint32(1) << uint(bits-ones)
+	if size < 8 {
+		return ""
+	}
+	b := digest(key, "privateIP")
+	host := 4 + binary.BigEndian.Uint32(b[:4])%(size-5)
+	base := binary.BigEndian.Uint32(n.IP.To4())
+	out := make(net.IP, 4)
+	binary.BigEndian.PutUint32(out, base+host)
+	return out.String()
 }

@@ -21,6 +21,10 @@ func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request) bool {
 	if len(segs) >= 2 && strings.EqualFold(segs[0], "subscriptions") {
 		sub, segs = segs[1], segs[2:]
 	}
+	if sub != "" && len(segs) == 1 && strings.EqualFold(segs[0], "locations") && r.Method == http.MethodGet {
+		s.write(w, r, s.page(r, locationItems(sub)))
+		return true
+	}
 	if len(segs) == 0 || !strings.EqualFold(segs[0], "providers") || len(segs) > 3 {
 		return false
 	}
@@ -112,4 +116,21 @@ func providerBody(sub, ns string, types map[string][]string) map[string]any {
 		"registrationPolicy": "RegistrationRequired",
 		"resourceTypes":      rts,
 	}
+}
+
+// locationItems is GET /subscriptions/{id}/locations: every public region.
+func locationItems(sub string) []any {
+	names := sortedRegionKeys()
+	out := make([]any, 0, len(names))
+	for _, n := range names {
+		out = append(out, map[string]any{
+			"id":                  "/subscriptions/" + sub + "/locations/" + n,
+			"name":                n,
+			"type":                "Region",
+			"displayName":         regions[n],
+			"regionalDisplayName": regions[n],
+			"metadata":            map[string]any{"regionType": "Physical", "regionCategory": "Recommended"},
+		})
+	}
+	return out
 }

@@ -21,6 +21,7 @@ type resource struct {
 	// lists what clients wrote.
 	Derived bool
 	Created time.Time
+	Changed time.Time // the last client write
 }
 
 // store holds live resources keyed by lower-cased ID. The Server's mutex

@@ -127,12 +127,13 @@ func (s *Server) patchResource(r *http.Request, p armPath, apiVersion string, pa
 // synchronous writes, 201/202 plus polling headers for long-running ones.
 func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *resource, body, req map[string]any, isPatch bool) reply {
 	now := s.now()
-	res := &resource{ID: s.canonicalID(p), Type: p.Type(), APIVersion: apiVersion, Created: now}
+	res := &resource{ID: s.canonicalID(p), Type: p.Type(), APIVersion: apiVersion, Created: now, Changed: now}
 	if prev != nil {
 		res.ID, res.Created = prev.ID, prev.Created
 	}
 	res.Etag = s.envelope(res, p, facts, body, prev, now)
 	applyGenerated(res.ID, res.Type, body)
+	s.assignPrivateIPs(res.Type, body)
 	res.Body = body
 	s.store.put(res)
 	s.syncChildrenFromParent(res.ID, res.Type, apiVersion, req, body)

@@ -156,6 +156,18 @@ func lists(ctx context.Context, e *env, r *runner) {
 		}
 		return expect(n == 1, "%d matches", n)
 	})
+	r.check("lists: $expand=createdTime,changedTime,provisioningState", func() error {
+		p := c.NewListByResourceGroupPager(group, &armresources.ClientListByResourceGroupOptions{Expand: to.Ptr("createdTime,changedTime,provisioningState")})
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		if len(page.Value) == 0 {
+			return fmt.Errorf("empty list")
+		}
+		v := page.Value[0]
+		return expect(v.CreatedTime != nil && v.ChangedTime != nil && deref(v.ProvisioningState) != "", "expanded fields missing")
+	})
 	pc, _ := armresources.NewProvidersClient(e.sub, e.cred, e.opts)
 	r.check("providers: Get Microsoft.Storage lists storageAccounts with versions and locations", func() error {
 		res, err := pc.Get(ctx, "Microsoft.Storage", nil)
@@ -197,6 +209,19 @@ func raw(ctx context.Context, e *env, r *runner) {
 			return err
 		}
 		return expect(res.Header.Get("x-ms-request-id") != "" && res.Header.Get("x-ms-correlation-request-id") != "", "missing request ids")
+	})
+	r.check("locations: the subscription lists public regions", func() error {
+		_, body, err := e.rawGet(ctx, "/subscriptions/"+e.sub+"/locations?api-version=2022-12-01")
+		if err != nil {
+			return err
+		}
+		vals, _ := body["value"].([]any)
+		for _, v := range vals {
+			if m, _ := v.(map[string]any); m["name"] == "westeurope" && m["displayName"] == "West Europe" {
+				return nil
+			}
+		}
+		return fmt.Errorf("westeurope missing among %d locations", len(vals))
 	})
 	r.check("errors: missing api-version is 400 MissingApiVersionParameter", func() error {
 		_, body, err := e.rawGet(ctx, e.rg(group))

@@ -298,8 +298,12 @@ func network(ctx context.Context, e *env, r *runner) {
 		if err != nil {
 			return err
 		}
-		_, err = p.PollUntilDone(ctx, e.poll())
-		return err
+		res, err := p.PollUntilDone(ctx, e.poll())
+		if err != nil {
+			return err
+		}
+		ip := deref(res.Properties.IPConfigurations[0].Properties.PrivateIPAddress)
+		return expect(strings.HasPrefix(ip, "10.40.1.") && ip != "10.40.1.0", "private IP %q is not in the subnet 10.40.1.0/24", ip)
 	})
 	ips := map[string]bool{}
 	for _, name := range []string{"pip-a", "pip-b"} {
