@@ -131,6 +131,12 @@ func TestConcurrentLookups(t *testing.T) {
 		for _, typ := range types {
 			go func() {
 				ty, _ := r.Lookup(typ, "")
+				// Descriptions decode beside lookups of other versions
+				// of the same blob.
+				vs := r.Versions(typ)
+				other, _ := r.Lookup(typ, vs[len(vs)/2])
+				_ = other.Description("properties")
+				_ = ty.Description("location")
 				done <- ty
 			}()
 		}

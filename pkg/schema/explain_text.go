@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -133,6 +134,9 @@ func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p
 	fmt.Fprintf(tw, "PATCH:\t%s\n", patchSummary(t))
 	fmt.Fprintf(tw, "ETAG:\t%s\n", yesNo(t.HasEtag))
 	fmt.Fprintf(tw, "LONG-RUNNING:\tPUT %s, DELETE %s\n", yesNo(t.PutLRO), yesNo(t.DeleteLRO))
+	if len(t.PutStatus) > 0 || len(t.DeleteStatus) > 0 {
+		fmt.Fprintf(tw, "STATUS CODES:\tPUT %s, DELETE %s\n", codes(t.PutStatus), codes(t.DeleteStatus))
+	}
 	if p != nil {
 		fmt.Fprintf(tw, "\nFIELD:\t%s %s\n", sp, typeLabel(p))
 		if f := flags(t, sp, p); len(f) > 0 {
@@ -204,6 +208,17 @@ func patchSummary(t *Type) string {
 		return "tags only"
 	}
 	return "yes: " + strings.Join(names, ", ")
+}
+
+func codes(cs []int) string {
+	if len(cs) == 0 {
+		return "unknown"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = strconv.Itoa(c)
+	}
+	return strings.Join(parts, " ")
 }
 
 func yesNo(b bool) string {
