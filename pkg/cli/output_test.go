@@ -210,3 +210,19 @@ func TestDriftOnlyAndGet(t *testing.T) {
 		t.Errorf("drift not marked:\n%s", out)
 	}
 }
+
+func TestImportGroupIncludesTheGroupAndChildren(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	out := e.mustRun(0, "import", "-g", "rg-demo", "--no-state")
+	if !strings.Contains(out, "Microsoft.Resources/resourceGroups@") {
+		t.Errorf("import -g leaves out the group itself:\n%s", out)
+	}
+	if strings.Contains(out, "type: Microsoft.Network/virtualNetworks/subnets@") {
+		t.Errorf("subnets imported as resources without --children:\n%s", out)
+	}
+	out = e.mustRun(0, "import", "-g", "rg-demo", "--no-state", "--children")
+	if !strings.Contains(out, "type: Microsoft.Network/virtualNetworks/subnets@") {
+		t.Errorf("--children does not import subnets as resources:\n%s", out)
+	}
+}
