@@ -11,6 +11,8 @@ package diff_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 )
 
 // Floors that hold today on the PowerShell records. They guard against
@@ -86,4 +88,30 @@ func TestPowerShellCorpusSensitivity(t *testing.T) {
 			t.Errorf("sensitivity %s plugins %.2f%% fell below the %.0f%% floor", label, 100*r, 100*psMinSensitivity)
 		}
 	}
+}
+
+// After a write the tool records L = D and B = Project(S, owned); the next
+// plan over the held-out records must then find nothing to do.
+func TestPowerShellCorpusQuietAfterApply(t *testing.T) {
+	t.Parallel()
+	key := []byte("powershell-corpus-salt")
+	n := 0
+	for _, r := range powershellCorpus(t) {
+		if exclusion(r) != "" {
+			continue
+		}
+		in := input(r, true)
+		st := in
+		st.LastApplied = diff.HashSecrets(r.PutBody, in.Schema, key)
+		st.Baseline = diff.Project(r.GetBody, diff.Compute(in).Owned)
+		st.SecretKey = key
+		n++
+		if res := diff.Compute(st); res.Action != diff.ActionNoOp {
+			t.Errorf("%s (%s): not quiet after apply: %+v", r.Source, r.ResourceType, res.Changes)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no record measured")
+	}
+	t.Logf("quiet after apply: %d records", n)
 }
