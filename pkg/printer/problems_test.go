@@ -114,6 +114,7 @@ func TestResultGolden(t *testing.T) {
 	}}
 	for _, tc := range []struct{ output, golden string }{
 		{OutputJSON, "result.json"}, {OutputYAML, "result.yaml"}, {OutputText, "result.txt"}, {OutputName, "result-name.txt"},
+		{OutputMarkdown, "result.md"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			secret.Register(secretValue)

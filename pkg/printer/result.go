@@ -86,6 +86,8 @@ func PrintResult(w io.Writer, r plan.Result, opts Options) error {
 			}
 		}
 		return bw.Flush()
+	case OutputMarkdown:
+		return markdownResult(w, r, opts)
 	default:
 		bw := bufio.NewWriter(w)
 		for _, rr := range r.Results {
@@ -166,4 +168,33 @@ func summarizeResult(r *plan.Result) {
 		}
 	}
 	r.Summary = s
+}
+
+// markdownResult appends the outcome to a markdown plan: the summary line,
+// then a row per resource that did not simply succeed or carries a note.
+func markdownResult(w io.Writer, r plan.Result, opts Options) error {
+	if len(r.Results) == 0 {
+		return nil
+	}
+	bw := bufio.NewWriter(w)
+	o := Outcome{Operation: opts.Operation}
+	for _, rr := range r.Results {
+		o.Resources = append(o.Resources, ResourceOutcome{ID: rr.ID, Status: Status(rr.Status)})
+	}
+	fmt.Fprintf(bw, "#### Result\n\n**%s**\n\n", mdText(o.SummaryLine()))
+	var rows []string
+	for _, rr := range r.Results {
+		detail := append([]string{}, rr.Notes...)
+		if rr.Error != "" {
+			detail = append([]string{rr.Error}, detail...)
+		}
+		if rr.Status == plan.StatusDone && len(detail) == 0 {
+			continue
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", rr.Status, mdCode(armid.Printable(DisplayName(rr.ID, ""))), mdText(strings.Join(detail, "; "))))
+	}
+	if len(rows) > 0 {
+		fmt.Fprintf(bw, "| Status | Resource | Detail |\n|---|---|---|\n%s\n\n", strings.Join(rows, "\n"))
+	}
+	return bw.Flush()
 }
