@@ -24,6 +24,8 @@ type getOptions struct {
 	streams genericiooptions.IOStreams
 	load    manifest.LoadOptions
 	refs    []string
+	// jsonPath is the parsed -o jsonpath=… template, nil for other formats.
+	jsonPath *jsonpath.JSONPath
 }
 
 // liveResource is one resource as Azure holds it now.
@@ -44,9 +46,9 @@ func newGetCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comman
   kubectl azure get storageAccounts/stdemo001 -o jsonpath='{.body.properties.primaryEndpoints.blob}'`,
 		Annotations: map[string]string{outputsAnnotation: "text,json,yaml,name"},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.refs = args
-			if len(args) == 0 && len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
-				return withCode(ExitValidation, fmt.Errorf("nothing to get: use -f FILE|DIR, -k DIR, or name recorded resources as TYPE/NAME"))
+			o.complete(args)
+			if err := o.validate(); err != nil {
+				return err
 			}
 			return o.run(cmd.Context())
 		},
@@ -55,14 +57,23 @@ func newGetCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comman
 	return cmd
 }
 
-func (o *getOptions) run(ctx context.Context) error {
-	var jp *jsonpath.JSONPath
+func (o *getOptions) complete(args []string) { o.refs = args }
+
+// validate rejects a missing selection or a bad template before any request.
+func (o *getOptions) validate() error {
+	if len(o.refs) == 0 && len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
+		return withCode(ExitValidation, fmt.Errorf("nothing to get: use -f FILE|DIR, -k DIR, or name recorded resources as TYPE/NAME"))
+	}
 	if tmpl, ok := strings.CutPrefix(o.g.Output, "jsonpath="); ok {
-		jp = jsonpath.New("get")
-		if err := jp.Parse(tmpl); err != nil {
+		o.jsonPath = jsonpath.New("get")
+		if err := o.jsonPath.Parse(tmpl); err != nil {
 			return withCode(ExitValidation, fmt.Errorf("-o jsonpath: %w", err))
 		}
 	}
+	return nil
+}
+
+func (o *getOptions) run(ctx context.Context) error {
 	set, err := o.resources(ctx)
 	if err != nil {
 		return err
@@ -83,7 +94,7 @@ func (o *getOptions) run(ctx context.Context) error {
 		}
 		live = append(live, liveResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Body: body})
 	}
-	return o.print(live, jp)
+	return o.print(live)
 }
 
 // resources are the manifests' resources, narrowed to refs, or the
@@ -107,8 +118,8 @@ func (o *getOptions) resources(ctx context.Context) (*manifest.Set, error) {
 	return set, nil
 }
 
-func (o *getOptions) print(live []liveResource, jp *jsonpath.JSONPath) error {
-	w := o.streams.Out
+func (o *getOptions) print(live []liveResource) error {
+	w, jp := o.streams.Out, o.jsonPath
 	doc := map[string]any{"resources": live}
 	switch {
 	case jp != nil:
