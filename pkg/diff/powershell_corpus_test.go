@@ -25,8 +25,49 @@ const (
 	psMinProviders      = 8
 )
 
+// psUnapplied lists the records where ARM answered the PUT with success but
+// kept an old value: the live state really differs from the desired one, so
+// the engine must report exactly that path. They are left out of the quiet
+// rate and checked on their own.
+var psUnapplied = map[string]string{
+	// The second PUT changes azureFile.accountName; ARM returns 200 and keeps
+	// the first value in both the PUT response and the GET.
+	"azure-powershell:src/App/App.Autorest/test/AzContainerAppManagedEnvStorage.Recording.json#1": "properties.azureFile.accountName",
+}
+
 func powershellCorpus(t testing.TB) []record {
 	return loadCorpus(t, "corpus", "azure-powershell", "roundtrips.jsonl.gz")
+}
+
+// powershellApplied returns the records whose PUT ARM applied in full.
+func powershellApplied(t testing.TB) []record {
+	var out []record
+	for _, r := range powershellCorpus(t) {
+		if _, ok := psUnapplied[r.Source]; !ok {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestPowerShellCorpusUnappliedReported(t *testing.T) {
+	found := 0
+	for _, r := range powershellCorpus(t) {
+		want, ok := psUnapplied[r.Source]
+		if !ok {
+			continue
+		}
+		found++
+		for _, withPlugins := range []bool{false, true} {
+			res := diff.Compute(input(r, withPlugins))
+			if len(res.Changes) != 1 || genericPath(res.Changes[0].Path) != want {
+				t.Errorf("%s (plugins %v): want exactly one change at %s, got %+v", r.Source, withPlugins, want, res.Changes)
+			}
+		}
+	}
+	if found != len(psUnapplied) {
+		t.Errorf("found %d of the %d records listed in psUnapplied", found, len(psUnapplied))
+	}
 }
 
 func TestPowerShellCorpusShape(t *testing.T) {
@@ -49,7 +90,7 @@ func TestPowerShellCorpusShape(t *testing.T) {
 
 func TestPowerShellCorpusQuiet(t *testing.T) {
 	t.Parallel()
-	recs := powershellCorpus(t)
+	recs := powershellApplied(t)
 	before, bc, excl := quietRun(t, recs, false)
 	after, ac, _ := quietRun(t, recs, true)
 	for why, n := range excl {
@@ -73,7 +114,7 @@ func TestPowerShellCorpusQuiet(t *testing.T) {
 
 func TestPowerShellCorpusSensitivity(t *testing.T) {
 	t.Parallel()
-	recs := powershellCorpus(t)
+	recs := powershellApplied(t)
 	for _, withPlugins := range []bool{false, true} {
 		tl, misses, skipped := sensitivityRun(recs, withPlugins)
 		label := map[bool]string{false: "WITHOUT", true: "WITH"}[withPlugins]
@@ -100,6 +141,8 @@ func TestPowerShellCorpusQuietAfterApply(t *testing.T) {
 		if exclusion(r) != "" {
 			continue
 		}
+		// After the write, L and B agree with S even where ARM kept an old
+		// value, so every record, unapplied ones too, must be quiet.
 		in := input(r, true)
 		st := in
 		st.LastApplied = diff.HashSecrets(r.PutBody, in.Schema, key)
