@@ -3,6 +3,7 @@ package emulator
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -321,5 +322,24 @@ func TestHostInPrefix(t *testing.T) {
 	}
 	if hostInPrefix("10.1.2.0/24", "a") != hostInPrefix("10.1.2.0/24", "a") {
 		t.Error("not deterministic")
+	}
+}
+
+func TestParentCopyOfChildSettles(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func() { mu.Lock(); now = now.Add(time.Minute); mu.Unlock() }
+	_, base := armStart(t, func(o *Options) { o.LRODuration = time.Second; o.Now = clock })
+	vnet := base + "/providers/Microsoft.Network/virtualNetworks/v"
+	q := "?api-version=2024-01-01"
+	do(t, http.MethodPut, vnet+q, map[string]any{"location": "westeurope", "properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
+	advance()
+	do(t, http.MethodPut, vnet+"/subnets/a"+q, map[string]any{"properties": map[string]any{"addressPrefix": "10.0.1.0/24"}})
+	advance()
+	v := do(t, http.MethodGet, vnet+q, nil)
+	items, _ := asMap(v.Body["properties"])["subnets"].([]any)
+	if len(items) != 1 || str(items[0], "properties", "provisioningState") != "Succeeded" {
+		t.Errorf("vnet's copy of subnet a: %s", v.Raw)
 	}
 }

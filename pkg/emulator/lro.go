@@ -126,6 +126,12 @@ func (s *Server) settleLocked() {
 		default:
 			setProvisioningState(r.Body, "Succeeded")
 		}
+		if op.Kind != opDelete || op.Fail {
+			// The parent's inline copy of a child shows its state too.
+			if pp, ok := parsePath(r.ID); ok {
+				s.syncParentFromChild(pp, r)
+			}
+		}
 	}
 	// Clear the tail so settled operations are not kept alive by the array.
 	for i := len(keep); i < len(s.pending); i++ {
