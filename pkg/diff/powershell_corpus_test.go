@@ -21,8 +21,8 @@ const (
 	psMinQuietNoPlugins = 0.95
 	psMinQuietPlugins   = 0.95
 	psMinSensitivity    = 0.99
-	psMinRecords        = 20
-	psMinProviders      = 8
+	psMinRecords        = 32
+	psMinProviders      = 10
 )
 
 // psUnapplied lists the records where ARM answered the PUT with success but
