@@ -334,3 +334,47 @@ func sorted(s []string) []string {
 	}
 	return out
 }
+
+func TestDeferredNamesStayDistinct(t *testing.T) {
+	ra := func(role string) string {
+		return doc(`"${guid:${ref:rg-demo},${ref:id-app.properties.principalId},`+role+`}"`, raType, "scope: ${ref:rg-demo}", "{properties: {roleDefinitionId: "+role+"}}")
+	}
+	s := load(t, docs(
+		doc(rgDocT, rgType, "", "{location: westeurope}"),
+		doc("id-app", idType, "resourceGroup: rg-demo", "{location: westeurope}"),
+		ra("reader"), ra("writer"),
+	))
+	seen := map[string]bool{}
+	for _, r := range s.Resources {
+		if seen[idKey(r.ID)] {
+			t.Errorf("two resources share the ID %s", r.ID)
+		}
+		seen[idKey(r.ID)] = true
+		if _, err := ParseID(r.ID); err != nil {
+			t.Errorf("ID %q: %v", r.ID, err)
+		}
+	}
+}
+
+// FuzzParseExpr: the placeholder parser never panics, text without a
+// placeholder is one literal equal to the input, and every guid argument
+// list is parsed to the same depth it was written.
+func FuzzParseExpr(f *testing.F) {
+	for _, s := range []string{"plain", "${ref:a.b[0]}", "${guid:${ref:a},b}", "$${x}", "${guid:${guid:${", "}}${", "${ref:a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		parts, err := parseExpr(s)
+		if err != nil {
+			return
+		}
+		if !strings.Contains(s, "$") {
+			if len(s) == 0 && len(parts) == 0 {
+				return
+			}
+			if len(parts) != 1 || parts[0].lit != s {
+				t.Fatalf("parseExpr(%q) = %+v, want one literal", s, parts)
+			}
+		}
+	})
+}

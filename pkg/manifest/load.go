@@ -241,6 +241,7 @@ func (l *loader) resolve() {
 		}
 		l.byID[k] = e
 	}
+	l.distinctDeferredIDs()
 	for _, e := range l.entries {
 		if e.state != idDone {
 			continue
@@ -278,6 +279,24 @@ func (l *loader) resolve() {
 		}
 		sort.Strings(deps)
 		e.res.DependsOn = deps
+	}
+}
+
+// distinctDeferredIDs keeps the IDs of resources whose names are known
+// only after apply distinct, so maps keyed by ID never merge two of them:
+// the second one under the same parent and type gets "(known after
+// apply) 2" as its last segment, and so on. IDForName replaces it.
+func (l *loader) distinctDeferredIDs() {
+	seen := map[string]int{}
+	for _, e := range l.entries {
+		if e.state != idDone || e.res.NameDeferred == nil {
+			continue
+		}
+		k := idKey(e.res.ID)
+		seen[k]++
+		if n := seen[k]; n > 1 || l.byID[k] != nil {
+			e.res.ID = fmt.Sprintf("%s %d", e.res.ID, n+1)
+		}
 	}
 }
 
