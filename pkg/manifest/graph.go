@@ -15,91 +15,105 @@ func TopoSort(rs []*Resource) ([]*Resource, error) {
 	for i, r := range rs {
 		index[idKey(r.ID)] = i
 	}
+	var cycle []int
+	order := depthFirst(len(rs), func(i int) []int {
+		var next []int
+		for _, d := range rs[i].DependsOn {
+			if j, ok := index[idKey(d)]; ok {
+				next = append(next, j)
+			}
+		}
+		return next
+	}, func(c []int) {
+		if cycle == nil {
+			cycle = c
+		}
+	})
+	if cycle != nil {
+		var names []string
+		for _, i := range cycle {
+			names = append(names, rs[i].Origin.String())
+		}
+		return nil, fmt.Errorf("dependency cycle: %s", strings.Join(names, " -> "))
+	}
+	out := make([]*Resource, len(order))
+	for k, i := range order {
+		out[k] = rs[i]
+	}
+	return out, nil
+}
+
+// depthFirst is the one cycle search of the package: it visits nodes
+// 0..n-1 in order, following next, and returns them in post-order (every
+// node after the nodes it leads to). Each back edge found reports the
+// cycle it closes, in path order, to onCycle.
+func depthFirst(n int, next func(int) []int, onCycle func([]int)) []int {
 	const (
 		white = iota
 		grey
 		black
 	)
-	color := make([]int, len(rs))
-	out := make([]*Resource, 0, len(rs))
+	color := make([]int, n)
+	out := make([]int, 0, n)
 	var stack []int
-	var visit func(i int) error
-	visit = func(i int) error {
+	var visit func(i int)
+	visit = func(i int) {
 		color[i] = grey
 		stack = append(stack, i)
-		for _, d := range rs[i].DependsOn {
-			j, ok := index[idKey(d)]
-			if !ok {
-				continue
-			}
+		for _, j := range next(i) {
 			switch color[j] {
 			case white:
-				if err := visit(j); err != nil {
-					return err
-				}
+				visit(j)
 			case grey:
-				var names []string
-				for k := len(stack) - 1; k >= 0; k-- {
-					names = append(names, rs[stack[k]].Origin.String())
-					if stack[k] == j {
+				for k, s := range stack {
+					if s == j {
+						onCycle(append([]int(nil), stack[k:]...))
 						break
 					}
 				}
-				return fmt.Errorf("dependency cycle: %s", strings.Join(names, " -> "))
 			}
 		}
 		stack = stack[:len(stack)-1]
 		color[i] = black
-		out = append(out, rs[i])
-		return nil
+		out = append(out, i)
 	}
-	for i := range rs {
+	for i := 0; i < n; i++ {
 		if color[i] == white {
-			if err := visit(i); err != nil {
-				return nil, err
-			}
+			visit(i)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // checkCycles finds dependency cycles among resolved resources (references
 // both ways, a scope that refers back, ...) and reports each once.
 func (l *loader) checkCycles() {
-	const (
-		white = iota
-		grey
-		black
-	)
-	color := map[*entry]int{}
-	var stack []*entry
-	var visit func(e *entry)
-	visit = func(e *entry) {
-		color[e] = grey
-		stack = append(stack, e)
-		for _, ed := range e.edges {
-			if ed.to.state != idDone {
-				continue
-			}
-			switch color[ed.to] {
-			case white:
-				visit(ed.to)
-			case grey:
-				for i, s := range stack {
-					if s == ed.to {
-						l.reportCycle(stack[i:])
-						break
-					}
-				}
-			}
-		}
-		stack = stack[:len(stack)-1]
-		color[e] = black
+	index := make(map[*entry]int, len(l.entries))
+	for i, e := range l.entries {
+		index[e] = i
 	}
-	for _, e := range l.entries {
-		if e.state == idDone && color[e] == white {
-			visit(e)
+	var cycles [][]*entry
+	depthFirst(len(l.entries), func(i int) []int {
+		e := l.entries[i]
+		if e.state != idDone {
+			return nil
 		}
+		var next []int
+		for _, ed := range e.edges {
+			if ed.to.state == idDone {
+				next = append(next, index[ed.to])
+			}
+		}
+		return next
+	}, func(c []int) {
+		cycle := make([]*entry, len(c))
+		for k, i := range c {
+			cycle[k] = l.entries[i]
+		}
+		cycles = append(cycles, cycle)
+	})
+	for _, c := range cycles {
+		l.reportCycle(c)
 	}
 }
 
