@@ -223,8 +223,12 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 	switch m {
 	case http.MethodGet, http.MethodHead, http.MethodDelete:
 		// ARM checks the api-version against the type on every method.
-		if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
-			return reply{err: err}
+		// Seeded resources are exempt: the admin API stores any ID
+		// verbatim, and reads must hand it back as stored.
+		if res := s.store.get(p.Raw); res == nil || !res.Verbatim {
+			if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
+				return reply{err: err}
+			}
 		}
 	}
 	switch m {

@@ -123,18 +123,21 @@ type Options struct {
 	Now func() time.Time `json:"-"`
 }
 
+// defaultThrottle is ARM's current token buckets per subscription.
+var defaultThrottle = ThrottleOptions{
+	Enabled: true,
+	Reads:   Bucket{Size: 250, Refill: 25},
+	Writes:  Bucket{Size: 200, Refill: 10},
+	Deletes: Bucket{Size: 200, Refill: 10},
+}
+
 // DefaultOptions returns the emulator's defaults: ARM's current token
 // buckets (reads 250 + 25/s, writes 200 + 10/s, deletes 200 + 10/s), no
 // added latency, 2 s long-running operations, the corpus quirks, no faults,
 // and the embedded schema when one is linked in.
 func DefaultOptions() Options {
 	return Options{
-		Throttle: ThrottleOptions{
-			Enabled: true,
-			Reads:   Bucket{Size: 250, Refill: 25},
-			Writes:  Bucket{Size: 200, Refill: 10},
-			Deletes: Bucket{Size: 200, Refill: 10},
-		},
+		Throttle:    defaultThrottle,
 		LRODuration: 2 * time.Second,
 		Quirks:      QuirksCorpus,
 		Schema:      defaultSchema(),

@@ -75,6 +75,14 @@ func (t *throttler) reset() {
 // sets the remaining-header, and reports whether it may proceed.
 func (t *throttler) admit(w http.ResponseWriter, sub, method string, now time.Time) bool {
 	if !t.opts.Enabled {
+		// ARM always reports the budget; with throttling off it never
+		// runs down, so the headers show a full bucket.
+		full := strconv.Itoa(int(defaultThrottle.Reads.Size))
+		if category(method) != catReads {
+			full = strconv.Itoa(int(defaultThrottle.Writes.Size))
+		}
+		w.Header().Set("x-ms-ratelimit-remaining-subscription-"+category(method), full)
+		w.Header().Set("x-ms-ratelimit-remaining-subscription-global-"+category(method), full)
 		return true
 	}
 	cat := category(method)
