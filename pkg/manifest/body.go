@@ -2,17 +2,17 @@ package manifest
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // walk copies a body value, expanding placeholders in strings and map keys
 // and filling valueFrom secrets. docPath is the field path messages use
 // ("spec.body.tags.a.b"); bodyPath is the same place in the diff's path
-// syntax, relative to the body (tags["a.b"]), the form SecretPaths,
+// syntax, relative to the body (tags."a.b"), the form SecretPaths,
 // Deferred and Actions are keyed by.
 func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (any, bool) {
 	switch x := v.(type) {
@@ -34,8 +34,7 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (any, bool) {
 		ok := true
 		for i, item := range x {
 			var iok bool
-			idx := "[" + strconv.Itoa(i) + "]"
-			out[i], iok = l.walk(e, item, docPath+idx, bodyPath+idx)
+			out[i], iok = l.walk(e, item, fmt.Sprintf("%s[%d]", docPath, i), diff.IndexPath(bodyPath, i))
 			ok = ok && iok
 		}
 		return out, ok
@@ -49,7 +48,7 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (any, bool) {
 			kp := joinPath(docPath, k)
 			nk, kok := l.expand(e, kp, k, true)
 			var vok bool
-			out[nk], vok = l.walk(e, x[k], kp, joinBodyPath(bodyPath, nk))
+			out[nk], vok = l.walk(e, x[k], kp, diff.JoinPath(bodyPath, nk))
 			ok = ok && kok && vok
 		}
 		return out, ok
@@ -104,19 +103,6 @@ func (l *loader) literalID(e *entry, docPath, s string) {
 func joinPath(base, k string) string {
 	if base == "" || k == "" {
 		return base + k
-	}
-	return base + "." + k
-}
-
-// joinBodyPath appends a member to a body path in the diff's rendered
-// syntax: member names with dots, brackets, spaces or quotes are quoted,
-// tags."a.b", exactly as the diff renders them.
-func joinBodyPath(base, k string) string {
-	if k == "" || strings.ContainsAny(k, ".[]=,\"\\ ") {
-		k = strconv.Quote(k)
-	}
-	if base == "" {
-		return k
 	}
 	return base + "." + k
 }
