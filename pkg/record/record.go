@@ -95,13 +95,15 @@ func Build(in Input) (*state.Record, error) {
 // equals the one the diff makes when it compares a clear value with it.
 type hasher struct {
 	in      Input
+	typed   map[string]bool // schema paths secret for this type under neutral names
 	fromEnv map[string]bool // valueFrom body paths
 	maps    map[string]bool // schema paths whose members are map entries
 	clear   map[string]bool // clear secret values seen in Desired
 }
 
 func newHasher(in Input) *hasher {
-	h := &hasher{in: in, fromEnv: map[string]bool{}, maps: mapPaths(in.Schema, in.Plugin), clear: map[string]bool{}}
+	h := &hasher{in: in, fromEnv: map[string]bool{}, maps: mapPaths(in.Schema, in.Plugin), clear: map[string]bool{},
+		typed: neutralSecretPaths(in.Type, in.ID)}
 	for _, p := range in.SecretPaths {
 		h.fromEnv[p] = true
 	}
@@ -174,7 +176,40 @@ func (h *hasher) secretAt(name, sp string, v any) bool {
 	if p := h.in.Schema.Prop(sp); p != nil && p.Secret {
 		return true
 	}
-	return secret.Name(name, v)
+	if h.typed[sp] || secret.Name(name, v) {
+		return true
+	}
+	// Without a schema the diff does not know the settings are a map, and
+	// names the path by its key: match the rule's "*" against it.
+	if i := strings.LastIndexByte(sp, '.'); i >= 0 && h.typed[sp[:i]+".*"] {
+		return true
+	}
+	return false
+}
+
+// neutralSecretPaths are the schema paths where a type keeps secrets under
+// names that say nothing (a Key Vault secret's value, App Service settings):
+// their REST references document them, their schemas do not mark them.
+// The same list guards the ARM client's request logs.
+func neutralSecretPaths(typ, id string) map[string]bool {
+	name := ""
+	if pid, err := armid.Parse(id); err == nil {
+		name = strings.ToLower(pid.Name())
+		if typ == "" {
+			typ = pid.Type()
+		}
+	}
+	switch strings.ToLower(typ) {
+	case "microsoft.keyvault/vaults/secrets", "microsoft.keyvault/managedhsms/secrets", "microsoft.apimanagement/service/namedvalues":
+		return map[string]bool{"properties.value": true}
+	case "microsoft.web/sites/config", "microsoft.web/sites/slots/config":
+		switch name {
+		case "appsettings", "connectionstrings", "authsettings", "authsettingsv2", "publishingcredentials", "azurestorageaccounts":
+			// A free-form map: every value, whatever its key.
+			return map[string]bool{"properties.*": true, "properties.*.value": true}
+		}
+	}
+	return nil
 }
 
 // mapPaths lists the schema paths whose members are map entries: every

@@ -214,3 +214,41 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("no key: err = %v, want one naming SecretKey", err)
 	}
 }
+
+// Types that keep secrets under neutral names: the value of a Key Vault
+// secret and every App Service app setting, whatever the schema says.
+func TestBuildHashesNeutralNamedSecrets(t *testing.T) {
+	const rg = "/subscriptions/s1/resourceGroups/rg/providers/"
+	tests := []struct {
+		id, typ, body string
+		path          []string
+		clear         string
+	}{
+		{rg + "Microsoft.KeyVault/vaults/kv/secrets/db", "Microsoft.KeyVault/vaults/secrets",
+			`{"properties":{"value":"kv-clear-value","contentType":"text"}}`, []string{"properties", "value"}, "kv-clear-value"},
+		{rg + "Microsoft.Web/sites/app/config/appsettings", "Microsoft.Web/sites/config",
+			`{"properties":{"DB_HOST":"db.internal.example","FEATURE":"on-feature"}}`, []string{"properties", "DB_HOST"}, "db.internal.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ, func(t *testing.T) {
+			rec, err := Build(Input{ID: tt.id, Type: tt.typ, Desired: body(t, tt.body), Live: body(t, tt.body), Key: testKey})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, m := range map[string]map[string]any{"L": rec.LastApplied, "B": rec.Baseline} {
+				if got := at(m, tt.path...); !secret.IsHash(got) {
+					t.Errorf("%s at %v = %v, want a hash", name, tt.path, got)
+				}
+				if b, _ := json.Marshal(m); strings.Contains(string(b), tt.clear) {
+					t.Errorf("%s holds the clear secret: %s", name, b)
+				}
+			}
+		})
+	}
+	// Other configs of a site are ordinary settings.
+	rec, err := Build(Input{ID: rg + "Microsoft.Web/sites/app/config/web", Type: "Microsoft.Web/sites/config",
+		Desired: body(t, `{"properties":{"alwaysOn":"yes-please"}}`), Key: testKey})
+	if err != nil || at(rec.LastApplied, "properties", "alwaysOn") != "yes-please" {
+		t.Errorf("site web config hashed: %v %v", rec, err)
+	}
+}
