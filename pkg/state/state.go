@@ -343,6 +343,9 @@ func prepareIntent(in Intent, key func() ([]byte, error)) (Intent, error) {
 	if err != nil {
 		return in, err
 	}
+	if rec != nil {
+		rec.fillSubscription()
+	}
 	in.Record = rec
 	if in.Started.IsZero() {
 		in.Started = time.Now().UTC()
