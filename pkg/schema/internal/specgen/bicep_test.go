@@ -115,6 +115,9 @@ func TestGenerateMerged(t *testing.T) {
 	if r := props["properties.region"]; r.Flags&format.FlagCreateOnly == 0 || r.Flags&format.FlagRequired == 0 || r.Flags&format.FlagFromSwagger != 0 {
 		t.Errorf("region = %+v: create-only from the Swagger, required from Bicep", r)
 	}
+	if bt := props["properties.bootstrapToken"]; bt.Flags&format.FlagWriteOnly == 0 {
+		t.Errorf("bootstrapToken = %+v: write-only as the Swagger infers it (PUT model only)", bt)
+	}
 	if pt := props["properties.parts"]; !slices.Equal(pt.Identifiers, []string{"partNumber"}) {
 		t.Errorf("parts identifiers = %v", pt.Identifiers)
 	}

@@ -88,14 +88,17 @@ func addSwaggerFacts(v, s *version, exact bool) {
 			v.patch = append(v.patch, p)
 		}
 	}
-	const swaggerPropFlags = format.FlagCreateOnly | format.FlagARMID | format.FlagPositional | format.FlagHasIdentifiers | format.FlagHasDefault
+	const swaggerPropFlags = format.FlagCreateOnly | format.FlagARMID | format.FlagPositional | format.FlagHasIdentifiers | format.FlagHasDefault | format.FlagWriteOnly
 	for path, bp := range v.props {
 		sp, ok := s.props[path]
 		if !ok || sp.Flags&swaggerPropFlags == 0 {
 			continue
 		}
 		if bp.Flags&format.FlagReadOnly == 0 {
-			bp.Flags |= sp.Flags & (format.FlagCreateOnly | format.FlagHasDefault)
+			// Write-only too: the Swagger generator also infers it from a
+			// member the PUT model has and the GET model lacks, which the
+			// Bicep index does not record.
+			bp.Flags |= sp.Flags & (format.FlagCreateOnly | format.FlagHasDefault | format.FlagWriteOnly)
 			bp.Default = sp.Default
 		}
 		bp.Flags |= sp.Flags & (format.FlagARMID | format.FlagPositional | format.FlagHasIdentifiers)
