@@ -6,9 +6,22 @@
 // Loading follows kubectl: -f files, directories, globs or stdin, -R, -k
 // through cli-runtime's resource builder (kustomize), -l label selection.
 // Every problem of a run is collected into one *ValidationError naming file,
-// document index and field path, so nothing reaches Azure from a set with
-// a single bad document. docs/manifests.md is the user-facing reference for
-// placement, the ${ref:...} syntax and valueFrom secrets.
+// document index, line and field path, so nothing reaches Azure from a set
+// with a single bad document; loading nothing is an *EmptySetError.
+// docs/manifests.md is the user-facing reference for placement, the
+// placeholder syntax and valueFrom secrets.
+//
+// The work is split by phase: read.go and decode.go read files and decode
+// YAML (numbers stay json.Number, input is bounded), envelope.go checks
+// apiVersion, kind, metadata and spec, placement.go builds ARM IDs,
+// expr.go and bind.go parse and resolve ${...} placeholders, body.go walks
+// bodies (valueFrom, literal IDs), graph.go finds cycles and orders, and
+// schema.go applies the schema's findings.
+//
+// Values that need live data (${ref:NAME.PATH}, valueFrom.action, names
+// over them) are not resolved here: the body holds plan.KnownAfterApply and
+// Resource.Deferred, Resource.Actions or Resource.NameDeferred say how the
+// apply engine fills them in.
 //
 // The package reads files, the environment, the Azure CLI profile and (only
 // through a SecretResolver the caller supplies) Kubernetes Secrets; it never
