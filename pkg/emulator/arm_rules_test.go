@@ -343,3 +343,36 @@ func TestParentCopyOfChildSettles(t *testing.T) {
 		t.Errorf("vnet's copy of subnet a: %s", v.Raw)
 	}
 }
+
+func TestInUseNetworkResourcesCannotBeDeleted(t *testing.T) {
+	_, base := armStart(t, nil)
+	q := "?api-version=2024-01-01"
+	nsg := base + "/providers/Microsoft.Network/networkSecurityGroups/n"
+	vnet := base + "/providers/Microsoft.Network/virtualNetworks/v"
+	nic := base + "/providers/Microsoft.Network/networkInterfaces/nic"
+	do(t, http.MethodPut, nsg+q, map[string]any{"location": "westeurope"})
+	nsgID := "/subscriptions/" + testSub + "/resourceGroups/rg/providers/Microsoft.Network/networkSecurityGroups/n"
+	do(t, http.MethodPut, vnet+q, map[string]any{"location": "westeurope", "properties": map[string]any{
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
+		"subnets":      []any{map[string]any{"name": "a", "properties": map[string]any{"addressPrefix": "10.0.1.0/24", "networkSecurityGroup": map[string]any{"id": nsgID}}}}}})
+	subnetID := "/subscriptions/" + testSub + "/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/a"
+	if r := do(t, http.MethodPut, nic+q, map[string]any{"location": "westeurope", "properties": map[string]any{"ipConfigurations": []any{
+		map[string]any{"name": "c", "properties": map[string]any{"subnet": map[string]any{"id": subnetID}}}}}}); r.Status >= 300 {
+		t.Fatalf("nic: %d %s", r.Status, r.Raw)
+	}
+	for _, c := range []struct{ url, code string }{
+		{nsg, "InUseNetworkSecurityGroupCannotBeDeleted"},
+		{vnet + "/subnets/a", "InUseSubnetCannotBeDeleted"},
+		{vnet, "InUseSubnetCannotBeDeleted"},
+	} {
+		if r := do(t, http.MethodDelete, c.url+q, nil); r.Status != 400 || errCode(r) != c.code {
+			t.Errorf("DELETE %s while in use: %d %s, want 400 %s", c.url, r.Status, r.Raw, c.code)
+		}
+	}
+	// Dependents first, then it goes.
+	for _, u := range []string{nic, vnet, nsg} {
+		if r := do(t, http.MethodDelete, u+q, nil); r.Status >= 300 {
+			t.Errorf("DELETE %s in order: %d %s", u, r.Status, r.Raw)
+		}
+	}
+}

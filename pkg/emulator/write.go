@@ -189,6 +189,9 @@ func (s *Server) deleteResource(r *http.Request, p armPath, apiVersion string) r
 	if err := s.checkParentLock(p); err != nil {
 		return reply{err: err}
 	}
+	if err := s.checkInUse(res); err != nil {
+		return reply{err: err}
+	}
 	facts := s.facts(p.Type(), apiVersion)
 	if !facts.deleteLRO {
 		s.store.removeTree(res.ID)

@@ -305,6 +305,14 @@ func network(ctx context.Context, e *env, r *runner) {
 		ip := deref(res.Properties.IPConfigurations[0].Properties.PrivateIPAddress)
 		return expect(strings.HasPrefix(ip, "10.40.1.") && ip != "10.40.1.0", "private IP %q is not in the subnet 10.40.1.0/24", ip)
 	})
+	r.check("network deleting a subnet a NIC uses is 400 InUseSubnetCannotBeDeleted", func() error {
+		_, err := subnets.BeginDelete(ctx, group, "vnet-conf", "app", nil)
+		return wantError(err, 400, "InUseSubnetCannotBeDeleted")
+	})
+	r.check("network deleting an NSG a subnet uses is 400 InUseNetworkSecurityGroupCannotBeDeleted", func() error {
+		_, err := nsgs.BeginDelete(ctx, group, "nsg-conf", nil)
+		return wantError(err, 400, "InUseNetworkSecurityGroupCannotBeDeleted")
+	})
 	ips := map[string]bool{}
 	for _, name := range []string{"pip-a", "pip-b"} {
 		r.check("network public IP "+name+" gets its own address", func() error {
