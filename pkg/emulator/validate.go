@@ -39,6 +39,9 @@ func (s *Server) checkTypeAndVersion(p armPath, apiVersion string) *armError {
 	if !ok || tl == nil || p.Kind == kindGroup {
 		return nil
 	}
+	if vc, ok := s.opts.Schema.(versionChecker); ok && vc.HasVersion(typ, apiVersion) {
+		return nil // the common case, without copying the version list
+	}
 	versions := tl.Versions(typ)
 	if len(versions) == 0 {
 		if s.knownNamespace(p.Namespace) {
@@ -46,9 +49,6 @@ func (s *Server) checkTypeAndVersion(p armPath, apiVersion string) *armError {
 				"The resource type '%s' could not be found in the namespace '%s' for api version '%s'. Check the type's spelling (GET /subscriptions/{id}/providers/%s lists the types).",
 				strings.Join(p.Types, "/"), p.Namespace, apiVersion, p.Namespace)
 		}
-		return nil
-	}
-	if vc, ok := s.opts.Schema.(versionChecker); ok && vc.HasVersion(typ, apiVersion) {
 		return nil
 	}
 	sorted := append([]string(nil), versions...)
