@@ -12,16 +12,6 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
-// Annotations the engine honours on manifests.
-const (
-	// AnnotationPreventDestroy "true" refuses any plan that deletes or
-	// replaces the resource.
-	AnnotationPreventDestroy = "azure.kubectl.io/prevent-destroy"
-	// AnnotationIgnoreChanges lists body paths (comma-separated globs) that
-	// are never compared, written or reported as drift.
-	AnnotationIgnoreChanges = "azure.kubectl.io/ignore-changes"
-)
-
 // preventDestroy reads the prevent-destroy annotation.
 func preventDestroy(r *manifest.Resource) bool {
 	return strings.EqualFold(strings.TrimSpace(annotation(r, AnnotationPreventDestroy)), "true")

@@ -112,10 +112,41 @@ func Patch(in Input, r Result) map[string]any {
 		}
 		setPath(patch, ap, w.strip(sp, merged))
 	}
+	wholeTags(patch, in.Live)
 	if in.Plugin != nil {
 		patch = in.Plugin.BeforeWrite(patch)
 	}
 	return patch
+}
+
+// wholeTags rewrites a patch's tags as the complete tag set: ARM replaces
+// the tag set on PATCH instead of merging it, so a patch that named only
+// the changed tags would drop every other one. The set is live's tags with
+// the patch's entries applied (null removes), which keeps tags the user
+// does not own (ignored or added by the service at our write).
+func wholeTags(patch, live map[string]any) {
+	pv, ok := patch["tags"]
+	if !ok {
+		return
+	}
+	full := map[string]any{}
+	if lt, ok := live["tags"].(map[string]any); ok {
+		for k, v := range lt {
+			full[k] = v
+		}
+	}
+	pt, _ := pv.(map[string]any)
+	if pv == nil {
+		full = map[string]any{}
+	}
+	for k, v := range pt {
+		if v == nil {
+			delete(full, k)
+			continue
+		}
+		full[k] = v
+	}
+	patch["tags"] = full
 }
 
 // PutBody returns the body of a GET-modify-PUT: live minus readonly fields,

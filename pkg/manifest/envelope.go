@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 )
 
 var (
@@ -81,6 +82,26 @@ func (l *loader) envelope(d document) *entry {
 						continue
 					}
 					res.Labels[k] = s
+				}
+			}
+		}
+		if av, present := meta["annotations"]; present && av != nil {
+			am, isMap := av.(map[string]any)
+			if !isMap {
+				bad("metadata.annotations", "must be a mapping of strings")
+			} else {
+				res.Annotations = map[string]string{}
+				for k, v := range am {
+					s, isStr := v.(string)
+					if !isStr {
+						bad("metadata.annotations."+k, "annotation values must be strings; quote it (e.g. \"true\")")
+						continue
+					}
+					if msg := checkAnnotation(k, s); msg != "" {
+						bad("metadata.annotations."+k, "%s", msg)
+						continue
+					}
+					res.Annotations[k] = s
 				}
 			}
 		}
@@ -168,4 +189,40 @@ func validName(n string) error {
 		return fmt.Errorf("starts with a space")
 	}
 	return armid.ValidateName(n)
+}
+
+// Annotations the tool acts on.
+const (
+	// AnnotationPreventDestroy "true" refuses any plan that deletes or
+	// replaces the resource.
+	AnnotationPreventDestroy = "azure.kubectl.io/prevent-destroy"
+	// AnnotationIgnoreChanges lists body paths (comma-separated, globs
+	// with * allowed) that are never compared, written or drift.
+	AnnotationIgnoreChanges = "azure.kubectl.io/ignore-changes"
+)
+
+// checkAnnotation validates the tool's own annotations, so a typo cannot
+// silently switch a protection off.
+func checkAnnotation(k, v string) string {
+	switch k {
+	case AnnotationPreventDestroy:
+		if v != "true" && v != "false" {
+			return fmt.Sprintf("must be \"true\" or \"false\", got %q", v)
+		}
+	case AnnotationIgnoreChanges:
+		for _, p := range strings.Split(v, ",") {
+			p = strings.TrimSpace(p)
+			if p == "" {
+				return "has an empty path; list body paths separated by commas, e.g. tags.costCenter,properties.subnets"
+			}
+			if err := diff.ValidatePath(p); err != nil {
+				return fmt.Sprintf("path %q: %v", p, err)
+			}
+		}
+	default:
+		if strings.HasPrefix(k, "azure.kubectl.io/") {
+			return "unknown annotation of this tool; known: " + AnnotationPreventDestroy + ", " + AnnotationIgnoreChanges
+		}
+	}
+	return ""
 }

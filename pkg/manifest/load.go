@@ -17,13 +17,16 @@ const (
 
 // Resource is one validated, resolved manifest document.
 type Resource struct {
-	Origin     Origin
-	Name       string
-	Labels     map[string]string
-	Type       string // e.g. Microsoft.Network/virtualNetworks/subnets
-	APIVersion string
-	ID         string         // resolved ARM ID
-	Body       map[string]any // references resolved, secrets filled in, ignored readonly paths removed
+	Origin Origin
+	Name   string
+	Labels map[string]string
+	// Annotations are metadata.annotations (string values); the tool acts
+	// on AnnotationPreventDestroy and AnnotationIgnoreChanges.
+	Annotations map[string]string
+	Type        string // e.g. Microsoft.Network/virtualNetworks/subnets
+	APIVersion  string
+	ID          string         // resolved ARM ID
+	Body        map[string]any // references resolved, secrets filled in, ignored readonly paths removed
 	// SecretPaths are the body paths (dotted, array items as [index]) whose
 	// values came from valueFrom: hash them, never print them.
 	SecretPaths []string
