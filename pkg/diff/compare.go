@@ -437,6 +437,15 @@ func (c *comparer) absent(sp, key string, x any) {
 		c.unverifiable = append(c.unverifiable, clonePath(c.path))
 		return
 	}
+	if isObj && !c.strict && len(c.path) > 1 && !c.f.isMap(sp) {
+		// A nested object GET leaves out altogether is an input the
+		// service does not return (connection details, restore
+		// parameters, creation options, contact info): it cannot be
+		// verified, which is not a change. Members of an object live does
+		// return are still compared one by one.
+		c.unverifiable = append(c.unverifiable, clonePath(c.path))
+		return
+	}
 	if xm, ok := x.(map[string]any); ok {
 		// Descend so defaults, empties and write-only members inside a
 		// missing object still cancel out; report what is left leaf by leaf.
