@@ -85,16 +85,18 @@ func CredentialName(name string) bool {
 }
 
 // Container reports whether everything below a property of this name is
-// secret: extension protectedSettings (and configurationProtectedSettings),
-// a list of secrets, and an object under a credential name (deployment
-// parameters write {"adminPassword": {"value": …}}).
+// secret: extension protectedSettings (and configurationProtectedSettings)
+// and a list of secrets. (An object under a credential name, as deployment
+// parameters write {"adminPassword": {"value": …}}, is a container too, but
+// only when it is an object: callers that hold the value check
+// CredentialName themselves, so a boolean named "secret" stays visible.)
 func Container(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
 	case "secrets", "protectedsettingsfromkeyvault", "credentials":
 		return true
 	}
-	return strings.HasSuffix(n, "protectedsettings") || CredentialName(name)
+	return strings.HasSuffix(n, "protectedsettings")
 }
 
 // minScrubLen is the shortest value Scrub replaces: shorter "secrets"

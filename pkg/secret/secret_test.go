@@ -55,12 +55,12 @@ func TestScrub(t *testing.T) {
 }
 
 func TestContainer(t *testing.T) {
-	for _, n := range []string{"protectedSettings", "configurationProtectedSettings", "secrets", "adminPassword"} {
+	for _, n := range []string{"protectedSettings", "configurationProtectedSettings", "secrets"} {
 		if !Container(n) {
 			t.Errorf("%s should be a secret container", n)
 		}
 	}
-	for _, n := range []string{"settings", "properties", "tags", "secretsEnabled"} {
+	for _, n := range []string{"settings", "properties", "tags", "secretsEnabled", "secret"} {
 		if Container(n) {
 			t.Errorf("%s should not be a secret container", n)
 		}
