@@ -31,7 +31,8 @@ bench: build
 dist:
 	VERSION=$(VERSION) hack/dist.sh
 
-# Regenerate the embedded schema index from ../shared/azure-specs.
+# Regenerate the embedded schema index from the Bicep type index and the
+# Swagger specs (inputs and flags: docs/schema.md).
 schema:
 	$(GO) generate ./pkg/schema/...
 

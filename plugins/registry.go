@@ -1,5 +1,6 @@
 // Package plugins holds per-resource-type knowledge the ARM specs get wrong
-// or do not carry (DESIGN §7), as diff.Plugin values registered by type.
+// or do not carry (see docs/architecture.md, "Named rules"), as diff.Plugin
+// values registered by type.
 // Each provider has one small file; every rule cites the corpus record it
 // was derived from.
 package plugins
