@@ -89,7 +89,6 @@ func TestPluginsOnTheirEvidence(t *testing.T) {
 		{"src/containerapp/azext_containerapp/tests/latest/recordings/test_containerapp_addon_binding_e2e.yaml#93", "properties.template.containers[postgres].image"},
 		{"src/cosmosdb-preview/azext_cosmosdb_preview/tests/latest/recordings/test_cosmosdb_mongo_role.yaml#17", "properties.type"},
 		{"src/site-recovery/azext_site_recovery/tests/latest/recordings/test_siterecovery_A2A_scenarios.yaml#76", "properties.groups"},
-		{"src/aks-preview/azext_aks_preview/tests/latest/recordings/test_aks_approuting_update.yaml#1", "properties.networkAcls.bypass"},
 		{"src/azure-firewall/azext_firewall/tests/latest/recordings/test_azure_firewall_policy_with_snat.yaml#0", "properties.snat.privateRanges"},
 		{"src/azure-firewall/azext_firewall/tests/latest/recordings/test_azure_firewall_policy_with_snat.yaml#4", "properties.snat.autoLearnPrivateRanges"},
 		{"src/image-gallery/azext_image_gallery/tests/latest/recordings/test_community_gallery_operations.yaml#33", "properties.publishingProfile.targetRegions[centraluseuap]"},
@@ -97,7 +96,6 @@ func TestPluginsOnTheirEvidence(t *testing.T) {
 		{"src/logic/azext_logic/tests/latest/recordings/test_integration_account_map.yaml#6", "properties.contentType"},
 		{"src/quota/azext_quota/tests/latest/recordings/test_quota_crud.yaml#1", "properties.resourceType"},
 		{"src/notification-hub/azext_notification_hub/tests/latest/recordings/test_notificationhubs.yaml#6", "properties.name"},
-		{"src/automation/azext_automation/tests/latest/recordings/test_automation.yaml#19", "properties.contentLink.uri"},
 	}
 	for _, c := range cases {
 		t.Run(c.source, func(t *testing.T) {
