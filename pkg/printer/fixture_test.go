@@ -77,6 +77,9 @@ func samplePlan() *plan.Plan {
 				Action: plan.ActionDelete, Method: "DELETE",
 				Changes: []plan.Change{{Path: "", Before: "(exists)", After: nil, Reason: "recorded in state for set default but no longer declared (--prune)", Kind: plan.KindRemove}},
 				Reason:  "recorded in state for set default but no longer declared (--prune)",
+				Cascade: []plan.CascadeItem{
+					{ID: sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/publicIPAddresses/pip-old/providers/Microsoft.Authorization/locks/lk", Type: "Microsoft.Authorization/locks", Managed: false},
+				},
 			},
 			{
 				ID:   sub + "/resourceGroups/rg-demo/providers/Microsoft.KeyVault/vaults/kv-demo",

@@ -67,7 +67,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	out("\n")
 
 	for _, r := range shown {
-		if pathChanges(r) == 0 && r.Reason == "" && !(opts.Explain && len(r.Equal) > 0) {
+		if pathChanges(r) == 0 && r.Reason == "" && len(r.Cascade) == 0 && !(opts.Explain && len(r.Equal) > 0) {
 			continue
 		}
 		out("<details><summary><code>%s %s</code> %s%s</summary>\n\n",
@@ -76,6 +76,13 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 		out("ID: %s\n\n", mdCode(armid.Printable(r.ID)))
 		if r.Reason != "" {
 			out("%s\n\n", mdText(r.Reason))
+		}
+		if len(r.Cascade) > 0 {
+			out("ARM deletes with it:\n\n")
+			for _, c := range r.Cascade {
+				out("- %s %s\n", mdCode(armid.Printable(cascadeName(c))), mdText(cascadeNote(c)))
+			}
+			out("\n")
 		}
 		if pathChanges(r) > 0 {
 			out("| | Path | Before | After | Note |\n")

@@ -164,6 +164,13 @@ func (t *textPrinter) resource(r plan.Resource) {
 	if r.Reason != "" {
 		t.wrapped(changeIndent, changeIndent+"  ", "# "+r.Reason, t.st.faint)
 	}
+	if r.Protected {
+		t.wrapped(changeIndent, changeIndent+"  ", "# protected (azure.kubectl.io/prevent-destroy)", t.st.faint)
+	}
+	for _, c := range r.Cascade {
+		t.wrapped(changeIndent+t.st.action(plan.ActionDelete)("- "), changeIndent+"    ",
+			armid.Printable(cascadeName(c))+" "+cascadeNote(c), identity)
+	}
 	for _, c := range r.Changes {
 		if c.Path == "" {
 			// A whole-resource create or delete: the resource line and its

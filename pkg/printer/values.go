@@ -121,8 +121,26 @@ func changeSymbol(k plan.ChangeKind) string {
 
 // summaryLine is the one-line count shared by text and markdown.
 func summaryLine(s plan.Summary) string {
-	return fmt.Sprintf("Plan: %d to create, %d to update, %d to replace, %d to delete, %d unchanged, %d to adopt",
+	line := fmt.Sprintf("Plan: %d to create, %d to update, %d to replace, %d to delete, %d unchanged, %d to adopt",
 		s.Create, s.Update, s.Replace, s.Delete, s.NoOp, s.Adopt)
+	if s.Cascade > 0 {
+		line += fmt.Sprintf("; %d more deleted by ARM with their parent", s.Cascade)
+	}
+	if s.Drift > 0 {
+		line += fmt.Sprintf("; %d with changes made outside this tool", s.Drift)
+	}
+	return line
+}
+
+// cascadeName is TYPE/NAME of a resource deleted with its parent.
+func cascadeName(c plan.CascadeItem) string { return DisplayName(c.ID, c.Type) }
+
+// cascadeNote says what deleting a parent does to one of its contents.
+func cascadeNote(c plan.CascadeItem) string {
+	if c.Managed {
+		return "(deleted with its parent; managed)"
+	}
+	return "(deleted with its parent; NOT managed by any manifest or state)"
 }
 
 // NoChangesMessage is printed when nothing would be written to Azure.
