@@ -151,7 +151,7 @@ func TestOrderVersionsPrefersNewestStable(t *testing.T) {
 }
 
 func TestDropInvalidLeavesOutWhatTheLoaderWouldRefuse(t *testing.T) {
-	validate := func(_, _ string, body map[string]any) ([]manifest.SchemaIssue, string) {
+	validate := func(_, _, _ string, body map[string]any) ([]manifest.SchemaIssue, string) {
 		var out []manifest.SchemaIssue
 		p, _ := body["properties"].(map[string]any)
 		if _, ok := p["mode"]; ok {

@@ -93,7 +93,7 @@ func (im *Importer) dropInvalid(r *Resource) {
 		validate = manifest.DefaultSchemaValidator
 	}
 	for range 5 {
-		issues, _ := validate(r.Type, r.APIVersion, withSecretValues(r.Body))
+		issues, _ := validate(r.Type, r.APIVersion, r.Name, withSecretValues(r.Body))
 		removed := false
 		for _, is := range issues {
 			// Judged by the issue's kind and severity, never its wording.

@@ -505,7 +505,7 @@ spec: {type: Microsoft.Test/things/things@2020-01-01, parent: Microsoft.Test/thi
 }
 
 func TestSchemaHook(t *testing.T) {
-	validator := func(typ, apiVersion string, body map[string]any) ([]SchemaIssue, string) {
+	validator := func(typ, apiVersion, _ string, body map[string]any) ([]SchemaIssue, string) {
 		if typ != ResourceGroupType || apiVersion != "2021-04-01" {
 			t.Errorf("validator called with %s@%s", typ, apiVersion)
 		}
@@ -538,7 +538,7 @@ func TestSchemaHook(t *testing.T) {
 		t.Errorf("strict: %v", ve)
 	}
 	o = stdin(doc)
-	o.Schema = func(string, string, map[string]any) ([]SchemaIssue, string) {
+	o.Schema = func(string, string, string, map[string]any) ([]SchemaIssue, string) {
 		return []SchemaIssue{{Path: "location", Severity: SchemaError, Message: "expected string, got number"}}, ""
 	}
 	if ve := loadErr(t, o); ve.Error() != "<stdin>#0 (line 7): spec.body.location: expected string, got number" {
@@ -581,7 +581,7 @@ func TestSecretNotEchoedBySchemaErrors(t *testing.T) {
 	doc := strings.Replace(kvSecretDoc, "VALUEFROM", "{env: DB_PASSWORD}", 1)
 	o := stdin(doc)
 	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "DB_PASSWORD": "hunter2", "SECOND": "x"})
-	o.Schema = func(_, _ string, body map[string]any) ([]SchemaIssue, string) {
+	o.Schema = func(_, _, _ string, body map[string]any) ([]SchemaIssue, string) {
 		v := body["properties"].(map[string]any)["value"]
 		return []SchemaIssue{{Path: "properties.value", Severity: SchemaError, Message: fmt.Sprintf("%q is not one of a, b", v)}}, ""
 	}
@@ -606,7 +606,7 @@ spec:
 `
 	o := stdin(doc)
 	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "B_VALUE": "hidden"})
-	o.Schema = func(string, string, map[string]any) ([]SchemaIssue, string) { return nil, "" }
+	o.Schema = func(string, string, string, map[string]any) ([]SchemaIssue, string) { return nil, "" }
 	r := load(t, o).Resources[0]
 	if strings.Join(r.SecretPaths, ",") != "properties.env[1].value" {
 		t.Errorf("SecretPaths = %v", r.SecretPaths)

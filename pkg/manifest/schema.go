@@ -34,9 +34,11 @@ type SchemaIssue struct {
 }
 
 // SchemaValidator checks a body against what the ARM specs say about
-// (type, apiVersion). note is a one-line remark for the user (schema not
+// (type, apiVersion); name is the resource's own name, which selects the
+// body of types such as Microsoft.Web/sites/config (appsettings,
+// connectionstrings, …). note is a one-line remark for the user (schema not
 // found, nearest api-version used) or "".
-type SchemaValidator func(typ, apiVersion string, body map[string]any) (issues []SchemaIssue, note string)
+type SchemaValidator func(typ, apiVersion, name string, body map[string]any) (issues []SchemaIssue, note string)
 
 // DefaultSchemaValidator is used when LoadOptions.Schema is nil: the
 // schema built into the binary (--schema-dir and tests replace it).
@@ -47,13 +49,13 @@ var DefaultSchemaValidator = RegistryValidator(schema.Default())
 // error: it is noted and the body goes unvalidated. Severities are the
 // schema's own: errors only where it is certain on the exact api-version.
 func RegistryValidator(reg *schema.Registry) SchemaValidator {
-	return func(typ, apiVersion string, body map[string]any) ([]SchemaIssue, string) {
+	return func(typ, apiVersion, name string, body map[string]any) ([]SchemaIssue, string) {
 		t, res := reg.Lookup(typ, apiVersion)
 		if t == nil {
 			return nil, res.Warning
 		}
 		var out []SchemaIssue
-		for _, is := range t.Validate(body) {
+		for _, is := range t.ValidateWith(body, schema.ValidateOptions{Name: name}) {
 			sev := SchemaWarning
 			switch is.Severity {
 			case schema.Error:
@@ -69,7 +71,7 @@ func RegistryValidator(reg *schema.Registry) SchemaValidator {
 
 // schema applies the schema validator and removes ignored readonly paths.
 func (l *loader) schema(e *entry) {
-	issues, note := l.opts.Schema(e.typ.full, e.res.APIVersion, e.res.Body)
+	issues, note := l.opts.Schema(e.typ.full, e.res.APIVersion, e.res.Name, e.res.Body)
 	o := e.res.Origin
 	if note != "" {
 		l.warn(o, "", "%s", note)
