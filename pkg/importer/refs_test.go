@@ -16,7 +16,9 @@ const (
 	net1  = rg1 + "/providers/Microsoft.Network/"
 )
 
-func noValidation(string, string, string, map[string]any) ([]manifest.SchemaIssue, string) { return nil, "" }
+func noValidation(string, string, string, map[string]any) ([]manifest.SchemaIssue, string) {
+	return nil, ""
+}
 
 func res(id string, body map[string]any) *Resource {
 	typ := strings.Split(id, "/providers/")[len(strings.Split(id, "/providers/"))-1]
