@@ -106,6 +106,18 @@ func buildFacts(s *schema.Type, r *Rules) *facts {
 	return f
 }
 
+// MapPaths lists the schema paths whose members are map entries (tags,
+// every prefix followed by a "*" in the schema or the plugin's rules): the
+// one answer the diff and the state-record builder share.
+func MapPaths(s *schema.Type, p Plugin) map[string]bool {
+	f := factsFor(s, p)
+	out := make(map[string]bool, len(f.maps))
+	for k, v := range f.maps {
+		out[k] = v
+	}
+	return out
+}
+
 // markMaps records every prefix of p that is followed by a "*" segment
 // ("properties.foo.*.bar" marks "properties.foo").
 func markMaps(m map[string]bool, p string) {

@@ -102,7 +102,7 @@ type hasher struct {
 }
 
 func newHasher(in Input) *hasher {
-	h := &hasher{in: in, fromEnv: map[string]bool{}, maps: mapPaths(in.Schema, in.Plugin), clear: map[string]bool{},
+	h := &hasher{in: in, fromEnv: map[string]bool{}, maps: diff.MapPaths(in.Schema, in.Plugin), clear: map[string]bool{},
 		typed: neutralSecretPaths(in.Type, in.ID)}
 	for _, p := range in.SecretPaths {
 		h.fromEnv[p] = true
@@ -212,56 +212,6 @@ func neutralSecretPaths(typ, id string) map[string]bool {
 	return nil
 }
 
-// mapPaths lists the schema paths whose members are map entries: every
-// prefix followed by a "*" segment in the schema or the plugin's rules, and
-// tags, as the diff does.
-func mapPaths(s *schema.Type, p diff.Plugin) map[string]bool {
-	m := map[string]bool{"tags": true}
-	if s != nil {
-		for path := range s.Properties {
-			markMaps(m, path)
-		}
-	}
-	if p == nil {
-		return m
-	}
-	r := p.Rules()
-	if r == nil {
-		return m
-	}
-	for _, l := range [][]string{r.ReadOnly, r.Ordered, r.WriteOnly, r.CreateOnly, r.ChildCollections, r.MergeCollections} {
-		for _, path := range l {
-			markMaps(m, path)
-		}
-	}
-	for path := range r.Defaults {
-		markMaps(m, path)
-	}
-	for path := range r.Normalizers {
-		markMaps(m, path)
-	}
-	return m
-}
-
-// markMaps marks every prefix of p that is followed by a "*" segment
-// ("properties.foo.*.bar" marks "properties.foo").
-func markMaps(m map[string]bool, p string) {
-	start := 0
-	for i := 0; i <= len(p); i++ {
-		if i < len(p) && p[i] != '.' {
-			continue
-		}
-		part := p[start:i]
-		if part == "*" || strings.HasPrefix(part, "*[") {
-			if start == 0 {
-				m[""] = true
-			} else {
-				m[p[:start-1]] = true
-			}
-		}
-		start = i + 1
-	}
-}
 
 func childSchemaPath(parent, name string, parentIsMap bool) string {
 	switch {
