@@ -212,7 +212,6 @@ func neutralSecretPaths(typ, id string) map[string]bool {
 	return nil
 }
 
-
 func childSchemaPath(parent, name string, parentIsMap bool) string {
 	switch {
 	case parentIsMap && parent == "":
