@@ -234,6 +234,12 @@ func Compute(in Input) Result {
 				reason = reasonAddNoState
 			}
 			r.add(p, e, e.y, e.x, reason, plan.CauseUser)
+			if in.Explain && !e.secret {
+				// A first plan: say which normalisation families were
+				// tried, so a reader can tell a real change from one the
+				// tool does not know how to normalise yet.
+				r.Changes[len(r.Changes)-1].RulesTried = p.f.rulesTried(e.sp, lastField(e.path), e.x, e.y)
+			}
 		}
 		if in.Explain {
 			r.Equal = toEqual(live.equal)

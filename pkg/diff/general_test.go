@@ -97,3 +97,21 @@ func TestRulesTried(t *testing.T) {
 		t.Errorf("free text must not list the token rule: %v", got)
 	}
 }
+
+// TestExplainNamesRulesTried: --explain on a first plan lists, for a
+// reported change, the rule families that did not explain it.
+func TestExplainNamesRulesTried(t *testing.T) {
+	in := Input{
+		Desired: map[string]any{"location": "westeurope", "properties": map[string]any{"mode": "A"}},
+		Live:    map[string]any{"location": "westeurope", "properties": map[string]any{"mode": "B"}},
+		Explain: true,
+	}
+	r := Compute(in)
+	if len(r.Changes) != 1 || len(r.Changes[0].RulesTried) == 0 || r.Changes[0].RulesTried[0] != RuleExact {
+		t.Fatalf("changes = %+v", r.Changes)
+	}
+	in.Explain = false
+	if r := Compute(in); len(r.Changes[0].RulesTried) != 0 {
+		t.Error("rules tried listed without --explain")
+	}
+}

@@ -39,7 +39,7 @@ func samplePlan() *plan.Plan {
 				Type: "Microsoft.Storage/storageAccounts", APIVersion: "2023-05-01",
 				Action: plan.ActionUpdate, Method: "PATCH", Origin: "infra/storage.yaml#0",
 				Changes: []plan.Change{
-					{Path: "properties.minimumTlsVersion", Before: "TLS1_0", After: "TLS1_2", Reason: "manifest changed", Kind: plan.KindChange},
+					{Path: "properties.minimumTlsVersion", Before: "TLS1_0", After: "TLS1_2", Reason: "manifest changed", Kind: plan.KindChange, RulesTried: []string{"exact", "enum-case-insensitive"}},
 					{Path: "tags.env", Before: "dev", After: "prod", Reason: "live changed outside kubectl-azure", Kind: plan.KindChange, Drift: true},
 					{Path: "properties.allowBlobPublicAccess", Before: true, After: nil, Reason: "removed from manifest", Kind: plan.KindRemove},
 					{Path: "properties.networkAcls.ipRules", Before: []any{map[string]any{"value": "10.0.0.0/24", "action": "Allow"}, map[string]any{"value": "10.0.1.0/24", "action": "Allow"}, map[string]any{"value": "10.0.2.0/24", "action": "Allow"}},

@@ -139,9 +139,18 @@ func changeNotes(c plan.Change, explain bool) []string {
 		n = append(n, "forces replacement")
 	}
 	if explain && c.Reason != "" {
-		n = append(n, c.Reason)
+		n = append(n, c.Reason+rulesTriedNote(c))
 	}
 	return n
+}
+
+// rulesTriedNote lists, on a first plan with --explain, the normalisation
+// rule families that were tried and did not explain the difference.
+func rulesTriedNote(c plan.Change) string {
+	if len(c.RulesTried) == 0 {
+		return ""
+	}
+	return "; rules tried: " + strings.Join(c.RulesTried, ", ")
 }
 
 // mdCode renders s as inline code that is safe inside a table cell: an HTML

@@ -221,7 +221,7 @@ func (t *textPrinter) change(c plan.Change) {
 	case c.CreateOnly:
 		note("# forces replacement", t.st.danger)
 	case t.opts.Explain && c.Reason != "":
-		note("# "+c.Reason, t.st.faint)
+		note("# "+c.Reason+rulesTriedNote(c), t.st.faint)
 	}
 	suffix := ""
 	styledSuffix := ""
