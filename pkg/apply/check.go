@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Check refuses a plan that needs a permission the options do not grant.
 // It runs before any write, so a refused plan writes nothing. Every refusal
 // is reported at once, each with the flag (or edit) that lifts it.
 func (e *Engine) Check(p *Prepared) error {
-	var adopt, replace, unmanaged, protected, cascade []string
+	var adopt, replace, unmanaged, protected, cascade, required []string
 	prunes := 0
 	for _, it := range p.items {
 		a := it.planned.Action
@@ -32,6 +33,9 @@ func (e *Engine) Check(p *Prepared) error {
 			if it.res == nil {
 				prunes++
 			}
+		}
+		if a == plan.ActionCreate || a == plan.ActionReplace {
+			required = append(required, missingOnCreate(it)...)
 		}
 		if a != plan.ActionDelete && a != plan.ActionReplace {
 			continue
@@ -54,6 +58,7 @@ func (e *Engine) Check(p *Prepared) error {
 		}
 	}
 	add(protected, "%d resource(s) are annotated azure.kubectl.io/prevent-destroy but the plan deletes or replaces them; nothing was written. Remove the annotation first if destroying them is intended, or revert the change that forces it:")
+	add(required, "%d required propert(y/ies) missing from resources this plan creates; nothing was written. ARM would refuse the create: add them to the manifests:")
 	add(adopt, "%d resource(s) exist in Azure but are not in state; nothing was written. Review the plan, then rerun with --adopt to take them over, or run `kubectl azure import` first:")
 	add(replace, "%d resource(s) need replacing because a create-only property changed; nothing was written. Rerun with --allow-replace to delete and recreate them (their data is lost), or revert the change:")
 	add(unmanaged, "%d resource(s) to delete were not applied by kubectl-azure (not in state); nothing was written. Rerun with --allow-delete-unmanaged if deleting them is intended:")
@@ -65,4 +70,21 @@ func (e *Engine) Check(p *Prepared) error {
 		return errors.New(strings.Join(msgs, "\n"))
 	}
 	return nil
+}
+
+// missingOnCreate lists the properties the resource's exact api-version
+// requires on create that its body lacks. Only the exact version's schema
+// is trusted (validation on a fallback version never errs), and only
+// creates are judged: an update keeps what the resource already has.
+func missingOnCreate(it *item) []string {
+	if it.res == nil || it.schema == nil {
+		return nil
+	}
+	var out []string
+	for _, is := range it.schema.ValidateWith(it.res.Body, schema.ValidateOptions{Name: it.name, Create: true}) {
+		if is.Severity == schema.Error && is.Kind == schema.KindRequired {
+			out = append(out, it.display()+": "+is.Message)
+		}
+	}
+	return out
 }

@@ -102,7 +102,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 					after = "*(removed)*"
 				}
 				out("| `%s` | %s | %s | %s | %s |\n", changeSymbol(c.Kind), mdCode(c.Path), before, after,
-					mdText(strings.Join(changeNotes(c, opts.Explain), "; ")))
+					mdText(strings.Join(changeNotes(forAction(r.Action, c), opts.Explain), "; ")))
 			}
 			out("\n")
 		}
@@ -192,4 +192,14 @@ func pathChanges(r plan.Resource) int {
 		}
 	}
 	return n
+}
+
+// forAction adapts a change's notes to its resource's action: on a create
+// nothing is replaced, so a create-only path is not marked "forces
+// replacement".
+func forAction(a plan.Action, c plan.Change) plan.Change {
+	if a == plan.ActionCreate {
+		c.CreateOnly = false
+	}
+	return c
 }

@@ -177,7 +177,7 @@ func (t *textPrinter) resource(r plan.Resource) {
 			// reason already say it, and the value is only a placeholder.
 			continue
 		}
-		t.change(c)
+		t.change(forAction(r.Action, c))
 	}
 	if t.opts.Explain {
 		for _, e := range r.Equal {
