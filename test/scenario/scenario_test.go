@@ -161,10 +161,13 @@ func BenchmarkApply200DAG(b *testing.B) {
 		b.Fatalf("DAG has %d resources", d.Count())
 	}
 	// Critical path: the plan's GET, then per level PUT + LRO + the GET
-	// that follows the write: group (synchronous) -> vnet (20 s) -> subnet (2 s).
+	// that follows the write: group (synchronous) -> vnet (20 s) -> the
+	// vnet's subnets (2 s each) one after another, because ARM refuses a
+	// second write under one virtual network while one is in flight
+	// (409 AnotherOperationInProgress) and the engine serialises them.
 	get, put := 0.050, 0.150
 	critical := get + (put + get) + (put + opts.LROByType["Microsoft.Network/virtualNetworks"].Seconds() + get) +
-		(put + opts.LROByType["Microsoft.Network/virtualNetworks/subnets"].Seconds() + get)
+		float64(d.Subnets)*(put+opts.LROByType["Microsoft.Network/virtualNetworks/subnets"].Seconds()+get)
 	writeBound := max(0, float64(d.Count())-200) / 10
 	bound := critical + writeBound
 	// The default run is the target. The second shows how much of the
