@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
@@ -139,7 +140,7 @@ func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool)) 
 			continue
 		}
 		if !copied {
-			body, copied = deepCopyMap(body), true
+			body, copied = diff.CopyBody(body), true
 		}
 		if err := setPath(body, p, v); err != nil {
 			return nil, nil, err
@@ -253,7 +254,7 @@ func (e *Engine) callActions(ctx context.Context, it *item, body map[string]any)
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	body = deepCopyMap(body)
+	body = diff.CopyBody(body)
 	for _, p := range paths {
 		a := it.res.Actions[p]
 		resp, err := e.ARM.Post(ctx, strings.TrimRight(a.Target, "/")+"/"+a.Action, a.APIVersion, nil, nil)
@@ -347,31 +348,6 @@ func splitPath(p string) ([]string, error) {
 
 // deepCopyMap copies a decoded JSON body so resolved values never leak into
 // the manifest's own body.
-func deepCopyMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = deepCopy(v)
-	}
-	return out
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return deepCopyMap(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
-}
-
 // checkUnselected looks for the dependencies -l left out: the run neither
 // creates nor changes them, so each must exist in Azure already. A resource
 // group is read directly; a resource is looked for in its group's listing

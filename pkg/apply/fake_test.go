@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
@@ -54,7 +55,7 @@ func notFound(method, id string) error {
 func (f *fakeARM) seed(id string, body map[string]any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	b := deepCopyMap(body)
+	b := diff.CopyBody(body)
 	if b == nil {
 		b = map[string]any{}
 	}
@@ -133,7 +134,7 @@ func (f *fakeARM) Put(ctx context.Context, id, apiVersion string, body map[strin
 		return nil, err
 	}
 	defer f.enter(id)()
-	b := deepCopyMap(body)
+	b := diff.CopyBody(body)
 	if f.generate != nil {
 		f.generate(id, b)
 	}
@@ -169,7 +170,7 @@ func mergePatch(dst, patch map[string]any) {
 			}
 			mergePatch(d, pv)
 		default:
-			dst[k] = deepCopy(v)
+			dst[k] = diff.CopyValue(v)
 		}
 	}
 }
@@ -337,7 +338,7 @@ func (s *memStore) has(id string) bool {
 // recordOf is the record a previous apply of body left.
 func recordOf(id string, body map[string]any, set string) *state.Record {
 	return &state.Record{ID: id, Type: armid.TypeOf(id), APIVersion: "2023-01-01", Set: set,
-		LastApplied: deepCopyMap(body), Baseline: deepCopyMap(body)}
+		LastApplied: diff.CopyBody(body), Baseline: diff.CopyBody(body)}
 }
 
 // res is a manifest resource placed by ID.

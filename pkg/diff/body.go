@@ -220,6 +220,13 @@ func findKeyed(a []any, s seg) int {
 	return -1
 }
 
+// CopyValue returns a deep copy of a JSON value (maps, arrays, scalars):
+// the one copy every package uses before changing a body it was given.
+func CopyValue(v any) any { return deepCopy(v) }
+
+// CopyBody returns a deep copy of a body; nil stays nil.
+func CopyBody(m map[string]any) map[string]any { return deepCopyMap(m) }
+
 func deepCopy(v any) any {
 	switch t := v.(type) {
 	case map[string]any:

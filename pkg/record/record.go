@@ -135,7 +135,7 @@ func (h *hasher) walkMap(m map[string]any, bodyPath, sp string, under, collect b
 		csp := childSchemaPath(sp, k, isMap)
 		cbp := joinPath(bodyPath, k)
 		if under && (k == "name" || k == "id" || k == "type") {
-			out[k] = deepCopy(v) // identifiers of secret entries are not secret
+			out[k] = diff.CopyValue(v) // identifiers of secret entries are not secret
 			continue
 		}
 		out[k] = h.walkValue(v, k, cbp, csp, under || secret.Container(k), collect)
@@ -231,22 +231,4 @@ func joinPath(base, k string) string {
 		return base + k
 	}
 	return base + "." + k
-}
-
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }
