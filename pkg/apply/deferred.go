@@ -145,8 +145,46 @@ func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool)) 
 		if err := setPath(body, p, v); err != nil {
 			return nil, nil, err
 		}
+		if readsSecret(r.Deferred[p]) {
+			// A value read from a credential (a connection string, a key)
+			// is as secret where it is used as where it was read.
+			if s, ok := v.(string); ok {
+				secret.Register(s)
+			}
+		}
 	}
 	return body, unknown, nil
+}
+
+// readsSecret reports whether an expression reads a credential-named path
+// of another resource's live body (properties.ConnectionString,
+// keys[0].value under listKeys-like paths).
+func readsSecret(d *manifest.Deferred) bool {
+	for _, ref := range d.Refs {
+		last := ref.Path
+		if i := strings.LastIndexByte(last, '.'); i >= 0 {
+			last = last[i+1:]
+		}
+		if i := strings.IndexByte(last, '['); i >= 0 {
+			last = last[:i]
+		}
+		if secret.CredentialName(last) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretDeferred lists the body paths whose deferred values read secrets.
+func secretDeferred(r *manifest.Resource) []string {
+	var out []string
+	for p, d := range r.Deferred {
+		if readsSecret(d) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // prepareWrite runs right before a resource is written, after its

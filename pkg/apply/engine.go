@@ -256,7 +256,7 @@ func (e *Engine) manifestItems(set *manifest.Set, recs map[string]*state.Record)
 	items := make([]*item, 0, len(set.Resources))
 	for _, r := range set.Resources {
 		it := &item{res: r, id: r.ID, typ: r.Type, ver: r.APIVersion, name: r.Name,
-			declaredDeps: r.DependsOn, secrets: r.SecretPaths, record: recs[armid.Key(r.ID)],
+			declaredDeps: r.DependsOn, secrets: append(append([]string(nil), r.SecretPaths...), secretDeferred(r)...), record: recs[armid.Key(r.ID)],
 			protected: preventDestroy(r), nameDeferred: r.NameDeferred != nil}
 		if it.nameDeferred {
 			// The real ID is computed at apply time; nothing can be read

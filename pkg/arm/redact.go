@@ -35,14 +35,20 @@ type sensitiveRule struct {
 // ("value", arbitrary app-setting keys), from their REST API references:
 // a Key Vault secret's properties.value; App Service appsettings,
 // connectionstrings and auth settings (sites and slots), whose properties
-// are a free-form map of the user's settings.
+// are a free-form map of the user's settings, and the same settings written
+// inline in a site's siteConfig.
 var defaultSensitive = map[string][]sensitiveRule{
 	"microsoft.keyvault/vaults/secrets":           {{paths: []string{"properties.value"}}},
 	"microsoft.keyvault/managedhsms/secrets":      {{paths: []string{"properties.value"}}},
 	"microsoft.web/sites/config":                  {{names: webSecretConfigs, paths: []string{"properties.*"}}},
 	"microsoft.web/sites/slots/config":            {{names: webSecretConfigs, paths: []string{"properties.*"}}},
 	"microsoft.apimanagement/service/namedvalues": {{paths: []string{"properties.value"}}},
+	// The same settings inline in a site's siteConfig.
+	"microsoft.web/sites":       {{paths: webInlineSecrets}},
+	"microsoft.web/sites/slots": {{paths: webInlineSecrets}},
 }
+
+var webInlineSecrets = []string{"properties.siteConfig.appSettings[].value", "properties.siteConfig.connectionStrings[].connectionString"}
 
 var webSecretConfigs = []string{"appsettings", "connectionstrings", "authsettings", "authsettingsv2", "publishingcredentials", "azurestorageaccounts"}
 

@@ -77,6 +77,16 @@ func TestLogRedactsBySecretRules(t *testing.T) {
 			visible: []string{"DB_CONN", "FEATURE"},
 		},
 		{
+			name: "App Service settings inline in siteConfig",
+			id:   rg + "/providers/Microsoft.Web/sites/app1",
+			body: map[string]any{"properties": map[string]any{"siteConfig": map[string]any{
+				"linuxFxVersion": "DOTNETCORE|8.0",
+				"appSettings":    []any{map[string]any{"name": "APPINSIGHTS_CONN", "value": "InstrumentationKey=inline-setting-1"}},
+			}}},
+			hidden:  []string{"inline-setting-1"},
+			visible: []string{"APPINSIGHTS_CONN", "DOTNETCORE|8.0"},
+		},
+		{
 			name:    "App Service web config stays visible",
 			id:      rg + "/providers/Microsoft.Web/sites/app1/config/web",
 			body:    map[string]any{"properties": map[string]any{"numberOfWorkers": json.Number("3"), "linuxFxVersion": "NODE|20"}},
