@@ -82,6 +82,44 @@ func (p armPath) ParentID() string {
 	return ""
 }
 
+// levels is the fixed prefix of ARM paths, outermost first. Each level
+// addresses its collection (the keyword alone), one item (keyword and
+// name), or that item's generic resource list (".../resources").
+var levels = []struct {
+	keyword                     string
+	collection, item, resources kind
+	set                         func(p *armPath, name string)
+}{
+	{"subscriptions", kindSubscriptions, kindSubscription, kindSubResources, func(p *armPath, n string) { p.Sub = n }},
+	{"resourceGroups", kindGroups, kindGroup, kindGroupResources, func(p *armPath, n string) { p.Group = n }},
+}
+
+// parseLevels reads the levels segs starts with into p. done is true when
+// the path ends within them (p.Kind is then set); otherwise i is where
+// the provider blocks start.
+func (p *armPath) parseLevels(segs []string) (i int, done bool) {
+	for _, l := range levels {
+		if i >= len(segs) || !strings.EqualFold(segs[i], l.keyword) {
+			break
+		}
+		if i+1 == len(segs) {
+			p.Kind = l.collection
+			return i, true
+		}
+		l.set(p, segs[i+1])
+		i += 2
+		switch {
+		case i == len(segs):
+			p.Kind = l.item
+			return i, true
+		case i+1 == len(segs) && strings.EqualFold(segs[i], "resources"):
+			p.Kind = l.resources
+			return i, true
+		}
+	}
+	return i, false
+}
+
 // parsePath parses an ARM URL path. ok is false for paths ARM would not
 // route (odd segments, empty names).
 func parsePath(raw string) (armPath, bool) {
@@ -93,38 +131,9 @@ func parsePath(raw string) (armPath, bool) {
 			return p, false
 		}
 	}
-	i := 0
-	if strings.EqualFold(segs[0], "subscriptions") {
-		switch len(segs) {
-		case 1:
-			p.Kind = kindSubscriptions
-			return p, true
-		case 2:
-			p.Kind, p.Sub = kindSubscription, segs[1]
-			return p, true
-		}
-		p.Sub = segs[1]
-		i = 2
-		if strings.EqualFold(segs[2], "resources") && len(segs) == 3 {
-			p.Kind = kindSubResources
-			return p, true
-		}
-		if strings.EqualFold(segs[2], "resourceGroups") {
-			switch len(segs) {
-			case 3:
-				p.Kind = kindGroups
-				return p, true
-			case 4:
-				p.Kind, p.Group = kindGroup, segs[3]
-				return p, true
-			}
-			p.Group = segs[3]
-			i = 4
-			if len(segs) == 5 && strings.EqualFold(segs[4], "resources") {
-				p.Kind = kindGroupResources
-				return p, true
-			}
-		}
+	i, done := p.parseLevels(segs)
+	if done {
+		return p, true
 	}
 	// One or more provider blocks: providers/{ns}/{type}/{name}/...
 	// Each block but the last must end on a name (it is the scope of the next).

@@ -19,30 +19,13 @@ func (s *Server) checkReferences(p armPath, t *schema.Type, self string, body ma
 	if s.opts.SkipReferenceCheck || strings.EqualFold(p.Namespace, "Microsoft.Resources") {
 		return nil // deployments carry templates, whose IDs are not references yet
 	}
-	var walk func(v any, concrete []string) *armError
-	walk = func(v any, concrete []string) *armError {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, c := range x {
-				if err := walk(c, append(append([]string(nil), concrete...), k)); err != nil {
-					return err
-				}
-			}
-		case []any:
-			for i, c := range x {
-				if err := walk(c, append(append([]string(nil), concrete...), "["+itoa(i)+"]")); err != nil {
-					return err
-				}
-			}
-		case string:
-			if len(concrete) < 2 || !s.isReferenceKey(t, concrete) {
-				return nil
-			}
-			return s.checkReference(p, self, schema.JoinPath(concrete), x)
+	return walkBody(body, nil, func(v any, concrete []string) *armError {
+		x, isStr := v.(string)
+		if !isStr || len(concrete) < 2 || !s.isReferenceKey(t, concrete) {
+			return nil
 		}
-		return nil
-	}
-	return walk(body, nil)
+		return s.checkReference(p, self, schema.JoinPath(concrete), x)
+	})
 }
 
 func (s *Server) isReferenceKey(t *schema.Type, concrete []string) bool {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,32 +207,39 @@ func checkJSONTypes(t *schema.Type, body map[string]any) *armError {
 	if t == nil {
 		return nil
 	}
-	var walk func(v any, concrete []string) *armError
-	walk = func(v any, concrete []string) *armError {
-		if len(concrete) > 0 {
-			if _, prop := t.Resolve(concrete); prop != nil && !prop.ReadOnly {
-				if !convertible(v, prop.Type) {
-					return errInvalidContent(schema.JoinPath(concrete), string(prop.Type), v)
-				}
-			}
+	return walkBody(body, nil, func(v any, concrete []string) *armError {
+		if len(concrete) == 0 {
+			return nil
 		}
-		switch x := v.(type) {
-		case map[string]any:
-			for k, c := range x {
-				if err := walk(c, append(append([]string(nil), concrete...), k)); err != nil {
-					return err
-				}
-			}
-		case []any:
-			for i, c := range x {
-				if err := walk(c, append(append([]string(nil), concrete...), "["+itoa(i)+"]")); err != nil {
-					return err
-				}
-			}
+		if _, prop := t.Resolve(concrete); prop != nil && !prop.ReadOnly && !convertible(v, prop.Type) {
+			return errInvalidContent(schema.JoinPath(concrete), string(prop.Type), v)
 		}
 		return nil
+	})
+}
+
+// walkBody calls visit on v and then on every value under it, depth
+// first, with its concrete path (member names, "[i]" for array items).
+// The first error visit returns stops the walk.
+func walkBody(v any, concrete []string, visit func(v any, concrete []string) *armError) *armError {
+	if err := visit(v, concrete); err != nil {
+		return err
 	}
-	return walk(body, nil)
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			if err := walkBody(c, append(slices.Clip(concrete), k), visit); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, c := range x {
+			if err := walkBody(c, append(slices.Clip(concrete), "["+itoa(i)+"]"), visit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
