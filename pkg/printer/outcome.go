@@ -56,18 +56,23 @@ type OutcomeCounts struct {
 func (o Outcome) Counts() OutcomeCounts {
 	var c OutcomeCounts
 	for _, r := range o.Resources {
-		switch r.Status {
-		case StatusDone:
-			c.Done++
-		case StatusFailed:
-			c.Failed++
-		case StatusSkipped:
-			c.Skipped++
-		default:
-			c.Unfinished++
-		}
+		c.add(r.Status)
 	}
 	return c
+}
+
+// add counts one resource that ended (or stopped) in status s.
+func (c *OutcomeCounts) add(s Status) {
+	switch s {
+	case StatusDone:
+		c.Done++
+	case StatusFailed:
+		c.Failed++
+	case StatusSkipped:
+		c.Skipped++
+	default:
+		c.Unfinished++
+	}
 }
 
 // OK reports whether every resource is done.

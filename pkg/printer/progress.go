@@ -160,16 +160,7 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 func (p *progress) liveLines(now time.Time) []string {
 	var c OutcomeCounts
 	for _, r := range p.rows {
-		switch r.status {
-		case StatusDone:
-			c.Done++
-		case StatusFailed:
-			c.Failed++
-		case StatusSkipped:
-			c.Skipped++
-		default:
-			c.Unfinished++
-		}
+		c.add(r.status)
 	}
 	noun := "resources"
 	if len(p.rows) == 1 {
