@@ -12,14 +12,14 @@ func init() {
 	// "Canada Central"). Canonicalise both sides so items match by region.
 	// Evidence:
 	// azure-cli-extensions:src/image-gallery/azext_image_gallery/tests/latest/recordings/test_community_gallery_operations.yaml#33.
-	register("Microsoft.Compute/galleries/images/versions", &diff.Funcs{
+	registerHooks("Microsoft.Compute/galleries/images/versions", &diff.Funcs{
 		BeforeCompareFn: func(d, s map[string]any) (map[string]any, map[string]any) {
 			canonRegions(d)
 			canonRegions(s)
 			return d, s
 		},
 		AfterGetFn: func(s map[string]any) map[string]any { canonRegions(s); return s },
-	})
+	}, "properties.publishingProfile.targetRegions[].name")
 
 }
 

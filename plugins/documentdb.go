@@ -1,6 +1,11 @@
 package plugins
 
-import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+)
 
 // Cosmos DB child resources take create-time and throughput inputs that
 // their GET never returns (throughput lives on the separate
@@ -9,9 +14,15 @@ import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
 // azure-cli-extensions:src/cosmosdb-preview/azext_cosmosdb_preview/tests/latest/recordings/test_cosmosdb_sql_database_merge.yaml#0 (options.throughput),
 // test_cosmosdb_sql_shared_database_restore.yaml#10 (createMode, restoreParameters),
 // test_cosmosdb_mongodb_collection_adaptiveru.yaml#4 (options on a collection).
-var cosmosWriteOnly = []string{
+var cosmosOptions = []string{
 	"properties.options", "properties.options.throughput",
 	"properties.options.autoscaleSettings", "properties.options.autoscaleSettings.maxThroughput",
+}
+
+// cosmosRestore are the create-from-restore inputs. Cassandra keyspaces
+// and tables have none: no api-version of their spec declares createMode
+// or restoreParameters.
+var cosmosRestore = []string{
 	"properties.resource.createMode",
 	"properties.resource.restoreParameters", "properties.resource.restoreParameters.restoreSource",
 	"properties.resource.restoreParameters.restoreTimestampInUtc",
@@ -21,11 +32,13 @@ var cosmosWriteOnly = []string{
 // mongoRoleType maps the role type names the CLI sends to the numbers the
 // service answers with ("CustomRole" comes back as 1). Evidence:
 // azure-cli-extensions:src/cosmosdb-preview/azext_cosmosdb_preview/tests/latest/recordings/test_cosmosdb_mongo_role.yaml#17, #24, #30.
+// Bodies carry numbers as json.Number; float64 is kept for callers that
+// decode without UseNumber.
 func mongoRoleType(v any) any {
 	switch v {
-	case "BuiltInRole", float64(0):
+	case "BuiltInRole", json.Number("0"), float64(0):
 		return "BuiltInRole"
-	case "CustomRole", float64(1):
+	case "CustomRole", json.Number("1"), float64(1):
 		return "CustomRole"
 	}
 	return v
@@ -55,9 +68,12 @@ func dropEmpty(path ...string) func(map[string]any) map[string]any {
 func init() {
 	for _, t := range []string{
 		"sqlDatabases", "sqlDatabases/containers", "mongodbDatabases", "mongodbDatabases/collections",
-		"gremlinDatabases", "gremlinDatabases/graphs", "cassandraKeyspaces", "cassandraKeyspaces/tables", "tables",
+		"gremlinDatabases", "gremlinDatabases/graphs", "tables",
 	} {
-		register("Microsoft.DocumentDB/databaseAccounts/"+t, &diff.Funcs{R: diff.Rules{WriteOnly: cosmosWriteOnly}})
+		register("Microsoft.DocumentDB/databaseAccounts/"+t, &diff.Funcs{R: diff.Rules{WriteOnly: slices.Concat(cosmosOptions, cosmosRestore)}})
+	}
+	for _, t := range []string{"cassandraKeyspaces", "cassandraKeyspaces/tables"} {
+		register("Microsoft.DocumentDB/databaseAccounts/"+t, &diff.Funcs{R: diff.Rules{WriteOnly: cosmosOptions}})
 	}
 	register("Microsoft.DocumentDB/mongoClusters", &diff.Funcs{R: diff.Rules{
 		// Evidence: azure-cli-extensions:src/cosmosdb-preview/azext_cosmosdb_preview/tests/latest/recordings/test_cosmosdb_mongocluster_crud.yaml#0
@@ -67,8 +83,8 @@ func init() {
 	register("Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", &diff.Funcs{R: diff.Rules{
 		Normalizers: map[string]diff.Normalizer{"properties.type": mongoRoleType},
 	}})
-	register("Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", &diff.Funcs{
+	registerHooks("Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", &diff.Funcs{
 		AfterGetFn: dropEmpty("properties", "customData"),
 		R:          diff.Rules{WriteOnly: []string{"properties.customData", "properties.password"}},
-	})
+	}, "properties.customData")
 }

@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"os"
@@ -47,8 +48,11 @@ func corpusRecord(t *testing.T, source string) record {
 		sc := bufio.NewScanner(zr)
 		sc.Buffer(make([]byte, 1<<20), 64<<20)
 		for sc.Scan() {
+			// Numbers as json.Number, as the tool decodes every body.
 			var r record
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+			d.UseNumber()
+			if err := d.Decode(&r); err != nil {
 				loadErr = err
 				return
 			}
@@ -184,7 +188,7 @@ func TestNSGRulesAndRoutesAreChildCollections(t *testing.T) {
 		"Microsoft.Network/routeTables":           "routes",
 	} {
 		live := map[string]any{"location": "westus", "properties": map[string]any{coll: []any{
-			map[string]any{"name": "child", "id": "/c", "properties": map[string]any{"priority": float64(100)}},
+			map[string]any{"name": "child", "id": "/c", "properties": map[string]any{"priority": json.Number("100")}},
 		}}}
 		desired := map[string]any{"location": "westus", "properties": map[string]any{coll: []any{}}}
 		in := diff.Input{Desired: desired, Live: live, Plugin: For(typ)}
@@ -236,5 +240,26 @@ func TestAppGatewayCertificateMaterialIsWriteOnly(t *testing.T) {
 	r := diff.Compute(diff.Input{Desired: d, Live: s, Schema: sch, Plugin: For("Microsoft.Network/applicationGateways")})
 	if r.Action != diff.ActionNoOp || len(r.Unverifiable) != 2 {
 		t.Fatalf("got %s %v unverifiable %v", r.Action, changePaths(r), r.Unverifiable)
+	}
+}
+
+// The tool decodes numbers as json.Number: the role type 1 the service
+// answers must still read as CustomRole.
+func TestMongoRoleType(t *testing.T) {
+	for _, c := range []struct {
+		in, want any
+	}{
+		{"CustomRole", "CustomRole"},
+		{json.Number("1"), "CustomRole"},
+		{float64(1), "CustomRole"},
+		{json.Number("0"), "BuiltInRole"},
+		{"BuiltInRole", "BuiltInRole"},
+		{json.Number("2"), json.Number("2")},
+		{"Other", "Other"},
+		{nil, nil},
+	} {
+		if got := mongoRoleType(c.in); got != c.want {
+			t.Errorf("mongoRoleType(%#v) = %#v, want %#v", c.in, got, c.want)
+		}
 	}
 }

@@ -18,7 +18,7 @@ var guidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 // azure-cli-extensions:src/site-recovery/azext_site_recovery/tests/latest/recordings/test_siterecovery_A2A_scenarios.yaml#76,
 // test_siterecovery_A2A_selfcreated_scenarios.yaml#171.
 func init() {
-	register("Microsoft.RecoveryServices/vaults/replicationRecoveryPlans", &diff.Funcs{
+	registerHooks("Microsoft.RecoveryServices/vaults/replicationRecoveryPlans", &diff.Funcs{
 		AfterGetFn: func(live map[string]any) map[string]any {
 			props, _ := live["properties"].(map[string]any)
 			groups, _ := props["groups"].([]any)
@@ -36,7 +36,7 @@ func init() {
 			return live
 		},
 		R: diff.Rules{WriteOnly: []string{"properties.groups[].replicationProtectedItems[].virtualMachineId"}},
-	})
+	}, "properties.groups[].replicationProtectedItems[].virtualMachineId")
 }
 
 // Replication protected items: the OS type steers enabling protection and

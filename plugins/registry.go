@@ -16,11 +16,33 @@ import (
 // to its plugin. Provider files add to it in init.
 var Registry = map[string]diff.Plugin{}
 
+// hookPaths lists, per lower-cased type, the schema paths the type's hooks
+// read or rewrite. Hooks are code a test cannot look into, so each one
+// names its paths when it registers (registerHooks) and TestRulePathsExist
+// checks them like rule paths: a renamed property must not silently turn a
+// hook into a no-op.
+var hookPaths = map[string][]string{}
+
+// hooked records the types registered with a hook, so the test can insist
+// that every hook declared its paths.
+var hooked = map[string]bool{}
+
 // register adds a plugin for a type; a second registration for the same
 // type is chained after the first.
 func register(typ string, p diff.Plugin) {
 	k := strings.ToLower(typ)
+	if f, ok := p.(*diff.Funcs); ok && (f.AfterGetFn != nil || f.BeforeCompareFn != nil || f.BeforeWriteFn != nil) {
+		hooked[k] = true
+	}
 	Registry[k] = diff.Chain(Registry[k], p)
+}
+
+// registerHooks registers a plugin with hooks and the schema paths those
+// hooks read or rewrite ("properties.groups[].replicationProtectedItems[].virtualMachineId").
+func registerHooks(typ string, p *diff.Funcs, paths ...string) {
+	k := strings.ToLower(typ)
+	hookPaths[k] = append(hookPaths[k], paths...)
+	register(typ, p)
 }
 
 // For returns the plugin for a resource type, or nil when there is none

@@ -11,14 +11,14 @@ import (
 // Evidence:
 // azure-cli-extensions:src/support/azext_support/tests/latest/recordings/test_support_tickets.yaml#5.
 func init() {
-	register("Microsoft.Support/supportTickets/communications", &diff.Funcs{BeforeCompareFn: supportSubject, R: diff.Rules{Normalizers: map[string]diff.Normalizer{
+	registerHooks("Microsoft.Support/supportTickets/communications", &diff.Funcs{BeforeCompareFn: supportSubject, R: diff.Rules{Normalizers: map[string]diff.Normalizer{
 		"properties.body": func(v any) any {
 			if s, ok := v.(string); ok {
 				return strings.TrimSuffix(strings.TrimPrefix(s, "<pre>"), "</pre>")
 			}
 			return v
 		},
-	}}})
+	}}}, "properties.subject")
 }
 
 // supportSubject replaces live's decorated subject with the desired one
