@@ -69,41 +69,11 @@ func (l *loader) envelope(d document) *entry {
 			}
 			res.Name = n
 		}
-		if lv, present := meta["labels"]; present && lv != nil {
-			lm, isMap := lv.(map[string]any)
-			if !isMap {
-				bad("metadata.labels", "must be a mapping of strings")
-			} else {
-				res.Labels = map[string]string{}
-				for k, v := range lm {
-					s, isStr := v.(string)
-					if !isStr {
-						bad("metadata.labels."+k, "label values must be strings; quote it")
-						continue
-					}
-					res.Labels[k] = s
-				}
-			}
+		if lv := meta["labels"]; lv != nil {
+			res.Labels = stringMap(lv, "metadata.labels", "label values must be strings; quote it", nil, bad)
 		}
-		if av, present := meta["annotations"]; present && av != nil {
-			am, isMap := av.(map[string]any)
-			if !isMap {
-				bad("metadata.annotations", "must be a mapping of strings")
-			} else {
-				res.Annotations = map[string]string{}
-				for k, v := range am {
-					s, isStr := v.(string)
-					if !isStr {
-						bad("metadata.annotations."+k, "annotation values must be strings; quote it (e.g. \"true\")")
-						continue
-					}
-					if msg := checkAnnotation(k, s); msg != "" {
-						bad("metadata.annotations."+k, "%s", msg)
-						continue
-					}
-					res.Annotations[k] = s
-				}
-			}
+		if av := meta["annotations"]; av != nil {
+			res.Annotations = stringMap(av, "metadata.annotations", "annotation values must be strings; quote it (e.g. \"true\")", checkAnnotation, bad)
 		}
 	}
 	e := &entry{res: res}
@@ -200,6 +170,34 @@ const (
 	// with * allowed) that are never compared, written or drift.
 	AnnotationIgnoreChanges = "azure.kubectl.io/ignore-changes"
 )
+
+// stringMap reads metadata.labels or metadata.annotations at path: a
+// mapping whose values are strings (notString says how to fix one that is
+// not) and pass check, when given. Entries that fail are reported with bad
+// and left out; the result is nil when v is not a mapping.
+func stringMap(v any, path, notString string, check func(k, v string) string, bad func(path, format string, args ...any)) map[string]string {
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		bad(path, "must be a mapping of strings")
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		s, isStr := v.(string)
+		if !isStr {
+			bad(path+"."+k, "%s", notString)
+			continue
+		}
+		if check != nil {
+			if msg := check(k, s); msg != "" {
+				bad(path+"."+k, "%s", msg)
+				continue
+			}
+		}
+		out[k] = s
+	}
+	return out
+}
 
 // checkAnnotation validates the tool's own annotations, so a typo cannot
 // silently switch a protection off.
