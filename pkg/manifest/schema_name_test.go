@@ -2,46 +2,41 @@ package manifest
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
 // TestBodySelectedByName: Microsoft.Web/sites/config has one body per
-// resource name; a connectionstrings body must be judged as one, not
-// against a merge of every config kind (ARM accepts it).
+// resource name, and only the name tells them apart. A {value, type} pair
+// is right for connectionstrings, judged as such and not against a merge
+// of every config kind (ARM accepts it), and wrong for appsettings (plain
+// strings).
 func TestBodySelectedByName(t *testing.T) {
 	const doc = `apiVersion: azure.kubectl.io/v1alpha1
 kind: Resource
-metadata: {name: connectionstrings}
+metadata: {name: NAME}
 spec:
   type: Microsoft.Web/sites/config@2023-12-01
-  id: /subscriptions/` + testSub + `/resourceGroups/rg/providers/Microsoft.Web/sites/app1/config/connectionstrings
+  id: /subscriptions/` + testSub + `/resourceGroups/rg/providers/Microsoft.Web/sites/app1/config/NAME
   body:
     properties:
       db: {value: "Server=x", type: SQLAzure}
 `
-	s := load(t, stdin(doc))
-	for _, f := range s.Findings {
-		t.Errorf("unexpected finding: %v", f)
-	}
-}
-
-// TestBodySelectedByNameFindsMisfit: a {value, type} pair is right for
-// connectionstrings but not for appsettings (plain strings); only the name
-// tells the two bodies apart.
-func TestBodySelectedByNameFindsMisfit(t *testing.T) {
-	const doc = `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: appsettings}
-spec:
-  type: Microsoft.Web/sites/config@2023-12-01
-  id: /subscriptions/` + testSub + `/resourceGroups/rg/providers/Microsoft.Web/sites/app1/config/appsettings
-  body:
-    properties:
-      db: {value: "Server=x", type: SQLAzure}
-`
-	s, err := loadAny(t, stdin(doc))
-	if err == nil && len(s.Findings) == 0 {
-		t.Error("appsettings holding connection-string pairs: no finding")
+	for _, c := range []struct {
+		name   string
+		misfit bool
+	}{
+		{"connectionstrings", false},
+		{"appsettings", true},
+	} {
+		s, err := loadAny(t, stdin(strings.ReplaceAll(doc, "NAME", c.name)))
+		var findings []Problem
+		if s != nil {
+			findings = s.Findings
+		}
+		if got := err != nil || len(findings) > 0; got != c.misfit {
+			t.Errorf("%s holding connection-string pairs: error %v, findings %v; want misfit %v", c.name, err, findings, c.misfit)
+		}
 	}
 }
 
