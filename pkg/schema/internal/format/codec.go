@@ -183,24 +183,17 @@ type reader struct {
 	err error
 }
 
-func (r *reader) num() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errCorrupt
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *reader) num() uint64 { return varint(r, binary.Uvarint) }
 
-func (r *reader) snum() int64 {
+func (r *reader) snum() int64 { return varint(r, binary.Varint) }
+
+// varint reads one number with decode (binary.Uvarint or binary.Varint);
+// after the first failure every read returns 0 and r.err says why.
+func varint[T uint64 | int64](r *reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(r.b)
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.err = errCorrupt
 		return 0

@@ -1,6 +1,7 @@
 package specgen
 
 import (
+	"iter"
 	"path"
 	"sort"
 	"strconv"
@@ -134,27 +135,40 @@ func (d *docs) resourceOps(file string) []resourceOp {
 // the path's parameter list. SOA records and the like are enum values too:
 // ARM serves them as types of their own.
 func (d *docs) pathEnum(file, name string, shared []any, op map[string]any) []string {
-	own, _ := op["parameters"].([]any)
-	for _, list := range [][]any{own, shared} {
-		for _, p := range list {
-			pm, ok := p.(map[string]any)
-			if !ok {
-				continue
-			}
-			n, err := d.deref(node{m: pm, file: file})
-			if err != nil {
-				continue
-			}
-			if pn, _ := n.m["name"].(string); pn != name {
-				continue
-			}
-			if in, _ := n.m["in"].(string); in != "path" {
-				continue
-			}
-			return factOf(n.m).enum
+	for n := range d.params(file, shared, op) {
+		if pn, _ := n.m["name"].(string); pn != name {
+			continue
 		}
+		if in, _ := n.m["in"].(string); in != "path" {
+			continue
+		}
+		return factOf(n.m).enum
 	}
 	return nil
+}
+
+// params yields an operation's parameters with references resolved: its
+// own first, since they override the path's shared ones of the same name,
+// then the shared ones. Entries that do not resolve are passed over.
+func (d *docs) params(file string, shared []any, op map[string]any) iter.Seq[node] {
+	own, _ := op["parameters"].([]any)
+	return func(yield func(node) bool) {
+		for _, list := range [][]any{own, shared} {
+			for _, p := range list {
+				pm, ok := p.(map[string]any)
+				if !ok {
+					continue
+				}
+				n, err := d.deref(node{m: pm, file: file})
+				if err != nil {
+					continue
+				}
+				if !yield(n) {
+					return
+				}
+			}
+		}
+	}
 }
 
 func (d *docs) resourceOp(file, typ, version string, item map[string]any, shared []any, put map[string]any) resourceOp {
@@ -199,23 +213,12 @@ func isLRO(op map[string]any) bool {
 }
 
 func (d *docs) bodyParam(file string, shared []any, op map[string]any) *node {
-	own, _ := op["parameters"].([]any)
-	for _, list := range [][]any{own, shared} {
-		for _, p := range list {
-			pm, ok := p.(map[string]any)
-			if !ok {
-				continue
-			}
-			n, err := d.deref(node{m: pm, file: file})
-			if err != nil {
-				continue
-			}
-			if in, _ := n.m["in"].(string); in != "body" {
-				continue
-			}
-			if s, ok := n.m["schema"].(map[string]any); ok {
-				return &node{m: s, file: n.file}
-			}
+	for n := range d.params(file, shared, op) {
+		if in, _ := n.m["in"].(string); in != "body" {
+			continue
+		}
+		if s, ok := n.m["schema"].(map[string]any); ok {
+			return &node{m: s, file: n.file}
 		}
 	}
 	return nil
