@@ -4,12 +4,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 type leaf struct {
-	path []seg
+	path bodypath.Path
 	sp   string
 }
 
@@ -24,7 +25,7 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 		switch t := v.(type) {
 		case map[string]any:
 			if len(t) == 0 && !root {
-				out = append(out, leaf{clonePath(c.path), sp})
+				out = append(out, leaf{c.path.Clone(), sp})
 				return
 			}
 			isMap := f.isMap(sp)
@@ -36,7 +37,7 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 				if f.isReadOnly(csp) {
 					continue
 				}
-				c.push(seg{kind: segField, name: k})
+				c.push(bodypath.Field(k))
 				walk(csp, cv, false)
 				c.pop()
 			}
@@ -50,12 +51,12 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 				if f.children[sp] {
 					return
 				}
-				out = append(out, leaf{clonePath(c.path), sp})
+				out = append(out, leaf{c.path.Clone(), sp})
 				return
 			}
 			kind, ids := c.classify(sp, t, nil)
 			if kind != arrayKeyed {
-				out = append(out, leaf{clonePath(c.path), sp})
+				out = append(out, leaf{c.path.Clone(), sp})
 				return
 			}
 			for _, it := range t {
@@ -65,7 +66,7 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 				c.pop()
 			}
 		default:
-			out = append(out, leaf{clonePath(c.path), sp})
+			out = append(out, leaf{c.path.Clone(), sp})
 		}
 	}
 	if body != nil {
@@ -85,7 +86,7 @@ func ownedPaths(f *facts, d, l map[string]any) []string {
 	}
 	for _, body := range []map[string]any{d, l} {
 		for _, lp := range leafPaths(f, body) {
-			add(renderOwned(lp.path))
+			add(lp.path.String())
 		}
 	}
 	// Declared collections are owned whole: B keeps every item live holds
@@ -110,7 +111,7 @@ func declaredCollections(f *facts, body map[string]any) []string {
 		case map[string]any:
 			isMap := f.isMap(sp)
 			if isMap && len(t) > 0 && !root {
-				out = append(out, renderOwned(c.path)+".*")
+				out = append(out, c.path.String()+".*")
 			}
 			for k, cv := range t {
 				if root && envelope[k] {
@@ -120,7 +121,7 @@ func declaredCollections(f *facts, body map[string]any) []string {
 				if f.isReadOnly(csp) {
 					continue
 				}
-				c.push(seg{kind: segField, name: k})
+				c.push(bodypath.Field(k))
 				walk(csp, cv, false)
 				c.pop()
 			}
@@ -132,7 +133,7 @@ func declaredCollections(f *facts, body map[string]any) []string {
 			if kind != arrayKeyed {
 				return
 			}
-			out = append(out, renderOwned(c.path)+"[*]")
+			out = append(out, c.path.String()+"[*]")
 			for _, it := range t {
 				m := it.(map[string]any)
 				c.push(keyedSeg(m, ids))
@@ -155,31 +156,31 @@ func Owned(desired, lastApplied map[string]any) []string {
 
 // get reads the value at a structured path. Keyed segments match items by
 // identifier values case-insensitively, as ARM does for names and IDs.
-func get(root map[string]any, p []seg) (any, bool) {
+func get(root map[string]any, p bodypath.Path) (any, bool) {
 	var cur any = root
 	if root == nil {
 		return nil, false
 	}
 	for _, s := range p {
-		switch s.kind {
-		case segField:
+		switch s.Kind {
+		case bodypath.Member:
 			m, ok := cur.(map[string]any)
 			if !ok {
 				return nil, false
 			}
-			if cur, ok = m[s.name]; !ok {
+			if cur, ok = m[s.Name]; !ok {
 				// members are bound case-insensitively by ARM
-				if cur, ok = lookupFold(m, s.name); !ok {
+				if cur, ok = lookupFold(m, s.Name); !ok {
 					return nil, false
 				}
 			}
-		case segIndex:
+		case bodypath.Index:
 			a, ok := cur.([]any)
-			if !ok || s.idx < 0 || s.idx >= len(a) {
+			if !ok || s.Index < 0 || s.Index >= len(a) {
 				return nil, false
 			}
-			cur = a[s.idx]
-		case segKeyed:
+			cur = a[s.Index]
+		case bodypath.Keyed:
 			a, ok := cur.([]any)
 			if !ok {
 				return nil, false
@@ -194,21 +195,21 @@ func get(root map[string]any, p []seg) (any, bool) {
 	return cur, true
 }
 
-func findKeyed(a []any, s seg) int {
+func findKeyed(a []any, s bodypath.Seg) int {
 	for i, it := range a {
 		m, ok := it.(map[string]any)
 		if !ok {
 			continue
 		}
 		match := true
-		for j, id := range s.keys {
+		for j, id := range s.Keys {
 			v, ok := identValue(m, id)
 			if !ok {
 				match = false
 				break
 			}
 			vs, _ := scalarString(v)
-			if !strings.EqualFold(strings.TrimRight(vs, "/"), strings.TrimRight(s.vals[j], "/")) {
+			if !strings.EqualFold(strings.TrimRight(vs, "/"), strings.TrimRight(s.Values[j], "/")) {
 				match = false
 				break
 			}
@@ -221,36 +222,11 @@ func findKeyed(a []any, s seg) int {
 }
 
 // CopyValue returns a deep copy of a JSON value (maps, arrays, scalars):
-// the one copy every package uses before changing a body it was given.
-func CopyValue(v any) any { return deepCopy(v) }
+// bodypath.Copy, kept for the packages that call it through diff.
+func CopyValue(v any) any { return bodypath.Copy(v) }
 
 // CopyBody returns a deep copy of a body; nil stays nil.
-func CopyBody(m map[string]any) map[string]any { return deepCopyMap(m) }
-
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		return deepCopyMap(t)
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = deepCopy(x)
-		}
-		return out
-	}
-	return v
-}
-
-func deepCopyMap(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = deepCopy(v)
-	}
-	return out
-}
+func CopyBody(m map[string]any) map[string]any { return bodypath.CopyMap(m) }
 
 // HashSecrets returns the L (or B) to store: a copy of body with every
 // secret value replaced by its salted HMAC (secret.Hash), so state never
@@ -264,8 +240,8 @@ func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ..
 		return nil
 	}
 	f := factsFor(s, nil)
-	out := deepCopyMap(body)
-	var forced [][]seg
+	out := bodypath.CopyMap(body)
+	var forced []bodypath.Path
 	for _, p := range parsePatterns(secretPaths) {
 		forced = append(forced, resolve(f, out, p)...)
 	}
@@ -293,7 +269,7 @@ func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ..
 				if ok && kind == arrayKeyed {
 					c.push(keyedSeg(m, ids))
 				} else {
-					c.push(seg{kind: segIndex, idx: i})
+					c.push(bodypath.At(i))
 				}
 				t[i] = walkVal(sp+"[]", k, t[i], under || secretContainer(k))
 				c.pop()
@@ -307,7 +283,7 @@ func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ..
 			if under && (k == "name" || k == "id" || k == "type") {
 				continue // identifiers of secret entries are not secret
 			}
-			c.push(seg{kind: segField, name: k})
+			c.push(bodypath.Field(k))
 			m[k] = walkVal(childSchemaPath(sp, k, isMap), k, v, under)
 			c.pop()
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
@@ -29,7 +30,7 @@ var envelope = map[string]bool{"id": true, "name": true, "type": true, "etag": t
 
 // entry is one difference found by a comparison.
 type entry struct {
-	path   []seg
+	path   bodypath.Path
 	sp     string
 	kind   plan.ChangeKind
 	x, y   any // x: desired/owner side, y: other side
@@ -58,26 +59,26 @@ type comparer struct {
 	// of an earlier live body, so its array items are a subset of live's,
 	// possibly matched by other identifiers than the schema's.
 	projected bool
-	path      []seg
+	path      bodypath.Path
 	// secrets are resolved valueFrom paths: values there are secret.
-	secrets [][]seg
+	secrets []bodypath.Path
 
 	out          []entry
 	equal        []equalAt
-	unverifiable [][]seg
+	unverifiable []bodypath.Path
 	ignored      []string // readonly paths found on the owner side
 }
 
-func (c *comparer) push(s seg) {
+func (c *comparer) push(s bodypath.Seg) {
 	if c.path == nil {
-		c.path = make([]seg, 0, 16)
+		c.path = make(bodypath.Path, 0, 16)
 	}
 	c.path = append(c.path, s)
 }
 func (c *comparer) pop() { c.path = c.path[:len(c.path)-1] }
 
 func (c *comparer) emit(sp string, kind plan.ChangeKind, x, y any, secret bool) {
-	c.out = append(c.out, entry{path: clonePath(c.path), sp: sp, kind: kind, x: x, y: y, secret: secret})
+	c.out = append(c.out, entry{path: c.path.Clone(), sp: sp, kind: kind, x: x, y: y, secret: secret})
 }
 
 func (c *comparer) eq(rule string) {
@@ -85,7 +86,7 @@ func (c *comparer) eq(rule string) {
 		rule = RuleKeyCase
 	}
 	if c.explain {
-		c.equal = append(c.equal, equalAt{path: renderPath(c.path), rule: rule})
+		c.equal = append(c.equal, equalAt{path: c.path.Display(), rule: rule})
 	}
 }
 
@@ -112,7 +113,7 @@ func (c *comparer) compareObject(sp string, x, y map[string]any, hy, root bool) 
 			yv, ok = lookupFold(y, k)
 			folded = ok
 		}
-		c.push(seg{kind: segField, name: k})
+		c.push(bodypath.Field(k))
 		prev := c.folded
 		c.folded = c.folded || folded
 		c.compare(csp, k, xv, yv, true, ok && hy)
@@ -133,7 +134,7 @@ func (c *comparer) compareObject(sp string, x, y map[string]any, hy, root bool) 
 				}
 			}
 			csp := childSchemaPath(sp, k, isMap)
-			c.push(seg{kind: segField, name: k})
+			c.push(bodypath.Field(k))
 			c.compare(csp, k, nil, yv, false, true)
 			c.pop()
 		}
@@ -154,7 +155,7 @@ func lookupFold(m map[string]any, k string) (any, bool) {
 func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 	if c.f.isReadOnly(sp) {
 		if hx && c.mode == modeOwner {
-			c.ignored = append(c.ignored, renderPath(c.path))
+			c.ignored = append(c.ignored, c.path.Display())
 		}
 		return
 	}
@@ -211,7 +212,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 			c.eq(RuleSecretHash)
 			return
 		}
-		c.unverifiable = append(c.unverifiable, clonePath(c.path))
+		c.unverifiable = append(c.unverifiable, c.path.Clone())
 		return
 	}
 	// (Members inside a credential container that GET does return are
@@ -223,7 +224,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 		}
 		if c.mode == modeOwner {
 			// GET masks or omits secrets: a difference proves nothing.
-			c.unverifiable = append(c.unverifiable, clonePath(c.path))
+			c.unverifiable = append(c.unverifiable, c.path.Clone())
 			return
 		}
 		c.emit(sp, plan.KindChange, x, y, true)
@@ -231,7 +232,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 	}
 	if ys, ok := y.(string); ok && c.mode == modeOwner && masked(ys) && isScalar(x) {
 		// GET masks the value ("*****"): it cannot be compared.
-		c.unverifiable = append(c.unverifiable, clonePath(c.path))
+		c.unverifiable = append(c.unverifiable, c.path.Clone())
 		return
 	}
 	if n := c.f.normalizers[sp]; n != nil && !c.raw {
@@ -257,7 +258,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 			return
 		}
 		if y == nil && c.mode == modeOwner && !c.strict {
-			c.unverifiable = append(c.unverifiable, clonePath(c.path))
+			c.unverifiable = append(c.unverifiable, c.path.Clone())
 			return
 		}
 		c.emit(sp, plan.KindChange, x, y, false)
@@ -271,7 +272,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 			return
 		}
 		if y == nil && c.mode == modeOwner && !c.strict {
-			c.unverifiable = append(c.unverifiable, clonePath(c.path))
+			c.unverifiable = append(c.unverifiable, c.path.Clone())
 			return
 		}
 		c.emit(sp, plan.KindChange, x, y, false)
@@ -316,7 +317,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 		if y == nil && c.mode == modeOwner && !c.strict {
 			// GET answers null for values it withholds (webhook URLs, app
 			// settings): the write cannot be verified, which is not a change.
-			c.unverifiable = append(c.unverifiable, clonePath(c.path))
+			c.unverifiable = append(c.unverifiable, c.path.Clone())
 			return
 		}
 		c.emit(sp, plan.KindChange, x, y, false)
@@ -434,7 +435,7 @@ func (c *comparer) absent(sp, key string, x any) {
 	}
 	_, isObj := x.(map[string]any)
 	if c.f.isWriteOnly(sp) || secret.Name(key, x) || (isScalar(x) && (c.underSecret() || underAny(c.path, c.secrets))) || (!isObj && !c.strict && c.undeclared(sp)) {
-		c.unverifiable = append(c.unverifiable, clonePath(c.path))
+		c.unverifiable = append(c.unverifiable, c.path.Clone())
 		return
 	}
 	if isObj && !c.strict && len(c.path) > 1 && !c.f.isMap(sp) {
@@ -443,7 +444,7 @@ func (c *comparer) absent(sp, key string, x any) {
 		// parameters, creation options, contact info): it cannot be
 		// verified, which is not a change. Members of an object live does
 		// return are still compared one by one.
-		c.unverifiable = append(c.unverifiable, clonePath(c.path))
+		c.unverifiable = append(c.unverifiable, c.path.Clone())
 		return
 	}
 	if xm, ok := x.(map[string]any); ok {
@@ -451,7 +452,7 @@ func (c *comparer) absent(sp, key string, x any) {
 		// missing object still cancel out; report what is left leaf by leaf.
 		isMap := c.f.isMap(sp)
 		for k, v := range xm {
-			c.push(seg{kind: segField, name: k})
+			c.push(bodypath.Field(k))
 			csp := childSchemaPath(sp, k, isMap)
 			if !c.f.isReadOnly(csp) {
 				c.absent(csp, k, v)
@@ -487,15 +488,15 @@ func (c *comparer) underSecret() bool { return underSecretPath(c.path) }
 
 // underSecretPath reports whether a leaf path lies inside a credential
 // container; identifiers of secret entries (name, id, type) do not count.
-func underSecretPath(p []seg) bool {
-	if n := len(p); n > 0 && p[n-1].kind == segField {
-		switch p[n-1].name {
+func underSecretPath(p bodypath.Path) bool {
+	if n := len(p); n > 0 && p[n-1].Kind == bodypath.Member {
+		switch p[n-1].Name {
 		case "name", "id", "type":
 			return false
 		}
 	}
 	for _, s := range p[:max(0, len(p)-1)] {
-		if s.kind == segField && secretContainer(s.name) {
+		if s.Kind == bodypath.Member && secretContainer(s.Name) {
 			return true
 		}
 	}
@@ -726,11 +727,11 @@ func itemKey(m map[string]any, ids []string) (string, bool) {
 	return b.String(), true
 }
 
-func keyedSeg(m map[string]any, ids []string) seg {
-	s := seg{kind: segKeyed, keys: ids, vals: make([]string, len(ids))}
+func keyedSeg(m map[string]any, ids []string) bodypath.Seg {
+	s := bodypath.ByKeys(ids, make([]string, len(ids)))
 	for i, id := range ids {
 		v, _ := identValue(m, id)
-		s.vals[i], _ = scalarString(v)
+		s.Values[i], _ = scalarString(v)
 	}
 	return s
 }
@@ -778,9 +779,9 @@ func (c *comparer) compareArray(sp, key string, xs, ys []any) {
 			return
 		}
 		if len(xs) == len(ys) {
-			sub := comparer{f: c.f, mode: c.mode, key: c.key, strict: c.strict, projected: c.projected, path: clonePath(c.path)}
+			sub := comparer{f: c.f, mode: c.mode, key: c.key, strict: c.strict, projected: c.projected, path: c.path.Clone()}
 			for i := range xs {
-				sub.push(seg{kind: segIndex, idx: i})
+				sub.push(bodypath.At(i))
 				sub.compare(isp, key, xs[i], ys[i], true, true)
 				sub.pop()
 			}

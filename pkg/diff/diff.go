@@ -20,6 +20,7 @@ import (
 	"strconv"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
@@ -90,7 +91,7 @@ type Result struct {
 
 	// segs holds the structured path of each change, parallel to Changes,
 	// so Patch and PutBody need not re-parse display paths.
-	segs [][]seg
+	segs []bodypath.Path
 }
 
 // Removal is a property removed from the manifest.
@@ -132,8 +133,8 @@ type prepared struct {
 	s       map[string]any
 	// unknown are the resolved paths of Input.Unknown in D; secrets those
 	// of Input.SecretPaths in D and L.
-	unknown, secrets [][]seg
-	ownedElsewhere   func(item map[string]any, path []seg) bool
+	unknown, secrets []bodypath.Path
+	ownedElsewhere   func(item map[string]any, path bodypath.Path) bool
 	// whole holds B's record of declared collections (by segsKey).
 	whole map[string]collRecord
 }
@@ -161,30 +162,30 @@ func prepare(in Input) prepared {
 		// Hooks get copies: callers' bodies are never modified.
 		afterGet, beforeCompare := pluginHooks(in.Plugin)
 		if beforeCompare && !afterGet && p.s != nil {
-			p.s = deepCopyMap(p.s)
+			p.s = bodypath.CopyMap(p.s)
 		}
 		if afterGet {
 			if p.s != nil {
-				p.s = in.Plugin.AfterGet(deepCopyMap(p.s))
+				p.s = in.Plugin.AfterGet(bodypath.CopyMap(p.s))
 			}
 			if p.b != nil {
-				p.b = in.Plugin.AfterGet(deepCopyMap(p.b))
+				p.b = in.Plugin.AfterGet(bodypath.CopyMap(p.b))
 			}
 		}
 		if beforeCompare {
 			if p.d != nil || p.s != nil {
-				p.d, p.s = in.Plugin.BeforeCompare(deepCopyMap(p.d), p.s)
+				p.d, p.s = in.Plugin.BeforeCompare(bodypath.CopyMap(p.d), p.s)
 			}
 			if p.l != nil {
-				p.l, _ = in.Plugin.BeforeCompare(deepCopyMap(p.l), nil)
+				p.l, _ = in.Plugin.BeforeCompare(bodypath.CopyMap(p.l), nil)
 			}
 			if p.b != nil {
 				// B is live as it was: it gets live's treatment, so drift
 				// compares like with like.
 				if !afterGet {
-					p.b = deepCopyMap(p.b)
+					p.b = bodypath.CopyMap(p.b)
 				}
-				_, p.b = in.Plugin.BeforeCompare(deepCopyMap(p.d), p.b)
+				_, p.b = in.Plugin.BeforeCompare(bodypath.CopyMap(p.d), p.b)
 			}
 		}
 	}
@@ -215,7 +216,7 @@ func Compute(in Input) Result {
 	live := comparer{f: p.f, mode: modeOwner, explain: in.Explain, secrets: p.secrets}
 	live.compareRoot(p.d, p.s)
 	for _, u := range live.unverifiable {
-		r.Unverifiable = append(r.Unverifiable, renderPath(u))
+		r.Unverifiable = append(r.Unverifiable, u.Display())
 	}
 	sort.Strings(r.Unverifiable)
 	if len(live.ignored) > 0 {
@@ -238,7 +239,7 @@ func Compute(in Input) Result {
 				// A first plan: say which normalisation families were
 				// tried, so a reader can tell a real change from one the
 				// tool does not know how to normalise yet.
-				r.Changes[len(r.Changes)-1].RulesTried = p.f.rulesTried(e.sp, lastField(e.path), e.x, e.y)
+				r.Changes[len(r.Changes)-1].RulesTried = p.f.rulesTried(e.sp, e.path.LastMember(), e.x, e.y)
 			}
 		}
 		if in.Explain {
@@ -282,18 +283,18 @@ func (r *Result) withState(p prepared, in Input) {
 	user := comparer{f: p.f, mode: modeSym, key: in.SecretKey, explain: in.Explain, secrets: p.secrets}
 	user.compareRoot(p.d, p.l)
 	var equal []equalAt
-	var userPaths [][]seg
+	var userPaths []bodypath.Path
 	for _, e := range user.out {
 		userPaths = append(userPaths, e.path)
 		sv, sh := get(p.s, e.path)
 		switch e.kind {
 		case plan.KindRemove:
 			if !sh || sv == nil {
-				equal = append(equal, equalAt{renderPath(e.path), RuleAlreadyAbsent})
+				equal = append(equal, equalAt{e.path.Display(), RuleAlreadyAbsent})
 				continue
 			}
 			if eq := r.removal(p, e, sv); eq != "" {
-				equal = append(equal, equalAt{renderPath(e.path), eq})
+				equal = append(equal, equalAt{e.path.Display(), eq})
 			}
 		default:
 			if e.secret {
@@ -301,14 +302,14 @@ func (r *Result) withState(p prepared, in Input) {
 				continue
 			}
 			// The manifest moved; does live already hold the new value?
-			sub := comparer{f: p.f, mode: modeOwner, strict: true, path: clonePath(e.path), secrets: p.secrets}
+			sub := comparer{f: p.f, mode: modeOwner, strict: true, path: e.path.Clone(), secrets: p.secrets}
 			if sh {
-				sub.compare(e.sp, lastField(e.path), e.x, sv, true, true)
+				sub.compare(e.sp, e.path.LastMember(), e.x, sv, true, true)
 			} else {
-				sub.absent(e.sp, lastField(e.path), e.x)
+				sub.absent(e.sp, e.path.LastMember(), e.x)
 			}
 			if len(sub.out) == 0 {
-				equal = append(equal, equalAt{renderPath(e.path), RuleLiveMatches})
+				equal = append(equal, equalAt{e.path.Display(), RuleLiveMatches})
 				continue
 			}
 			reason := reasonUserChange
@@ -370,7 +371,7 @@ func kindFor(liveHas bool) plan.ChangeKind {
 	return plan.KindAdd
 }
 
-func overlaps(p []seg, others [][]seg) bool {
+func overlaps(p bodypath.Path, others []bodypath.Path) bool {
 	for _, o := range others {
 		if hasPrefix(p, o) || hasPrefix(o, p) {
 			return true
@@ -381,13 +382,13 @@ func overlaps(p []seg, others [][]seg) bool {
 
 func (r *Result) add(p prepared, e entry, before, after any, reason, cause string) {
 	f := p.f
-	ch := plan.Change{Path: renderPath(e.path), Before: before, After: after, Reason: reason, Kind: e.kind,
+	ch := plan.Change{Path: e.path.Display(), Before: before, After: after, Reason: reason, Kind: e.kind,
 		Drift: cause == plan.CauseDrift, Cause: cause}
 	if e.kind == plan.KindRemove {
 		ch.After = nil
 		ch.ChildDelete = childItem(f, e.path)
 	}
-	if e.secret || secretPath(f, e.sp, lastField(e.path), after) || secretPath(f, e.sp, lastField(e.path), before) ||
+	if e.secret || secretPath(f, e.sp, e.path.LastMember(), after) || secretPath(f, e.sp, e.path.LastMember(), before) ||
 		(isScalar(after) && isScalar(before) && underSecretPath(e.path)) || underAny(e.path, p.secrets) {
 		ch.Sensitive = true
 		if ch.Before != nil {
@@ -404,9 +405,9 @@ func (r *Result) add(p prepared, e entry, before, after any, reason, cause strin
 
 // childItem reports whether p names an item of a collection whose items
 // are ARM child resources (removing it deletes a subnet, a rule).
-func childItem(f *facts, p []seg) bool {
+func childItem(f *facts, p bodypath.Path) bool {
 	n := len(p)
-	if n < 2 || p[n-1].kind == segField {
+	if n < 2 || p[n-1].Kind == bodypath.Member {
 		return false
 	}
 	return f.children[schemaPathOf(p[:n-1], f.isMap)]
@@ -417,10 +418,10 @@ func childItem(f *facts, p []seg) bool {
 func (r *Result) removal(p prepared, e entry, live any) string {
 	f := p.f
 	n := len(e.path)
-	item := n > 0 && e.path[n-1].kind != segField
-	member := n > 1 && e.path[n-1].kind == segField && f.isMap(schemaPathOf(e.path[:n-1], f.isMap))
+	item := n > 0 && e.path[n-1].Kind != bodypath.Member
+	member := n > 1 && e.path[n-1].Kind == bodypath.Member && f.isMap(schemaPathOf(e.path[:n-1], f.isMap))
 	if k := firstArraySeg(e.path); k >= 0 && f.mergeColl[schemaPathOf(e.path[:k], f.isMap)] {
-		r.Warnings = append(r.Warnings, renderPath(e.path)+": this collection's PUT keeps items it is not sent; the removal needs a DELETE of that item")
+		r.Warnings = append(r.Warnings, e.path.Display()+": this collection's PUT keeps items it is not sent; the removal needs a DELETE of that item")
 	}
 	switch {
 	case item:
@@ -438,7 +439,7 @@ func (r *Result) removal(p prepared, e entry, live any) string {
 	}
 	if def, _, ok := f.defaultFor(e.sp); ok {
 		sub := comparer{f: f, mode: modeOwner, strict: true}
-		if eq, _ := sub.deepEqual(e.sp, lastField(e.path), def, live); eq {
+		if eq, _ := sub.deepEqual(e.sp, e.path.LastMember(), def, live); eq {
 			return RuleAlreadyAbsent
 		}
 		r.add(p, entry{path: e.path, sp: e.sp, kind: plan.KindChange, secret: e.secret}, live, def,
@@ -469,11 +470,11 @@ func formatValue(v any) string {
 // item is named by its own id, or by the parent's ID, the collection's
 // member name and the item's name (ID/subnets/NAME). IDs are passed in
 // armid.Key form.
-func ownedElsewhereFunc(in Input) func(map[string]any, []seg) bool {
+func ownedElsewhereFunc(in Input) func(map[string]any, bodypath.Path) bool {
 	if in.OwnedElsewhere == nil {
-		return func(map[string]any, []seg) bool { return false }
+		return func(map[string]any, bodypath.Path) bool { return false }
 	}
-	return func(item map[string]any, coll []seg) bool {
+	return func(item map[string]any, coll bodypath.Path) bool {
 		if id, ok := item["id"].(string); ok && id != "" && in.OwnedElsewhere(armid.Key(id)) {
 			return true
 		}
@@ -481,7 +482,7 @@ func ownedElsewhereFunc(in Input) func(map[string]any, []seg) bool {
 		if !ok || name == "" || in.ID == "" {
 			return false
 		}
-		return in.OwnedElsewhere(armid.Key(in.ID + "/" + lastField(coll) + "/" + name))
+		return in.OwnedElsewhere(armid.Key(in.ID + "/" + coll.LastMember() + "/" + name))
 	}
 }
 
@@ -493,7 +494,7 @@ func secretPath(f *facts, sp, key string, v any) bool {
 }
 
 // createOnlyPath reports whether the path or any ancestor is create-only.
-func createOnlyPath(f *facts, p []seg) bool {
+func createOnlyPath(f *facts, p bodypath.Path) bool {
 	for i := 1; i <= len(p); i++ {
 		if f.isCreateOnly(schemaPathOf(p[:i], f.isMap)) {
 			return true
@@ -518,7 +519,7 @@ func sortChanges(r *Result) {
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return r.Changes[idx[a]].Path < r.Changes[idx[b]].Path })
 	ch := make([]plan.Change, len(idx))
-	sg := make([][]seg, len(idx))
+	sg := make([]bodypath.Path, len(idx))
 	for i, j := range idx {
 		ch[i], sg[i] = r.Changes[j], r.segs[j]
 	}

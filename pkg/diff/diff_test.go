@@ -357,8 +357,8 @@ func TestProjectAndOwnedForm(t *testing.T) {
 			continue
 		}
 		p, err := parseOwned(o)
-		if err != nil || renderOwned(p) != o {
-			t.Errorf("round trip %q -> %v %q", o, err, renderOwned(p))
+		if err != nil || p.String() != o {
+			t.Errorf("round trip %q -> %v %q", o, err, p.String())
 		}
 	}
 }
@@ -369,7 +369,7 @@ func TestPathRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
-		if got := renderOwned(p); got != s {
+		if got := p.String(); got != s {
 			t.Errorf("round trip %q -> %q", s, got)
 		}
 	}

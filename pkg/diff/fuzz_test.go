@@ -3,6 +3,8 @@ package diff
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 // FuzzCompute: no input makes the engine panic, and a resource just
@@ -60,7 +62,7 @@ func FuzzPattern(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := withoutPaths(body, [][]seg{p})
+		out := withoutPaths(body, []bodypath.Path{p})
 		if len(body["tags"].(map[string]any)) != 2 {
 			t.Fatal("withoutPaths modified its input")
 		}

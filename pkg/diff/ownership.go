@@ -3,6 +3,7 @@ package diff
 import (
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -31,8 +32,8 @@ func collectionDrift(p prepared) []entry {
 					if hasFold(dv, k) || rec.keys[strings.ToLower(k)] {
 						continue
 					}
-					c.push(seg{kind: segField, name: k})
-					out = append(out, entry{path: clonePath(c.path), sp: childSchemaPath(sp, k, true), kind: plan.KindRemove, y: sv})
+					c.push(bodypath.Field(k))
+					out = append(out, entry{path: c.path.Clone(), sp: childSchemaPath(sp, k, true), kind: plan.KindRemove, y: sv})
 					c.pop()
 				}
 			}
@@ -49,7 +50,7 @@ func collectionDrift(p prepared) []entry {
 					continue
 				}
 				bv, _ := lookupExactFold(bm, k)
-				c.push(seg{kind: segField, name: k})
+				c.push(bodypath.Field(k))
 				walk(csp, x, bv, sv, false)
 				c.pop()
 			}
@@ -88,7 +89,7 @@ func collectionDrift(p prepared) []entry {
 					continue // there right after our write: the service's
 				}
 				c.push(keyedSeg(m, ids))
-				out = append(out, entry{path: clonePath(c.path), sp: sp + "[]", kind: plan.KindRemove, y: m})
+				out = append(out, entry{path: c.path.Clone(), sp: sp + "[]", kind: plan.KindRemove, y: m})
 				c.pop()
 			}
 		}
@@ -132,7 +133,7 @@ func lookupExactFold(m map[string]any, k string) (any, bool) {
 }
 
 // pathKey is the lookup key of a structured path in the writer's sets.
-func segsKey(p []seg) string { return strings.ToLower(renderOwned(p)) }
+func segsKey(p bodypath.Path) string { return strings.ToLower(p.String()) }
 
 // KeptAfterWrite compares the removals r planned with live as read back
 // after the write and returns one note per property Azure did not reset:
@@ -152,7 +153,7 @@ func KeptAfterWrite(r Result, live map[string]any) []string {
 		}
 		if rm.Default {
 			sub := comparer{f: factsFor(nil, nil), mode: modeOwner, strict: true}
-			if eq, _ := sub.deepEqual("", lastField(p), rm.After, v); eq {
+			if eq, _ := sub.deepEqual("", p.LastMember(), rm.After, v); eq {
 				continue
 			}
 		}
@@ -177,7 +178,7 @@ func formatDefault(rm Removal) string {
 }
 
 // getPattern reads the first value a display path names in body.
-func getPattern(body map[string]any, p []seg) (any, bool) {
+func getPattern(body map[string]any, p bodypath.Path) (any, bool) {
 	var cur any = body
 	for _, s := range p {
 		switch t := cur.(type) {

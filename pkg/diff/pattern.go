@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 // Body paths given by callers (ignore-changes globs, valueFrom secret
@@ -14,161 +16,48 @@ import (
 
 // JoinPath appends one object member to a body path in the display syntax,
 // quoting the member when needed: JoinPath("tags", "a.b") is tags."a.b".
-func JoinPath(base, member string) string {
-	if base == "" {
-		return quoteIfNeeded(member)
-	}
-	return base + "." + quoteIfNeeded(member)
-}
+func JoinPath(base, member string) string { return bodypath.JoinMember(base, member) }
 
 // IndexPath appends an array index to a body path: IndexPath("a", 2) is a[2].
-func IndexPath(base string, i int) string {
-	return base + "[" + strconv.Itoa(i) + "]"
-}
+func IndexPath(base string, i int) string { return bodypath.JoinIndex(base, i) }
 
 // ValidatePath reports whether s is a well-formed body path or glob, so
 // annotation values can be rejected at load time with a clear message.
 func ValidatePath(s string) error {
-	p, err := parsePattern(s)
+	_, err := parsePattern(s)
+	return err
+}
+
+// parsePattern parses a path in the display syntax. A bracketed value
+// without "=" matches an item by index, name or id, or a member of a map;
+// several values need their identifier names, since a pattern matches by
+// one name or id only.
+func parsePattern(s string) (bodypath.Path, error) {
+	p, err := bodypath.Parse(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(p) == 0 {
-		return fmt.Errorf("empty path")
-	}
-	return nil
-}
-
-// segAll matches every item of an array ("[*]") in a pattern.
-const segAll segKind = 100
-
-// parsePattern parses the display syntax. A bracketed token without "="
-// is kept as a keyed segment without identifier names: it matches an item
-// by index, name or id, or a member of a map.
-func parsePattern(s string) ([]seg, error) {
-	s = strings.TrimSpace(s)
-	var out []seg
-	i := 0
-	readToken := func(stop string) (string, bool, error) {
-		if i < len(s) && s[i] == '"' {
-			j := i + 1
-			for j < len(s) && s[j] != '"' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(s) {
-				return "", true, fmt.Errorf("unterminated quote in %q", s)
-			}
-			v, err := strconv.Unquote(s[i : j+1])
-			if err != nil {
-				return "", true, fmt.Errorf("bad quoted segment in %q: %w", s, err)
-			}
-			i = j + 1
-			return v, true, nil
-		}
-		j := i
-		for j < len(s) && !strings.ContainsRune(stop, rune(s[j])) {
-			j++
-		}
-		v := s[i:j]
-		i = j
-		return v, false, nil
-	}
-	for i < len(s) {
-		switch s[i] {
-		case '.':
-			i++
-			if i == 1 || i >= len(s) || s[i] == '.' || s[i] == '[' {
-				return nil, fmt.Errorf("empty member name in %q", s)
-			}
-		case '[':
-			i++
-			var keys, vals []string
-			quoted := false
-			for {
-				tok, q, err := readToken("=,]")
-				if err != nil {
-					return nil, err
-				}
-				quoted = quoted || q
-				if i < len(s) && s[i] == '=' {
-					i++
-					v, _, err := readToken(",]")
-					if err != nil {
-						return nil, err
-					}
-					keys, vals = append(keys, tok), append(vals, v)
-				} else {
-					vals = append(vals, tok)
-				}
-				if i >= len(s) {
-					return nil, fmt.Errorf("expected ] in %q", s)
-				}
-				if s[i] == ']' {
-					i++
-					break
-				}
-				i++
-			}
-			switch {
-			case len(keys) == 0 && len(vals) == 1 && vals[0] == "*" && !quoted:
-				out = append(out, seg{kind: segAll})
-			case len(keys) == 0 && len(vals) == 1 && !quoted && isIndex(vals[0]):
-				n, _ := strconv.Atoi(vals[0])
-				out = append(out, seg{kind: segIndex, idx: n})
-			case len(keys) == 0 && len(vals) == 1:
-				out = append(out, seg{kind: segKeyed, vals: vals})
-			case len(keys) == len(vals):
-				out = append(out, seg{kind: segKeyed, keys: keys, vals: vals})
-			default:
-				return nil, fmt.Errorf("mixed item key in %q: give every identifier as name=value or a single name", s)
-			}
-		default:
-			name, _, err := readToken(".[")
-			if err != nil {
-				return nil, err
-			}
-			if name == "" {
-				return nil, fmt.Errorf("empty member name in %q", s)
-			}
-			out = append(out, seg{kind: segField, name: name})
+	for _, sg := range p {
+		if sg.Kind == bodypath.Keyed && len(sg.Keys) == 0 && len(sg.Values) > 1 {
+			return nil, fmt.Errorf("body path %q: give each identifier of an item as name=value", s)
 		}
 	}
-	return out, nil
-}
-
-func isIndex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// wild reports whether a pattern segment is "*" or "[*]".
-func wild(s seg) bool {
-	return s.kind == segAll || (s.kind == segField && s.name == "*")
+	return p, nil
 }
 
 // itemMatches reports whether an array item matches a keyed pattern
 // segment: by the named identifiers, or without names by name or id.
-func itemMatches(it any, s seg) bool {
+func itemMatches(it any, s bodypath.Seg) bool {
 	m, ok := it.(map[string]any)
 	if !ok {
 		return false
 	}
-	if len(s.keys) > 0 {
+	if len(s.Keys) > 0 {
 		return findKeyed([]any{m}, s) == 0
 	}
 	for _, id := range fallbackIdentifiers {
 		if v, ok := m[id]; ok {
-			if vs, ok := scalarString(v); ok && strings.EqualFold(strings.TrimRight(vs, "/"), strings.TrimRight(s.vals[0], "/")) {
+			if vs, ok := scalarString(v); ok && strings.EqualFold(strings.TrimRight(vs, "/"), strings.TrimRight(s.Values[0], "/")) {
 				return true
 			}
 		}
@@ -177,25 +66,25 @@ func itemMatches(it any, s seg) bool {
 }
 
 // memberName is the object member a pattern segment names, if any.
-func memberName(s seg) (string, bool) {
+func memberName(s bodypath.Seg) (string, bool) {
 	switch {
-	case s.kind == segField:
-		return s.name, true
-	case s.kind == segKeyed && len(s.keys) == 0 && len(s.vals) == 1:
-		return s.vals[0], true // tags["a.b"]
+	case s.Kind == bodypath.Member:
+		return s.Name, true
+	case s.Kind == bodypath.Keyed && len(s.Keys) == 0 && len(s.Values) == 1:
+		return s.Values[0], true // tags["a.b"]
 	}
 	return "", false
 }
 
 // stripPattern deletes from body (in place) every value the pattern names.
-func stripPattern(body any, p []seg) {
+func stripPattern(body any, p bodypath.Path) {
 	if len(p) == 0 {
 		return
 	}
 	last := len(p) == 1
 	switch t := body.(type) {
 	case map[string]any:
-		if wild(p[0]) {
+		if p[0].Wild() {
 			for k, v := range t {
 				if last {
 					delete(t, k)
@@ -235,20 +124,18 @@ func stripPattern(body any, p []seg) {
 // dropped marks an array item removed by stripPattern; compact drops them.
 type dropped struct{}
 
-func patternItem(s seg, i int, it any) bool {
-	switch s.kind {
-	case segAll:
+func patternItem(s bodypath.Seg, i int, it any) bool {
+	switch s.Kind {
+	case bodypath.AnyItem:
 		return true
-	case segField:
-		return s.name == "*"
-	case segIndex:
-		return s.idx == i
-	case segKeyed:
-		if len(s.keys) == 0 && isIndex(s.vals[0]) {
-			n, _ := strconv.Atoi(s.vals[0])
-			if n == i {
-				return true
-			}
+	case bodypath.Member:
+		return s.Name == "*"
+	case bodypath.Index:
+		return s.Index == i
+	case bodypath.Keyed:
+		// ["0"]: a value that is also a position
+		if n, err := strconv.Atoi(s.Values[0]); err == nil && len(s.Keys) == 0 && n == i && s.Values[0][0] != '-' && s.Values[0][0] != '+' {
+			return true
 		}
 		return itemMatches(it, s)
 	}
@@ -278,11 +165,11 @@ func compact(v any) any {
 
 // withoutPaths returns a copy of body without the values the patterns
 // name; body itself is never modified.
-func withoutPaths(body map[string]any, patterns [][]seg) map[string]any {
+func withoutPaths(body map[string]any, patterns []bodypath.Path) map[string]any {
 	if body == nil || len(patterns) == 0 {
 		return body
 	}
-	out := deepCopyMap(body)
+	out := bodypath.CopyMap(body)
 	for _, p := range patterns {
 		stripPattern(out, p)
 	}
@@ -292,8 +179,8 @@ func withoutPaths(body map[string]any, patterns [][]seg) map[string]any {
 
 // parsePatterns parses caller-given paths, skipping malformed ones (the
 // manifest loader validates them with ValidatePath and reports errors).
-func parsePatterns(ps []string) [][]seg {
-	var out [][]seg
+func parsePatterns(ps []string) []bodypath.Path {
+	var out []bodypath.Path
 	for _, s := range ps {
 		if p, err := parsePattern(s); err == nil && len(p) > 0 {
 			out = append(out, p)
@@ -305,13 +192,13 @@ func parsePatterns(ps []string) [][]seg {
 // resolve finds the values a pattern names in body and returns their
 // paths in the diff's own form (keyed arrays addressed by identifiers), so
 // they compare with the paths of changes.
-func resolve(f *facts, body map[string]any, p []seg) [][]seg {
-	var out [][]seg
+func resolve(f *facts, body map[string]any, p bodypath.Path) []bodypath.Path {
+	var out []bodypath.Path
 	c := comparer{f: f}
-	var walk func(sp string, v any, rest []seg)
-	walk = func(sp string, v any, rest []seg) {
+	var walk func(sp string, v any, rest bodypath.Path)
+	walk = func(sp string, v any, rest bodypath.Path) {
 		if len(rest) == 0 {
-			out = append(out, clonePath(c.path))
+			out = append(out, c.path.Clone())
 			return
 		}
 		switch t := v.(type) {
@@ -319,10 +206,10 @@ func resolve(f *facts, body map[string]any, p []seg) [][]seg {
 			isMap := f.isMap(sp)
 			for k, cv := range t {
 				name, ok := memberName(rest[0])
-				if !wild(rest[0]) && (!ok || !strings.EqualFold(k, name)) {
+				if !rest[0].Wild() && (!ok || !strings.EqualFold(k, name)) {
 					continue
 				}
-				c.push(seg{kind: segField, name: k})
+				c.push(bodypath.Field(k))
 				walk(childSchemaPath(sp, k, isMap), cv, rest[1:])
 				c.pop()
 			}
@@ -335,7 +222,7 @@ func resolve(f *facts, body map[string]any, p []seg) [][]seg {
 				if m, ok := it.(map[string]any); ok && kind == arrayKeyed {
 					c.push(keyedSeg(m, ids))
 				} else {
-					c.push(seg{kind: segIndex, idx: i})
+					c.push(bodypath.At(i))
 				}
 				walk(sp+"[]", it, rest[1:])
 				c.pop()
@@ -349,7 +236,7 @@ func resolve(f *facts, body map[string]any, p []seg) [][]seg {
 }
 
 // underAny reports whether path p equals or lies below one of the paths.
-func underAny(p []seg, paths [][]seg) bool {
+func underAny(p bodypath.Path, paths []bodypath.Path) bool {
 	for _, q := range paths {
 		if hasPrefix(p, q) {
 			return true

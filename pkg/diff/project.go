@@ -3,6 +3,8 @@ package diff
 import (
 	"sort"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 // Project builds a baseline B: the parts of live at the owned paths, in the
@@ -18,12 +20,12 @@ func Project(live map[string]any, owned []string) map[string]any {
 		return out
 	}
 	root := &pnode{}
-	var colls [][]seg
+	var colls []bodypath.Path
 	var markers []string
 	for _, o := range owned {
 		c := strings.TrimSuffix(strings.TrimSuffix(o, "[*]"), ".*")
 		p, err := parseOwned(c)
-		if err != nil || len(p) == 0 || p[0].kind != segField {
+		if err != nil || len(p) == 0 || p[0].Kind != bodypath.Member {
 			continue
 		}
 		if c != o {
@@ -58,7 +60,7 @@ type collRecord struct {
 }
 
 // recordCollections lists the item keys of each declared collection.
-func (n *pnode) recordCollections(live map[string]any, colls [][]seg, markers []string) map[string]any {
+func (n *pnode) recordCollections(live map[string]any, colls []bodypath.Path, markers []string) map[string]any {
 	rec := map[string]any{}
 	cache := map[string]itemIndex{}
 	for i, p := range colls {
@@ -102,19 +104,19 @@ func (n *pnode) recordCollections(live map[string]any, colls [][]seg, markers []
 
 // idsAt is the identifier list the owned item paths use in the array at
 // p, name when none does.
-func (n *pnode) idsAt(p []seg) []string {
+func (n *pnode) idsAt(p bodypath.Path) []string {
 	cur := n
 	for _, s := range p {
 		if cur == nil {
 			break
 		}
-		if s.kind == segField {
-			cur = cur.fields[s.name]
+		if s.Kind == bodypath.Member {
+			cur = cur.fields[s.Name]
 			continue
 		}
 		var next *pnode
 		for _, g := range cur.keyed {
-			if c := g.items[normKey(s.vals)]; c != nil {
+			if c := g.items[normKey(s.Values)]; c != nil {
 				next = c
 			}
 		}
@@ -182,33 +184,33 @@ type keyGroup struct {
 	items map[string]*pnode
 }
 
-func (n *pnode) insert(p []seg) {
+func (n *pnode) insert(p bodypath.Path) {
 	cur := n
 	for i, s := range p {
 		if cur.leaf {
 			return
 		}
 		var next *pnode
-		switch s.kind {
-		case segField:
+		switch s.Kind {
+		case bodypath.Member:
 			if cur.fields == nil {
 				cur.fields = map[string]*pnode{}
 			}
-			if next = cur.fields[s.name]; next == nil {
+			if next = cur.fields[s.Name]; next == nil {
 				next = &pnode{}
-				cur.fields[s.name] = next
+				cur.fields[s.Name] = next
 			}
-		case segIndex:
+		case bodypath.Index:
 			if cur.index == nil {
 				cur.index = map[int]*pnode{}
 			}
-			if next = cur.index[s.idx]; next == nil {
+			if next = cur.index[s.Index]; next == nil {
 				next = &pnode{}
-				cur.index[s.idx] = next
+				cur.index[s.Index] = next
 			}
-		case segKeyed:
-			g := cur.group(s.keys)
-			k := normKey(s.vals)
+		case bodypath.Keyed:
+			g := cur.group(s.Keys)
+			k := normKey(s.Values)
 			if next = g.items[k]; next == nil {
 				next = &pnode{}
 				g.items[k] = next
@@ -287,7 +289,7 @@ func (n *pnode) hasLeafField() bool {
 
 func (n *pnode) project(v any) (any, bool) {
 	if n.leaf {
-		return deepCopy(v), true
+		return bodypath.Copy(v), true
 	}
 	switch t := v.(type) {
 	case map[string]any:
@@ -340,7 +342,7 @@ func (n *pnode) projectArray(a []any) (any, bool) {
 			// identifiers always travel with the item so B stays keyable
 			for _, id := range ids {
 				if iv, ok := m[id]; ok && !strings.Contains(id, "/") {
-					item[id] = deepCopy(iv)
+					item[id] = bodypath.Copy(iv)
 				}
 			}
 			if pv, ok := c.project(m); ok {
@@ -391,36 +393,36 @@ func foldKey(m map[string]any, k string) (string, bool) {
 // getIndexed is get with keyed lookups through an index per array (cached
 // by the array's path), so recording nested collections of a large array
 // stays linear.
-func getIndexed(root map[string]any, p []seg, cache map[string]itemIndex) (any, bool) {
+func getIndexed(root map[string]any, p bodypath.Path, cache map[string]itemIndex) (any, bool) {
 	var cur any = root
 	for i, s := range p {
-		switch s.kind {
-		case segField:
+		switch s.Kind {
+		case bodypath.Member:
 			m, ok := cur.(map[string]any)
 			if !ok {
 				return nil, false
 			}
-			if cur, ok = lookupExactFold(m, s.name); !ok {
+			if cur, ok = lookupExactFold(m, s.Name); !ok {
 				return nil, false
 			}
-		case segIndex:
+		case bodypath.Index:
 			a, ok := cur.([]any)
-			if !ok || s.idx < 0 || s.idx >= len(a) {
+			if !ok || s.Index < 0 || s.Index >= len(a) {
 				return nil, false
 			}
-			cur = a[s.idx]
-		case segKeyed:
+			cur = a[s.Index]
+		case bodypath.Keyed:
 			a, ok := cur.([]any)
 			if !ok {
 				return nil, false
 			}
-			ck := segsKey(p[:i]) + "\x00" + strings.Join(s.keys, "\x00")
+			ck := segsKey(p[:i]) + "\x00" + strings.Join(s.Keys, "\x00")
 			idx, ok := cache[ck]
 			if !ok {
-				idx = keyIndex(a, s.keys)
+				idx = keyIndex(a, s.Keys)
 				cache[ck] = idx
 			}
-			j, ok := idx[normKey(s.vals)]
+			j, ok := idx[normKey(s.Values)]
 			if !ok {
 				return nil, false
 			}

@@ -3,6 +3,7 @@ package diff
 import (
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -15,7 +16,7 @@ type writer struct {
 	// as their default. Both keyed by pathKey.
 	drops  map[string]bool
 	resets map[string]any
-	path   []seg
+	path   bodypath.Path
 }
 
 // newWriter prepares a writer for r's changes. The bodies it returns are
@@ -49,7 +50,7 @@ func newWriter(in *Input, r *Result) *writer {
 	return w
 }
 
-func (w *writer) push(s seg) { w.path = append(w.path, s) }
+func (w *writer) push(s bodypath.Seg) { w.path = append(w.path, s) }
 func (w *writer) pop()       { w.path = w.path[:len(w.path)-1] }
 
 // Patch returns the JSON merge patch (RFC 7396) that applies r's changes:
@@ -75,7 +76,7 @@ func Patch(in Input, r Result) map[string]any {
 				continue
 			case ch.Cause == plan.CauseDefaultReset:
 				if v, ok := w.resets[segsKey(p)]; ok {
-					setPath(patch, p, deepCopy(v))
+					setPath(patch, p, bodypath.Copy(v))
 				}
 				continue
 			case ch.Kind == plan.KindRemove:
@@ -83,11 +84,11 @@ func Patch(in Input, r Result) map[string]any {
 				continue
 			}
 			v, _ := get(in.Desired, p)
-			setPath(patch, p, deepCopy(v))
+			setPath(patch, p, bodypath.Copy(v))
 			continue
 		}
 		ap := p[:k]
-		key := renderOwned(ap)
+		key := ap.String()
 		if done[key] {
 			continue
 		}
@@ -105,10 +106,10 @@ func Patch(in Input, r Result) map[string]any {
 		}
 		var merged any
 		if lh {
-			w.path = clonePath(ap)
-			merged = w.merge(sp, lastField(ap), lv, dv, av)
+			w.path = ap.Clone()
+			merged = w.merge(sp, ap.LastMember(), lv, dv, av)
 		} else {
-			merged = deepCopy(dv)
+			merged = bodypath.Copy(dv)
 		}
 		setPath(patch, ap, w.strip(sp, merged))
 	}
@@ -158,9 +159,9 @@ func PutBody(in Input, r Result) map[string]any {
 	w := newWriter(&in, &r)
 	var body map[string]any
 	if in.Live == nil {
-		body, _ = w.strip("", deepCopyMap(in.Desired)).(map[string]any)
+		body, _ = w.strip("", bodypath.CopyMap(in.Desired)).(map[string]any)
 	} else {
-		live, _ := w.strip("", deepCopyMap(in.Live)).(map[string]any)
+		live, _ := w.strip("", bodypath.CopyMap(in.Live)).(map[string]any)
 		body, _ = w.merge("", "", live, in.Desired, in.LastApplied).(map[string]any)
 	}
 	for k := range envelope {
@@ -172,26 +173,26 @@ func PutBody(in Input, r Result) map[string]any {
 	return body
 }
 
-func firstArraySeg(p []seg) int {
+func firstArraySeg(p bodypath.Path) int {
 	for i, s := range p {
-		if s.kind != segField {
+		if s.Kind != bodypath.Member {
 			return i
 		}
 	}
 	return -1
 }
 
-func setPath(dst map[string]any, p []seg, v any) {
+func setPath(dst map[string]any, p bodypath.Path, v any) {
 	cur := dst
 	for i, s := range p {
 		if i == len(p)-1 {
-			cur[s.name] = v
+			cur[s.Name] = v
 			return
 		}
-		next, ok := cur[s.name].(map[string]any)
+		next, ok := cur[s.Name].(map[string]any)
 		if !ok {
 			next = map[string]any{}
-			cur[s.name] = next
+			cur[s.Name] = next
 		}
 		cur = next
 	}
@@ -203,7 +204,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 	case map[string]any:
 		lm, ok := live.(map[string]any)
 		if !ok {
-			return deepCopy(d)
+			return bodypath.Copy(d)
 		}
 		am, _ := l.(map[string]any)
 		out := make(map[string]any, len(lm)+len(dv))
@@ -223,7 +224,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 			if am != nil {
 				av = am[k]
 			}
-			w.push(seg{kind: segField, name: k})
+			w.push(bodypath.Field(k))
 			if _, ok := out[k]; !ok && (!isMap || sp == "tags" || looksARMID(k)) {
 				// live spells the member in other case: one member, the
 				// manifest's spelling (ARM binds names case-insensitively)
@@ -243,12 +244,12 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 				continue
 			}
 			csp := childSchemaPath(sp, k, isMap)
-			w.push(seg{kind: segField, name: k})
+			w.push(bodypath.Field(k))
 			if w.f.children[csp] {
 				// keep the children nobody's manifest lists any more
 				out[k] = w.merge(csp, k, out[k], []any{}, am[k])
 			} else if def, ok := w.resets[segsKey(w.path)]; ok {
-				out[k] = deepCopy(def)
+				out[k] = bodypath.Copy(def)
 			} else {
 				delete(out, k)
 			}
@@ -256,7 +257,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 		}
 		if len(w.drops) > 0 {
 			for k := range out {
-				w.push(seg{kind: segField, name: k})
+				w.push(bodypath.Field(k))
 				if w.drops[segsKey(w.path)] {
 					delete(out, k)
 				}
@@ -267,7 +268,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 	case []any:
 		la, ok := live.([]any)
 		if !ok {
-			return deepCopy(d)
+			return bodypath.Copy(d)
 		}
 		aa, _ := l.([]any)
 		kind, ids := w.c.classify(sp, dv, la)
@@ -279,7 +280,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 					return la
 				}
 			}
-			return deepCopy(d)
+			return bodypath.Copy(d)
 		}
 		isp := sp + "[]"
 		out := make([]any, 0, len(la)+len(dv))
@@ -321,7 +322,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 		}
 		for j, it := range dv {
 			if !used[j] {
-				out = append(out, deepCopy(it))
+				out = append(out, bodypath.Copy(it))
 			}
 		}
 		return out
