@@ -51,7 +51,7 @@ func newWriter(in *Input, r *Result) *writer {
 }
 
 func (w *writer) push(s bodypath.Seg) { w.path = append(w.path, s) }
-func (w *writer) pop()       { w.path = w.path[:len(w.path)-1] }
+func (w *writer) pop()                { w.path = w.path[:len(w.path)-1] }
 
 // Patch returns the JSON merge patch (RFC 7396) that applies r's changes:
 // changed leaves set to their desired value, removals as null. A change
