@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -44,7 +46,7 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (any, bool) {
 		}
 		out := make(map[string]any, len(x))
 		ok := true
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			kp := joinPath(docPath, k)
 			nk, kok := l.expand(e, kp, k, true)
 			var vok bool

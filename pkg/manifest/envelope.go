@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -87,7 +89,7 @@ func (l *loader) envelope(d document) *entry {
 		return nil
 	}
 	e.spec = spec
-	keys := sortedKeys(spec)
+	keys := slices.Sorted(maps.Keys(spec))
 	for _, k := range keys {
 		if !specFields[k] {
 			bad("spec."+k, "unknown field; spec has type, id, resourceGroup, parent, scope and body")

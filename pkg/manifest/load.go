@@ -303,15 +303,6 @@ func (l *loader) distinctDeferredIDs() {
 	}
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func quote(v any) string {
 	if s, ok := v.(string); ok {
 		return fmt.Sprintf("%q", s)

@@ -28,13 +28,13 @@ func operations(r plan.Resource) []any {
 		}
 		// Parents exist on both sides, so an added member is one "add"
 		// of that member, not a replacement of its parent.
-		ensureParents(before, segs)
-		ensureParents(after, segs)
+		last := segs[len(segs)-1]
+		b, a := parentObject(before, segs), parentObject(after, segs)
 		if c.Kind != plan.KindAdd {
-			setIn(before, segs, c.Before)
+			b[last] = c.Before
 		}
 		if c.Kind != plan.KindRemove {
-			setIn(after, segs, c.After)
+			a[last] = c.After
 		}
 	}
 	if len(before) == 0 && len(after) == 0 {
@@ -110,7 +110,9 @@ func pointerSegments(path string) ([]string, bool) {
 	return segs, len(segs) > 0
 }
 
-func setIn(doc map[string]any, segs []string, v any) {
+// parentObject returns the object in doc that holds the member segs
+// addresses, creating the objects on the way.
+func parentObject(doc map[string]any, segs []string) map[string]any {
 	for _, s := range segs[:len(segs)-1] {
 		next, ok := doc[s].(map[string]any)
 		if !ok {
@@ -119,16 +121,5 @@ func setIn(doc map[string]any, segs []string, v any) {
 		}
 		doc = next
 	}
-	doc[segs[len(segs)-1]] = v
-}
-
-func ensureParents(doc map[string]any, segs []string) {
-	for _, s := range segs[:len(segs)-1] {
-		next, ok := doc[s].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			doc[s] = next
-		}
-		doc = next
-	}
+	return doc
 }

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
@@ -314,7 +315,7 @@ func (t *textPrinter) show(v any) string {
 func (t *textPrinter) tree(indent string, v any) {
 	switch x := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			child := x[k]
 			key := armid.Printable(k) + ":"
 			if isNested(child) {
