@@ -28,19 +28,7 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 				out = append(out, leaf{c.path.Clone(), sp})
 				return
 			}
-			isMap := f.isMap(sp)
-			for k, cv := range t {
-				if root && envelope[k] {
-					continue
-				}
-				csp := childSchemaPath(sp, k, isMap)
-				if f.isReadOnly(csp) {
-					continue
-				}
-				c.push(bodypath.Field(k))
-				walk(csp, cv, false)
-				c.pop()
-			}
+			c.ownableMembers(sp, t, root, func(csp string, cv any) { walk(csp, cv, false) })
 		case []any:
 			if len(t) == 0 {
 				// An empty array of objects owns no items (children managed
@@ -73,6 +61,25 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 		walk("", body, true)
 	}
 	return out
+}
+
+// ownableMembers calls fn for every member of a user-side object that can
+// be owned, with c.path extended by it: envelope members of the root and
+// read-only properties never are.
+func (c *comparer) ownableMembers(sp string, m map[string]any, root bool, fn func(csp string, v any)) {
+	isMap := c.f.isMap(sp)
+	for k, v := range m {
+		if root && envelope[k] {
+			continue
+		}
+		csp := childSchemaPath(sp, k, isMap)
+		if c.f.isReadOnly(csp) {
+			continue
+		}
+		c.push(bodypath.Field(k))
+		fn(csp, v)
+		c.pop()
+	}
 }
 
 func ownedPaths(f *facts, d, l map[string]any) []string {
@@ -109,22 +116,10 @@ func declaredCollections(f *facts, body map[string]any) []string {
 	walk = func(sp string, v any, root bool) {
 		switch t := v.(type) {
 		case map[string]any:
-			isMap := f.isMap(sp)
-			if isMap && len(t) > 0 && !root {
+			if len(t) > 0 && !root && f.isMap(sp) {
 				out = append(out, c.path.String()+".*")
 			}
-			for k, cv := range t {
-				if root && envelope[k] {
-					continue
-				}
-				csp := childSchemaPath(sp, k, isMap)
-				if f.isReadOnly(csp) {
-					continue
-				}
-				c.push(bodypath.Field(k))
-				walk(csp, cv, false)
-				c.pop()
-			}
+			c.ownableMembers(sp, t, root, func(csp string, cv any) { walk(csp, cv, false) })
 		case []any:
 			if len(t) == 0 {
 				return
@@ -157,22 +152,27 @@ func Owned(desired, lastApplied map[string]any) []string {
 // get reads the value at a structured path. Keyed segments match items by
 // identifier values case-insensitively, as ARM does for names and IDs.
 func get(root map[string]any, p bodypath.Path) (any, bool) {
-	var cur any = root
+	return getIndexed(root, p, nil)
+}
+
+// getIndexed is get with keyed lookups through an index per array, cached
+// by the array's path, so recording nested collections of a large array
+// stays linear. A nil cache searches each array instead.
+func getIndexed(root map[string]any, p bodypath.Path, cache map[string]itemIndex) (any, bool) {
 	if root == nil {
 		return nil, false
 	}
-	for _, s := range p {
+	var cur any = root
+	for i, s := range p {
 		switch s.Kind {
 		case bodypath.Member:
 			m, ok := cur.(map[string]any)
 			if !ok {
 				return nil, false
 			}
-			if cur, ok = m[s.Name]; !ok {
-				// members are bound case-insensitively by ARM
-				if cur, ok = lookupFold(m, s.Name); !ok {
-					return nil, false
-				}
+			// members are bound case-insensitively by ARM
+			if cur, ok = lookupExactFold(m, s.Name); !ok {
+				return nil, false
 			}
 		case bodypath.Index:
 			a, ok := cur.([]any)
@@ -185,14 +185,33 @@ func get(root map[string]any, p bodypath.Path) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			i := findKeyed(a, s)
-			if i < 0 {
+			j := -1
+			if cache == nil {
+				j = findKeyed(a, s)
+			} else {
+				j = cachedItem(a, p[:i], s, cache)
+			}
+			if j < 0 {
 				return nil, false
 			}
-			cur = a[i]
+			cur = a[j]
 		}
 	}
 	return cur, true
+}
+
+// cachedItem finds a keyed item through the index of its array.
+func cachedItem(a []any, at bodypath.Path, s bodypath.Seg, cache map[string]itemIndex) int {
+	ck := segsKey(at) + "\x00" + strings.Join(s.Keys, "\x00")
+	idx, ok := cache[ck]
+	if !ok {
+		idx = keyIndex(a, s.Keys)
+		cache[ck] = idx
+	}
+	if j, ok := idx[normKey(s.Values)]; ok {
+		return j
+	}
+	return -1
 }
 
 func findKeyed(a []any, s bodypath.Seg) int {
