@@ -2,14 +2,15 @@ package schema
 
 import (
 	"strings"
-	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/apiversion"
 )
 
 // nearestVersion picks want from known (ascending) when present
-// (case-insensitive), else the closest by date; on a tie the newer wins,
-// since services add fields more often than they remove them. An empty
-// want selects the newest stable version (a preview only when nothing
-// else exists).
+// (case-insensitive; exact is then true), else the nearest by date as the
+// generator picks Swagger facts (apiversion.Nearest). An empty want
+// selects the newest stable version (a preview only when nothing else
+// exists).
 func nearestVersion(known []string, want string) (string, bool) {
 	if len(known) == 0 {
 		return "", false
@@ -27,38 +28,7 @@ func nearestVersion(known []string, want string) (string, bool) {
 		}
 		return known[len(known)-1], false
 	}
-	wt, ok := versionDate(want)
-	if !ok {
-		return known[len(known)-1], false
-	}
-	best, bestDist := "", time.Duration(-1)
-	for _, v := range known {
-		t, ok := versionDate(v)
-		if !ok {
-			continue
-		}
-		d := t.Sub(wt)
-		if d < 0 {
-			d = -d
-		}
-		if bestDist < 0 || d < bestDist || (d == bestDist && v > best) {
-			best, bestDist = v, d
-		}
-	}
-	if best == "" {
-		return known[len(known)-1], false
-	}
-	return best, false
-}
-
-// versionDate reads the date at the start of an api-version
-// ("2023-05-01", "2021-06-01-preview").
-func versionDate(v string) (time.Time, bool) {
-	if len(v) < 10 {
-		return time.Time{}, false
-	}
-	t, err := time.Parse("2006-01-02", v[:10])
-	return t, err == nil
+	return apiversion.Nearest(known, want), false
 }
 
 // NewestVersion returns the newest stable api-version of a type, or ""

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -248,7 +249,7 @@ func (w *bicepWalker) run(root bicepRef) {
 		}
 		switch n.Kind {
 		case "ObjectType":
-			for _, k := range sortedProps(n.Properties) {
+			for _, k := range slices.Sorted(maps.Keys(n.Properties)) {
 				child(join(it.path, k), n.Properties[k], it.variant, it.discAt)
 			}
 			if n.AdditionalProperties != nil {
@@ -258,7 +259,7 @@ func (w *bicepWalker) run(root bicepRef) {
 			if f != nil || it.path == "" {
 				w.markDiscriminator(it.path, n.Discriminator)
 			}
-			for _, k := range sortedProps(n.BaseProperties) {
+			for _, k := range slices.Sorted(maps.Keys(n.BaseProperties)) {
 				child(join(it.path, k), n.BaseProperties[k], it.variant, it.discAt)
 			}
 			var elems map[string]bicepRef
@@ -268,12 +269,12 @@ func (w *bicepWalker) run(root bicepRef) {
 				at = rootKey
 			}
 			w.elems[at] = len(elems)
-			for _, val := range sortedKeys2(elems) {
+			for _, val := range slices.Sorted(maps.Keys(elems)) {
 				e, _, ok := w.node(elems[val])
 				if !ok {
 					continue
 				}
-				for _, k := range sortedProps(e.Properties) {
+				for _, k := range slices.Sorted(maps.Keys(e.Properties)) {
 					child(join(it.path, k), e.Properties[k], val, at)
 				}
 				if e.AdditionalProperties != nil {
@@ -494,22 +495,4 @@ func splitPath(p string) (parent, name string) {
 		return p[:i], p[i+1:]
 	}
 	return "", p
-}
-
-func sortedProps(m map[string]bicepProp) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys2(m map[string]bicepRef) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

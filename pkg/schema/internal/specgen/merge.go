@@ -3,9 +3,8 @@ package specgen
 import (
 	"os"
 	"sort"
-	"strings"
-	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/apiversion"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/format"
 )
 
@@ -51,7 +50,7 @@ func mergeSources(bt, sw map[string]map[string]*version) map[string]map[string]*
 		svs := sw[lt]
 		known := sortedVersions(svs)
 		for ver, v := range bvs {
-			if from := nearest(known, ver); from != "" {
+			if from := apiversion.Nearest(known, ver); from != "" {
 				addSwaggerFacts(v, svs[from], from == ver)
 				v.factsFrom = from
 				if from == ver {
@@ -117,39 +116,4 @@ func sortedVersions(vs map[string]*version) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// nearest returns want when known has it, else the closest by date (the
-// newer on a tie); "" when known is empty.
-func nearest(known []string, want string) string {
-	best, bestDist := "", time.Duration(-1)
-	wt, wok := date(want)
-	for _, v := range known {
-		if strings.EqualFold(v, want) {
-			return v
-		}
-		t, ok := date(v)
-		if !ok || !wok {
-			continue
-		}
-		d := t.Sub(wt)
-		if d < 0 {
-			d = -d
-		}
-		if bestDist < 0 || d < bestDist || (d == bestDist && v > best) {
-			best, bestDist = v, d
-		}
-	}
-	if best == "" && len(known) > 0 {
-		best = known[len(known)-1]
-	}
-	return best
-}
-
-func date(v string) (time.Time, bool) {
-	if len(v) < 10 {
-		return time.Time{}, false
-	}
-	t, err := time.Parse("2006-01-02", v[:10])
-	return t, err == nil
 }

@@ -2,7 +2,9 @@ package specgen
 
 import (
 	"iter"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,7 +117,7 @@ func (d *docs) resourceOps(file string) []resourceOp {
 	var out []resourceOp
 	for _, key := range []string{"paths", "x-ms-paths"} {
 		paths, _ := doc[key].(map[string]any)
-		for _, p := range sortedKeys(paths) {
+		for _, p := range slices.Sorted(maps.Keys(paths)) {
 			item, _ := paths[p].(map[string]any)
 			put, ok := item["put"].(map[string]any)
 			if !ok {
@@ -240,13 +242,4 @@ func (d *docs) okResponse(file string, op map[string]any, codes ...string) *node
 		}
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
