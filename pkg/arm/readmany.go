@@ -3,7 +3,6 @@ package arm
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 // Collection reads. A plan reads the live state S of every managed
@@ -243,7 +243,7 @@ func collectionOf(id armid.ID) (string, bool) {
 // hasAll reports whether body has a non-null value at every path.
 func hasAll(body map[string]any, paths []string) bool {
 	for _, p := range paths {
-		segs, err := parseNeed(p)
+		segs, err := bodypath.Parse(p)
 		if err != nil || !present(body, segs) {
 			return false
 		}
@@ -251,208 +251,99 @@ func hasAll(body map[string]any, paths []string) bool {
 	return true
 }
 
-// needSeg is one step of a Need path: a member, an index, an item
-// selected by identifier values, or any member/item ("*").
-type needSeg struct {
-	name  string
-	index int // -1 unless an index
-	keys  []string
-	vals  []string
-	any   bool
-	item  bool // a bracket segment
-}
-
-// parseNeed parses pkg/diff's display syntax: a.b, a."x.y", a["x.y"],
-// a[0], a[name], a[name=x,kind=y], a[*], a.*.
-func parseNeed(s string) ([]needSeg, error) {
-	var out []needSeg
-	i := 0
-	token := func(stops string) (string, error) {
-		if i < len(s) && s[i] == '"' {
-			j := i + 1
-			for j < len(s) && s[j] != '"' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(s) {
-				return "", errors.New("unterminated quote")
-			}
-			v, err := unquote(s[i : j+1])
-			i = j + 1
-			return v, err
-		}
-		j := i
-		for j < len(s) && !strings.ContainsRune(stops, rune(s[j])) {
-			j++
-		}
-		v := s[i:j]
-		i = j
-		return v, nil
-	}
-	for i < len(s) {
-		switch s[i] {
-		case '.':
-			i++
-		case '[':
-			i++
-			seg := needSeg{index: -1, item: true}
-			for {
-				v, err := token(",=]")
-				if err != nil {
-					return nil, err
-				}
-				if i < len(s) && s[i] == '=' {
-					i++
-					val, err := token(",]")
-					if err != nil {
-						return nil, err
-					}
-					seg.keys, seg.vals = append(seg.keys, v), append(seg.vals, val)
-				} else {
-					seg.vals = append(seg.vals, v)
-					seg.keys = append(seg.keys, "")
-				}
-				if i >= len(s) {
-					return nil, errors.New("unterminated [")
-				}
-				if s[i] == ']' {
-					i++
-					break
-				}
-				i++ // ','
-			}
-			if len(seg.vals) == 1 && seg.keys[0] == "" {
-				switch v := seg.vals[0]; {
-				case v == "*":
-					seg.any = true
-				case isDigits(v):
-					seg.index = atoi(v)
-				}
-			}
-			out = append(out, seg)
-		default:
-			v, err := token(".[")
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, needSeg{name: v, index: -1, any: v == "*"})
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty path")
-	}
-	return out, nil
-}
-
-// present walks segs through v; any missing or null step is false.
-func present(v any, segs []needSeg) bool {
+// present walks p through v; any missing or null step is false. Members
+// match case-insensitively, "*" and [*] mean every member or item, and an
+// item given by value only matches its name or id.
+func present(v any, p bodypath.Path) bool {
 	if v == nil {
 		return false
 	}
-	if len(segs) == 0 {
+	if len(p) == 0 {
 		return true
 	}
-	s := segs[0]
+	s, rest := p[0], p[1:]
 	switch t := v.(type) {
 	case map[string]any:
-		if s.item {
-			// tags["a.b"] is the member a.b.
-			if len(s.vals) != 1 || s.keys[0] != "" || s.index >= 0 {
-				return false
-			}
-			s = needSeg{name: s.vals[0], index: -1, any: s.any}
+		name, ok := memberOf(s)
+		if !ok {
+			return false
 		}
-		if s.any {
+		if name == "*" && s.Kind != bodypath.Keyed {
 			for _, val := range t {
-				if !present(val, segs[1:]) {
+				if !present(val, rest) {
 					return false
 				}
 			}
-			return len(t) > 0 || len(segs) == 1
+			return len(t) > 0 || len(rest) == 0
 		}
-		val, ok := t[s.name]
+		val, ok := t[name]
 		if !ok {
 			for k, x := range t {
-				if strings.EqualFold(k, s.name) {
+				if strings.EqualFold(k, name) {
 					val, ok = x, true
 					break
 				}
 			}
 		}
-		return ok && present(val, segs[1:])
+		return ok && present(val, rest)
 	case []any:
-		if !s.item {
-			return false
-		}
-		switch {
-		case s.any:
+		switch s.Kind {
+		case bodypath.AnyItem:
 			for _, it := range t {
-				if !present(it, segs[1:]) {
+				if !present(it, rest) {
 					return false
 				}
 			}
 			return true
-		case s.index >= 0:
-			return s.index < len(t) && present(t[s.index], segs[1:])
-		}
-		for _, it := range t {
-			if matches(it, s) {
-				return present(it, segs[1:])
+		case bodypath.Index:
+			return s.Index < len(t) && present(t[s.Index], rest)
+		case bodypath.Keyed:
+			for _, it := range t {
+				if matches(it, s) {
+					return present(it, rest)
+				}
 			}
 		}
 	}
 	return false
 }
 
+// memberOf is the member a segment names in an object: a member, "*" for
+// [*], or the value of ["a.b"].
+func memberOf(s bodypath.Seg) (string, bool) {
+	switch {
+	case s.Kind == bodypath.Member:
+		return s.Name, true
+	case s.Kind == bodypath.AnyItem:
+		return "*", true
+	case s.Kind == bodypath.Keyed && len(s.Keys) == 0 && len(s.Values) == 1:
+		return s.Values[0], true
+	}
+	return "", false
+}
+
 // matches reports whether an array item has the identifier values of s;
-// a value without a key matches the item's name or id.
-func matches(item any, s needSeg) bool {
+// a value without a name matches the item's name or id.
+func matches(item any, s bodypath.Seg) bool {
 	m, ok := item.(map[string]any)
 	if !ok {
 		return false
 	}
-	for k := range s.vals {
-		if s.keys[k] == "" {
+	for k, want := range s.Values {
+		if len(s.Keys) != len(s.Values) {
 			n, _ := m["name"].(string)
 			id, _ := m["id"].(string)
-			if !strings.EqualFold(n, s.vals[k]) && !armid.Equal(id, s.vals[k]) {
+			if !strings.EqualFold(n, want) && !armid.Equal(id, want) {
 				return false
 			}
 			continue
 		}
-		if !strings.EqualFold(stringOf(m[s.keys[k]]), s.vals[k]) {
+		if !strings.EqualFold(stringOf(m[s.Keys[k]]), want) {
 			return false
 		}
 	}
 	return true
 }
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, r := range s {
-		n = n*10 + int(r-'0')
-		if n > 1<<30 {
-			return 1 << 30
-		}
-	}
-	return n
-}
-
-func unquote(s string) (string, error) { return strconv.Unquote(s) }
 
 // stringOf renders an identifier value for comparison with a path's.
 func stringOf(v any) string {

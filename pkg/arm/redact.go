@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -150,7 +151,9 @@ func (bc bodyCtx) redactResource(v any) any {
 		name = n
 	}
 	for _, p := range bc.pathsFor(typ, name) {
-		redactPath(m, splitSchemaPath(p))
+		if segs := splitSchemaPath(p); len(segs) > 0 {
+			redactPath(m, segs)
+		}
 	}
 	return m
 }
@@ -158,15 +161,17 @@ func (bc bodyCtx) redactResource(v any) any {
 // splitSchemaPath splits a schema path ("properties.secrets[].value",
 // "properties.*", as pkg/schema writes them; "[*]" is accepted too) into
 // [properties secrets value]; array markers are dropped, since arrays are
-// descended into wherever they appear.
+// descended into wherever they appear. A path that does not parse gives
+// nil, which hides nothing: the name rules of redactValue still apply.
 func splitSchemaPath(p string) []string {
+	segs, err := bodypath.Parse(p)
+	if err != nil {
+		return nil
+	}
 	var out []string
-	for _, s := range strings.Split(p, ".") {
-		for strings.HasSuffix(s, "[]") || strings.HasSuffix(s, "[*]") {
-			s = strings.TrimSuffix(strings.TrimSuffix(s, "[]"), "[*]")
-		}
-		if s != "" {
-			out = append(out, s)
+	for _, s := range segs {
+		if s.Kind == bodypath.Member {
+			out = append(out, s.Name)
 		}
 	}
 	return out
@@ -268,29 +273,10 @@ func (c *Client) bodySecrets(method, rawURL string, body map[string]any) []strin
 		return nil
 	}
 	bc := c.bodyContext(method, u)
-	red = redactValue(bc.redactResource(mustCopy(orig)))
+	red = redactValue(bc.redactResource(bodypath.Copy(orig)))
 	var out []string
 	collectRedacted(orig, red, &out)
 	return out
-}
-
-// mustCopy deep-copies a decoded JSON value.
-func mustCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, x := range t {
-			m[k] = mustCopy(x)
-		}
-		return m
-	case []any:
-		out := make([]any, len(t))
-		for i := range t {
-			out[i] = mustCopy(t[i])
-		}
-		return out
-	}
-	return v
 }
 
 // collectRedacted appends the string leaves of orig where red was

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -262,6 +263,22 @@ func TestErrorHidesTheRequestBodysSecrets(t *testing.T) {
 		}
 		if !strings.Contains(msg, "Could not parse") || !strings.Contains(msg, secret.Placeholder) {
 			t.Errorf("%s: error lost its message: %s", suffix, msg)
+		}
+	}
+}
+
+func TestSplitSchemaPath(t *testing.T) {
+	for in, want := range map[string][]string{
+		"properties.secrets[].value":  {"properties", "secrets", "value"},
+		"properties.secrets[*].value": {"properties", "secrets", "value"},
+		"properties.*":                {"properties", "*"},
+		"properties.matrix[][].x":     {"properties", "matrix", "x"},
+		`tags."a.b"`:                  {"tags", "a.b"},
+		"":                            nil,
+		"a..b":                        nil, // malformed: hides nothing by path
+	} {
+		if got := splitSchemaPath(in); !slices.Equal(got, want) {
+			t.Errorf("splitSchemaPath(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
