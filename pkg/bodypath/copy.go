@@ -49,3 +49,14 @@ func copyMap(m map[string]any, fn func(any) (any, bool)) map[string]any {
 	}
 	return out
 }
+
+// MapStrings returns a copy of v with fn applied to every string value;
+// member names are kept.
+func MapStrings(v any, fn func(string) string) any {
+	return Map(v, func(x any) (any, bool) {
+		if s, ok := x.(string); ok {
+			return fn(s), true
+		}
+		return nil, false
+	})
+}

@@ -55,3 +55,15 @@ func TestMap(t *testing.T) {
 		t.Error("Map changed its input")
 	}
 }
+
+func TestMapStrings(t *testing.T) {
+	orig := decode(t, `{"a.b":"x","l":["y",{"z":"w","n":2}],"t":true}`)
+	got := MapStrings(orig, func(s string) string { return "<" + s + ">" })
+	want := decode(t, `{"a.b":"<x>","l":["<y>",{"z":"<w>","n":2}],"t":true}`)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("MapStrings = %v, want %v", got, want)
+	}
+	if orig["a.b"] != "x" {
+		t.Error("MapStrings changed its input")
+	}
+}
