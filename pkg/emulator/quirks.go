@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/internal/bodypath"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 // materialize turns a request body into the live body ARM would keep:
@@ -156,9 +156,9 @@ type templateCtx struct {
 	now                            time.Time
 }
 
+// instantiate fills the placeholders in every string of a template value.
 func (c templateCtx) instantiate(v any) any {
-	switch t := v.(type) {
-	case string:
+	return bodypath.MapStrings(v, func(t string) string {
 		if !strings.Contains(t, "{{") {
 			return t
 		}
@@ -170,20 +170,7 @@ func (c templateCtx) instantiate(v any) any {
 			out = strings.Replace(out, "{{guid}}", newGUID(), 1)
 		}
 		return out
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, x := range t {
-			m[k] = c.instantiate(x)
-		}
-		return m
-	case []any:
-		a := make([]any, len(t))
-		for i, x := range t {
-			a[i] = c.instantiate(x)
-		}
-		return a
-	}
-	return v
+	})
 }
 
 // checkCreateOnly rejects a write that changes the location or a property

@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 // Identities the emulator reports as the caller and its tenant.
@@ -20,31 +22,12 @@ func newGUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// deepCopy copies decoded JSON.
-func deepCopyAny(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, x := range t {
-			m[k] = deepCopyAny(x)
-		}
-		return m
-	case []any:
-		a := make([]any, len(t))
-		for i, x := range t {
-			a[i] = deepCopyAny(x)
-		}
-		return a
-	}
-	return v
-}
-
 // mergePatch applies an RFC 7386 JSON merge patch: objects merge key by key,
 // null deletes, anything else replaces.
 func mergePatch(target, patch any) any {
 	pm, ok := patch.(map[string]any)
 	if !ok {
-		return deepCopyAny(patch)
+		return bodypath.Copy(patch)
 	}
 	tm, ok := target.(map[string]any)
 	if !ok {
@@ -60,9 +43,9 @@ func mergePatch(target, patch any) any {
 	return tm
 }
 
-// deepCopy copies a body; typed so callers need no assertion.
+// deepCopy is bodypath.Copy typed so callers need no assertion.
 func deepCopy[T any](v T) T {
-	out, _ := deepCopyAny(v).(T)
+	out, _ := bodypath.Copy(v).(T)
 	return out
 }
 

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
-	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/internal/bodypath"
 )
 
 // minShare is how often a behaviour must be seen, among the records where

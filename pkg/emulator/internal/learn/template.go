@@ -3,6 +3,8 @@ package learn
 import (
 	"regexp"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 var (
@@ -34,25 +36,8 @@ func newTemplater(r Record) templater {
 	return t
 }
 
-func (t templater) value(v any) any {
-	switch x := v.(type) {
-	case string:
-		return t.str(x)
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = t.value(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = t.value(e)
-		}
-		return a
-	}
-	return v
-}
+// value templates every string of a recorded value.
+func (t templater) value(v any) any { return bodypath.MapStrings(v, t.str) }
 
 func (t templater) str(s string) string {
 	if t.location != "" && s == t.location {
