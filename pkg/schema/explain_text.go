@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -199,11 +200,7 @@ func patchSummary(t *Type) string {
 	for _, p := range t.PatchPaths {
 		top[SplitPath(p)[0]] = true
 	}
-	names := make([]string, 0, len(top))
-	for k := range top {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(top))
 	if len(names) == 1 && names[0] == "tags" {
 		return "tags only"
 	}

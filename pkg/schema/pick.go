@@ -3,6 +3,8 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -61,11 +63,7 @@ func (t *Type) Undeclared(body map[string]any) []string {
 			if sp != "" && len(t.children(sp)) == 0 {
 				return
 			}
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(x))
 			for _, k := range keys {
 				cp := append(append([]string(nil), path...), k)
 				csp := joinSchema(sp, k)

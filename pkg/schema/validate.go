@@ -3,9 +3,10 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -178,11 +179,7 @@ func inVariant(p *Property, active string) bool {
 
 func (v *validator) object(obj map[string]any, path []string, sp, inherited string) {
 	active := v.variantOf(obj, sp, inherited)
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(obj))
 	for _, k := range keys {
 		cp := append(append([]string(nil), path...), k)
 		csp := joinSchema(sp, k)

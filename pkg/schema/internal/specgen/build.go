@@ -3,6 +3,7 @@ package specgen
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -283,11 +284,7 @@ func schemaParent(p string) string {
 
 // encodeType dedupes paths and property records across api-versions.
 func encodeType(vs map[string]*version) *format.Blob {
-	keys := make([]string, 0, len(vs))
-	for k := range vs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(vs))
 	b := &format.Blob{Name: vs[keys[len(keys)-1]].name} // newest spelling
 	pathSet := map[string]bool{}
 	for _, k := range keys {
@@ -314,11 +311,7 @@ func encodeType(vs map[string]*version) *format.Blob {
 	for _, k := range keys {
 		v := vs[k]
 		av := format.APIVersion{Version: k, Flags: v.flags, FactsFrom: v.factsFrom, PutStatus: v.putStatus, DeleteStatus: v.delStatus}
-		dps := make([]string, 0, len(v.descs))
-		for p := range v.descs {
-			dps = append(dps, p)
-		}
-		sort.Strings(dps)
+		dps := slices.Sorted(maps.Keys(v.descs))
 		for _, p := range dps {
 			d := v.descs[p]
 			i, ok := descIdx[d]
@@ -334,11 +327,7 @@ func encodeType(vs map[string]*version) *format.Blob {
 			av.PatchPaths = append(av.PatchPaths, pathIdx[p])
 		}
 		sort.Ints(av.PatchPaths)
-		ps := make([]string, 0, len(v.props))
-		for p := range v.props {
-			ps = append(ps, p)
-		}
-		sort.Strings(ps)
+		ps := slices.Sorted(maps.Keys(v.props))
 		for _, p := range ps {
 			pr := v.props[p]
 			key := propKey(pr)

@@ -1,8 +1,9 @@
 package specgen
 
 import (
+	"maps"
 	"os"
-	"sort"
+	"slices"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/apiversion"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/format"
@@ -48,7 +49,7 @@ func mergeSources(bt, sw map[string]map[string]*version) map[string]map[string]*
 	out := map[string]map[string]*version{}
 	for lt, bvs := range bt {
 		svs := sw[lt]
-		known := sortedVersions(svs)
+		known := slices.Sorted(maps.Keys(svs))
 		for ver, v := range bvs {
 			if from := apiversion.Nearest(known, ver); from != "" {
 				addSwaggerFacts(v, svs[from], from == ver)
@@ -107,13 +108,4 @@ func addSwaggerFacts(v, s *version, exact bool) {
 		}
 		v.props[path] = bp
 	}
-}
-
-func sortedVersions(vs map[string]*version) []string {
-	out := make([]string, 0, len(vs))
-	for k := range vs {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

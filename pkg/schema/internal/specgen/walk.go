@@ -1,6 +1,8 @@
 package specgen
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -139,11 +141,7 @@ func (w *walker) run(root node) {
 		if recursive {
 			continue
 		}
-		names := make([]string, 0, len(mem.props))
-		for k := range mem.props {
-			names = append(names, k)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(mem.props))
 		count := len(names)
 		if mem.addl != nil {
 			count++
