@@ -103,7 +103,7 @@ func unknownType(r *Registry, typ string) error {
 		}
 	}
 	// Typos: the closest full names.
-	for _, n := range suggest(typ, all) {
+	for _, n := range Suggest(typ, all) {
 		if !slices.Contains(near, n) {
 			near = append([]string{n}, near...)
 		}
@@ -136,7 +136,7 @@ func unknownPath(t *Type, path string) error {
 				}
 			}
 			msg := fmt.Sprintf("%s@%s has no field %q", t.Name, t.APIVersion, path)
-			if sug := suggest(segs[i], names); len(sug) > 0 {
+			if sug := Suggest(segs[i], names); len(sug) > 0 {
 				for j := range sug {
 					sug[j] = joinSchema(parent, sug[j])
 				}
@@ -196,7 +196,7 @@ func ListTypes(w io.Writer, r *Registry, namespace string, opts ExplainOptions) 
 	types := r.TypesOf(namespace)
 	if len(types) == 0 {
 		msg := fmt.Sprintf("provider %s is not in the schema index", namespace)
-		if sug := suggest(namespace, r.Providers()); len(sug) > 0 {
+		if sug := Suggest(namespace, r.Providers()); len(sug) > 0 {
 			msg += "; did you mean " + strings.Join(sug, " or ") + "?"
 		}
 		return fmt.Errorf("%s; `kubectl azure explain` with no argument lists the providers", msg)

@@ -157,8 +157,8 @@ func TestSuggest(t *testing.T) {
 		{"sku", []string{"skus", "kind", "sku2"}, []string{"sku2", "skus"}},
 	}
 	for _, c := range cases {
-		if got := suggest(c.in, c.cand); !slices.Equal(got, c.want) {
-			t.Errorf("suggest(%q) = %v, want %v", c.in, got, c.want)
+		if got := Suggest(c.in, c.cand); !slices.Equal(got, c.want) {
+			t.Errorf("Suggest(%q) = %v, want %v", c.in, got, c.want)
 		}
 	}
 }

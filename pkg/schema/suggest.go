@@ -5,10 +5,12 @@ import (
 	"strings"
 )
 
-// suggest returns up to three candidates close to s: the same name in
-// another case first, then those within a small edit distance (a typo or
-// two, scaled to the length), closest first.
-func suggest(s string, candidates []string) []string {
+// Suggest returns up to three candidates close to s, for a "did you mean":
+// the same name in another case first, then those within a small edit
+// distance (a typo or two, scaled to the length) or that begin with s or
+// that s begins with (when s has four characters or more), closest first;
+// nil when none is close.
+func Suggest(s string, candidates []string) []string {
 	ls := strings.ToLower(s)
 	type scored struct {
 		c string

@@ -231,7 +231,7 @@ func (v *validator) unknown(path []string, sp, name, active string) {
 		where = fmt.Sprintf("the %s body of %s %s does not declare it", active, v.t.Name, v.t.APIVersion)
 	}
 	is := v.add(path, Warning, KindUnknown, "unknown property: %s", where)
-	if is.Suggestions = suggest(name, names); len(is.Suggestions) > 0 {
+	if is.Suggestions = Suggest(name, names); len(is.Suggestions) > 0 {
 		is.Message += "; did you mean " + strings.Join(is.Suggestions, " or ") + "?"
 	}
 }
@@ -310,7 +310,7 @@ func (v *validator) value(val any, path []string, sp string, p *Property, active
 		if sev == Warning {
 			is.Message += "; the service may still accept it"
 		}
-		if is.Suggestions = suggest(s, p.Enum); len(is.Suggestions) > 0 {
+		if is.Suggestions = Suggest(s, p.Enum); len(is.Suggestions) > 0 {
 			is.Message += "; did you mean " + strings.Join(is.Suggestions, " or ") + "?"
 		}
 		return
