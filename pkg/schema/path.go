@@ -3,46 +3,36 @@ package schema
 import (
 	"slices"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
-// Concrete paths name one value in a body: dotted members, array items as
-// "[index]" or "[key]" (the form the plan prints), e.g.
-// "properties.subnets[2].name", "properties.subnets[default].name",
-// "tags.env". Schema paths name a property of the type: array items are
-// "[]" and map values "*": "properties.subnets[].name", "tags.*".
+// Concrete paths name one value in a body in the syntax of pkg/bodypath
+// (the form the plan prints): dotted members, quoted when they hold dots
+// (tags."a.b"), array items as "[index]" or "[key]", e.g.
+// "properties.subnets[2].name", "properties.subnets[default].name".
+// Schema paths name a property of the type: array items are "[]" and map
+// values "*", members joined as declared: "properties.subnets[].name",
+// "tags.*".
 
-// SplitPath splits a concrete (or schema) path into segments; array
-// items become their own segment, brackets kept:
-// "properties.subnets[2].name" -> ["properties" "subnets" "[2]" "name"].
-// Dots inside brackets belong to the key.
+// SplitPath splits a concrete (or schema) path into segments: members by
+// name (unquoted), array items as their own bracketed segment:
+// "properties.subnets[2].name" -> ["properties" "subnets" "[2]" "name"],
+// `tags."a.b"` -> ["tags" "a.b"]. A path that does not parse is one
+// segment, which names no property.
 func SplitPath(p string) []string {
-	var out []string
-	var cur strings.Builder
-	flush := func() {
-		if cur.Len() > 0 {
-			out = append(out, cur.String())
-			cur.Reset()
+	segs, err := bodypath.Parse(p)
+	if err != nil {
+		return []string{p}
+	}
+	out := make([]string, len(segs))
+	for i, s := range segs {
+		if s.Kind == bodypath.Member {
+			out[i] = s.Name
+		} else {
+			out[i] = bodypath.Path{s}.String()
 		}
 	}
-	for i := 0; i < len(p); i++ {
-		switch c := p[i]; c {
-		case '.':
-			flush()
-		case '[':
-			flush()
-			j := strings.IndexByte(p[i:], ']')
-			if j < 0 {
-				cur.WriteString(p[i:])
-				i = len(p)
-				continue
-			}
-			out = append(out, p[i:i+j+1])
-			i += j
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	flush()
 	return out
 }
 
@@ -51,16 +41,30 @@ func IsItem(seg string) bool {
 	return strings.HasPrefix(seg, "[") && strings.HasSuffix(seg, "]")
 }
 
-// JoinPath is the inverse of SplitPath.
+// JoinPath is the inverse of SplitPath: members are quoted where the
+// concrete syntax needs it (tags."a.b").
 func JoinPath(segs []string) string {
 	var b strings.Builder
-	for i, s := range segs {
-		if i > 0 && !IsItem(s) {
+	for _, s := range segs {
+		switch {
+		case IsItem(s):
+			b.WriteString(s)
+		case b.Len() > 0:
 			b.WriteByte('.')
+			fallthrough
+		default:
+			b.WriteString(memberText(s))
 		}
-		b.WriteString(s)
 	}
 	return b.String()
+}
+
+// memberText quotes a member for a concrete path; "*" stays the wildcard.
+func memberText(s string) string {
+	if s == "*" {
+		return s
+	}
+	return bodypath.Quote(s)
 }
 
 // SchemaPath turns concrete segments into a schema path by replacing item
@@ -68,14 +72,15 @@ func JoinPath(segs []string) string {
 // the type, so "tags.env" stays "tags.env": use Type.Resolve when the body
 // may contain maps.
 func SchemaPath(concrete []string) string {
-	segs := make([]string, len(concrete))
-	for i, s := range concrete {
+	out := ""
+	for _, s := range concrete {
 		if IsItem(s) {
-			s = "[]"
+			out += "[]"
+			continue
 		}
-		segs[i] = s
+		out = joinSchema(out, s)
 	}
-	return JoinPath(segs)
+	return out
 }
 
 // Resolve maps a concrete path to the type's schema path and the facts
@@ -105,12 +110,11 @@ func (t *Type) Resolve(concrete []string) (string, *Property) {
 			}
 		}
 		if _, ok := t.Properties[next]; !ok {
-			rest := make([]string, 0, len(concrete)-i)
-			if cur != "" {
-				rest = append(rest, cur)
+			rest := SchemaPath(concrete[i:])
+			if cur != "" && !strings.HasPrefix(rest, "[") {
+				rest = "." + rest
 			}
-			rest = append(rest, SchemaPath(concrete[i:]))
-			return JoinPath(rest), nil
+			return cur + rest, nil
 		}
 		cur = next
 	}

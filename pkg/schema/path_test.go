@@ -52,13 +52,18 @@ func testType() *Type {
 
 func TestSplitJoinPath(t *testing.T) {
 	cases := map[string][]string{
-		"properties.subnets[2].name":         {"properties", "subnets", "[2]", "name"},
-		"properties.subnets[default].name":   {"properties", "subnets", "[default]", "name"},
-		"properties.subnets[my.subnet].name": {"properties", "subnets", "[my.subnet]", "name"},
-		"tags.env":                           {"tags", "env"},
-		"properties.subnets[].properties":    {"properties", "subnets", "[]", "properties"},
-		"properties.matrix[0][1]":            {"properties", "matrix", "[0]", "[1]"},
-		"location":                           {"location"},
+		"properties.subnets[2].name":           {"properties", "subnets", "[2]", "name"},
+		"properties.subnets[default].name":     {"properties", "subnets", "[default]", "name"},
+		`properties.subnets["my.subnet"].name`: {"properties", "subnets", `["my.subnet"]`, "name"},
+		"properties.subnets[name=a].name":      {"properties", "subnets", "[name=a]", "name"},
+		"tags.env":                             {"tags", "env"},
+		`tags."a.b"`:                           {"tags", "a.b"},
+		`tags."hidden-link: x"`:                {"tags", "hidden-link: x"},
+		"tags.*":                               {"tags", "*"},
+		"properties.subnets[].properties":      {"properties", "subnets", "[]", "properties"},
+		"properties.subnets[*].properties":     {"properties", "subnets", "[*]", "properties"},
+		"properties.matrix[0][1]":              {"properties", "matrix", "[0]", "[1]"},
+		"location":                             {"location"},
 	}
 	for in, want := range cases {
 		got := SplitPath(in)
@@ -68,6 +73,34 @@ func TestSplitJoinPath(t *testing.T) {
 		if back := JoinPath(got); back != in {
 			t.Errorf("JoinPath(SplitPath(%q)) = %q", in, back)
 		}
+	}
+	// Other spellings read the same and are written canonically.
+	for in, want := range map[string]string{
+		"properties.subnets[my.subnet].name": `properties.subnets["my.subnet"].name`,
+		`tags["a.b"]`:                        `tags["a.b"]`,
+		" location ":                         "location",
+	} {
+		if got := JoinPath(SplitPath(in)); got != want {
+			t.Errorf("JoinPath(SplitPath(%q)) = %q, want %q", in, got, want)
+		}
+	}
+	// A malformed path is one segment: it names no property.
+	for _, in := range []string{"a..b", "a[0", `a."b`} {
+		if got := SplitPath(in); !reflect.DeepEqual(got, []string{in}) {
+			t.Errorf("SplitPath(%q) = %q, want it whole", in, got)
+		}
+	}
+}
+
+func TestResolveUndeclaredItems(t *testing.T) {
+	typ := testType()
+	sp, p := typ.Resolve(SplitPath("properties.settings[2].x"))
+	if p != nil || sp != "properties.settings[].x" {
+		t.Errorf("Resolve = %q %v, want the schema path of the undeclared items", sp, p)
+	}
+	sp, p = typ.Resolve(SplitPath(`tags."a.b"`))
+	if p == nil || sp != "tags.*" {
+		t.Errorf("Resolve(tags.\"a.b\") = %q %v, want the map value", sp, p)
 	}
 }
 
