@@ -306,42 +306,49 @@ func encodeType(vs map[string]*version) *format.Blob {
 	for i, p := range b.Paths {
 		pathIdx[p] = i
 	}
-	propIdx := map[string]int{}
-	descIdx := map[string]int{}
+	props, descs := newInterner(&b.Props), newInterner(&b.Descriptions)
 	for _, k := range keys {
 		v := vs[k]
 		av := format.APIVersion{Version: k, Flags: v.flags, FactsFrom: v.factsFrom, PutStatus: v.putStatus, DeleteStatus: v.delStatus}
-		dps := slices.Sorted(maps.Keys(v.descs))
-		for _, p := range dps {
+		for _, p := range slices.Sorted(maps.Keys(v.descs)) {
 			d := v.descs[p]
-			i, ok := descIdx[d]
-			if !ok {
-				i = len(b.Descriptions)
-				descIdx[d] = i
-				b.Descriptions = append(b.Descriptions, d)
-			}
-			av.Descs = append(av.Descs, format.PathProp{Path: pathIdx[p], Prop: i})
+			av.Descs = append(av.Descs, format.PathProp{Path: pathIdx[p], Prop: descs.index(d, d)})
 		}
 		sort.Slice(av.Descs, func(i, j int) bool { return av.Descs[i].Path < av.Descs[j].Path })
 		for _, p := range v.patch {
 			av.PatchPaths = append(av.PatchPaths, pathIdx[p])
 		}
 		sort.Ints(av.PatchPaths)
-		ps := slices.Sorted(maps.Keys(v.props))
-		for _, p := range ps {
+		for _, p := range slices.Sorted(maps.Keys(v.props)) {
 			pr := v.props[p]
-			key := propKey(pr)
-			i, ok := propIdx[key]
-			if !ok {
-				i = len(b.Props)
-				propIdx[key] = i
-				b.Props = append(b.Props, pr)
-			}
-			av.Props = append(av.Props, format.PathProp{Path: pathIdx[p], Prop: i})
+			av.Props = append(av.Props, format.PathProp{Path: pathIdx[p], Prop: props.index(propKey(pr), pr)})
 		}
 		b.Versions = append(b.Versions, av)
 	}
 	return b
+}
+
+// interner stores each distinct value once in a blob's list, in the order
+// first seen, so api-versions that share a value refer to it by index.
+type interner[T any] struct {
+	seen map[string]int
+	list *[]T
+}
+
+func newInterner[T any](list *[]T) interner[T] {
+	return interner[T]{seen: map[string]int{}, list: list}
+}
+
+// index returns the position of the value identified by key, appending v
+// when the key is new.
+func (n interner[T]) index(key string, v T) int {
+	i, ok := n.seen[key]
+	if !ok {
+		i = len(*n.list)
+		n.seen[key] = i
+		*n.list = append(*n.list, v)
+	}
+	return i
 }
 
 func propKey(p format.Prop) string {
