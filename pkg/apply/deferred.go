@@ -83,7 +83,7 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 		return nil
 	}
 	it.setName(fmt.Sprint(name))
-	it.record = sc.recs[armid.Key(it.id)]
+	it.record = sc.recs[it.key]
 	return e.read(ctx, it)
 }
 
@@ -115,6 +115,7 @@ func replacedRefs(r *manifest.Resource, byKey map[string]*item) []string {
 // setName makes a resolved name the item's name and ID.
 func (it *item) setName(name string) {
 	it.id = it.res.IDForName(name)
+	it.key = armid.Key(it.id)
 	it.name = name
 	it.nameDeferred = false
 }
@@ -235,7 +236,7 @@ func (e *Engine) prepareWrite(ctx context.Context, p *Prepared, it *item) error 
 func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) error {
 	byKey := make(map[string]*item, len(it.deps))
 	for _, d := range it.deps {
-		byKey[armid.Key(d.id)] = d
+		byKey[d.key] = d
 	}
 	get := liveValue(byKey, false)
 	missing := func(d *manifest.Deferred) error {

@@ -52,6 +52,7 @@ type Engine struct {
 type item struct {
 	res  *manifest.Resource // nil for a prune or a state-only delete
 	id   string
+	key  string // armid.Key(id), computed once: a plan keys every map by it
 	typ  string
 	ver  string
 	name string
@@ -140,24 +141,26 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	recByKey := make(map[string]*state.Record, len(records))
 	inScope := map[string]*state.Record{}
 	for _, r := range records {
-		recByKey[armid.Key(r.ID)] = r
+		k := armid.Key(r.ID)
+		recByKey[k] = r
 		if e.inScope(r) {
-			inScope[armid.Key(r.ID)] = r
+			inScope[k] = r
 		}
 	}
 
 	items := e.manifestItems(set, recByKey)
 	declared := make(map[string]bool, len(items))
 	for _, it := range items {
-		declared[armid.Key(it.id)] = true
+		declared[it.key] = true
 	}
 	e.declared = declared
 	if e.Options.Prune && !e.Options.Delete {
 		for _, r := range records {
-			if declared[armid.Key(r.ID)] || inScope[armid.Key(r.ID)] == nil {
+			k := armid.Key(r.ID)
+			if declared[k] || inScope[k] == nil {
 				continue
 			}
-			items = append(items, &item{id: r.ID, typ: r.Type, ver: r.APIVersion, name: lastName(r.ID), record: r})
+			items = append(items, &item{id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: lastName(r.ID), record: r})
 		}
 	}
 	linkDeps(items)
@@ -176,22 +179,26 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	}
 	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey}
 	for _, it := range items {
-		sc.byKey[armid.Key(it.id)] = it
+		sc.byKey[it.key] = it
 	}
 	// Dependencies first: a deferred value is known at plan time only when
 	// the resource it reads is neither created nor replaced.
+	needed := referenced(items)
 	for _, it := range topo(items) {
 		if err := e.resolveAtPlan(ctx, it, sc); err != nil {
 			return nil, err
 		}
 		e.decide(it, secretKey)
+		if !needed[it] {
+			it.release()
+		}
 	}
 	// A name resolved just now may be a record's ID: that record is
 	// declared after all, not a prune candidate.
 	items = dropResolvedPrunes(items)
 	for _, it := range items {
 		if it.res != nil {
-			declared[armid.Key(it.id)] = true
+			declared[it.key] = true
 		}
 	}
 	managed := make(map[string]bool, len(declared)+len(inScope))
@@ -218,13 +225,66 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: len(inScope)}, nil
 }
 
+// referenced marks the items another item reads at plan or execute time:
+// dependencies (their live bodies answer references and their writes
+// decide whether a dependant is read again) and reference targets.
+func referenced(items []*item) map[*item]bool {
+	out := map[*item]bool{}
+	byKey := make(map[string]*item, len(items))
+	for _, it := range items {
+		byKey[it.key] = it
+	}
+	for _, it := range items {
+		for _, d := range it.deps {
+			out[d] = true
+		}
+		if it.res == nil {
+			continue
+		}
+		defs := make([]*manifest.Deferred, 0, len(it.res.Deferred)+1)
+		for _, d := range it.res.Deferred {
+			defs = append(defs, d)
+		}
+		if it.res.NameDeferred != nil {
+			defs = append(defs, it.res.NameDeferred)
+		}
+		for _, def := range defs {
+			for _, ref := range def.Refs {
+				if d := byKey[armid.Key(ref.Target)]; d != nil {
+					out[d] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// release drops the bodies of a decided item that Execute will not write
+// and nothing else reads, so a large plan holds the bodies of the
+// resources it writes rather than of every resource it read
+// (BENCHMARKS.md, Plan10000Memory). Anything that may be decided again
+// at execute time keeps them.
+func (it *item) release() {
+	if it.res == nil || it.record == nil || it.live == nil || it.planned.Action != plan.ActionNoOp || hasDeferred(it.res) {
+		return
+	}
+	for _, d := range it.deps {
+		if d.planned.Action != plan.ActionNoOp {
+			return
+		}
+	}
+	it.live = map[string]any{} // exists; the plan keeps its hash and etag
+	it.input, it.result = diff.Input{}, diff.Result{}
+	it.record.LastApplied, it.record.Baseline = nil, nil
+}
+
 // dropResolvedPrunes removes prune candidates whose ID a manifest resource
 // took when its computed name was resolved, and the edges to them.
 func dropResolvedPrunes(items []*item) []*item {
 	named := map[string]bool{}
 	for _, it := range items {
 		if it.res != nil && it.res.NameDeferred != nil && !it.nameDeferred {
-			named[armid.Key(it.id)] = true
+			named[it.key] = true
 		}
 	}
 	if len(named) == 0 {
@@ -233,7 +293,7 @@ func dropResolvedPrunes(items []*item) []*item {
 	gone := map[*item]bool{}
 	out := items[:0]
 	for _, it := range items {
-		if it.res == nil && named[armid.Key(it.id)] {
+		if it.res == nil && named[it.key] {
 			gone[it] = true
 			continue
 		}
@@ -255,8 +315,9 @@ func dropResolvedPrunes(items []*item) []*item {
 func (e *Engine) manifestItems(set *manifest.Set, recs map[string]*state.Record) []*item {
 	items := make([]*item, 0, len(set.Resources))
 	for _, r := range set.Resources {
-		it := &item{res: r, id: r.ID, typ: r.Type, ver: r.APIVersion, name: r.Name,
-			declaredDeps: r.DependsOn, secrets: append(append([]string(nil), r.SecretPaths...), secretDeferred(r)...), record: recs[armid.Key(r.ID)],
+		k := armid.Key(r.ID)
+		it := &item{res: r, id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: r.Name,
+			declaredDeps: r.DependsOn, secrets: append(append([]string(nil), r.SecretPaths...), secretDeferred(r)...), record: recs[k],
 			protected: preventDestroy(r), nameDeferred: r.NameDeferred != nil}
 		if it.nameDeferred {
 			// The real ID is computed at apply time; nothing can be read
@@ -575,15 +636,17 @@ func order(p *plan.Plan, items []*item) {
 		return m
 	}
 	idx := make([]int, len(items))
+	keys := make([]string, len(items))
 	for i := range idx {
 		idx[i] = i
+		keys[i] = items[i].key
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
 		da, db := d(items[idx[a]]), d(items[idx[b]])
 		if da != db {
 			return da < db
 		}
-		return armid.Key(items[idx[a]].id) < armid.Key(items[idx[b]].id)
+		return keys[idx[a]] < keys[idx[b]]
 	})
 	sortedItems := make([]*item, len(items))
 	res := make([]plan.Resource, len(items))

@@ -545,3 +545,56 @@ func TestInterruptKeepsInFlightIntent(t *testing.T) {
 		t.Errorf("a write started after the interrupt")
 	}
 }
+
+// TestPlanReleasesUnwrittenBodies: once decided, a resource the plan will
+// not write and nothing else reads gives up its bodies, so a large plan
+// does not hold every resource it read; one that is read by another
+// (a dependency) or will be written keeps them, and executing the plan
+// still writes exactly what it planned.
+func TestPlanReleasesUnwrittenBodies(t *testing.T) {
+	a := newFakeARM()
+	a.seed(rg1, body())
+	a.seed(idA, body("a", "1"))
+	a.seed(idB, body("b", "1"))
+	a.seed(vnet, body())
+	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, body("a", "1"), DefaultSet),
+		recordOf(idB, body("b", "1"), DefaultSet), recordOf(vnet, body(), DefaultSet))
+	e := newEngine(a, st, DefaultOptions())
+	set := &manifest.Set{Resources: []*manifest.Resource{
+		res(rg1, body()),
+		res(idA, body("a", "1"), rg1), // unchanged, nothing reads it
+		res(idB, body("b", "2"), rg1), // changed: written
+		res(vnet, body(), rg1),        // unchanged but a dependency
+		res(snet1, map[string]any{"properties": map[string]any{}}, vnet), // new
+	}}
+	p, err := e.Plan(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*item{}
+	for _, it := range p.items {
+		byID[it.key] = it
+	}
+	for _, tc := range []struct {
+		id       string
+		released bool
+	}{{idA, true}, {idB, false}, {vnet, false}, {rg1, false}} {
+		it := byID[armid.Key(tc.id)]
+		gone := it.record.LastApplied == nil && it.record.Baseline == nil && len(it.live) == 0 && it.input.Desired == nil
+		if gone != tc.released {
+			t.Errorf("%s: released = %v, want %v (action %s)", tc.id, gone, tc.released, it.planned.Action)
+		}
+	}
+	if got := actions(p.Plan); got[armid.Key(idA)] != plan.ActionNoOp || got[armid.Key(idB)] != plan.ActionUpdate || got[armid.Key(snet1)] != plan.ActionCreate {
+		t.Fatalf("actions = %v", got)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(a.Calls("PUT")) + len(a.Calls("PATCH")); n != 2 {
+		t.Errorf("writes = %d (%v), want 2: the update of b and the create of the subnet", n, a.calls)
+	}
+	if r, err := st.Get(context.Background(), idA); err != nil || r.LastApplied == nil {
+		t.Errorf("the store's record of an unchanged resource must keep its bodies: %+v, %v", r, err)
+	}
+}

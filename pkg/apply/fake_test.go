@@ -278,7 +278,7 @@ func (s *memStore) Get(_ context.Context, id string) (*state.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r, ok := s.recs[armid.Key(id)]; ok {
-		return r, nil
+		return copyRecord(r), nil
 	}
 	return nil, state.ErrNotFound
 }
@@ -304,10 +304,18 @@ func (s *memStore) List(context.Context) ([]*state.Record, error) {
 	defer s.mu.Unlock()
 	var out []*state.Record
 	for _, r := range s.recs {
-		out = append(out, r)
+		out = append(out, copyRecord(r))
 	}
 	sort.Slice(out, func(i, j int) bool { return armid.Key(out[i].ID) < armid.Key(out[j].ID) })
 	return out, nil
+}
+
+// copyRecord gives callers their own record, as the real stores do (they
+// decode one per call).
+func copyRecord(r *state.Record) *state.Record {
+	c := *r
+	c.LastApplied, c.Baseline = diff.CopyBody(r.LastApplied), diff.CopyBody(r.Baseline)
+	return &c
 }
 
 func (s *memStore) BeginIntent(_ context.Context, in state.Intent) error {

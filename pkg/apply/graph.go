@@ -13,7 +13,10 @@ import (
 func linkDeps(items []*item) {
 	byKey := make(map[string]*item, len(items))
 	for _, it := range items {
-		byKey[armid.Key(it.id)] = it
+		if it.key == "" {
+			it.key = armid.Key(it.id)
+		}
+		byKey[it.key] = it
 	}
 	for _, it := range items {
 		seen := map[*item]bool{}
@@ -33,7 +36,7 @@ func linkDeps(items []*item) {
 				break
 			}
 		}
-		sort.Slice(it.deps, func(i, j int) bool { return armid.Key(it.deps[i].id) < armid.Key(it.deps[j].id) })
+		sort.Slice(it.deps, func(i, j int) bool { return it.deps[i].key < it.deps[j].key })
 	}
 }
 

@@ -304,24 +304,27 @@ func (o *planOptions) runDiff(ctx context.Context) error {
 		return err
 	}
 	defer sess.store.Close()
+	// Only the plan is used from here, so what was read to make it can be
+	// collected while the plan prints.
+	p := prep.Plan
 	warnInterrupted(ctx, sess.store, o.streams.ErrOut)
-	if err := printer.Print(o.streams.Out, prep.Plan, o.printOpts()); err != nil {
+	if err := printer.Print(o.streams.Out, p, o.printOpts()); err != nil {
 		return err
 	}
 	if o.out != "" {
 		src := apply.Source{Filenames: o.load.Filenames, Recursive: o.load.Recursive, Kustomize: o.load.Kustomize,
 			Selector: o.load.Selector, Subscription: o.g.Subscription, State: o.g.State, Prune: o.apply.Prune, Adopt: o.apply.Adopt}
-		if err := apply.WriteSaved(o.out, prep.Plan, src); err != nil {
+		if err := apply.WriteSaved(o.out, p, src); err != nil {
 			return fmt.Errorf("saving the plan: %w", err)
 		}
 	}
 	if o.driftOnly {
-		if hasDrift(prep.Plan) {
+		if hasDrift(p) {
 			return errChanges
 		}
 		return nil
 	}
-	if prep.Plan.HasChanges() {
+	if p.HasChanges() {
 		return errChanges
 	}
 	return nil
