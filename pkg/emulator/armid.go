@@ -180,7 +180,4 @@ func parsePath(raw string) (armPath, bool) {
 	return p, true
 }
 
-// lowerID is the store key: ARM IDs compare case-insensitively.
-func lowerID(id string) string { return strings.ToLower(strings.TrimRight(id, "/")) }
-
 func equalFold(a, b string) bool { return strings.EqualFold(a, b) }

@@ -1,6 +1,10 @@
 package emulator
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+)
 
 // Child resources that ARM lets a parent declare inline (a virtual
 // network's subnets, an NSG's rules, an AKS cluster's agent pool profiles)
@@ -61,7 +65,7 @@ func (s *Server) syncChildrenFromParent(parentID, typ, apiVersion string, req, l
 				continue
 			}
 			cid := parentID + "/" + ic.segment + "/" + name
-			keep[lowerID(cid)] = true
+			keep[armid.Key(cid)] = true
 			child := childBodyFromItem(ic, m)
 			prev := s.store.get(cid)
 			res := &resource{ID: cid, Type: ic.childType, APIVersion: apiVersion, Created: s.now(), Derived: true}
@@ -90,7 +94,7 @@ func (s *Server) syncChildrenFromParent(parentID, typ, apiVersion string, req, l
 			continue
 		}
 		for _, c := range s.store.children(parentID, ic.childType) {
-			if !keep[lowerID(c.ID)] {
+			if !keep[armid.Key(c.ID)] {
 				s.store.removeTree(c.ID)
 			}
 		}

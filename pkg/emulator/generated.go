@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Generated values are derived from the resource's ID (case-insensitive)
@@ -14,7 +16,7 @@ import (
 // distinct per resource — never one recorded constant shared by all.
 
 func digest(id, purpose string) [32]byte {
-	return sha256.Sum256([]byte(purpose + "\x00" + lowerID(id)))
+	return sha256.Sum256([]byte(purpose + "\x00" + armid.Key(id)))
 }
 
 // derivedGUID is a version-4-shaped GUID for id and purpose.

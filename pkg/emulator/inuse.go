@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // inUseCodes are the network types Azure refuses to delete while another
@@ -26,10 +28,10 @@ func (s *Server) checkInUse(res *resource) *armError {
 	if code == "" {
 		return nil
 	}
-	self := lowerID(res.ID)
+	self := armid.Key(res.ID)
 	parent := ""
 	if pp, ok := parsePath(res.ID); ok && len(pp.Names) > 1 {
-		parent = lowerID(pp.ParentID())
+		parent = armid.Key(pp.ParentID())
 	}
 	for k, other := range s.store.res {
 		if k == self || strings.HasPrefix(k, self+"/") || other.Derived || k == parent {
@@ -67,7 +69,7 @@ func findReference(v any, target string) string {
 		}
 	case string:
 		if len(x) >= len(target) && strings.HasPrefix(x, "/") {
-			if k := lowerID(x); k == target || strings.HasPrefix(k, target+"/") {
+			if k := armid.Key(x); k == target || strings.HasPrefix(k, target+"/") {
 				return x
 			}
 		}

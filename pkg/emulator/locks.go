@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // checkParentLock refuses a write under a Microsoft.Network resource while
@@ -13,14 +15,14 @@ func (s *Server) checkParentLock(p armPath) *armError {
 	if s.opts.NoParentLocks || !strings.EqualFold(p.Namespace, "Microsoft.Network") || len(p.Names) == 0 {
 		return nil
 	}
-	root := lowerID(p.Scope + "/providers/" + p.Namespace + "/" + p.Types[0] + "/" + p.Names[0])
-	self := lowerID(p.Raw)
+	root := armid.Key(p.Scope + "/providers/" + p.Namespace + "/" + p.Types[0] + "/" + p.Names[0])
+	self := armid.Key(p.Raw)
 	now := s.now()
 	for _, op := range s.pending {
 		if !now.Before(op.End) {
 			continue
 		}
-		k := lowerID(op.ResourceID)
+		k := armid.Key(op.ResourceID)
 		if k == self || (k != root && !strings.HasPrefix(k, root+"/")) {
 			continue
 		}

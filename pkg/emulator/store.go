@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // resource is one live ARM object.
@@ -32,14 +34,14 @@ type store struct {
 
 func newStore() *store { return &store{res: map[string]*resource{}} }
 
-func (s *store) get(id string) *resource { return s.res[lowerID(id)] }
+func (s *store) get(id string) *resource { return s.res[armid.Key(id)] }
 
-func (s *store) put(r *resource) { s.res[lowerID(r.ID)] = r }
+func (s *store) put(r *resource) { s.res[armid.Key(r.ID)] = r }
 
 // removeTree deletes a resource and everything under it: child resources
 // and extension resources scoped to it. It returns how many were removed.
 func (s *store) removeTree(id string) int {
-	k := lowerID(id)
+	k := armid.Key(id)
 	n := 0
 	for key := range s.res {
 		if key == k || strings.HasPrefix(key, k+"/") {
@@ -109,5 +111,5 @@ func (s *store) subscriptions() []string {
 }
 
 func sortResources(rs []*resource) {
-	sort.Slice(rs, func(i, j int) bool { return lowerID(rs[i].ID) < lowerID(rs[j].ID) })
+	sort.Slice(rs, func(i, j int) bool { return armid.Key(rs[i].ID) < armid.Key(rs[j].ID) })
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
@@ -346,10 +347,10 @@ func TestDeferredNamesStayDistinct(t *testing.T) {
 	))
 	seen := map[string]bool{}
 	for _, r := range s.Resources {
-		if seen[idKey(r.ID)] {
+		if seen[armid.Key(r.ID)] {
 			t.Errorf("two resources share the ID %s", r.ID)
 		}
-		seen[idKey(r.ID)] = true
+		seen[armid.Key(r.ID)] = true
 		if _, err := ParseID(r.ID); err != nil {
 			t.Errorf("ID %q: %v", r.ID, err)
 		}

@@ -3,6 +3,8 @@ package manifest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // TopoSort orders resources so every resource comes after the resources
@@ -13,13 +15,13 @@ import (
 func TopoSort(rs []*Resource) ([]*Resource, error) {
 	index := make(map[string]int, len(rs))
 	for i, r := range rs {
-		index[idKey(r.ID)] = i
+		index[armid.Key(r.ID)] = i
 	}
 	var cycle []int
 	order := depthFirst(len(rs), func(i int) []int {
 		var next []int
 		for _, d := range rs[i].DependsOn {
-			if j, ok := index[idKey(d)]; ok {
+			if j, ok := index[armid.Key(d)]; ok {
 				next = append(next, j)
 			}
 		}

@@ -15,8 +15,5 @@ func ParseID(id string) (ID, error) { return armid.Parse(id) }
 // EqualIDs compares two ARM IDs the way ARM does.
 func EqualIDs(a, b string) bool { return armid.Equal(a, b) }
 
-// idKey is the map key under which IDs compare equal.
-func idKey(id string) string { return armid.Key(id) }
-
 // ResourceGroupType is the ARM type of resource groups.
 const ResourceGroupType = armid.ResourceGroupType

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -123,7 +124,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 			continue
 		}
 		set.Resources = append(set.Resources, e.res)
-		inSet[idKey(e.res.ID)] = true
+		inSet[armid.Key(e.res.ID)] = true
 	}
 	if len(set.Resources) == 0 {
 		return nil, emptySet(&opts, len(l.entries) > 0)
@@ -135,10 +136,10 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	for _, r := range set.Resources {
 		var deps []string
 		for _, d := range r.DependsOn {
-			if inSet[idKey(d)] {
+			if inSet[armid.Key(d)] {
 				deps = append(deps, d)
 			} else {
-				unselected[idKey(d)] = d
+				unselected[armid.Key(d)] = d
 			}
 		}
 		r.DependsOn = deps
@@ -236,7 +237,7 @@ func (l *loader) resolve() {
 		if e.state != idDone || e.res.NameDeferred != nil {
 			continue // a name known after apply cannot be compared yet
 		}
-		k := idKey(e.res.ID)
+		k := armid.Key(e.res.ID)
 		if first, dup := l.byID[k]; dup {
 			l.ps.add(e.res.Origin, "metadata.name", "duplicate resource: %s already declares %s %s with the same ARM ID (IDs compare case-insensitively)", first.res.Origin, first.typ.full, first.res.Name)
 			e.state = idFailed
@@ -253,7 +254,7 @@ func (l *loader) resolve() {
 		if id, err := ParseID(e.res.ID); err == nil {
 			path := placementPath(e)
 			for p, ok := id.Parent(); ok; p, ok = p.Parent() {
-				if a := l.byID[idKey(p.String())]; a != nil && a != e {
+				if a := l.byID[armid.Key(p.String())]; a != nil && a != e {
 					e.edges = append(e.edges, edge{to: a, path: path})
 				}
 			}
@@ -274,10 +275,10 @@ func (l *loader) resolve() {
 		seen := map[string]bool{}
 		var deps []string
 		for _, ed := range e.edges {
-			if ed.to.state != idDone || seen[idKey(ed.to.res.ID)] {
+			if ed.to.state != idDone || seen[armid.Key(ed.to.res.ID)] {
 				continue
 			}
-			seen[idKey(ed.to.res.ID)] = true
+			seen[armid.Key(ed.to.res.ID)] = true
 			deps = append(deps, ed.to.res.ID)
 		}
 		sort.Strings(deps)
@@ -295,7 +296,7 @@ func (l *loader) distinctDeferredIDs() {
 		if e.state != idDone || e.res.NameDeferred == nil {
 			continue
 		}
-		k := idKey(e.res.ID)
+		k := armid.Key(e.res.ID)
 		seen[k]++
 		if n := seen[k]; n > 1 || l.byID[k] != nil {
 			e.res.ID = fmt.Sprintf("%s %d", e.res.ID, n+1)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // A file that is not a state file of this tool is refused at Open with a
@@ -70,7 +72,7 @@ func TestLocalAcceptsEmptyAndFirstReleaseFiles(t *testing.T) {
   "serial": 4,
   "lineage": "0123456789abcdef",
   "resources": {
-    "` + key(testID) + `": {"id": "` + testID + `", "type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "updated": "2026-01-01T00:00:00Z", "serial": 2}
+    "` + armid.Key(testID) + `": {"id": "` + testID + `", "type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "updated": "2026-01-01T00:00:00Z", "serial": 2}
   }
 }
 `
@@ -110,7 +112,7 @@ func TestLocalAcceptsEmptyAndFirstReleaseFiles(t *testing.T) {
 // Records written before Subscription existed derive it from their ID.
 func TestLocalSubscriptionDerivedOnRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
-	old := `{"format": "kubectl-azure/state", "version": 1, "serial": 1, "lineage": "ab", "resources": {"` + key(testID) +
+	old := `{"format": "kubectl-azure/state", "version": 1, "serial": 1, "lineage": "ab", "resources": {"` + armid.Key(testID) +
 		`": {"id": "` + testID + `", "type": "T", "apiVersion": "v", "set": "demo", "updated": "2026-01-01T00:00:00Z", "serial": 1}}}`
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,7 +110,7 @@ func (s *kubeStore) selector() string { return LabelSet + "=" + s.set }
 
 // ConfigMapName is the ConfigMap holding id's state in set.
 func ConfigMapName(set, id string) string {
-	h := sha256.Sum256([]byte(key(id)))
+	h := sha256.Sum256([]byte(armid.Key(id)))
 	return kubePrefix + set + "-" + hex.EncodeToString(h[:16])
 }
 
@@ -268,7 +269,7 @@ func (s *kubeStore) mutate(ctx context.Context, id string, fn func(cm *corev1.Co
 		if cm.Annotations == nil {
 			cm.Annotations = map[string]string{}
 		}
-		if prev, ok := cm.Annotations[AnnID]; ok && key(prev) != key(id) {
+		if prev, ok := cm.Annotations[AnnID]; ok && armid.Key(prev) != armid.Key(id) {
 			return false, fmt.Errorf("kubernetes state %s: ConfigMap %s belongs to %s, not %s (hash collision or hand edit); delete it", s, name, prev, id)
 		}
 		remove, err := fn(cm)
@@ -397,7 +398,7 @@ func (s *kubeStore) List(ctx context.Context) ([]*Record, error) {
 		}
 		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return key(out[i].ID) < key(out[j].ID) })
+	sort.Slice(out, func(i, j int) bool { return armid.Key(out[i].ID) < armid.Key(out[j].ID) })
 	return out, nil
 }
 

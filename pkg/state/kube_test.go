@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -305,7 +306,7 @@ func TestKubeList1000Records(t *testing.T) {
 		t.Fatalf("List returned %d records, want %d", len(recs), n)
 	}
 	for i := 1; i < len(recs); i++ {
-		if key(recs[i-1].ID) >= key(recs[i].ID) {
+		if armid.Key(recs[i-1].ID) >= armid.Key(recs[i].ID) {
 			t.Fatalf("List not sorted at %d", i)
 		}
 	}

@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
@@ -706,7 +705,7 @@ func (s *localStore) write(ctx context.Context, fn change) error {
 func (s *localStore) Get(ctx context.Context, id string) (*Record, error) {
 	var r *Record
 	err := s.read(func(f *localFile) error {
-		raw, ok := f.Resources[key(id)]
+		raw, ok := f.Resources[armid.Key(id)]
 		if !ok {
 			return ErrNotFound
 		}
@@ -726,7 +725,7 @@ func (s *localStore) Put(ctx context.Context, r *Record) error {
 		return err
 	}
 	return s.write(ctx, func(f *localFile) ([]jentry, error) {
-		k := key(r.ID)
+		k := armid.Key(r.ID)
 		c.Serial = 1
 		if raw, ok := f.Resources[k]; ok {
 			var prev struct {
@@ -750,7 +749,7 @@ func (s *localStore) Put(ctx context.Context, r *Record) error {
 
 func (s *localStore) Delete(ctx context.Context, id string) error {
 	return s.write(ctx, func(*localFile) ([]jentry, error) {
-		return []jentry{{Op: jDelete, Key: key(id)}}, nil
+		return []jentry{{Op: jDelete, Key: armid.Key(id)}}, nil
 	})
 }
 
@@ -787,16 +786,16 @@ func (s *localStore) BeginIntent(ctx context.Context, in Intent) error {
 		return err
 	}
 	return s.write(ctx, func(*localFile) ([]jentry, error) {
-		return []jentry{{Op: jIntent, Key: key(in.ID), Value: b}}, nil
+		return []jentry{{Op: jIntent, Key: armid.Key(in.ID), Value: b}}, nil
 	})
 }
 
 func (s *localStore) CommitIntent(ctx context.Context, id string) error {
 	return s.write(ctx, func(f *localFile) ([]jentry, error) {
-		if _, ok := f.Intents[key(id)]; !ok {
+		if _, ok := f.Intents[armid.Key(id)]; !ok {
 			return nil, nil
 		}
-		return []jentry{{Op: jCommit, Key: key(id)}}, nil
+		return []jentry{{Op: jCommit, Key: armid.Key(id)}}, nil
 	})
 }
 
@@ -824,7 +823,7 @@ func sortIntents(in []Intent) {
 		if !in[i].Started.Equal(in[j].Started) {
 			return in[i].Started.Before(in[j].Started)
 		}
-		return key(in[i].ID) < key(in[j].ID)
+		return armid.Key(in[i].ID) < armid.Key(in[j].ID)
 	})
 }
 

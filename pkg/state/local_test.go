@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -584,12 +585,12 @@ func TestLocalFailedWriteFailsOnlyItsChanges(t *testing.T) {
 	}
 	onDisk := readState(t, path).Resources
 	for _, id := range okIDs {
-		if _, ok := onDisk[key(id)]; !ok {
+		if _, ok := onDisk[armid.Key(id)]; !ok {
 			t.Errorf("Put of %s returned nil but it is not on disk", id)
 		}
 	}
 	for _, id := range failed {
-		if _, ok := onDisk[key(id)]; ok {
+		if _, ok := onDisk[armid.Key(id)]; ok {
 			t.Errorf("Put of %s failed but it is on disk", id)
 		}
 	}

@@ -47,9 +47,8 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 // Record is what the state holds for one ARM resource.
@@ -99,6 +98,7 @@ type Store interface {
 	// Options.Holder. While held, the Kubernetes backend renews its Lease.
 	Lock(ctx context.Context, holder string, timeout time.Duration) (unlock func() error, err error)
 	// Get returns ErrNotFound when there is no record; IDs are case-insensitive.
+	// Get and List return records the caller owns and may change.
 	Get(ctx context.Context, id string) (*Record, error)
 	// Put stores r (sanitising any Secret value), sets r.Serial and r.Updated
 	// if zero, and clears an open intent for the same ID in the same write.
@@ -321,9 +321,6 @@ func isDNSLabel(s string) bool {
 	}
 	return true
 }
-
-// key is the case-insensitive form of an ARM ID used for lookups.
-func key(id string) string { return strings.ToLower(strings.TrimSuffix(id, "/")) }
 
 func validateRecord(r *Record) error {
 	if r == nil || r.ID == "" {
