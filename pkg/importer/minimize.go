@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
@@ -267,14 +268,11 @@ func (m *minimizer) schemaSecrets(body map[string]any) {
 		if !p.Secret || p.ReadOnly || strings.ContainsAny(sp, "[*") {
 			continue
 		}
-		parent := ""
-		if i := strings.LastIndex(sp, "."); i >= 0 {
-			parent = sp[:i]
-		}
-		if hasPath(body, sp) {
+		if _, ok := bodypath.Get(body, sp); ok {
 			continue // GET returned it: a placeholder stands for it
 		}
-		if parent == "" || hasPath(body, parent) {
+		parent := bodypath.Parent(sp)
+		if _, ok := bodypath.Get(body, parent); parent == "" || ok {
 			if parent == "" && len(body) == 0 {
 				continue
 			}
@@ -304,47 +302,16 @@ func isPlaceholder(v any) bool {
 func withSecretValues(body map[string]any) map[string]any {
 	out := make(map[string]any, len(body))
 	for k, v := range body {
-		out[k] = secretValueCopy(v)
+		out[k] = bodypath.Map(v, func(v any) (any, bool) {
+			return "placeholder-secret-value", isPlaceholder(v)
+		})
 	}
 	return out
-}
-
-func secretValueCopy(v any) any {
-	if isPlaceholder(v) {
-		return "placeholder-secret-value"
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		return withSecretValues(t)
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = secretValueCopy(e)
-		}
-		return out
-	}
-	return v
 }
 
 // masked reports whether GET answered a mask ("*****") instead of the value.
 func masked(s string) bool {
 	return strings.Trim(s, "*") == ""
-}
-
-// hasPath reports whether a dotted member path (no array segments) exists
-// in body and ends on an object or a value.
-func hasPath(body map[string]any, path string) bool {
-	var cur any = body
-	for _, s := range strings.Split(path, ".") {
-		obj, ok := cur.(map[string]any)
-		if !ok {
-			return false
-		}
-		if cur, ok = obj[s]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // displayPath renders concrete segments as the plan does (dotted, items

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
@@ -126,37 +127,27 @@ func (im *Importer) dropInvalid(r *Resource) {
 // ends on an array item removes the whole array: dropping one item would
 // renumber the others.
 func removeConcrete(body map[string]any, path string) bool {
-	segs := schema.SplitPath(path)
-	for len(segs) > 0 && schema.IsItem(segs[len(segs)-1]) {
-		segs = segs[:len(segs)-1]
-	}
-	if len(segs) == 0 {
+	p, err := bodypath.Parse(path)
+	if err != nil {
 		return false
 	}
-	var cur any = body
-	for i, s := range segs {
-		last := i == len(segs)-1
-		switch c := cur.(type) {
-		case map[string]any:
-			if _, ok := c[s]; !ok {
-				return false
-			}
-			if last {
-				delete(c, s)
-				return true
-			}
-			cur = c[s]
-		case []any:
-			var n int
-			if _, err := fmt.Sscanf(s, "[%d]", &n); err != nil || n < 0 || n >= len(c) {
-				return false
-			}
-			cur = c[n]
-		default:
-			return false
-		}
+	for len(p) > 0 && p[len(p)-1].IsItem() {
+		p = p[:len(p)-1]
 	}
-	return false
+	if len(p) == 0 {
+		return false
+	}
+	parent, _ := p[:len(p)-1].Get(body)
+	m, ok := parent.(map[string]any)
+	if !ok {
+		return false
+	}
+	name := p[len(p)-1].Name
+	if _, ok := m[name]; !ok {
+		return false
+	}
+	delete(m, name)
+	return true
 }
 
 // withoutChildren returns live without the inline items that were imported
@@ -176,22 +167,25 @@ func withoutChildren(live map[string]any, inline map[string]map[string]bool) (ma
 	sort.Strings(paths)
 	for _, path := range paths {
 		names := inline[path]
-		segs := strings.Split(path, ".")
+		segs, err := bodypath.Parse(path)
 		parent := out
-		ok := true
-		for _, s := range segs[:len(segs)-1] {
-			m, isMap := parent[s].(map[string]any)
-			if !isMap {
-				ok = false
-				break
+		ok := err == nil
+		for i := 0; ok && i < len(segs); i++ {
+			if ok = segs[i].Kind == bodypath.Member; ok && i < len(segs)-1 {
+				var m map[string]any
+				if m, ok = parent[segs[i].Name].(map[string]any); ok {
+					m = shallowCopy(m)
+					parent[segs[i].Name] = m
+					parent = m
+				}
 			}
-			m = shallowCopy(m)
-			parent[s] = m
-			parent = m
 		}
-		last := segs[len(segs)-1]
+		if !ok {
+			continue
+		}
+		last := segs.LastMember()
 		items, isArr := parent[last].([]any)
-		if !ok || !isArr {
+		if !isArr {
 			continue
 		}
 		var keep []any

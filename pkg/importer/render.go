@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 )
 
@@ -230,23 +231,13 @@ func bodyNode(body map[string]any) (*yaml.Node, error) {
 
 // forYAML copies a JSON value with whole numbers as integers.
 func forYAML(v any) any {
-	switch t := v.(type) {
-	case float64:
-		return yamlNumber(t)
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, cv := range t {
-			out[k] = forYAML(cv)
+	return bodypath.Map(v, func(v any) (any, bool) {
+		f, ok := v.(float64)
+		if !ok {
+			return nil, false
 		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, cv := range t {
-			out[i] = forYAML(cv)
-		}
-		return out
-	}
-	return v
+		return yamlNumber(f), true
+	})
 }
 
 // resolve loads the rendered manifests with pkg/manifest, exactly as diff
