@@ -32,8 +32,9 @@ func hasDeferred(r *manifest.Resource) bool {
 
 // planScope is what plan-time resolution looks things up in.
 type planScope struct {
-	byKey map[string]*item
-	recs  map[string]*state.Record
+	byKey  map[string]*item
+	recs   map[string]*state.Record
+	bodies *recordBodies
 }
 
 // liveValue answers a reference from the referenced item's live body. At
@@ -84,6 +85,9 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 	}
 	it.setName(fmt.Sprint(name))
 	it.record = sc.recs[it.key]
+	if err := sc.bodies.load(ctx, it.record); err != nil {
+		return fmt.Errorf("reading state: %w", err)
+	}
 	return e.read(ctx, it)
 }
 

@@ -134,7 +134,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading the state's secret key: %w", err)
 	}
-	records, err := e.Store.List(ctx)
+	records, bodies, err := e.listRecords(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading state: %w", err)
 	}
@@ -169,28 +169,34 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 		it.schema, it.plugin = e.lookup(it.typ, it.ver)
 		it.schema = withSecrets(it.schema, it.typ, it.ver, it.secrets)
 	}
-	if err := e.readAll(ctx, items); err != nil {
-		return nil, err
-	}
-
 	p := &plan.Plan{FormatVersion: plan.FormatVersion, Set: e.set(), Subscription: e.Options.Subscription}
 	if p.Subscription == "" {
 		p.Subscription = set.Subscription
 	}
-	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey}
+	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey, bodies: bodies}
 	for _, it := range items {
 		sc.byKey[it.key] = it
 	}
-	// Dependencies first: a deferred value is known at plan time only when
-	// the resource it reads is neither created nor replaced.
+	// Chunks come dependencies first: a deferred value is known at plan
+	// time only when the resource it reads is neither created nor replaced.
+	// Only a chunk's bodies are in memory at once, plus those of resources
+	// that will be written or that others read.
 	needed := referenced(items)
-	for _, it := range topo(items) {
-		if err := e.resolveAtPlan(ctx, it, sc); err != nil {
+	for _, chunk := range planChunks(items) {
+		if err := bodies.load(ctx, recordsOf(chunk)...); err != nil {
+			return nil, fmt.Errorf("reading state: %w", err)
+		}
+		if err := e.readAll(ctx, chunk); err != nil {
 			return nil, err
 		}
-		e.decide(it, secretKey)
-		if !needed[it] {
-			it.release()
+		for _, it := range chunk {
+			if err := e.resolveAtPlan(ctx, it, sc); err != nil {
+				return nil, err
+			}
+			e.decide(it, secretKey)
+			if !needed[it] {
+				it.release()
+			}
 		}
 	}
 	// A name resolved just now may be a record's ID: that record is
@@ -619,22 +625,7 @@ func hashBody(b map[string]any) string {
 
 // order sorts plan resources parents-first (creates) for a readable plan.
 func order(p *plan.Plan, items []*item) {
-	depth := map[*item]int{}
-	var d func(*item) int
-	d = func(it *item) int {
-		if v, ok := depth[it]; ok {
-			return v
-		}
-		depth[it] = 0
-		m := 0
-		for _, x := range it.deps {
-			if v := d(x) + 1; v > m {
-				m = v
-			}
-		}
-		depth[it] = m
-		return m
-	}
+	depth := depths(items)
 	idx := make([]int, len(items))
 	keys := make([]string, len(items))
 	for i := range idx {
@@ -642,7 +633,7 @@ func order(p *plan.Plan, items []*item) {
 		keys[i] = items[i].key
 	}
 	sort.SliceStable(idx, func(a, b int) bool {
-		da, db := d(items[idx[a]]), d(items[idx[b]])
+		da, db := depth[items[idx[a]]], depth[items[idx[b]]]
 		if da != db {
 			return da < db
 		}

@@ -3,6 +3,8 @@ package apply
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -596,5 +598,60 @@ func TestPlanReleasesUnwrittenBodies(t *testing.T) {
 	}
 	if r, err := st.Get(context.Background(), idA); err != nil || r.LastApplied == nil {
 		t.Errorf("the store's record of an unchanged resource must keep its bodies: %+v, %v", r, err)
+	}
+}
+
+// TestPlanWithRecordHeads plans against the local file store, which lists
+// records without their bodies and loads them a chunk at a time: every
+// chunk's decisions must see L and B. A tag removed from the manifest is
+// only noticed through L (it stays in live), so each chunk's removal
+// proves its bodies were loaded; the unchanged resources stay no-ops.
+func TestPlanWithRecordHeads(t *testing.T) {
+	ctx := context.Background()
+	st, err := state.Open(ctx, filepath.Join(t.TempDir(), "state.json"), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, ok := st.(state.BodyLoader); !ok {
+		t.Fatal("the local store should list heads")
+	}
+	unlock, err := st.Lock(ctx, "", 0) // one file write for all the Puts
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newFakeARM()
+	set := &manifest.Set{}
+	const n = 2*planChunkSize + 10
+	removed := map[string]bool{}
+	for i := range n {
+		g := fmt.Sprintf("rg%d", i%3)
+		id := idOf(g, "Microsoft.ManagedIdentity/userAssignedIdentities", fmt.Sprintf("id%04d", i))
+		was := body("keep", "1", "drop", "x")
+		a.seed(id, was)
+		if err := st.Put(ctx, recordOf(id, was, DefaultSet)); err != nil {
+			t.Fatal(err)
+		}
+		want := was
+		if i%500 == 7 { // a few in every chunk
+			want = body("keep", "1")
+			removed[armid.Key(id)] = true
+		}
+		set.Resources = append(set.Resources, res(id, want))
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := newEngine(a, st, DefaultOptions()).Plan(ctx, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(planChunks(p.items)); got < 2 {
+		t.Fatalf("%d chunks: the test needs several", got)
+	}
+	for k, act := range actions(p.Plan) {
+		if want := map[bool]plan.Action{true: plan.ActionUpdate, false: plan.ActionNoOp}[removed[k]]; act != want {
+			t.Errorf("%s: %s, want %s", k, act, want)
+		}
 	}
 }

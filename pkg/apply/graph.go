@@ -1,9 +1,12 @@
 package apply
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
 // linkDeps fills each item's deps from declared dependencies (parents,
@@ -40,24 +43,77 @@ func linkDeps(items []*item) {
 	}
 }
 
-// topo returns items with every item after its dependencies. It does not
-// look for cycles (the loader did); an item on one is placed once.
-func topo(items []*item) []*item {
-	out := make([]*item, 0, len(items))
-	seen := make(map[*item]bool, len(items))
-	var visit func(*item)
-	visit = func(it *item) {
-		if seen[it] {
-			return
+// depths gives each item its distance from the items that depend on
+// nothing: 0 for those, else one more than its deepest dependency. Items
+// of one depth do not depend on each other. An item on a cycle (the loader
+// refuses those) counts its cycle once.
+func depths(items []*item) map[*item]int {
+	depth := make(map[*item]int, len(items))
+	var d func(*item) int
+	d = func(it *item) int {
+		if v, ok := depth[it]; ok {
+			return v
 		}
-		seen[it] = true
-		for _, d := range it.deps {
-			visit(d)
+		depth[it] = 0
+		m := 0
+		for _, x := range it.deps {
+			if v := d(x) + 1; v > m {
+				m = v
+			}
 		}
-		out = append(out, it)
+		depth[it] = m
+		return m
 	}
 	for _, it := range items {
-		visit(it)
+		d(it)
+	}
+	return depth
+}
+
+// planChunkSize bounds how many resources a plan reads and decides at once.
+// A chunk's live and recorded bodies are in memory together; a decided
+// resource gives its bodies up unless it will be written or is read by
+// another. 1,000 keeps a plan of 10,000 small resources within its memory
+// budget and still lets the ARM client list ten collections in parallel
+// (BENCHMARKS.md, Plan10000Memory).
+const planChunkSize = 1000
+
+// planChunks splits items into chunks to read and decide in turn:
+// dependencies in earlier chunks (by depth), and a chunk is cut only
+// between collections (same parent, type and api-version), so collection
+// reads are never split.
+func planChunks(items []*item) [][]*item {
+	depth := depths(items)
+	coll := make(map[*item]string, len(items))
+	for _, it := range items {
+		coll[it] = armid.ParentKey(it.id) + "|" + strings.ToLower(it.typ) + "@" + strings.ToLower(it.ver)
+	}
+	sorted := slices.Clone(items)
+	sort.SliceStable(sorted, func(a, b int) bool {
+		x, y := sorted[a], sorted[b]
+		if depth[x] != depth[y] {
+			return depth[x] < depth[y]
+		}
+		return coll[x] < coll[y]
+	})
+	var out [][]*item
+	start := 0
+	for i := 1; i <= len(sorted); i++ {
+		if i == len(sorted) || depth[sorted[i]] != depth[sorted[start]] ||
+			(i-start >= planChunkSize && coll[sorted[i]] != coll[sorted[i-1]]) {
+			out = append(out, sorted[start:i])
+			start = i
+		}
+	}
+	return out
+}
+
+func recordsOf(items []*item) []*state.Record {
+	out := make([]*state.Record, 0, len(items))
+	for _, it := range items {
+		if it.record != nil {
+			out = append(out, it.record)
+		}
 	}
 	return out
 }

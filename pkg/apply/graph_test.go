@@ -1,6 +1,8 @@
 package apply
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -28,18 +30,61 @@ func TestLinkDepsUsesNearestManagedAncestorAndDeclaredEdges(t *testing.T) {
 	}
 }
 
-func TestTopoPutsDependenciesFirstAndToleratesCycles(t *testing.T) {
+func TestDepthsPutDependenciesFirstAndTolerateCycles(t *testing.T) {
 	a := &item{id: "/a"}
 	b := &item{id: "/b", deps: []*item{a}}
 	c := &item{id: "/c", deps: []*item{b, a}}
-	got := topo([]*item{c, b, a})
-	if got[0] != a || got[1] != b || got[2] != c {
-		t.Fatalf("topo order = %s %s %s", got[0].id, got[1].id, got[2].id)
+	d := depths([]*item{c, b, a})
+	if d[a] != 0 || d[b] != 1 || d[c] != 2 {
+		t.Fatalf("depths a=%d b=%d c=%d", d[a], d[b], d[c])
 	}
-	// A cycle the loader should have refused still yields every item once.
+	// A cycle the loader should have refused still gives every item a depth.
 	a.deps = []*item{c}
-	if got := topo([]*item{a, b, c}); len(got) != 3 {
-		t.Fatalf("topo over a cycle = %d items", len(got))
+	if d := depths([]*item{a, b, c}); len(d) != 3 {
+		t.Fatalf("depths over a cycle = %d items", len(d))
+	}
+}
+
+// TestPlanChunks: chunks keep dependencies in earlier chunks, are cut at
+// planChunkSize only between collections, and hold every item once.
+func TestPlanChunks(t *testing.T) {
+	rg := func(n int) string { return fmt.Sprintf("/subscriptions/s/resourceGroups/rg%d", n) }
+	var items []*item
+	var groups []*item
+	for g := range 3 {
+		grp := &item{id: rg(g), typ: "Microsoft.Resources/resourceGroups", ver: "2021-04-01"}
+		groups = append(groups, grp)
+		items = append(items, grp)
+	}
+	// 3 collections of 600 identities, interleaved as a manifest may list them.
+	for i := range 1800 {
+		g := i % 3
+		items = append(items, &item{id: fmt.Sprintf("%s/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id%d", rg(g), i),
+			typ: "Microsoft.ManagedIdentity/userAssignedIdentities", ver: "2023-01-31", deps: []*item{groups[g]}})
+	}
+	chunks := planChunks(items)
+	var sizes []int
+	seen := map[*item]int{}
+	for n, c := range chunks {
+		sizes = append(sizes, len(c))
+		for _, it := range c {
+			seen[it] = n
+		}
+	}
+	// The groups first; then 600+600 (cut after the second collection
+	// passes 1,000, not inside it), then the last 600.
+	if want := []int{3, 1200, 600}; !reflect.DeepEqual(sizes, want) {
+		t.Fatalf("chunk sizes = %v, want %v", sizes, want)
+	}
+	if len(seen) != len(items) {
+		t.Fatalf("%d of %d items chunked", len(seen), len(items))
+	}
+	for _, it := range items {
+		for _, d := range it.deps {
+			if seen[d] >= seen[it] {
+				t.Fatalf("%s (chunk %d) before its dependency %s (chunk %d)", it.id, seen[it], d.id, seen[d])
+			}
+		}
 	}
 }
 

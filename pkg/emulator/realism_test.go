@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/internal/shareddata"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
-	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/internal/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/internal/learn"
 )
 

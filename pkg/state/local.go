@@ -63,6 +63,9 @@ type localStore struct {
 	held     bool       // the run lock is held through Lock
 	backedUp bool       // the backup for the current lock session is taken
 	cache    *localFile // the file as last read or written, valid while held
+	// heads is the file ListHeads read without the lock: LoadBodies reads
+	// the same snapshot instead of reading the whole file again per call.
+	heads *localFile
 	key      []byte
 
 	// Group commit while held: every change to cache gets a sequence
@@ -754,8 +757,40 @@ func (s *localStore) Delete(ctx context.Context, id string) error {
 }
 
 func (s *localStore) List(ctx context.Context) ([]*Record, error) {
+	return s.list(decodeRecord, false)
+}
+
+func (s *localStore) ListHeads(ctx context.Context) ([]*Record, error) {
+	return s.list(decodeHead, true)
+}
+
+func (s *localStore) LoadBodies(ctx context.Context, recs []*Record) error {
+	read := s.read
+	s.mu.Lock()
+	if heads := s.heads; heads != nil && !s.held {
+		read = func(fn func(*localFile) error) error { return fn(heads) }
+	}
+	s.mu.Unlock()
+	return read(func(f *localFile) error {
+		for _, r := range recs {
+			raw, ok := f.Resources[armid.Key(r.ID)]
+			if !ok {
+				return fmt.Errorf("state %s: record %s was removed while planning; run the command again", s.path, r.ID)
+			}
+			if err := decodeBodies(raw, r); err != nil {
+				return fmt.Errorf("state %s: record %s is unreadable: %w", s.path, r.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+func (s *localStore) list(decode func([]byte) (*Record, error), keep bool) ([]*Record, error) {
 	var out []*Record
 	err := s.read(func(f *localFile) error {
+		if keep && !s.held {
+			s.heads = f // read keeps s.mu held while fn runs
+		}
 		keys := make([]string, 0, len(f.Resources))
 		for k := range f.Resources {
 			keys = append(keys, k)
@@ -763,7 +798,7 @@ func (s *localStore) List(ctx context.Context) ([]*Record, error) {
 		sort.Strings(keys)
 		out = make([]*Record, 0, len(keys))
 		for _, k := range keys {
-			r, err := decodeRecord(f.Resources[k])
+			r, err := decode(f.Resources[k])
 			if err != nil {
 				return fmt.Errorf("state %s: record %s is unreadable: %w", s.path, k, err)
 			}
@@ -879,5 +914,6 @@ func (s *localStore) Close() error {
 	defer s.flushMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.heads = nil
 	return errors.Join(s.finishLocked(), s.releaseLocked())
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -615,5 +616,67 @@ func TestRepairKeepsIntentWhenGetFails(t *testing.T) {
 	}
 	if _, err := st.Get(ctx, testID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("nothing may be recorded from a failed GET: %v", err)
+	}
+}
+
+// TestListHeadsThenBodies: heads plus their bodies are exactly List, with
+// big numbers exact, read from one reading of the file; a record that
+// reading lacks is an error, not a record without bodies (which would read
+// as "never applied").
+func TestListHeadsThenBodies(t *testing.T) {
+	ctx := context.Background()
+	st := openLocalT(t, filepath.Join(t.TempDir(), "state.json"))
+	big := json.Number("12345678901234567890")
+	for _, name := range []string{"a", "B", "c"} {
+		id := "/subscriptions/s/resourceGroups/rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/" + name
+		r := &Record{ID: id, Type: "Microsoft.ManagedIdentity/userAssignedIdentities", APIVersion: "2023-01-31", Set: "default",
+			LastApplied: map[string]any{"location": "westeurope", "tags": map[string]any{"n": big}},
+			Baseline:    map[string]any{"location": "westeurope", "properties": map[string]any{"clientId": name}}}
+		if err := st.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bl, ok := st.(BodyLoader)
+	if !ok {
+		t.Fatal("the local store lists heads and loads bodies")
+	}
+	want, err := st.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads, err := bl.ListHeads(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range heads {
+		if h.LastApplied != nil || h.Baseline != nil {
+			t.Fatalf("head %s carries bodies", h.ID)
+		}
+		if h.ID != want[i].ID || h.Serial != want[i].Serial || h.Subscription != want[i].Subscription || h.Set != want[i].Set {
+			t.Errorf("head %d = %+v, want the metadata of %+v", i, h, want[i])
+		}
+	}
+	if err := bl.LoadBodies(ctx, heads); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(heads, want) {
+		t.Errorf("heads with bodies differ from List:\n got %+v\nwant %+v", heads[0], want[0])
+	}
+	// Bodies come from the reading the heads came from: a record removed
+	// since still gets the bodies it had, never a mix of two states.
+	removed := *heads[1]
+	removed.LastApplied, removed.Baseline = nil, nil
+	if err := st.Delete(ctx, removed.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := bl.LoadBodies(ctx, []*Record{&removed}); err != nil || !reflect.DeepEqual(&removed, want[1]) {
+		t.Errorf("bodies of a record removed after ListHeads: %v, %+v", err, removed)
+	}
+	again, err := bl.ListHeads(ctx)
+	if err != nil || len(again) != 2 {
+		t.Fatalf("ListHeads after the removal = %d records, %v", len(again), err)
+	}
+	if err := bl.LoadBodies(ctx, []*Record{&removed}); err == nil || !strings.Contains(err.Error(), "run the command again") {
+		t.Errorf("loading the bodies of a record the newer reading lacks: %v", err)
 	}
 }

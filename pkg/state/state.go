@@ -119,6 +119,19 @@ type Store interface {
 	Close() error
 }
 
+// BodyLoader is implemented by stores that can list records without their
+// bodies (LastApplied and Baseline) and fill those in later, a few records
+// at a time: a plan of many resources then holds the bodies of the ones it
+// is deciding rather than of all of them.
+type BodyLoader interface {
+	// ListHeads returns what List returns, with LastApplied and Baseline nil.
+	ListHeads(ctx context.Context) ([]*Record, error)
+	// LoadBodies fills LastApplied and Baseline of records from ListHeads,
+	// from the same reading of the store as the last ListHeads. A record
+	// that reading lacks is an error: the caller should start again.
+	LoadBodies(ctx context.Context, recs []*Record) error
+}
+
 // LockInspector is implemented by every backend: who holds the lock now.
 type LockInspector interface {
 	// LockHolder returns the current holder, or nil when nobody holds it.
@@ -422,6 +435,40 @@ func decodeRecord(b []byte) (*Record, error) {
 	}
 	r.fillSubscription()
 	return r, nil
+}
+
+// recordHead decodes a stored record without its bodies: the decoder
+// skips them instead of building maps nobody will read yet.
+type recordHead struct {
+	*Record
+	LastApplied skipped `json:"lastApplied"`
+	Baseline    skipped `json:"baseline"`
+}
+
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+func decodeHead(b []byte) (*Record, error) {
+	h := recordHead{Record: new(Record)}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, err
+	}
+	h.fillSubscription()
+	return h.Record, nil
+}
+
+// decodeBodies fills r's bodies from a stored record, numbers exact.
+func decodeBodies(b []byte, r *Record) error {
+	var bodies struct {
+		LastApplied map[string]any `json:"lastApplied"`
+		Baseline    map[string]any `json:"baseline"`
+	}
+	if err := unmarshalNumbers(b, &bodies); err != nil {
+		return err
+	}
+	r.LastApplied, r.Baseline = bodies.LastApplied, bodies.Baseline
+	return nil
 }
 
 // unmarshalNumbers is json.Unmarshal keeping numbers as json.Number, so
