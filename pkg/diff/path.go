@@ -55,7 +55,12 @@ func schemaPathOf(p bodypath.Path, isMap func(prefix string) bool) string {
 	return b.String()
 }
 
-// childSchemaPath extends a schema path by one object member.
+// ChildSchemaPath extends a schema path by one object member: a member of
+// a map (additionalProperties) is "*", any other member its name.
+func ChildSchemaPath(parent, name string, parentIsMap bool) string {
+	return childSchemaPath(parent, name, parentIsMap)
+}
+
 func childSchemaPath(parent, name string, parentIsMap bool) string {
 	if parentIsMap {
 		if parent == "" {

@@ -132,7 +132,7 @@ func (h *hasher) walkMap(m map[string]any, bodyPath, sp string, under, collect b
 	out := make(map[string]any, len(m))
 	isMap := h.maps[sp]
 	for k, v := range m {
-		csp := childSchemaPath(sp, k, isMap)
+		csp := diff.ChildSchemaPath(sp, k, isMap)
 		cbp := joinPath(bodyPath, k)
 		if under && (k == "name" || k == "id" || k == "type") {
 			out[k] = diff.CopyValue(v) // identifiers of secret entries are not secret
@@ -210,18 +210,6 @@ func neutralSecretPaths(typ, id string) map[string]bool {
 		}
 	}
 	return nil
-}
-
-func childSchemaPath(parent, name string, parentIsMap bool) string {
-	switch {
-	case parentIsMap && parent == "":
-		return "*"
-	case parentIsMap:
-		return parent + ".*"
-	case parent == "":
-		return name
-	}
-	return parent + "." + name
 }
 
 // joinPath builds a body path the way the manifest loader names
