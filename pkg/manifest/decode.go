@@ -56,11 +56,13 @@ func parentDocPath(p string) string {
 var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
 
 // converter turns a yaml.Node tree into JSON values (numbers as
-// json.Number), recording lines and bounding alias expansion.
+// json.Number), bounding alias expansion. With lines set it also records
+// the line of every path; without, it builds no paths at all.
 type converter struct {
 	lines  lineMap
 	offset int // file line of the document's first line, minus one
 	nodes  int
+	intern *interner // nil: no sharing
 }
 
 // decodeError is a problem in one document, at a file line.
@@ -98,8 +100,10 @@ func (c *converter) value(n *yaml.Node, path string, depth int) any {
 	if depth > maxDepth {
 		c.fail(n, "nesting deeper than %d levels", maxDepth)
 	}
-	if _, seen := c.lines[path]; !seen {
-		c.lines[path] = n.Line + c.offset
+	if c.lines != nil {
+		if _, seen := c.lines[path]; !seen {
+			c.lines[path] = n.Line + c.offset
+		}
 	}
 	switch n.Kind {
 	case 0: // an empty document or comments only
@@ -114,7 +118,7 @@ func (c *converter) value(n *yaml.Node, path string, depth int) any {
 	case yaml.SequenceNode:
 		out := make([]any, len(n.Content))
 		for i, item := range n.Content {
-			out[i] = c.value(item, fmt.Sprintf("%s[%d]", path, i), depth+1)
+			out[i] = c.value(item, c.itemPath(path, i), depth+1)
 		}
 		return out
 	case yaml.MappingNode:
@@ -127,12 +131,15 @@ func (c *converter) value(n *yaml.Node, path string, depth int) any {
 			if k.Kind != yaml.ScalarNode {
 				c.fail(k, "mapping keys must be strings")
 			}
-			key := k.Value
+			key := c.intern.key(k.Value)
 			if _, dup := out[key]; dup {
 				c.fail(k, "key %q is already defined in this mapping", key)
 			}
-			kp := joinPath(path, key)
-			c.lines[kp] = k.Line + c.offset
+			var kp string
+			if c.lines != nil {
+				kp = joinPath(path, key)
+				c.lines[kp] = k.Line + c.offset
+			}
 			out[key] = c.value(v, kp, depth+1)
 		}
 		return out
@@ -141,6 +148,15 @@ func (c *converter) value(n *yaml.Node, path string, depth int) any {
 	}
 	c.fail(n, "unsupported YAML node")
 	return nil
+}
+
+// itemPath is the path of item i of the sequence at path, when lines are
+// recorded.
+func (c *converter) itemPath(path string, i int) string {
+	if c.lines == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s[%d]", path, i)
 }
 
 func (c *converter) scalar(n *yaml.Node) any {
@@ -155,7 +171,7 @@ func (c *converter) scalar(n *yaml.Node) any {
 		return b
 	case "!!int":
 		if jsonNumberRE.MatchString(n.Value) {
-			return json.Number(n.Value)
+			return c.intern.number(n.Value)
 		}
 		// YAML spellings JSON lacks: 0x1F, 0o17, +5, 1_000.
 		var z big.Int
@@ -166,7 +182,7 @@ func (c *converter) scalar(n *yaml.Node) any {
 		return json.Number(z.String())
 	case "!!float":
 		if jsonNumberRE.MatchString(n.Value) {
-			return json.Number(n.Value)
+			return c.intern.number(n.Value)
 		}
 		lit := strings.TrimPrefix(strings.ReplaceAll(n.Value, "_", ""), "+")
 		if jsonNumberRE.MatchString(lit) {
@@ -181,14 +197,16 @@ func (c *converter) scalar(n *yaml.Node) any {
 	// in the YAML library; it is still a number in the manifest.
 	const quoted = yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle | yaml.TaggedStyle
 	if n.Style&quoted == 0 && jsonNumberRE.MatchString(n.Value) {
-		return json.Number(n.Value)
+		return c.intern.number(n.Value)
 	}
 	// Strings, and timestamps or binary, which ARM bodies carry as strings.
-	return n.Value
+	return c.intern.str(n.Value)
 }
 
 // decodeYAML decodes one raw document; firstLine is its first file line.
-func decodeYAML(text []byte, firstLine int) (any, lineMap, error) {
+// The line table is built only when withLines is set: most documents never
+// need it, and on large sets it would outweigh the values themselves.
+func decodeYAML(text []byte, firstLine int, in *interner, withLines bool) (any, lineMap, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(text, &root); err != nil {
 		msg := yamlMessage(err, firstLine)
@@ -198,10 +216,67 @@ func decodeYAML(text []byte, firstLine int) (any, lineMap, error) {
 		}
 		return nil, nil, &decodeError{line, msg}
 	}
-	c := &converter{lines: lineMap{}, offset: firstLine - 1}
+	c := &converter{offset: firstLine - 1, intern: in}
+	if withLines {
+		c.lines = lineMap{}
+	}
 	v, err := c.convert(&root)
 	if err != nil {
 		return nil, nil, err
 	}
 	return v, c.lines, nil
+}
+
+// maxInternLen bounds the strings an interner keeps: keys, names, types,
+// locations and tag values repeat across documents; long strings (scripts,
+// certificates) seldom do.
+const maxInternLen = 128
+
+// interner makes the documents of one load share their repeated strings
+// and the interface values holding them, so ten thousand resources in one
+// location hold one "westeurope". Strings are immutable, so sharing is
+// invisible to callers. A nil *interner shares nothing.
+type interner struct {
+	keys    map[string]string
+	strs    map[string]any
+	numbers map[string]any
+}
+
+func newInterner() *interner {
+	return &interner{keys: map[string]string{}, strs: map[string]any{}, numbers: map[string]any{}}
+}
+
+func (in *interner) key(s string) string {
+	if in == nil || len(s) > maxInternLen {
+		return s
+	}
+	if k, ok := in.keys[s]; ok {
+		return k
+	}
+	in.keys[s] = s
+	return s
+}
+
+func (in *interner) str(s string) any {
+	if in == nil || len(s) > maxInternLen {
+		return s
+	}
+	if v, ok := in.strs[s]; ok {
+		return v
+	}
+	var v any = s
+	in.strs[s] = v
+	return v
+}
+
+func (in *interner) number(s string) any {
+	if in == nil || len(s) > maxInternLen {
+		return json.Number(s)
+	}
+	if v, ok := in.numbers[s]; ok {
+		return v
+	}
+	var v any = json.Number(s)
+	in.numbers[s] = v
+	return v
 }

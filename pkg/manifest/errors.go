@@ -126,23 +126,46 @@ func (e *ValidationError) Error() string {
 type problems struct {
 	list  []Problem
 	seen  map[string]bool
-	lines map[Origin]lineMap
+	lines map[Origin]docLines
+}
+
+// docLines finds the file lines of one document's fields. A path-to-line
+// table for every document would weigh more than the resources themselves
+// on large sets, so a document read from a file keeps only its text, and
+// the table is built from it when a problem or warning first needs a line.
+type docLines struct {
+	table lineMap // built, or given (a document that failed to decode)
+	text  []byte  // the document's text while table is not built yet
+	first int     // file line of text's first line
 }
 
 // setLines records where the fields of one document are.
-func (ps *problems) setLines(o Origin, m lineMap) {
-	if m == nil {
+func (ps *problems) setLines(o Origin, d docLines) {
+	if d.table == nil && d.text == nil {
 		return
 	}
 	if ps.lines == nil {
-		ps.lines = map[Origin]lineMap{}
+		ps.lines = map[Origin]docLines{}
 	}
-	ps.lines[o] = m
+	ps.lines[o] = d
 }
 
 // line returns the file line of path in the document o, 0 when unknown.
 func (ps *problems) line(o Origin, path string) int {
-	return ps.lines[o].lineOf(path)
+	d, ok := ps.lines[o]
+	if !ok {
+		return 0
+	}
+	if d.table == nil {
+		// The text decoded once already, so it decodes again.
+		_, d.table, _ = decodeYAML(d.text, d.first, nil, true)
+		if d.table == nil {
+			d.table = lineMap{}
+		}
+		d.text = nil
+		ps.lines[o] = d
+	}
+	return d.table.lineOf(path)
 }
 
 func (ps *problems) add(o Origin, path, format string, args ...any) {

@@ -92,23 +92,24 @@ func (s *Set) ByID(id string) *Resource {
 func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	opts.defaults()
 	ps := &problems{}
-	rd := &reader{opts: &opts, ps: ps, fileOrder: map[string]int{}}
-	rd.read()
-
 	l := &loader{ctx: ctx, opts: &opts, ps: ps, acct: resolveAccount(&opts)}
 	var selector labels.Selector
+	var selErr error
 	if strings.TrimSpace(opts.Selector) != "" {
-		sel, err := labels.Parse(opts.Selector)
-		if err != nil {
-			ps.add(Origin{Index: -1}, "", "-l %q is not a valid label selector: %v", opts.Selector, err)
-		}
-		selector = sel
+		selector, selErr = labels.Parse(opts.Selector)
 	}
-	for _, d := range rd.docs {
+	// Each document's envelope is checked as soon as it is decoded: what
+	// later phases need moves into its entry and the rest is garbage before
+	// the next document is read.
+	rd := &reader{opts: &opts, ps: ps, fileOrder: map[string]int{}, intern: newInterner(), add: func(d document) {
 		if e := l.envelope(d); e != nil {
 			e.selected = selector == nil || selector.Matches(labels.Set(e.res.Labels))
 			l.entries = append(l.entries, e)
 		}
+	}}
+	rd.read()
+	if selErr != nil {
+		ps.add(Origin{Index: -1}, "", "-l %q is not a valid label selector: %v", opts.Selector, selErr)
 	}
 	l.resolve()
 	set := &Set{Warnings: l.warnings, Findings: l.findings}

@@ -16,11 +16,11 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// document is one YAML document of the input, decoded or not.
+// document is one decoded YAML document of the input.
 type document struct {
 	origin Origin
-	obj    map[string]any // nil when decoding failed (a problem was recorded)
-	lines  lineMap        // nil when positions are unknown (kustomize output)
+	obj    map[string]any
+	lines  docLines // zero when positions are unknown (kustomize output)
 }
 
 // stdinName is the file name problems and origins use for "-".
@@ -28,9 +28,12 @@ const stdinName = "<stdin>"
 
 // reader collects documents from all sources in the order the user gave them.
 type reader struct {
-	opts      *LoadOptions
-	ps        *problems
-	docs      []document
+	opts *LoadOptions
+	ps   *problems
+	// add receives each document as soon as it is decoded, so a large set
+	// never holds every decoded document at once.
+	add       func(document)
+	intern    *interner
 	fileOrder map[string]int
 	// sourceDocs caches files read to locate kustomize output in its sources.
 	sourceDocs map[string][]decoded
@@ -204,7 +207,7 @@ func (r *reader) readKustomize(dir string) {
 			continue
 		}
 		origin := Origin{dir, i}
-		var lines lineMap
+		var lines docLines
 		if o, l, ok := r.kustomizeOrigin(dir, obj); ok {
 			origin, lines = o, l
 			r.noteFile(o.File)
@@ -216,59 +219,58 @@ func (r *reader) readKustomize(dir string) {
 // decodeStream splits a multi-document YAML (or JSON) stream and decodes
 // each document, recording a problem per malformed one.
 func (r *reader) decodeStream(name string, data []byte) {
-	for _, d := range decodeDocuments(data) {
+	decodeDocuments(data, r.intern, func(d decoded) {
 		origin := Origin{name, d.index}
 		if d.problem != "" {
-			r.ps.setLines(origin, lineMap{"": d.line})
+			r.ps.setLines(origin, docLines{table: lineMap{"": d.line}})
 			r.ps.add(origin, "", "%s", d.problem)
-			continue
+			return
 		}
-		r.addDoc(document{origin: origin, obj: d.obj, lines: d.lines})
-	}
+		r.addDoc(document{origin: origin, obj: d.obj, lines: docLines{text: d.text, first: d.line}})
+	})
 }
 
 func (r *reader) addDoc(d document) {
 	r.ps.setLines(d.origin, d.lines)
-	r.docs = append(r.docs, d)
+	r.add(d)
 }
 
 type decoded struct {
 	index   int
 	obj     map[string]any
-	lines   lineMap
-	line    int // first line of the document
+	text    []byte // the document's text, for its line table
+	line    int    // first line of the document
 	problem string
 }
 
 // decodeDocuments numbers the documents of a stream the way every message
-// does: 0-based, not counting empty or comment-only documents.
-func decodeDocuments(data []byte) []decoded {
-	var out []decoded
+// does: 0-based, not counting empty or comment-only documents. Each
+// document goes to fn as soon as it is decoded.
+func decodeDocuments(data []byte, in *interner, fn func(decoded)) {
 	index := 0
 	for _, raw := range splitDocuments(data) {
-		v, lines, err := decodeYAML(raw.text, raw.line)
+		v, _, err := decodeYAML(raw.text, raw.line, in, false)
 		if err != nil {
 			line := raw.line
 			if de, ok := err.(*decodeError); ok {
 				line = de.line
 			}
-			out = append(out, decoded{index: index, line: line, problem: "malformed YAML: " + oneLine(err.Error())})
+			fn(decoded{index: index, line: line, problem: "malformed YAML: " + oneLine(err.Error())})
 			index++
 			continue
 		}
 		if v == nil {
 			continue // empty or comments only: not counted
 		}
-		d := decoded{index: index, lines: lines, line: raw.line}
+		d := decoded{index: index, text: raw.text, line: raw.line}
 		index++
 		if obj, ok := v.(map[string]any); ok {
 			d.obj = obj
 		} else {
 			d.problem = fmt.Sprintf("document is a %s, not a mapping: each document must be one Resource (apiVersion, kind, metadata, spec)", jsonKind(v))
 		}
-		out = append(out, d)
+		fn(d)
 	}
-	return out
 }
 
 // originAnnotation is where kustomize records a resource's source file when
@@ -280,12 +282,12 @@ const originAnnotation = "config.kubernetes.io/origin"
 // annotation (or for remote bases, generated resources, or a document no
 // longer recognisable in its file) it reports false and the caller names
 // the kustomization directory and the output index instead.
-func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, lineMap, bool) {
+func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, docLines, bool) {
 	meta, _ := obj["metadata"].(map[string]any)
 	ann, _ := meta["annotations"].(map[string]any)
 	text, _ := ann[originAnnotation].(string)
 	if text == "" {
-		return Origin{}, nil, false
+		return Origin{}, docLines{}, false
 	}
 	// Drop it either way: it describes the build, not the resource.
 	delete(ann, originAnnotation)
@@ -297,7 +299,7 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, lineMa
 		Repo string `json:"repo"`
 	}
 	if err := yaml.Unmarshal([]byte(text), &o); err != nil || o.Path == "" || o.Repo != "" {
-		return Origin{}, nil, false
+		return Origin{}, docLines{}, false
 	}
 	file := filepath.Join(dir, o.Path)
 	if r.sourceDocs == nil {
@@ -306,7 +308,7 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, lineMa
 	docs, seen := r.sourceDocs[file]
 	if !seen {
 		if data, err := os.ReadFile(file); err == nil {
-			docs = decodeDocuments(data)
+			decodeDocuments(data, nil, func(d decoded) { docs = append(docs, d) })
 		}
 		r.sourceDocs[file] = docs
 	}
@@ -327,9 +329,9 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, lineMa
 		}
 	}
 	if len(match) != 1 {
-		return Origin{}, nil, false
+		return Origin{}, docLines{}, false
 	}
-	return Origin{File: file, Index: match[0].index}, match[0].lines, true
+	return Origin{File: file, Index: match[0].index}, docLines{text: match[0].text, first: match[0].line}, true
 }
 
 type rawDocument struct {
@@ -338,31 +340,39 @@ type rawDocument struct {
 }
 
 // splitDocuments splits at "---" lines, remembering where each document
-// starts so YAML errors can give file line numbers.
+// starts so YAML errors can give file line numbers. Documents share data's
+// bytes; only one that starts on its separator line ("--- {a: 1}") is copied.
 func splitDocuments(data []byte) []rawDocument {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var out []rawDocument
-	var cur bytes.Buffer
-	start := 1
-	lines := bytes.SplitAfter(data, []byte("\n"))
-	for i, l := range lines {
+	var head []byte // content after "--- " on the separator line
+	start, from := 1, 0
+	emit := func(end int) {
+		text := data[from:end:end]
+		if head != nil {
+			text = append(append(append(make([]byte, 0, len(head)+1+len(text)), head...), '\n'), text...)
+		}
+		out = append(out, rawDocument{text: text, line: start})
+	}
+	off, i := 0, 0
+	for l := range bytes.Lines(data) {
+		next := off + len(l)
 		trimmed := bytes.TrimRight(l, "\r\n")
 		if bytes.Equal(trimmed, []byte("---")) || bytes.HasPrefix(trimmed, []byte("--- ")) || bytes.HasPrefix(trimmed, []byte("---\t")) {
-			out = append(out, rawDocument{text: append([]byte(nil), cur.Bytes()...), line: start})
-			cur.Reset()
+			emit(off)
+			head = nil
 			start = i + 1
 			// Content after "--- " on the same line belongs to the next document.
 			if rest := bytes.TrimSpace(trimmed[3:]); len(rest) > 0 {
-				cur.Write(rest)
-				cur.WriteByte('\n')
+				head = rest
 			} else {
 				start = i + 2
 			}
-			continue
+			from = next
 		}
-		cur.Write(l)
+		off, i = next, i+1
 	}
-	out = append(out, rawDocument{text: cur.Bytes(), line: start})
+	emit(len(data))
 	return out
 }
 
