@@ -31,24 +31,23 @@ func (l *loader) expand(e *entry, path, s string, allowRefs bool) (string, bool)
 		l.ps.add(e.res.Origin, path, "%s reads a live value, which is known only during apply; here only ${ref:NAME} (the ID) can be used", d.Expr)
 		return "", false
 	}
-	s, _ = v.(string)
-	return s, true
+	return v, true
 }
 
 // expandValue resolves the placeholders of s. A result that needs live
-// data comes back as a Deferred (value nil).
-func (l *loader) expandValue(e *entry, path, s string, mode exprMode) (any, *Deferred, bool) {
+// data comes back as a Deferred (value "").
+func (l *loader) expandValue(e *entry, path, s string, mode exprMode) (string, *Deferred, bool) {
 	if !strings.Contains(s, "${") {
 		return s, nil, true
 	}
 	parts, err := parseExpr(s)
 	if err != nil {
 		l.ps.add(e.res.Origin, path, "%v", err)
-		return nil, nil, false
+		return "", nil, false
 	}
 	terms, ok := l.bind(e, path, parts, mode)
 	if !ok {
-		return nil, nil, false
+		return "", nil, false
 	}
 	if len(terms) == 0 {
 		return "", nil, true
@@ -58,7 +57,7 @@ func (l *loader) expandValue(e *entry, path, s string, mode exprMode) (any, *Def
 	}
 	d := &Deferred{Expr: s, terms: terms}
 	collectRefs(terms, &d.Refs)
-	return nil, d, true
+	return "", d, true
 }
 
 func collectRefs(ts []term, out *[]ValueRef) {

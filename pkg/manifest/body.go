@@ -11,51 +11,75 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
-// walk copies a body value, expanding placeholders in strings and map keys
-// and filling valueFrom secrets. docPath is the field path messages use
-// ("spec.body.tags.a.b"); bodyPath is the same place in the diff's path
+// walk resolves a body value, expanding placeholders in strings and map
+// keys and filling valueFrom secrets. docPath is the field path messages
+// use ("spec.body.tags.a.b"); bodyPath is the same place in the diff's path
 // syntax, relative to the body (tags."a.b"), the form SecretPaths,
-// Deferred and Actions are keyed by.
-func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (any, bool) {
+// Deferred and Actions are keyed by. Maps and lists are copied only where
+// something below them changes (changed reports it): most bodies are
+// literal, and the decoded value is not used elsewhere.
+func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (out any, changed, ok bool) {
 	switch x := v.(type) {
 	case string:
 		val, d, ok := l.expandValue(e, docPath, x, liveRefs)
 		if !ok {
-			return nil, false
+			return nil, true, false
 		}
 		if d != nil {
 			e.defer_(bodyPath, d)
-			return knownAfterApply, true
+			return knownAfterApply, true, true
 		}
 		if x == val {
 			l.literalID(e, docPath, x)
+			return v, false, true
 		}
-		return val, true
+		return val, true, true
 	case []any:
-		out := make([]any, len(x))
+		var out []any // nil until an item changes
 		ok := true
 		for i, item := range x {
-			var iok bool
-			out[i], iok = l.walk(e, item, fmt.Sprintf("%s[%d]", docPath, i), diff.IndexPath(bodyPath, i))
+			nv, ichanged, iok := l.walk(e, item, fmt.Sprintf("%s[%d]", docPath, i), diff.IndexPath(bodyPath, i))
 			ok = ok && iok
+			if ichanged && out == nil {
+				out = slices.Clone(x)
+			}
+			if out != nil {
+				out[i] = nv
+			}
 		}
-		return out, ok
+		if out == nil {
+			return v, false, ok
+		}
+		return out, true, ok
 	case map[string]any:
 		if vf, isVF := x["valueFrom"]; isVF && len(x) == 1 {
-			return l.valueFrom(e, vf, bodyPath, docPath+".valueFrom")
+			nv, ok := l.valueFrom(e, vf, bodyPath, docPath+".valueFrom")
+			return nv, true, ok
 		}
-		out := make(map[string]any, len(x))
+		var out map[string]any // nil until a key or value changes
 		ok := true
-		for _, k := range slices.Sorted(maps.Keys(x)) {
+		keys := slices.Sorted(maps.Keys(x))
+		for i, k := range keys {
 			kp := joinPath(docPath, k)
 			nk, kok := l.expand(e, kp, k, true)
-			var vok bool
-			out[nk], vok = l.walk(e, x[k], kp, diff.JoinPath(bodyPath, nk))
+			nv, vchanged, vok := l.walk(e, x[k], kp, diff.JoinPath(bodyPath, nk))
 			ok = ok && kok && vok
+			if out == nil && (nk != k || vchanged) {
+				out = make(map[string]any, len(x))
+				for _, pk := range keys[:i] {
+					out[pk] = x[pk]
+				}
+			}
+			if out != nil {
+				out[nk] = nv
+			}
 		}
-		return out, ok
+		if out == nil {
+			return v, false, ok
+		}
+		return out, true, ok
 	}
-	return v, true
+	return v, false, true
 }
 
 // defer_ records a value known only during apply.

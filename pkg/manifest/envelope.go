@@ -88,7 +88,8 @@ func (l *loader) envelope(d document) *entry {
 		}
 		return nil
 	}
-	e.spec = spec
+	str := func(k string) string { s, _ := spec[k].(string); return s }
+	e.spec = specStrings{typ: str("type"), id: str("id"), resourceGroup: str("resourceGroup"), parent: str("parent"), scope: str("scope")}
 	keys := slices.Sorted(maps.Keys(spec))
 	for _, k := range keys {
 		if !specFields[k] {

@@ -166,15 +166,41 @@ func emptySet(o *LoadOptions, filtered bool) error {
 
 // entry is a document whose envelope parsed, on its way to a Resource.
 type entry struct {
-	res   *Resource
-	typ   typeName
-	spec  map[string]any
+	res  *Resource
+	typ  typeName
+	spec specStrings
+	// body is spec.body as decoded, until walk resolves it into res.Body
+	// (sharing every part that needs no change).
 	body  map[string]any
 	state int // idUnresolved, idResolving, idDone, idFailed
 	edges []edge
 	// selected is false when -l leaves the resource out: it is still
 	// validated and can be referenced, but its secrets are not read.
 	selected bool
+}
+
+// specStrings are the string fields of spec that placement reads; the
+// envelope has checked they are strings, so the decoded spec map need not
+// be kept.
+type specStrings struct {
+	typ, id, resourceGroup, parent, scope string
+}
+
+// field returns spec.k, "" when absent.
+func (s *specStrings) field(k string) string {
+	switch k {
+	case "type":
+		return s.typ
+	case "id":
+		return s.id
+	case "resourceGroup":
+		return s.resourceGroup
+	case "parent":
+		return s.parent
+	case "scope":
+		return s.scope
+	}
+	return ""
 }
 
 const (
@@ -225,7 +251,7 @@ func (l *loader) resolve() {
 		l.byName[n] = append(l.byName[n], e)
 		tn := strings.ToLower(e.typ.full) + "/" + n
 		l.byTypeName[tn] = append(l.byTypeName[tn], e)
-		if v, _ := e.spec["type"].(string); v != "" {
+		if v := e.spec.typ; v != "" {
 			_, e.res.APIVersion, _ = strings.Cut(v, "@")
 		}
 	}
@@ -260,11 +286,12 @@ func (l *loader) resolve() {
 				}
 			}
 		}
-		body, _ := l.walk(e, e.body, "spec.body", "")
+		body, _, _ := l.walk(e, e.body, "spec.body", "")
 		e.res.Body, _ = body.(map[string]any)
 		if e.res.Body == nil {
 			e.res.Body = map[string]any{}
 		}
+		e.body = nil // the resource holds the resolved body now
 	}
 	l.checkCycles()
 	for _, e := range l.entries {

@@ -10,7 +10,7 @@ import (
 
 func placementPath(e *entry) string {
 	for _, k := range []string{"id", "parent", "scope", "resourceGroup"} {
-		if s, _ := e.spec[k].(string); s != "" {
+		if e.spec.field(k) != "" {
 			return "spec." + k
 		}
 	}
@@ -114,7 +114,7 @@ func (l *loader) resolveName(e *entry) bool {
 		e.res.Name = knownAfterApply
 		return true
 	}
-	name, _ := v.(string)
+	name := v
 	if err := validName(name); err != nil {
 		l.ps.add(e.res.Origin, "metadata.name", "%q (from %s) is not a valid ARM resource name: %v", name, n, err)
 		return false
@@ -125,7 +125,7 @@ func (l *loader) resolveName(e *entry) bool {
 
 func (l *loader) buildID(e *entry) (string, bool) {
 	o := e.res.Origin
-	str := func(k string) string { s, _ := e.spec[k].(string); return strings.TrimSpace(s) }
+	str := func(k string) string { return strings.TrimSpace(e.spec.field(k)) }
 	specID, rg, parent, scope := str("id"), str("resourceGroup"), str("parent"), str("scope")
 	t := e.typ
 	last := t.types[len(t.types)-1]
