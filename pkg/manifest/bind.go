@@ -191,7 +191,7 @@ func (l *loader) bindRef(e *entry, path string, p exprPart, mode exprMode) (term
 func (l *loader) matches(ref string) int {
 	if i := strings.LastIndex(ref, "/"); i >= 0 {
 		typ, _, _ := strings.Cut(ref[:i], "@")
-		return len(l.byTypeName[strings.ToLower(typ)+"/"+strings.ToLower(ref[i+1:])])
+		return len(l.byTypeName[typeNameKey{strings.ToLower(typ), strings.ToLower(ref[i+1:])}])
 	}
 	return len(l.byName[strings.ToLower(ref)])
 }

@@ -72,10 +72,10 @@ func (l *loader) envelope(d document) *entry {
 			res.Name = n
 		}
 		if lv := meta["labels"]; lv != nil {
-			res.Labels = stringMap(lv, "metadata.labels", "label values must be strings; quote it", nil, bad)
+			res.Labels = l.share(stringMap(lv, "metadata.labels", "label values must be strings; quote it", nil, bad))
 		}
 		if av := meta["annotations"]; av != nil {
-			res.Annotations = stringMap(av, "metadata.annotations", "annotation values must be strings; quote it (e.g. \"true\")", checkAnnotation, bad)
+			res.Annotations = l.share(stringMap(av, "metadata.annotations", "annotation values must be strings; quote it (e.g. \"true\")", checkAnnotation, bad))
 		}
 	}
 	e := &entry{res: res}
@@ -200,6 +200,28 @@ func stringMap(v any, path, notString string, check func(k, v string) string, ba
 		out[k] = s
 	}
 	return out
+}
+
+// share returns the map this load already holds with the same entries as
+// m, else m: a large set repeats a few label sets, and a small map costs
+// as much as the rest of a small resource.
+func (l *loader) share(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		fmt.Fprintf(&b, "%d:%s%d:%s", len(k), k, len(m[k]), m[k])
+	}
+	key := b.String()
+	if shared, ok := l.stringMaps[key]; ok {
+		return shared
+	}
+	if l.stringMaps == nil {
+		l.stringMaps = map[string]map[string]string{}
+	}
+	l.stringMaps[key] = m
+	return m
 }
 
 // checkAnnotation validates the tool's own annotations, so a typo cannot

@@ -20,6 +20,8 @@ const (
 type Resource struct {
 	Origin Origin
 	Name   string
+	// Labels are metadata.labels. Resources with the same labels share
+	// one map (likewise Annotations): read them, never write them.
 	Labels map[string]string
 	// Annotations are metadata.annotations (string values); the tool acts
 	// on AnnotationPreventDestroy and AnnotationIgnoreChanges.
@@ -125,7 +127,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 			continue
 		}
 		set.Resources = append(set.Resources, e.res)
-		inSet[armid.Key(e.res.ID)] = true
+		inSet[e.idKey()] = true
 	}
 	if len(set.Resources) == 0 {
 		return nil, emptySet(&opts, len(l.entries) > 0)
@@ -172,7 +174,8 @@ type entry struct {
 	// body is spec.body as decoded, until walk resolves it into res.Body
 	// (sharing every part that needs no change).
 	body  map[string]any
-	state int // idUnresolved, idResolving, idDone, idFailed
+	state int    // idUnresolved, idResolving, idDone, idFailed
+	key   string // armid.Key(res.ID) once known; see idKey
 	edges []edge
 	// selected is false when -l leaves the resource out: it is still
 	// validated and can be referenced, but its secrets are not read.
@@ -210,6 +213,35 @@ const (
 	idFailed
 )
 
+// idKey is armid.Key of the entry's ID, computed once.
+func (e *entry) idKey() string {
+	if e.key == "" {
+		e.key = armid.Key(e.res.ID)
+	}
+	return e.key
+}
+
+// typeNameKey indexes a resource by "TYPE/NAME", case-insensitively, as
+// a reference writes it. The type's lowered form is shared by every
+// resource of the type.
+type typeNameKey struct{ typ, name string }
+
+// typeNameKey returns the index key of typ/name, name already lowered.
+func (l *loader) typeNameKey(typ, name string) typeNameKey {
+	if strings.Contains(name, "/") {
+		// Not a valid name, but the key is still the split at the last "/".
+		full := typ + "/" + name
+		i := strings.LastIndex(full, "/")
+		return typeNameKey{strings.ToLower(full[:i]), full[i+1:]}
+	}
+	lt, ok := l.lowerTypes[typ]
+	if !ok {
+		lt = strings.ToLower(typ)
+		l.lowerTypes[typ] = lt
+	}
+	return typeNameKey{lt, name}
+}
+
 type edge struct {
 	to   *entry
 	path string // field that created the edge, for cycle messages
@@ -235,9 +267,14 @@ type loader struct {
 	findings []Problem
 
 	byName     map[string][]*entry
-	byTypeName map[string][]*entry
+	byTypeName map[typeNameKey][]*entry
 	byID       map[string]*entry
 	stack      []*entry
+	// lowerTypes and stringMaps make entries share what repeats across
+	// a large set: lowered type names, and identical label and
+	// annotation maps.
+	lowerTypes map[string]string
+	stringMaps map[string]map[string]string
 
 	subUsed, subReported, tenantReported bool
 }
@@ -245,11 +282,12 @@ type loader struct {
 // resolve computes IDs, references, secrets, edges and schema findings.
 func (l *loader) resolve() {
 	l.byName = map[string][]*entry{}
-	l.byTypeName = map[string][]*entry{}
+	l.byTypeName = map[typeNameKey][]*entry{}
+	l.lowerTypes = map[string]string{}
 	for _, e := range l.entries {
 		n := strings.ToLower(e.res.Name)
 		l.byName[n] = append(l.byName[n], e)
-		tn := strings.ToLower(e.typ.full) + "/" + n
+		tn := l.typeNameKey(e.typ.full, n)
 		l.byTypeName[tn] = append(l.byTypeName[tn], e)
 		if v := e.spec.typ; v != "" {
 			_, e.res.APIVersion, _ = strings.Cut(v, "@")
@@ -264,7 +302,7 @@ func (l *loader) resolve() {
 		if e.state != idDone || e.res.NameDeferred != nil {
 			continue // a name known after apply cannot be compared yet
 		}
-		k := armid.Key(e.res.ID)
+		k := e.idKey()
 		if first, dup := l.byID[k]; dup {
 			l.ps.add(e.res.Origin, "metadata.name", "duplicate resource: %s already declares %s %s with the same ARM ID (IDs compare case-insensitively)", first.res.Origin, first.typ.full, first.res.Name)
 			e.state = idFailed
@@ -303,10 +341,10 @@ func (l *loader) resolve() {
 		seen := map[string]bool{}
 		var deps []string
 		for _, ed := range e.edges {
-			if ed.to.state != idDone || seen[armid.Key(ed.to.res.ID)] {
+			if ed.to.state != idDone || seen[ed.to.idKey()] {
 				continue
 			}
-			seen[armid.Key(ed.to.res.ID)] = true
+			seen[ed.to.idKey()] = true
 			deps = append(deps, ed.to.res.ID)
 		}
 		sort.Strings(deps)
@@ -324,10 +362,11 @@ func (l *loader) distinctDeferredIDs() {
 		if e.state != idDone || e.res.NameDeferred == nil {
 			continue
 		}
-		k := armid.Key(e.res.ID)
+		k := e.idKey()
 		seen[k]++
 		if n := seen[k]; n > 1 || l.byID[k] != nil {
 			e.res.ID = fmt.Sprintf("%s %d", e.res.ID, n+1)
+			e.key = ""
 		}
 	}
 }

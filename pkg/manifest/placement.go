@@ -282,7 +282,7 @@ func (l *loader) lookup(e *entry, path, ref, shown string) (*entry, bool) {
 	if i := strings.LastIndex(ref, "/"); i >= 0 {
 		typ, name := ref[:i], ref[i+1:]
 		typ, _, _ = strings.Cut(typ, "@")
-		cands = l.byTypeName[strings.ToLower(typ)+"/"+strings.ToLower(name)]
+		cands = l.byTypeName[typeNameKey{strings.ToLower(typ), strings.ToLower(name)}]
 	} else {
 		cands = l.byName[strings.ToLower(ref)]
 	}
