@@ -134,6 +134,9 @@ func (l *loader) parseType(o Origin, v any) (typeName, bool) {
 		l.ps.add(o, "spec.type", "must be a string TYPE@API-VERSION, got %s", jsonKind(v))
 		return t, false
 	}
+	if t, ok := l.types[s]; ok {
+		return t, true
+	}
 	typ, ver, found := strings.Cut(s, "@")
 	if !found || ver == "" {
 		l.ps.add(o, "spec.type", "%q has no api-version; write %s@API-VERSION (`kubectl azure explain %s` lists the known versions)", s, typ, typ)
@@ -152,7 +155,13 @@ func (l *loader) parseType(o Origin, v any) (typeName, bool) {
 		return t, false
 	}
 	parts := strings.Split(typ, "/")
-	return typeName{full: typ, namespace: parts[0], types: parts[1:]}, true
+	t = typeName{full: typ, namespace: parts[0], types: parts[1:]}
+	// Sets repeat a few types many times: parse each once.
+	if l.types == nil {
+		l.types = map[string]typeName{}
+	}
+	l.types[s] = t
+	return t, true
 }
 
 // validName applies ARM's segment rules (armid.ValidateName) and refuses

@@ -275,6 +275,7 @@ type loader struct {
 	// annotation maps.
 	lowerTypes map[string]string
 	stringMaps map[string]map[string]string
+	types      map[string]typeName // spec.type parsed, by its text
 
 	subUsed, subReported, tenantReported bool
 }
