@@ -18,6 +18,13 @@
 // bodies (valueFrom, literal IDs), graph.go finds cycles and orders, and
 // schema.go applies the schema's findings.
 //
+// Sets of thousands of documents are expected, so loading keeps little per
+// document: each is checked as soon as it is decoded and only its entry
+// stays; a document's line table is rebuilt from its text when a message
+// first needs a line; repeated strings, label and annotation maps are
+// shared across resources; bodies are resolved in place, copied only where
+// a placeholder changes them. BenchmarkLoad10000 measures it.
+//
 // Values that need live data (${ref:NAME.PATH}, valueFrom.action, names
 // over them) are not resolved here: the body holds plan.KnownAfterApply and
 // Resource.Deferred, Resource.Actions or Resource.NameDeferred say how the
