@@ -10,8 +10,8 @@ import (
 // store can load those later: a plan then loads them a chunk at a time.
 func (e *Engine) listRecords(ctx context.Context) ([]*state.Record, *recordBodies, error) {
 	if bl, ok := e.Store.(state.BodyLoader); ok {
-		recs, err := bl.ListHeads(ctx)
-		return recs, &recordBodies{from: bl, loaded: map[*state.Record]bool{}}, err
+		recs, load, err := bl.ListHeads(ctx)
+		return recs, &recordBodies{from: load, loaded: map[*state.Record]bool{}}, err
 	}
 	recs, err := e.Store.List(ctx)
 	return recs, &recordBodies{}, err
@@ -19,7 +19,7 @@ func (e *Engine) listRecords(ctx context.Context) ([]*state.Record, *recordBodie
 
 // recordBodies loads, once each, the bodies of records listed without them.
 type recordBodies struct {
-	from   state.BodyLoader // nil: the records came with their bodies
+	from   state.LoadBodies // nil: the records came with their bodies
 	loaded map[*state.Record]bool
 }
 
@@ -37,5 +37,5 @@ func (b *recordBodies) load(ctx context.Context, recs ...*state.Record) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	return b.from.LoadBodies(ctx, todo)
+	return b.from(ctx, todo)
 }

@@ -63,9 +63,6 @@ type localStore struct {
 	held     bool       // the run lock is held through Lock
 	backedUp bool       // the backup for the current lock session is taken
 	cache    *localFile // the file as last read or written, valid while held
-	// heads is the file ListHeads read without the lock: LoadBodies reads
-	// the same snapshot instead of reading the whole file again per call.
-	heads *localFile
 	key      []byte
 
 	// Group commit while held: every change to cache gets a sequence
@@ -308,7 +305,9 @@ func decodeFile(path, backupPath string, b []byte) (*localFile, error) {
 		f := newLocalFile()
 		return f, nil
 	}
-	var members map[string]json.RawMessage
+	// Only the member names matter here: skipping the values keeps a large
+	// state from being copied once more just to be recognised.
+	var members map[string]skipped
 	if err := json.Unmarshal(trimmed, &members); err != nil {
 		if !json.Valid(trimmed) && looksLikeState(trimmed) {
 			return nil, &FormatError{Path: path, Found: fmt.Sprintf("a corrupt state file (%v)", err),
@@ -326,7 +325,7 @@ func decodeFile(path, backupPath string, b []byte) (*localFile, error) {
 	}
 	switch {
 	case f.Format == FileFormat:
-	case f.Format == "" && f.Lineage != "" && f.Version == 1 && members["resources"] != nil && members["format"] == nil:
+	case f.Format == "" && f.Lineage != "" && f.Version == 1 && has(members, "resources") && !has(members, "format"):
 		f.Format = FileFormat // first release: upgraded on the next write
 	case f.Format != "":
 		return nil, &FormatError{Path: path, Found: fmt.Sprintf("a JSON object with \"format\": %q", armid.Printable(f.Format))}
@@ -370,7 +369,12 @@ func describeJSON(b []byte) string {
 	return "a JSON number"
 }
 
-func describeKeys(m map[string]json.RawMessage) string {
+func has(m map[string]skipped, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func describeKeys(m map[string]skipped) string {
 	if len(m) == 0 {
 		return "no members"
 	}
@@ -757,40 +761,55 @@ func (s *localStore) Delete(ctx context.Context, id string) error {
 }
 
 func (s *localStore) List(ctx context.Context) ([]*Record, error) {
-	return s.list(decodeRecord, false)
+	out, _, err := s.list(decodeRecord)
+	return out, err
 }
 
-func (s *localStore) ListHeads(ctx context.Context) ([]*Record, error) {
-	return s.list(decodeHead, true)
-}
-
-func (s *localStore) LoadBodies(ctx context.Context, recs []*Record) error {
-	read := s.read
-	s.mu.Lock()
-	if heads := s.heads; heads != nil && !s.held {
-		read = func(fn func(*localFile) error) error { return fn(heads) }
+// ListHeads keeps the file it read for the loader. Without the lock that
+// reading is the loader's own, so it drops each record once its bodies are
+// out; with the lock the loader reads the store's cache, which it must not
+// change (and which has nothing newer while the caller is only planning).
+func (s *localStore) ListHeads(ctx context.Context) ([]*Record, LoadBodies, error) {
+	heads, f, err := s.list(decodeHead)
+	if err != nil {
+		return nil, nil, err
 	}
-	s.mu.Unlock()
-	return read(func(f *localFile) error {
+	own := f != s.cacheNow()
+	load := func(ctx context.Context, recs []*Record) error {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !own {
+			f = s.cache
+		}
 		for _, r := range recs {
-			raw, ok := f.Resources[armid.Key(r.ID)]
+			k := armid.Key(r.ID)
+			raw, ok := f.Resources[k]
 			if !ok {
 				return fmt.Errorf("state %s: record %s was removed while planning; run the command again", s.path, r.ID)
 			}
 			if err := decodeBodies(raw, r); err != nil {
 				return fmt.Errorf("state %s: record %s is unreadable: %w", s.path, r.ID, err)
 			}
+			if own {
+				delete(f.Resources, k)
+			}
 		}
 		return nil
-	})
+	}
+	return heads, load, nil
 }
 
-func (s *localStore) list(decode func([]byte) (*Record, error), keep bool) ([]*Record, error) {
+func (s *localStore) cacheNow() *localFile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cache
+}
+
+func (s *localStore) list(decode func([]byte) (*Record, error)) ([]*Record, *localFile, error) {
 	var out []*Record
+	var file *localFile
 	err := s.read(func(f *localFile) error {
-		if keep && !s.held {
-			s.heads = f // read keeps s.mu held while fn runs
-		}
+		file = f
 		keys := make([]string, 0, len(f.Resources))
 		for k := range f.Resources {
 			keys = append(keys, k)
@@ -806,7 +825,7 @@ func (s *localStore) list(decode func([]byte) (*Record, error), keep bool) ([]*R
 		}
 		return nil
 	})
-	return out, err
+	return out, file, err
 }
 
 // ---- intents ----
@@ -914,6 +933,5 @@ func (s *localStore) Close() error {
 	defer s.flushMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.heads = nil
 	return errors.Join(s.finishLocked(), s.releaseLocked())
 }

@@ -124,13 +124,15 @@ type Store interface {
 // at a time: a plan of many resources then holds the bodies of the ones it
 // is deciding rather than of all of them.
 type BodyLoader interface {
-	// ListHeads returns what List returns, with LastApplied and Baseline nil.
-	ListHeads(ctx context.Context) ([]*Record, error)
-	// LoadBodies fills LastApplied and Baseline of records from ListHeads,
-	// from the same reading of the store as the last ListHeads. A record
-	// that reading lacks is an error: the caller should start again.
-	LoadBodies(ctx context.Context, recs []*Record) error
+	// ListHeads returns what List returns, with LastApplied and Baseline
+	// nil, and the function that fills them in from the same reading of
+	// the store. What that reading holds goes once the function does.
+	ListHeads(ctx context.Context) ([]*Record, LoadBodies, error)
 }
+
+// LoadBodies fills LastApplied and Baseline of records ListHeads returned.
+// A record the reading lacks is an error: the caller should start again.
+type LoadBodies func(ctx context.Context, recs []*Record) error
 
 // LockInspector is implemented by every backend: who holds the lock now.
 type LockInspector interface {
