@@ -66,8 +66,8 @@ type item struct {
 	record   *state.Record
 	live     map[string]any
 	liveEtag string
-	input    diff.Input
-	result   diff.Result
+	input    *diff.Input  // nil until decided, and once released
+	result   *diff.Result // nil until decided, and once released
 	planned  plan.Resource
 	// protected is set by the prevent-destroy annotation: any plan that
 	// deletes or replaces the resource is refused.
@@ -280,7 +280,7 @@ func (it *item) release() {
 		}
 	}
 	it.live = map[string]any{} // exists; the plan keeps its hash and etag
-	it.input, it.result = diff.Input{}, diff.Result{}
+	it.input, it.result = nil, nil
 	it.record.LastApplied, it.record.Baseline = nil, nil
 }
 
@@ -511,9 +511,8 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 	if it.record != nil && it.live != nil {
 		in.LastApplied, in.Baseline = it.record.LastApplied, it.record.Baseline
 	}
-	it.input = in
-	it.result = diff.Compute(in)
-	res := it.result
+	res := diff.Compute(in)
+	it.input, it.result = &in, &res
 	pr.Changes = markSensitive(res.Changes, it.secrets)
 	pr.Equal = res.Equal
 	for _, w := range res.Warnings {
@@ -563,7 +562,7 @@ func (e *Engine) method(it *item) string {
 	if e.ARM.PatchUnsupported(it.typ) {
 		return "PUT"
 	}
-	if m := diff.WriteMethod(it.input, it.result); m != "" {
+	if m := diff.WriteMethod(*it.input, *it.result); m != "" {
 		return m
 	}
 	return "PUT"

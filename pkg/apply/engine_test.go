@@ -582,7 +582,7 @@ func TestPlanReleasesUnwrittenBodies(t *testing.T) {
 		released bool
 	}{{idA, true}, {idB, false}, {vnet, false}, {rg1, false}} {
 		it := byID[armid.Key(tc.id)]
-		gone := it.record.LastApplied == nil && it.record.Baseline == nil && len(it.live) == 0 && it.input.Desired == nil
+		gone := it.record.LastApplied == nil && it.record.Baseline == nil && len(it.live) == 0 && it.input == nil && it.result == nil
 		if gone != tc.released {
 			t.Errorf("%s: released = %v, want %v (action %s)", tc.id, gone, tc.released, it.planned.Action)
 		}

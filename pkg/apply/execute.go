@@ -300,7 +300,7 @@ func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 boo
 	}
 	var err error
 	if method == "PATCH" {
-		body := diff.Patch(it.input, it.result)
+		body := diff.Patch(*it.input, *it.result)
 		err = e.write(ctx, p, it, "PATCH", body, "")
 		if arm.IsMethodNotAllowed(err) {
 			// The client remembers this for the type; fall back to PUT.
@@ -310,7 +310,7 @@ func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 boo
 		}
 	}
 	if method == "PUT" {
-		body := diff.PutBody(it.input, it.result)
+		body := diff.PutBody(*it.input, *it.result)
 		err = e.write(ctx, p, it, "PUT", body, it.liveEtag)
 	}
 	if arm.IsPreconditionFailed(err) && retry412 {
@@ -411,7 +411,7 @@ func (e *Engine) record(ctx context.Context, p *Prepared, it *item, live map[str
 		return err
 	}
 	it.live = live
-	it.notes = append(it.notes, diff.KeptAfterWrite(it.result, live)...)
+	it.notes = append(it.notes, diff.KeptAfterWrite(*it.result, live)...)
 	if err := e.Store.Put(ctx, rec); err != nil {
 		return fmt.Errorf("recording %s in state (it was written to Azure; the next run repairs the record): %w", it.display(), err)
 	}
