@@ -227,10 +227,14 @@ func decodeYAML(text []byte, firstLine int, in *interner, withLines bool) (any, 
 	return v, c.lines, nil
 }
 
-// maxInternLen bounds the strings an interner keeps: keys, names, types,
-// locations and tag values repeat across documents; long strings (scripts,
-// certificates) seldom do.
-const maxInternLen = 128
+// An interner keeps strings of at most maxInternLen bytes (keys, names,
+// types, locations and tag values repeat across documents; long strings,
+// scripts or certificates, seldom do) and at most maxInterned of each
+// kind, so a set of unique values costs no more than a bounded table.
+const (
+	maxInternLen = 128
+	maxInterned  = 1 << 16
+)
 
 // interner makes the documents of one load share their repeated strings
 // and the interface values holding them, so ten thousand resources in one
@@ -253,7 +257,9 @@ func (in *interner) key(s string) string {
 	if k, ok := in.keys[s]; ok {
 		return k
 	}
-	in.keys[s] = s
+	if len(in.keys) < maxInterned {
+		in.keys[s] = s
+	}
 	return s
 }
 
@@ -261,22 +267,24 @@ func (in *interner) str(s string) any {
 	if in == nil || len(s) > maxInternLen {
 		return s
 	}
-	if v, ok := in.strs[s]; ok {
-		return v
-	}
-	var v any = s
-	in.strs[s] = v
-	return v
+	return shared(in.strs, s, func() any { return s })
 }
 
 func (in *interner) number(s string) any {
 	if in == nil || len(s) > maxInternLen {
 		return json.Number(s)
 	}
-	if v, ok := in.numbers[s]; ok {
+	return shared(in.numbers, s, func() any { return json.Number(s) })
+}
+
+// shared returns table's value for s, adding box() while there is room.
+func shared(table map[string]any, s string, box func() any) any {
+	if v, ok := table[s]; ok {
 		return v
 	}
-	var v any = json.Number(s)
-	in.numbers[s] = v
+	v := box()
+	if len(table) < maxInterned {
+		table[s] = v
+	}
 	return v
 }

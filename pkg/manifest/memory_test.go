@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -236,5 +237,36 @@ func TestSharedValuesKeepTypes(t *testing.T) {
 		if got := byName(t, s, name).Body; !reflect.DeepEqual(got, want) {
 			t.Errorf("%s body = %#v, want %#v", name, got, want)
 		}
+	}
+}
+
+// TestInternerBounded: a set of unique values fills the tables only up to
+// their bound, and every value still comes back right, shared or not.
+func TestInternerBounded(t *testing.T) {
+	in := newInterner()
+	for i := range maxInterned + 10 {
+		s := strconv.Itoa(i)
+		if got := in.str(s); got != s {
+			t.Fatalf("str(%q) = %#v", s, got)
+		}
+		if got := in.number(s); got != json.Number(s) {
+			t.Fatalf("number(%q) = %#v", s, got)
+		}
+		if got := in.key("k" + s); got != "k"+s {
+			t.Fatalf("key(%q) = %q", "k"+s, got)
+		}
+	}
+	if len(in.strs) != maxInterned || len(in.numbers) != maxInterned || len(in.keys) != maxInterned {
+		t.Errorf("tables hold %d, %d, %d entries, want %d each", len(in.strs), len(in.numbers), len(in.keys), maxInterned)
+	}
+	long := strings.Repeat("x", maxInternLen+1)
+	in = newInterner()
+	in.str(long)
+	if _, kept := in.strs[long]; kept || len(in.strs) != 0 {
+		t.Error("a string longer than maxInternLen was kept")
+	}
+	var none *interner
+	if none.str("a") != "a" || none.number("1") != json.Number("1") || none.key("k") != "k" {
+		t.Error("a nil interner must pass values through")
 	}
 }
