@@ -123,8 +123,9 @@ func (l *loader) envelope(d document) *entry {
 	return e
 }
 
-func (l *loader) parseType(o Origin, v any) (typeName, bool) {
-	var t typeName
+// parseType parses spec.type; resources of one spec.type share the result.
+func (l *loader) parseType(o Origin, v any) (*typeName, bool) {
+	var t *typeName
 	s, isStr := v.(string)
 	switch {
 	case v == nil || (isStr && strings.TrimSpace(s) == ""):
@@ -155,10 +156,10 @@ func (l *loader) parseType(o Origin, v any) (typeName, bool) {
 		return t, false
 	}
 	parts := strings.Split(typ, "/")
-	t = typeName{full: typ, namespace: parts[0], types: parts[1:]}
+	t = &typeName{full: typ, namespace: parts[0], types: parts[1:]}
 	// Sets repeat a few types many times: parse each once.
 	if l.types == nil {
-		l.types = map[string]typeName{}
+		l.types = map[string]*typeName{}
 	}
 	l.types[s] = t
 	return t, true

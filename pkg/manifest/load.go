@@ -169,7 +169,7 @@ func emptySet(o *LoadOptions, filtered bool) error {
 // entry is a document whose envelope parsed, on its way to a Resource.
 type entry struct {
 	res  *Resource
-	typ  typeName
+	typ  *typeName // shared by every entry of the same spec.type
 	spec specStrings
 	// body is spec.body as decoded, until walk resolves it into res.Body
 	// (sharing every part that needs no change).
@@ -275,7 +275,7 @@ type loader struct {
 	// annotation maps.
 	lowerTypes map[string]string
 	stringMaps map[string]map[string]string
-	types      map[string]typeName // spec.type parsed, by its text
+	types      map[string]*typeName // spec.type parsed, by its text
 
 	subUsed, subReported, tenantReported bool
 }

@@ -242,7 +242,7 @@ func (l *loader) buildID(e *entry) (string, bool) {
 	return "", false
 }
 
-func parentTypeHint(t typeName) string {
+func parentTypeHint(t *typeName) string {
 	if len(t.types) < 2 {
 		return "(none: it is a top-level type)"
 	}
