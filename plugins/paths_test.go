@@ -187,7 +187,7 @@ func suggestion(path string, versions []*schema.Type) string {
 		if bare(p) == want {
 			return fmt.Sprintf(" (did you mean %s?)", p)
 		}
-		if d := editDistance(p, path); d < bestD {
+		if d := schema.EditDistance(p, path); d < bestD {
 			best, bestD = p, d
 		}
 	}
@@ -195,26 +195,6 @@ func suggestion(path string, versions []*schema.Type) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // span summarises api-versions for a message.
