@@ -124,9 +124,12 @@ func (e *ValidationError) Error() string {
 
 // problems collects problems during a load.
 type problems struct {
-	list  []Problem
-	seen  map[string]bool
-	lines map[Origin]docLines
+	list []Problem
+	seen map[string]bool
+	// texts holds, by file and document index, the text line tables are
+	// built from; tables holds the tables built (or given).
+	texts  map[string][]docText
+	tables map[Origin]lineMap
 }
 
 // docLines finds the file lines of one document's fields. A path-to-line
@@ -134,38 +137,56 @@ type problems struct {
 // on large sets, so a document read from a file keeps only its text, and
 // the table is built from it when a problem or warning first needs a line.
 type docLines struct {
-	table lineMap // built, or given (a document that failed to decode)
-	text  []byte  // the document's text while table is not built yet
-	first int     // file line of text's first line
+	table lineMap // given (a document that failed to decode)
+	docText
+}
+
+// docText is a document's text and the file line of its first line (0:
+// none recorded).
+type docText struct {
+	text  []byte
+	first int
 }
 
 // setLines records where the fields of one document are.
 func (ps *problems) setLines(o Origin, d docLines) {
-	if d.table == nil && d.text == nil {
-		return
+	switch {
+	case d.table != nil:
+		if ps.tables == nil {
+			ps.tables = map[Origin]lineMap{}
+		}
+		ps.tables[o] = d.table
+	case d.first > 0 && o.Index >= 0:
+		if ps.texts == nil {
+			ps.texts = map[string][]docText{}
+		}
+		docs := ps.texts[o.File]
+		if o.Index >= len(docs) {
+			docs = append(docs, make([]docText, o.Index+1-len(docs))...)
+		}
+		docs[o.Index] = d.docText
+		ps.texts[o.File] = docs
 	}
-	if ps.lines == nil {
-		ps.lines = map[Origin]docLines{}
-	}
-	ps.lines[o] = d
 }
 
 // line returns the file line of path in the document o, 0 when unknown.
 func (ps *problems) line(o Origin, path string) int {
-	d, ok := ps.lines[o]
-	if !ok {
+	if t, ok := ps.tables[o]; ok {
+		return t.lineOf(path)
+	}
+	docs := ps.texts[o.File]
+	if o.Index < 0 || o.Index >= len(docs) || docs[o.Index].first == 0 {
 		return 0
 	}
-	if d.table == nil {
-		// The text decoded once already, so it decodes again.
-		_, d.table, _ = decodeYAML(d.text, d.first, nil, true)
-		if d.table == nil {
-			d.table = lineMap{}
-		}
-		d.text = nil
-		ps.lines[o] = d
+	// The text decoded once already, so it decodes again.
+	d := docs[o.Index]
+	_, t, _ := decodeYAML(d.text, d.first, nil, true)
+	if t == nil {
+		t = lineMap{}
 	}
-	return d.table.lineOf(path)
+	docs[o.Index] = docText{}
+	ps.setLines(o, docLines{table: t})
+	return t.lineOf(path)
 }
 
 func (ps *problems) add(o Origin, path, format string, args ...any) {

@@ -226,7 +226,7 @@ func (r *reader) decodeStream(name string, data []byte) {
 			r.ps.add(origin, "", "%s", d.problem)
 			return
 		}
-		r.addDoc(document{origin: origin, obj: d.obj, lines: docLines{text: d.text, first: d.line}})
+		r.addDoc(document{origin: origin, obj: d.obj, lines: docLines{docText: docText{d.text, d.line}}})
 	})
 }
 
@@ -331,7 +331,7 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, docLin
 	if len(match) != 1 {
 		return Origin{}, docLines{}, false
 	}
-	return Origin{File: file, Index: match[0].index}, docLines{text: match[0].text, first: match[0].line}, true
+	return Origin{File: file, Index: match[0].index}, docLines{docText: docText{match[0].text, match[0].line}}, true
 }
 
 type rawDocument struct {
