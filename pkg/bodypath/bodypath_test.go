@@ -142,3 +142,22 @@ func TestPathHelpers(t *testing.T) {
 	}()
 	MustParse("a[")
 }
+
+func TestParsePattern(t *testing.T) {
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{"tags.*", true},
+		{"properties.subnets[*].name", true},
+		{"properties.subnets[name=a,kind=b].x", true},
+		{`tags["a.b"]`, true},
+		{"properties.subnets[a,b].x", false}, // which identifier is a, which b?
+		{"properties..x", false},
+	} {
+		_, err := ParsePattern(tc.in)
+		if (err == nil) != tc.ok {
+			t.Errorf("ParsePattern(%q) error = %v, want ok=%v", tc.in, err, tc.ok)
+		}
+	}
+}

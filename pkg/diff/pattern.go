@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -24,26 +23,12 @@ func IndexPath(base string, i int) string { return bodypath.JoinIndex(base, i) }
 // ValidatePath reports whether s is a well-formed body path or glob, so
 // annotation values can be rejected at load time with a clear message.
 func ValidatePath(s string) error {
-	_, err := parsePattern(s)
+	_, err := bodypath.ParsePattern(s)
 	return err
 }
 
-// parsePattern parses a path in the display syntax. A bracketed value
-// without "=" matches an item by index, name or id, or a member of a map;
-// several values need their identifier names, since a pattern matches by
-// one name or id only.
-func parsePattern(s string) (bodypath.Path, error) {
-	p, err := bodypath.Parse(s)
-	if err != nil {
-		return nil, err
-	}
-	for _, sg := range p {
-		if sg.Kind == bodypath.Keyed && len(sg.Keys) == 0 && len(sg.Values) > 1 {
-			return nil, fmt.Errorf("body path %q: give each identifier of an item as name=value", s)
-		}
-	}
-	return p, nil
-}
+// parsePattern parses a glob over body paths (ignore-changes).
+func parsePattern(s string) (bodypath.Path, error) { return bodypath.ParsePattern(s) }
 
 // itemMatches reports whether an array item matches a keyed pattern
 // segment: by the named identifiers, or without names by name or id.
