@@ -3,6 +3,8 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -268,5 +270,25 @@ func TestInternerBounded(t *testing.T) {
 	var none *interner
 	if none.str("a") != "a" || none.number("1") != json.Number("1") || none.key("k") != "k" {
 		t.Error("a nil interner must pass values through")
+	}
+}
+
+// TestKustomizeOriginLines: with origin annotations, a problem in
+// kustomize output names the source file, document and line; the line
+// table comes from the source file's text.
+func TestKustomizeOriginLines(t *testing.T) {
+	dir := t.TempDir()
+	bad := strings.Replace(strings.Replace(rgDoc, "@2021-04-01", "@2021", 1), "rg-demo", "rg-two", 1)
+	if err := os.WriteFile(filepath.Join(dir, "rg.yaml"), []byte("# groups\n"+rgDoc+"---\n"+bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kust := "resources: [rg.yaml]\nbuildMetadata: [originAnnotations]\n"
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kust), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ve := loadErr(t, LoadOptions{Kustomize: dir})
+	want := filepath.Join(dir, "rg.yaml") + `#1 (line 15): spec.type: api-version "2021" is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview`
+	if ve.Error() != want {
+		t.Errorf("got  %s\nwant %s", ve, want)
 	}
 }
