@@ -110,6 +110,9 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 		}
 	}}
 	rd.read()
+	// Only the file order is needed from here on; the string tables and
+	// kustomize sources go.
+	rd.intern, rd.sourceDocs = nil, nil
 	if selErr != nil {
 		ps.add(Origin{Index: -1}, "", "-l %q is not a valid label selector: %v", opts.Selector, selErr)
 	}
