@@ -102,7 +102,7 @@ func (l *loader) literalID(e *entry, docPath, s string) {
 		return
 	}
 	for p, ok := id, true; ok; p, ok = p.Parent() {
-		t := l.byID[p.Key()]
+		t := l.byID.get(p.String())
 		if t == nil {
 			continue
 		}

@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -124,13 +125,10 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	if err := ps.err(rd.fileOrder); err != nil {
 		return nil, err
 	}
-	inSet := map[string]bool{}
 	for _, e := range l.entries {
-		if !e.selected {
-			continue
+		if e.selected {
+			set.Resources = append(set.Resources, e.res)
 		}
-		set.Resources = append(set.Resources, e.res)
-		inSet[e.idKey()] = true
 	}
 	if len(set.Resources) == 0 {
 		return nil, emptySet(&opts, len(l.entries) > 0)
@@ -139,16 +137,19 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	// this run is concerned: it leaves DependsOn (apply's DAG has no
 	// dangling nodes) and joins Unselected, which the engine checks exists.
 	unselected := map[string]string{}
-	for _, r := range set.Resources {
+	for _, e := range l.entries {
+		if !e.selected {
+			continue
+		}
 		var deps []string
-		for _, d := range r.DependsOn {
-			if inSet[armid.Key(d)] {
-				deps = append(deps, d)
+		for _, d := range e.deps {
+			if d.selected {
+				deps = append(deps, d.res.ID)
 			} else {
-				unselected[armid.Key(d)] = d
+				unselected[armid.Key(d.res.ID)] = d.res.ID
 			}
 		}
-		r.DependsOn = deps
+		e.res.DependsOn = deps
 	}
 	for _, id := range unselected {
 		set.Unselected = append(set.Unselected, id)
@@ -177,9 +178,10 @@ type entry struct {
 	// body is spec.body as decoded, until walk resolves it into res.Body
 	// (sharing every part that needs no change).
 	body  map[string]any
-	state int    // idUnresolved, idResolving, idDone, idFailed
-	key   string // armid.Key(res.ID) once known; see idKey
+	state int // idUnresolved, idResolving, idDone, idFailed
 	edges []edge
+	// deps are the entries res.DependsOn names, in the same order.
+	deps []*entry
 	// selected is false when -l leaves the resource out: it is still
 	// validated and can be referenced, but its secrets are not read.
 	selected bool
@@ -215,14 +217,6 @@ const (
 	idDone
 	idFailed
 )
-
-// idKey is armid.Key of the entry's ID, computed once.
-func (e *entry) idKey() string {
-	if e.key == "" {
-		e.key = armid.Key(e.res.ID)
-	}
-	return e.key
-}
 
 // typeNameKey indexes a resource by "TYPE/NAME", case-insensitively, as
 // a reference writes it. The type's lowered form is shared by every
@@ -271,7 +265,7 @@ type loader struct {
 
 	byName     map[string][]*entry
 	byTypeName map[typeNameKey][]*entry
-	byID       map[string]*entry
+	byID       *idIndex
 	stack      []*entry
 	// lowerTypes and stringMaps make entries share what repeats across
 	// a large set: lowered type names, and identical label and
@@ -301,18 +295,17 @@ func (l *loader) resolve() {
 		l.resolveID(e)
 	}
 	// Duplicates: the same ARM ID twice, whatever the casing.
-	l.byID = map[string]*entry{}
+	l.byID = newIDIndex()
 	for _, e := range l.entries {
 		if e.state != idDone || e.res.NameDeferred != nil {
 			continue // a name known after apply cannot be compared yet
 		}
-		k := e.idKey()
-		if first, dup := l.byID[k]; dup {
+		if first := l.byID.get(e.res.ID); first != nil {
 			l.ps.add(e.res.Origin, "metadata.name", "duplicate resource: %s already declares %s %s with the same ARM ID (IDs compare case-insensitively)", first.res.Origin, first.typ.full, first.res.Name)
 			e.state = idFailed
 			continue
 		}
-		l.byID[k] = e
+		l.byID.add(e)
 	}
 	l.distinctDeferredIDs()
 	for _, e := range l.entries {
@@ -323,7 +316,7 @@ func (l *loader) resolve() {
 		if id, err := ParseID(e.res.ID); err == nil {
 			path := placementPath(e)
 			for p, ok := id.Parent(); ok; p, ok = p.Parent() {
-				if a := l.byID[armid.Key(p.String())]; a != nil && a != e {
+				if a := l.byID.get(p.String()); a != nil && a != e {
 					e.edges = append(e.edges, edge{to: a, path: path})
 				}
 			}
@@ -343,16 +336,21 @@ func (l *loader) resolve() {
 	}
 	for _, e := range l.entries {
 		seen := map[string]bool{}
-		var deps []string
+		var deps []*entry
 		for _, ed := range e.edges {
-			if ed.to.state != idDone || seen[ed.to.idKey()] {
+			k := armid.Key(ed.to.res.ID)
+			if ed.to.state != idDone || seen[k] {
 				continue
 			}
-			seen[ed.to.idKey()] = true
-			deps = append(deps, ed.to.res.ID)
+			seen[k] = true
+			deps = append(deps, ed.to)
 		}
-		sort.Strings(deps)
-		e.res.DependsOn = deps
+		slices.SortFunc(deps, func(a, b *entry) int { return strings.Compare(a.res.ID, b.res.ID) })
+		e.deps = deps
+		e.res.DependsOn = nil
+		for _, d := range deps {
+			e.res.DependsOn = append(e.res.DependsOn, d.res.ID)
+		}
 	}
 }
 
@@ -366,11 +364,10 @@ func (l *loader) distinctDeferredIDs() {
 		if e.state != idDone || e.res.NameDeferred == nil {
 			continue
 		}
-		k := e.idKey()
+		k := armid.Key(e.res.ID)
 		seen[k]++
-		if n := seen[k]; n > 1 || l.byID[k] != nil {
+		if n := seen[k]; n > 1 || l.byID.get(e.res.ID) != nil {
 			e.res.ID = fmt.Sprintf("%s %d", e.res.ID, n+1)
-			e.key = ""
 		}
 	}
 }

@@ -292,3 +292,34 @@ func TestKustomizeOriginLines(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", ve, want)
 	}
 }
+
+// TestIDIndex: lookups compare IDs as ARM does, and entries whose hashes
+// collide are all found.
+func TestIDIndex(t *testing.T) {
+	ent := func(id string) *entry { return &entry{res: &Resource{ID: id}} }
+	a := ent("/subscriptions/s/resourceGroups/RG-A")
+	b := ent("/subscriptions/s/resourceGroups/rg-b")
+	c := ent("/subscriptions/s/resourceGroups/rg-c")
+	for name, x := range map[string]*idIndex{
+		"hashed":      newIDIndex(),
+		"all collide": {sum: func(string) uint64 { return 7 }, one: map[uint64]*entry{}},
+	} {
+		for _, e := range []*entry{a, b, c} {
+			x.add(e)
+		}
+		for id, want := range map[string]*entry{
+			"/subscriptions/s/resourcegroups/rg-a":  a,
+			"/SUBSCRIPTIONS/S/RESOURCEGROUPS/RG-B/": b,
+			"/subscriptions/s/resourceGroups/rg-c":  c,
+			"/subscriptions/s/resourceGroups/rg-d":  nil,
+		} {
+			if got := x.get(id); got != want {
+				t.Errorf("%s: get(%s) = %v, want %v", name, id, got, want)
+			}
+		}
+	}
+	var none *idIndex
+	if none.get("/subscriptions/s") != nil {
+		t.Error("a nil index found something")
+	}
+}
