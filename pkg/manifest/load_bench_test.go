@@ -71,7 +71,7 @@ func heapAfterGC() uint64 {
 	return objects
 }
 
-// peakSampler records the largest heap seen while a function runs. The GC
+// measurePeak records the largest heap seen while f runs. The GC
 // runs at GOGC=10 meanwhile, so a collection follows every 10% of growth
 // and the live heap each one marks is close to the true peak of live
 // memory; a goroutine samples the metrics every millisecond. peakLive (the
@@ -89,9 +89,7 @@ func measurePeak(f func()) (peakLive, peakHeap uint64) {
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		t := time.NewTicker(time.Millisecond)
 		defer t.Stop()
 		for {
@@ -102,7 +100,7 @@ func measurePeak(f func()) (peakLive, peakHeap uint64) {
 				sample()
 			}
 		}
-	}()
+	})
 	f()
 	close(done)
 	wg.Wait()
