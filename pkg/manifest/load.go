@@ -180,7 +180,8 @@ type entry struct {
 	body  map[string]any
 	state int // idUnresolved, idResolving, idDone, idFailed
 	edges []edge
-	// deps are the entries res.DependsOn names, in the same order.
+	// deps are the entries the resource depends on, sorted by ID, no
+	// duplicates; Load makes res.DependsOn of those it selected.
 	deps []*entry
 	// selected is false when -l leaves the resource out: it is still
 	// validated and can be referenced, but its secrets are not read.
@@ -347,10 +348,6 @@ func (l *loader) resolve() {
 		}
 		slices.SortFunc(deps, func(a, b *entry) int { return strings.Compare(a.res.ID, b.res.ID) })
 		e.deps = deps
-		e.res.DependsOn = nil
-		for _, d := range deps {
-			e.res.DependsOn = append(e.res.DependsOn, d.res.ID)
-		}
 	}
 }
 
