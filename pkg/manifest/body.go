@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
-	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -38,7 +38,7 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (out any, chang
 		var out []any // nil until an item changes
 		ok := true
 		for i, item := range x {
-			nv, ichanged, iok := l.walk(e, item, fmt.Sprintf("%s[%d]", docPath, i), diff.IndexPath(bodyPath, i))
+			nv, ichanged, iok := l.walk(e, item, fmt.Sprintf("%s[%d]", docPath, i), bodypath.JoinIndex(bodyPath, i))
 			ok = ok && iok
 			if ichanged && out == nil {
 				out = slices.Clone(x)
@@ -62,7 +62,7 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (out any, chang
 		for i, k := range keys {
 			kp := joinPath(docPath, k)
 			nk, kok := l.expand(e, kp, k, true)
-			nv, vchanged, vok := l.walk(e, x[k], kp, diff.JoinPath(bodyPath, nk))
+			nv, vchanged, vok := l.walk(e, x[k], kp, bodypath.JoinMember(bodyPath, nk))
 			ok = ok && kok && vok
 			if out == nil && (nk != k || vchanged) {
 				out = make(map[string]any, len(x))

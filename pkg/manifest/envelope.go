@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
-	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 var (
@@ -248,7 +248,7 @@ func checkAnnotation(k, v string) string {
 			if p == "" {
 				return "has an empty path; list body paths separated by commas, e.g. tags.costCenter,properties.subnets"
 			}
-			if err := diff.ValidatePath(p); err != nil {
+			if _, err := bodypath.ParsePattern(p); err != nil {
 				return fmt.Sprintf("path %q: %v", p, err)
 			}
 		}

@@ -548,13 +548,15 @@ func TestSchemaHook(t *testing.T) {
 
 func TestRemovePath(t *testing.T) {
 	var body map[string]any
-	_ = json.Unmarshal([]byte(`{"a":{"b":1,"c":2},"l":[{"x":1,"y":2}]}`), &body)
+	_ = json.Unmarshal([]byte(`{"a":{"b":1,"c":2},"l":[{"x":1,"y":2}],"tags":{"a.b":1,"k":2}}`), &body)
 	removePath(body, "a.b")
 	removePath(body, "l[0].y")
 	removePath(body, "l[5].x")
+	removePath(body, "l[0]") // an item is never removed
 	removePath(body, "nope.deeper")
+	removePath(body, `tags."a.b"`) // a member name with a dot, as schema issues quote it
 	got, _ := json.Marshal(body)
-	if string(got) != `{"a":{"c":2},"l":[{"x":1}]}` {
+	if string(got) != `{"a":{"c":2},"l":[{"x":1}],"tags":{"k":2}}` {
 		t.Errorf("got %s", got)
 	}
 }

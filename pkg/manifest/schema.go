@@ -1,9 +1,9 @@
 package manifest
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
@@ -113,58 +113,16 @@ func (l *loader) schema(e *entry) {
 	}
 }
 
-// removePath deletes a dotted body path ("properties.a[2].b") if present.
+// removePath deletes the member a concrete body path names, if present.
+// An array item is never removed: that would renumber its siblings.
 func removePath(body map[string]any, path string) {
-	segs := splitPath(path)
-	var cur any = body
-	for i, s := range segs {
-		lastSeg := i == len(segs)-1
-		switch c := cur.(type) {
-		case map[string]any:
-			if lastSeg {
-				delete(c, s)
-				return
-			}
-			cur = c[s]
-		case []any:
-			var n int
-			if _, err := fmt.Sscanf(s, "[%d]", &n); err != nil || n < 0 || n >= len(c) {
-				return
-			}
-			if lastSeg {
-				return // removing an array item would renumber its siblings
-			}
-			cur = c[n]
-		default:
-			return
+	p, err := bodypath.Parse(path)
+	if err != nil || len(p) == 0 || p[len(p)-1].Kind != bodypath.Member {
+		return
+	}
+	if m, ok := bodypath.Path(p[:len(p)-1]).Get(body); ok {
+		if obj, isObj := m.(map[string]any); isObj {
+			delete(obj, p[len(p)-1].Name)
 		}
 	}
-}
-
-// splitPath splits "a.b[1].c" into [a b [1] c].
-func splitPath(p string) []string {
-	var out []string
-	for _, part := range strings.Split(p, ".") {
-		for part != "" {
-			i := strings.Index(part, "[")
-			switch {
-			case i < 0:
-				out = append(out, part)
-				part = ""
-			case i > 0:
-				out = append(out, part[:i])
-				part = part[i:]
-			default:
-				j := strings.Index(part, "]")
-				if j < 0 {
-					out = append(out, part)
-					part = ""
-					continue
-				}
-				out = append(out, part[:j+1])
-				part = part[j+1:]
-			}
-		}
-	}
-	return out
 }
