@@ -2,6 +2,7 @@ package printer
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -131,5 +132,30 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from golden (run go test ./pkg/printer -update and review the diff)\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}
+
+// TestPlanJSONStreamsTheSameBytes: the streaming JSON writer gives exactly
+// what encoding the whole plan at once gives, for the sample plan, an
+// empty one and values an encoder could treat differently (HTML
+// characters, unicode, big numbers, nested values, warnings that mention
+// the resources member).
+func TestPlanJSONStreamsTheSameBytes(t *testing.T) {
+	odd := samplePlan()
+	odd.Warnings = append(odd.Warnings, `"resources": null <b>&</b> ☃`)
+	odd.Resources = append(odd.Resources, plan.Resource{ID: "/subscriptions/s/resourceGroups/rg/providers/X.Y/z/<a&b>", Action: plan.ActionUpdate,
+		Changes: []plan.Change{{Path: `tags."a.b"`, Before: json.Number("12345678901234567890"), After: map[string]any{"x": []any{"<", "☃"}}, Kind: plan.KindChange}}})
+	for name, p := range map[string]*plan.Plan{"sample": samplePlan(), "empty": {}, "odd": odd} {
+		safe := sanitize(p, Options{}.withDefaults())
+		var whole, streamed bytes.Buffer
+		if err := printJSON(&whole, safe); err != nil {
+			t.Fatal(err)
+		}
+		if err := printPlanJSON(&streamed, safe); err != nil {
+			t.Fatal(err)
+		}
+		if whole.String() != streamed.String() {
+			t.Errorf("%s: streamed JSON differs:\n--- whole\n%s\n--- streamed\n%s", name, whole.String(), streamed.String())
+		}
 	}
 }

@@ -2,6 +2,7 @@ package printer
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,7 +26,7 @@ func Print(w io.Writer, p *plan.Plan, opts Options) error {
 	safe := sanitize(p, opts)
 	switch strings.ToLower(opts.Output) {
 	case OutputJSON:
-		return printJSON(w, safe)
+		return printPlanJSON(w, safe)
 	case OutputYAML:
 		return printYAML(w, safe)
 	case OutputMarkdown:
@@ -133,6 +134,50 @@ func headerParts(p *plan.Plan) []string {
 		parts[i] = CleanText(parts[i])
 	}
 	return parts
+}
+
+// printPlanJSON writes what printJSON would, one resource at a time: a
+// plan of 10,000 resources is megabytes of JSON, which printJSON would
+// build whole, twice (compact, then indented), before writing any of it.
+func printPlanJSON(w io.Writer, p *plan.Plan) error {
+	env := *p
+	env.Resources = nil
+	var head bytes.Buffer
+	if err := printJSON(&head, &env); err != nil {
+		return err
+	}
+	// The envelope with "resources": null; the resources go in its place.
+	const hole = `"resources": null`
+	i := bytes.Index(head.Bytes(), []byte("\n  "+hole))
+	if i < 0 {
+		return fmt.Errorf("encoding as JSON: no resources member in the plan envelope")
+	}
+	i += len("\n  ")
+	bw := bufio.NewWriter(w)
+	bw.Write(head.Bytes()[:i])
+	if len(p.Resources) == 0 {
+		bw.WriteString(`"resources": []`)
+	} else {
+		bw.WriteString(`"resources": [`)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("    ", "  ")
+		enc.SetEscapeHTML(false)
+		for j := range p.Resources {
+			buf.Reset()
+			if err := enc.Encode(&p.Resources[j]); err != nil {
+				return fmt.Errorf("encoding as JSON: %w", err)
+			}
+			bw.WriteString("\n    ")
+			bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+			if j < len(p.Resources)-1 {
+				bw.WriteByte(',')
+			}
+		}
+		bw.WriteString("\n  ]")
+	}
+	bw.Write(head.Bytes()[i+len(hole):])
+	return bw.Flush()
 }
 
 func printJSON(w io.Writer, p any) error {
