@@ -760,64 +760,31 @@ func (s *localStore) Delete(ctx context.Context, id string) error {
 	})
 }
 
-func (s *localStore) List(ctx context.Context) ([]*Record, error) {
-	out, _, err := s.list(decodeRecord)
-	return out, err
-}
-
-// ListHeads keeps the file it read for the loader. Without the lock that
-// reading is the loader's own, so it drops each record once its bodies are
-// out; with the lock the loader reads the store's cache, which it must not
-// change (and which has nothing newer while the caller is only planning).
 func (s *localStore) ListHeads(ctx context.Context) ([]*Record, LoadBodies, error) {
-	heads, f, err := s.list(decodeHead)
+	var heads []recordHead
+	err := s.read(func(f *localFile) error {
+		heads = make([]recordHead, 0, len(f.Resources))
+		for _, k := range sortedKeys(f.Resources) {
+			h, err := decodeHead(f.Resources[k])
+			if err != nil {
+				return fmt.Errorf("state %s: record %s is unreadable: %w", s.path, k, err)
+			}
+			heads = append(heads, h)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	own := f != s.cacheNow()
-	load := func(ctx context.Context, recs []*Record) error {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !own {
-			f = s.cache
-		}
-		for _, r := range recs {
-			k := armid.Key(r.ID)
-			raw, ok := f.Resources[k]
-			if !ok {
-				return fmt.Errorf("state %s: record %s was removed while planning; run the command again", s.path, r.ID)
-			}
-			if err := decodeBodies(raw, r); err != nil {
-				return fmt.Errorf("state %s: record %s is unreadable: %w", s.path, r.ID, err)
-			}
-			if own {
-				delete(f.Resources, k)
-			}
-		}
-		return nil
-	}
-	return heads, load, nil
+	return headsAndLoader(heads)
 }
 
-func (s *localStore) cacheNow() *localFile {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cache
-}
-
-func (s *localStore) list(decode func([]byte) (*Record, error)) ([]*Record, *localFile, error) {
+func (s *localStore) List(ctx context.Context) ([]*Record, error) {
 	var out []*Record
-	var file *localFile
 	err := s.read(func(f *localFile) error {
-		file = f
-		keys := make([]string, 0, len(f.Resources))
-		for k := range f.Resources {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		out = make([]*Record, 0, len(keys))
-		for _, k := range keys {
-			r, err := decode(f.Resources[k])
+		out = make([]*Record, 0, len(f.Resources))
+		for _, k := range sortedKeys(f.Resources) {
+			r, err := decodeRecord(f.Resources[k])
 			if err != nil {
 				return fmt.Errorf("state %s: record %s is unreadable: %w", s.path, k, err)
 			}
@@ -825,7 +792,16 @@ func (s *localStore) list(decode func([]byte) (*Record, error)) ([]*Record, *loc
 		}
 		return nil
 	})
-	return out, file, err
+	return out, err
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // ---- intents ----

@@ -671,7 +671,10 @@ func TestListHeadsThenBodies(t *testing.T) {
 	if err != nil || len(again) != 2 {
 		t.Fatalf("ListHeads after the removal = %d records, %v", len(again), err)
 	}
-	if err := load2(ctx, heads[1:2]); err == nil || !strings.Contains(err.Error(), "run the command again") {
-		t.Errorf("loading the bodies of a record the newer reading lacks: %v", err)
+	if err := load2(ctx, heads[1:2]); err == nil || !strings.Contains(err.Error(), "not listed by this reading") {
+		t.Errorf("loading the bodies of a record another reading listed: %v", err)
+	}
+	if err := load2(ctx, again[:1]); err != nil || again[0].LastApplied == nil {
+		t.Errorf("loading the bodies of a record this reading listed: %v", err)
 	}
 }

@@ -45,6 +45,7 @@ import (
 	"os"
 	"os/user"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -439,37 +440,43 @@ func decodeRecord(b []byte) (*Record, error) {
 	return r, nil
 }
 
-// recordHead decodes a stored record without its bodies: the decoder
-// skips them instead of building maps nobody will read yet.
+// recordHead decodes a stored record with its bodies left encoded: a
+// plan decodes those when it gets to the record, and keeps only a few
+// hundred bytes per record until then instead of their maps.
 type recordHead struct {
 	*Record
-	LastApplied skipped `json:"lastApplied"`
-	Baseline    skipped `json:"baseline"`
+	LastApplied json.RawMessage `json:"lastApplied"`
+	Baseline    json.RawMessage `json:"baseline"`
 }
 
+// skipped is a JSON value read past without being kept.
 type skipped struct{}
 
 func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
-func decodeHead(b []byte) (*Record, error) {
+func decodeHead(b []byte) (recordHead, error) {
 	h := recordHead{Record: new(Record)}
 	if err := json.Unmarshal(b, &h); err != nil {
-		return nil, err
+		return h, err
 	}
 	h.fillSubscription()
-	return h.Record, nil
+	return h, nil
 }
 
-// decodeBodies fills r's bodies from a stored record, numbers exact.
-func decodeBodies(b []byte, r *Record) error {
-	var bodies struct {
-		LastApplied map[string]any `json:"lastApplied"`
-		Baseline    map[string]any `json:"baseline"`
+// decodeBodies fills the record's bodies from their encoded form, numbers
+// exact.
+func (h recordHead) decodeBodies() error {
+	for _, b := range []struct {
+		raw json.RawMessage
+		to  *map[string]any
+	}{{h.LastApplied, &h.Record.LastApplied}, {h.Baseline, &h.Record.Baseline}} {
+		if len(b.raw) == 0 {
+			continue
+		}
+		if err := unmarshalNumbers(b.raw, b.to); err != nil {
+			return err
+		}
 	}
-	if err := unmarshalNumbers(b, &bodies); err != nil {
-		return err
-	}
-	r.LastApplied, r.Baseline = bodies.LastApplied, bodies.Baseline
 	return nil
 }
 
@@ -479,4 +486,32 @@ func unmarshalNumbers(b []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	return d.Decode(v)
+}
+
+// headsAndLoader hands out the heads, keeping each one's encoded bodies
+// until they are loaded.
+func headsAndLoader(heads []recordHead) ([]*Record, LoadBodies, error) {
+	out := make([]*Record, len(heads))
+	pending := make(map[*Record]recordHead, len(heads))
+	for i, h := range heads {
+		out[i] = h.Record
+		pending[h.Record] = h
+	}
+	var mu sync.Mutex
+	load := func(_ context.Context, recs []*Record) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range recs {
+			h, ok := pending[r]
+			if !ok {
+				return fmt.Errorf("state: record %s was not listed by this reading (or its bodies were loaded already)", r.ID)
+			}
+			delete(pending, r)
+			if err := h.decodeBodies(); err != nil {
+				return fmt.Errorf("state: record %s is unreadable: %w", r.ID, err)
+			}
+		}
+		return nil
+	}
+	return out, load, nil
 }
