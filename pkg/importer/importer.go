@@ -156,7 +156,7 @@ func (im *Importer) Read(ctx context.Context) (*Result, error) {
 			continue
 		}
 		for _, r := range f.resources {
-			if k := idKey(r.ID); !seen[k] {
+			if k := armid.Key(r.ID); !seen[k] {
 				seen[k] = true
 				res.Resources = append(res.Resources, r)
 			}

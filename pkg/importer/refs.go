@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
@@ -229,14 +230,12 @@ type refIndex struct {
 	refs map[*Resource]map[*Resource]bool
 }
 
-func idKey(id string) string { return strings.ToLower(strings.TrimSuffix(id, "/")) }
-
 func newRefIndex(rs []*Resource, sub string) *refIndex {
 	x := &refIndex{rs: rs, byID: map[string]*Resource{}, sub: sub, up: map[*Resource][]*Resource{}, refs: map[*Resource]map[*Resource]bool{}}
 	count := map[string]int{}
 	tn := func(r *Resource) string { return strings.ToLower(r.Type + "/" + r.Name) }
 	for _, r := range rs {
-		x.byID[idKey(r.ID)] = r
+		x.byID[armid.Key(r.ID)] = r
 		count[tn(r)]++
 	}
 	for _, r := range rs {
@@ -248,7 +247,7 @@ func newRefIndex(rs []*Resource, sub string) *refIndex {
 	}
 	for _, r := range rs {
 		for p, ok := r.parsed.Parent(); ok; p, ok = p.Parent() {
-			if a := x.byID[idKey(p.String())]; a != nil && a != r {
+			if a := x.byID[armid.Key(p.String())]; a != nil && a != r {
 				x.up[r] = append(x.up[r], a)
 			}
 		}
@@ -267,7 +266,7 @@ func (x *refIndex) match(s string, self *Resource, accept func(t *Resource) bool
 		if k < len(s) && s[k] != '/' {
 			continue
 		}
-		t := x.byID[idKey(s[:k])]
+		t := x.byID[armid.Key(s[:k])]
 		if t == nil || t == self || t.refName == "" || (accept != nil && !accept(t)) {
 			continue
 		}
@@ -394,10 +393,10 @@ func (x *refIndex) placement(r *Resource) Placement {
 	}
 	if len(id.Types) > 1 {
 		p, _ := id.Parent()
-		if t := x.byID[idKey(p.String())]; t != nil && t.refName != "" {
+		if t := x.byID[armid.Key(p.String())]; t != nil && t.refName != "" {
 			return Placement{Field: "parent", Value: t.refName}
 		}
-		return Placement{Field: "parent", Value: x.rewriteString(parentOf(r.ID), r)}
+		return Placement{Field: "parent", Value: x.rewriteString(p.String(), r)}
 	}
 	scope, err := manifest.ParseID(id.Scope)
 	switch {
@@ -408,19 +407,10 @@ func (x *refIndex) placement(r *Resource) Placement {
 	case err == nil && scope.IsResourceGroup():
 		return Placement{Field: "id", Value: escape(r.ID)}
 	}
-	if t := x.byID[idKey(id.Scope)]; t != nil && t.refName != "" {
+	if t := x.byID[armid.Key(id.Scope)]; t != nil && t.refName != "" {
 		return Placement{Field: "scope", Value: t.refName}
 	}
 	return Placement{Field: "scope", Value: x.rewriteString(id.Scope, r)}
-}
-
-// parentOf cuts the last type/name pair off a child resource's ID, keeping
-// the caller's casing.
-func parentOf(id string) string {
-	id = strings.TrimSuffix(id, "/")
-	i := strings.LastIndex(id, "/")
-	i = strings.LastIndex(id[:i], "/")
-	return id[:i]
 }
 
 // walkStrings calls fn for every string value and map key in v.
