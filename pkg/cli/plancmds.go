@@ -261,19 +261,24 @@ func newDiffCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comma
   kubectl azure diff -f infra/ --out plan.json && kubectl azure apply plan.json --yes`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{outputsAnnotation: planOutputs},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return o.runDiff(cmd.Context())
-		},
+		RunE:        o.runE(o.runDiff),
 	}
 	o.addFlags(cmd)
 	cmd.Flags().StringVar(&o.out, "out", "", "also save the plan to this file, for 'kubectl azure apply FILE'")
 	return cmd
+}
+
+// runE is every plan command's cobra entry: Complete, Validate, then run.
+func (o *planOptions) runE(run func(context.Context) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.complete(cmd, args); err != nil {
+			return err
+		}
+		if err := o.validate(); err != nil {
+			return err
+		}
+		return run(cmd.Context())
+	}
 }
 
 // plan loads, opens and plans: the read-only part every command shares.
@@ -366,21 +371,15 @@ func newApplyCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
   kubectl azure apply plan.json --yes              # exactly the plan saved by diff --out`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{outputsAnnotation: planOutputs},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.validate(); err != nil {
-				return err
-			}
+		RunE: o.runE(func(ctx context.Context) error {
 			switch o.dryRun {
 			case dryRunClient:
-				return o.runClientDryRun(cmd.Context())
+				return o.runClientDryRun(ctx)
 			case dryRunServer:
-				return o.runServerDryRun(cmd.Context())
+				return o.runServerDryRun(ctx)
 			}
-			return o.runApply(cmd.Context())
-		},
+			return o.runApply(ctx)
+		}),
 	}
 	o.addFlags(cmd)
 	return cmd
@@ -395,15 +394,7 @@ func newDeleteCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Com
   kubectl azure delete Microsoft.Storage/storageAccounts/stdemo001 --yes
   kubectl azure delete -f infra/ storageAccounts/stdemo001   # only this one of the manifests`,
 		Annotations: map[string]string{outputsAnnotation: planOutputs},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return o.runApply(cmd.Context())
-		},
+		RunE:        o.runE(o.runApply),
 	}
 	o.addFlags(cmd)
 	return cmd
