@@ -36,7 +36,7 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 	}
 	// resolve turns TYPE/NAME, a name or an ID into the recorded ARM ID.
 	resolve := func(ctx context.Context, st state.Store, ref string) (string, error) {
-		recs, err := st.List(ctx)
+		recs, err := state.Heads(ctx, st)
 		if err != nil {
 			return "", withCode(ExitError, err)
 		}

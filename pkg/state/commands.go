@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Output formats accepted by List and Show.
@@ -25,7 +28,11 @@ const (
 // crashed run left unconfirmed are listed too, so the user knows the next
 // apply will repair them.
 func List(ctx context.Context, w io.Writer, st Store, format string) error {
-	recs, err := st.List(ctx)
+	list := Heads // the table and names need no bodies
+	if format == FormatJSON || format == FormatYAML {
+		list = func(ctx context.Context, st Store) ([]*Record, error) { return st.List(ctx) }
+	}
+	recs, err := list(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -93,6 +100,17 @@ func Show(ctx context.Context, w io.Writer, st Store, id, format string) error {
 	return encode(w, r, format)
 }
 
+// Heads lists the records without decoding their bodies where the store
+// can (the bodies are then never decoded), else with them: enough to find,
+// list or forget a record, even one whose bodies are unreadable.
+func Heads(ctx context.Context, st Store) ([]*Record, error) {
+	if bl, ok := st.(BodyLoader); ok {
+		recs, _, err := bl.ListHeads(ctx)
+		return recs, err
+	}
+	return st.List(ctx)
+}
+
 // Remove implements `kubectl azure state rm ID`: it forgets the record
 // (and any journal entry) without touching Azure; the next plan treats the
 // resource as not managed (adopt, if a manifest still names it).
@@ -102,10 +120,13 @@ func Remove(ctx context.Context, st Store, id string) error {
 		return err
 	}
 	defer unlock()
-	if _, err := st.Get(ctx, id); errors.Is(err, ErrNotFound) {
-		return fmt.Errorf("no state recorded for %s; 'kubectl azure state list' shows what is recorded", id)
-	} else if err != nil {
+	// Heads, not Get: a record whose bodies are unreadable can be forgotten.
+	heads, err := Heads(ctx, st)
+	if err != nil {
 		return err
+	}
+	if !slices.ContainsFunc(heads, func(r *Record) bool { return armid.Equal(r.ID, id) }) {
+		return fmt.Errorf("no state recorded for %s; 'kubectl azure state list' shows what is recorded", id)
 	}
 	if err := st.Delete(ctx, id); err != nil {
 		return err

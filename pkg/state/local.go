@@ -776,7 +776,7 @@ func (s *localStore) ListHeads(ctx context.Context) ([]*Record, LoadBodies, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	return headsAndLoader(heads)
+	return headsAndLoader(s.path, heads)
 }
 
 func (s *localStore) List(ctx context.Context) ([]*Record, error) {

@@ -678,3 +678,45 @@ func TestListHeadsThenBodies(t *testing.T) {
 		t.Errorf("loading the bodies of a record this reading listed: %v", err)
 	}
 }
+
+// TestForgetUnreadableRecord: a record whose bodies cannot be read stops a
+// plan with advice to forget it; `state list` and `state rm` must then
+// work, or the advice would be a dead end.
+func TestForgetUnreadableRecord(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.json")
+	st := openLocalT(t, path)
+	id := "/subscriptions/s/resourceGroups/rg"
+	if err := st.Put(ctx, &Record{ID: id, Type: "Microsoft.Resources/resourceGroups", APIVersion: "2021-04-01",
+		LastApplied: map[string]any{"location": "westeurope"}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Replace(b, []byte(`"lastApplied":{`), []byte(`"lastApplied":5,"was":{`), 1)
+	if bytes.Equal(bad, b) {
+		t.Fatal("the test could not corrupt the record")
+	}
+	if err := os.WriteFile(path, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	heads, load, err := st.(BodyLoader).ListHeads(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := load(ctx, heads); err == nil || !strings.Contains(err.Error(), "state rm") {
+		t.Fatalf("loading an unreadable record: %v, want advice naming state rm", err)
+	}
+	var out bytes.Buffer
+	if err := List(ctx, &out, st, ""); err != nil || !strings.Contains(out.String(), id) {
+		t.Fatalf("state list of an unreadable record: %v\n%s", err, out.String())
+	}
+	if err := Remove(ctx, st, id); err != nil {
+		t.Fatalf("state rm of an unreadable record: %v", err)
+	}
+	if recs, err := st.List(ctx); err != nil || len(recs) != 0 {
+		t.Fatalf("after state rm: %d records, %v", len(recs), err)
+	}
+}

@@ -490,7 +490,7 @@ func unmarshalNumbers(b []byte, v any) error {
 
 // headsAndLoader hands out the heads, keeping each one's encoded bodies
 // until they are loaded.
-func headsAndLoader(heads []recordHead) ([]*Record, LoadBodies, error) {
+func headsAndLoader(where string, heads []recordHead) ([]*Record, LoadBodies, error) {
 	out := make([]*Record, len(heads))
 	pending := make(map[*Record]recordHead, len(heads))
 	for i, h := range heads {
@@ -504,11 +504,11 @@ func headsAndLoader(heads []recordHead) ([]*Record, LoadBodies, error) {
 		for _, r := range recs {
 			h, ok := pending[r]
 			if !ok {
-				return fmt.Errorf("state: record %s was not listed by this reading (or its bodies were loaded already)", r.ID)
+				return fmt.Errorf("state %s: record %s was not listed by this reading (or its bodies were loaded already)", where, r.ID)
 			}
 			delete(pending, r)
 			if err := h.decodeBodies(); err != nil {
-				return fmt.Errorf("state: record %s is unreadable: %w", r.ID, err)
+				return fmt.Errorf("state %s: record %s is unreadable (%v); restore the state from its backup, or forget the record with `kubectl azure state rm %s` and import it again", where, r.ID, err, r.ID)
 			}
 		}
 		return nil
