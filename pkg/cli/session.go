@@ -96,6 +96,9 @@ func (g *GlobalOptions) setName() string {
 // nothing is sent anywhere.
 func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, streams io.Writer) (*manifest.Set, error) {
 	lo.Subscription = g.Subscription
+	if !strings.HasPrefix(g.State, "kubernetes://") {
+		lo.Skip = append(lo.Skip, g.State) // state kept beside the manifests is not one
+	}
 	if g.SchemaDir != "" {
 		reg, err := g.schemas()
 		if err != nil {

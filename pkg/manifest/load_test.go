@@ -671,3 +671,32 @@ spec: {type: Microsoft.Storage/storageAccounts@2023-05-01, parent: rg-demo}
 		t.Errorf("got:\n%s\nwant:\n%s", ve, want)
 	}
 }
+
+// TestSkipLeavesOutStateInADirectory: a state file kept among the
+// manifests is not read as one when the directory is walked, but a file
+// named explicitly still is.
+func TestSkipLeavesOutStateInADirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rg.yaml"), []byte(rgDoc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "state.json")
+	if err := os.WriteFile(state, []byte(`{"format": "kubectl-azure/state", "version": 2, "resources": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := NewLoadOptions()
+	o.Subscription = "00000000-0000-0000-0000-000000000001"
+	o.Filenames = []string{dir}
+	if _, err := Load(context.Background(), o); err == nil {
+		t.Fatal("without Skip the state file is read as a manifest and refused")
+	}
+	o.Skip = []string{state}
+	s, err := Load(context.Background(), o)
+	if err != nil || len(s.Resources) != 1 {
+		t.Fatalf("with Skip: %v (%d resources)", err, len(s.Resources))
+	}
+	o.Filenames = []string{dir, state}
+	if _, err := Load(context.Background(), o); err == nil {
+		t.Fatal("a state file named explicitly must still be read (and refused)")
+	}
+}

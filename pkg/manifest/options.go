@@ -17,6 +17,10 @@ type LoadOptions struct {
 	Recursive bool
 	// Kustomize is a kustomization directory to build (-k); excludes Filenames.
 	Kustomize string
+	// Skip names files a directory walk leaves out: the tool's own state
+	// file when it lives among the manifests. A file given by name is
+	// still read.
+	Skip []string
 	// Selector is a label selector (-l) choosing which resources are returned.
 	// References to resources it leaves out still resolve.
 	Selector string

@@ -144,7 +144,7 @@ func (r *reader) readPath(arg string) {
 			// A directory that is also a kustomize base holds a
 			// kustomization file; it describes the others and is no Resource.
 			// Only a file named explicitly is read (and then rejected with a hint).
-			if fv.Path != arg && isKustomizationFile(fv.Path) {
+			if fv.Path != arg && (isKustomizationFile(fv.Path) || r.skipped(fv.Path)) {
 				continue
 			}
 			r.noteFile(fv.Path)
@@ -160,6 +160,21 @@ func (r *reader) readPath(arg string) {
 			}
 		}
 	}
+}
+
+// skipped reports whether a file found in a directory is one the options
+// leave out.
+func (r *reader) skipped(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for _, s := range r.opts.Skip {
+		if sa, err := filepath.Abs(s); err == nil && sa == abs {
+			return true
+		}
+	}
+	return false
 }
 
 func isKustomizationFile(path string) bool {
