@@ -100,3 +100,13 @@ func deref[T any](p *T) T {
 	}
 	return *p
 }
+
+// settle waits for the long-running operation the SDK started (or returns
+// the error starting it gave).
+func settle[T any](ctx context.Context, e *env, p *runtime.Poller[T], err error) error {
+	if err != nil {
+		return err
+	}
+	_, err = p.PollUntilDone(ctx, e.poll())
+	return err
+}

@@ -255,10 +255,7 @@ func network(ctx context.Context, e *env, r *runner) {
 	})
 	r.check("network subnet created alone appears in the vnet", func() error {
 		p, err := subnets.BeginCreateOrUpdate(ctx, group, "vnet-conf", "extra", armnetwork.Subnet{Properties: &armnetwork.SubnetPropertiesFormat{AddressPrefix: to.Ptr("10.40.3.0/24")}}, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := p.PollUntilDone(ctx, e.poll()); err != nil {
+		if err := settle(ctx, e, p, err); err != nil {
 			return err
 		}
 		v, err := vnets.Get(ctx, group, "vnet-conf", nil)
@@ -269,10 +266,7 @@ func network(ctx context.Context, e *env, r *runner) {
 	})
 	r.check("network subnet deleted alone leaves the vnet", func() error {
 		p, err := subnets.BeginDelete(ctx, group, "vnet-conf", "extra", nil)
-		if err != nil {
-			return err
-		}
-		if _, err := p.PollUntilDone(ctx, e.poll()); err != nil {
+		if err := settle(ctx, e, p, err); err != nil {
 			return err
 		}
 		v, err := vnets.Get(ctx, group, "vnet-conf", nil)
