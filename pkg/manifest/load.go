@@ -7,8 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Envelope constants: the apiVersion and kind of every manifest document.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )

@@ -17,13 +17,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Names and annotations of the Kubernetes backend. Object names carry the

@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 func TestKubeConformance(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 

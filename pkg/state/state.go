@@ -48,8 +48,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Record is what the state holds for one ARM resource.
