@@ -132,8 +132,8 @@ type BodyLoader interface {
 	ListHeads(ctx context.Context) ([]*Record, LoadBodies, error)
 }
 
-// LoadBodies fills LastApplied and Baseline of records ListHeads returned.
-// A record the reading lacks is an error: the caller should start again.
+// LoadBodies fills LastApplied and Baseline of records ListHeads returned,
+// once each; any other record is an error.
 type LoadBodies func(ctx context.Context, recs []*Record) error
 
 // LockInspector is implemented by every backend: who holds the lock now.
