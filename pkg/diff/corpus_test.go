@@ -11,7 +11,9 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,7 +110,7 @@ func echoedLeaves(put, get map[string]any) []leafRef {
 			for i := range pv {
 				walk(append(append([]any{}, raw...), i), pv[i], ga[i])
 			}
-		case string, bool, float64:
+		case string, bool, float64, json.Number:
 			if p == g {
 				out = append(out, leafRef{raw: raw, value: p})
 			}
@@ -126,6 +128,13 @@ func mutate(v any) any {
 		return !t
 	case float64:
 		return t + 1
+	case json.Number:
+		if n, ok := new(big.Int).SetString(string(t), 10); ok {
+			return json.Number(n.Add(n, big.NewInt(1)).String())
+		}
+		if f, err := t.Float64(); err == nil {
+			return json.Number(strconv.FormatFloat(f+1, 'g', -1, 64))
+		}
 	}
 	return v
 }
