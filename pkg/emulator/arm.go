@@ -42,7 +42,7 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 	if isPoll {
 		stat = "POLL"
 	}
-	s.stats.request(stat)
+	s.stats.request(stat, r.UserAgent())
 	w.Header().Set("x-ms-request-id", newGUID())
 	w.Header().Set("x-ms-correlation-request-id", newGUID())
 
