@@ -48,6 +48,9 @@ func New(opts Options) (*Client, error) {
 	if opts.MaxPollInterval <= 0 {
 		opts.MaxPollInterval = def.MaxPollInterval
 	}
+	if opts.MaxResponseBytes <= 0 {
+		opts.MaxResponseBytes = def.MaxResponseBytes
+	}
 	if opts.Version == "" {
 		opts.Version = def.Version
 	}
@@ -88,7 +91,9 @@ func New(opts Options) (*Client, error) {
 	}
 	c.pacer = newPacer(opts, c.stats)
 
-	var perRetry []policy.Policy
+	// The wait check comes first after azcore's retry policy, so that an
+	// absurd Retry-After reaches neither the retry loop nor the pacer.
+	perRetry := []policy.Policy{&waitPolicy{c: c}}
 	// Pacing before the slot: a request waiting for a write token must not
 	// hold a slot that a read (an LRO poll) could use.
 	perRetry = append(perRetry, &pacingPolicy{p: c.pacer, enabled: opts.Pacing}, &slotPolicy{slots: c.slots})
@@ -100,6 +105,8 @@ func New(opts Options) (*Client, error) {
 				return nil, err
 			}
 		}
+		// Token failures become AuthError: a few lines that say to log in.
+		cred = hintCredential{inner: cred, mode: opts.Auth}
 		bearer := runtime.NewBearerTokenPolicy(cred, []string{audience(rm.Audience) + "/.default"}, nil)
 		perRetry = append(perRetry, &authOnlyOrigin{c: c, inner: bearer})
 	}
@@ -137,6 +144,7 @@ func New(opts Options) (*Client, error) {
 	} else {
 		co.Transport = defaultHTTPClient(opts.Concurrency)
 	}
+	co.Transport = limitTransport{inner: co.Transport, limit: opts.MaxResponseBytes}
 	c.pl = runtime.NewPipeline("kubectl-azure", opts.Version, runtime.PipelineOptions{
 		// The origin check comes after the redirect policy so that it
 		// sees every redirect target too.

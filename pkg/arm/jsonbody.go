@@ -51,8 +51,20 @@ type page struct {
 
 func decodePage(data []byte) (page, error) {
 	var pg page
-	err := decodeJSON(data, &pg)
-	return pg, err
+	if err := decodeJSON(data, &pg); err != nil {
+		return pg, err
+	}
+	// Every ARM list answer has "value" (an empty page: []); an object
+	// without it is not a list, and reading it as "no items" would hide
+	// resources.
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(data, &members); err != nil {
+		return pg, err
+	}
+	if _, ok := members["value"]; !ok {
+		return pg, errors.New(`no "value" member`)
+	}
+	return pg, nil
 }
 
 // encodeJSON encodes a request body. json.Number values are written as

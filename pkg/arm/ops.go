@@ -127,7 +127,8 @@ func (c *Client) listPages(ctx context.Context, collectionID, apiVersion string,
 		}
 		pg, err := decodePage(resp.Raw)
 		if err != nil {
-			return false, fmt.Errorf("GET %s: list response is not {\"value\": [...]}: %w", collectionID, err)
+			return false, &DecodeError{Method: http.MethodGet, ID: collectionID, StatusCode: resp.StatusCode,
+				ContentType: safeLine(resp.Header.Get("Content-Type"), 80), Reason: "a list answer must be {\"value\": [...]}: " + decodeReason(resp.Raw, err)}
 		}
 		if visit(pg.Value) {
 			return pg.NextLink == "", nil
@@ -233,6 +234,19 @@ func (c *Client) send(ctx context.Context, method, id, rawURL string, body map[s
 	}
 	resp, err := c.pl.Do(req)
 	if err != nil {
+		// These name the request themselves and say what to do.
+		var te *ThrottledError
+		var le *ResponseTooLargeError
+		var ae *AuthError
+		switch {
+		case errors.As(err, &te):
+			te.ARM.ID = id
+			return nil, te
+		case errors.As(err, &le):
+			return nil, le
+		case errors.As(err, &ae):
+			return nil, ae
+		}
 		return nil, fmt.Errorf("%s %s: %w", method, id, err)
 	}
 	return c.toResponse(method, id, resp)
@@ -247,8 +261,15 @@ func (c *Client) toResponse(method, id string, resp *http.Response) (*Response, 
 		return nil, newError(method, id, resp.StatusCode, resp.Header, payload)
 	}
 	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Raw: payload, ETag: resp.Header.Get("ETag")}
-	if m, err := decodeObject(payload); err == nil {
+	m, err := decodeObject(payload)
+	switch {
+	case err == nil:
 		r.Body = m
+	case method == http.MethodGet:
+		// A read must never yield an empty resource: the caller would
+		// take it as the live state (writes without preserved
+		// properties) or as "nothing there".
+		return nil, newDecodeError(method, id, resp, payload, err)
 	}
 	if r.ETag == "" && r.Body != nil {
 		if e, ok := r.Body["etag"].(string); ok {
@@ -336,7 +357,7 @@ func (c *Client) writeOp(ctx context.Context, method, id, apiVersion string, bod
 	res := *out
 	res.LRO = true
 	res.Initial = first
-	res.ReadBack = final != nil && final.Request != nil && final.Request.Method == http.MethodGet &&
+	res.ReadBack = final != nil && final.Request != nil && res.Body != nil && final.Request.Method == http.MethodGet &&
 		(method == http.MethodPut || method == http.MethodPatch) &&
 		strings.EqualFold(strings.TrimRight(final.Request.URL.Path, "/"), strings.TrimRight(mustURL(c.url(id, "")).Path, "/"))
 	return &res, nil

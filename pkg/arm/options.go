@@ -111,10 +111,16 @@ type Options struct {
 
 	// MaxRetries for 408/429/5xx and connection errors, with exponential
 	// backoff from RetryDelay unless the response carries Retry-After.
-	// A Retry-After longer than MaxRetryDelay is not waited for.
+	// A 429 or 503 whose Retry-After is longer than MaxRetryDelay, or than
+	// what is left of Timeout, is not waited for: it is returned at once
+	// as a ThrottledError naming the wait.
 	MaxRetries    int
 	RetryDelay    time.Duration
 	MaxRetryDelay time.Duration
+
+	// MaxResponseBytes bounds one response body; a longer one is an error
+	// (ResponseTooLargeError) and is not retried.
+	MaxResponseBytes int64
 
 	// Pacing turns on the per-subscription token-bucket model.
 	Pacing bool
@@ -155,8 +161,9 @@ func DefaultOptions() Options {
 		RetryDelay:      time.Second,
 		// ARM's throttling Retry-After is usually well under a minute;
 		// anything longer than this is better surfaced to the user.
-		MaxRetryDelay: 2 * time.Minute,
-		Pacing:        true,
+		MaxRetryDelay:    2 * time.Minute,
+		MaxResponseBytes: DefaultMaxResponseBytes,
+		Pacing:           true,
 		// ARM's documented per-subscription, per-region token buckets.
 		Reads:         Bucket{Size: 250, Refill: 25},
 		Writes:        Bucket{Size: 200, Refill: 10},

@@ -140,6 +140,12 @@ func (p *pacer) acquire(ctx context.Context, sub string, k class) (ticket, error
 		switch {
 		case now.Before(b.blockedUntil):
 			wait = b.blockedUntil.Sub(now)
+			if dl, ok := ctx.Deadline(); ok && b.blockedUntil.After(dl) {
+				// Sleeping would only end in the timeout: say so now.
+				until := b.blockedUntil
+				p.mu.Unlock()
+				return ticket{}, &blockedError{until: until, wait: wait}
+			}
 		case b.tokens-reserve >= 1:
 			b.tokens--
 			b.sent++
@@ -201,7 +207,9 @@ func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
 		// its Retry-After has passed (the retry policy waits as long for
 		// the throttled request itself).
 		b.tokens = 0
-		if ra := retryAfter(resp.Header); ra > 0 {
+		// A wait longer than the client ever spends is handed to the
+		// user (ThrottledError), not imposed on every later request.
+		if ra := retryAfter(resp.Header); ra > 0 && ra <= p.maxBlock() {
 			if until := now.Add(ra); until.After(b.blockedUntil) {
 				b.blockedUntil = until
 			}
@@ -284,3 +292,21 @@ func retryAfter(h http.Header) time.Duration {
 	}
 	return 0
 }
+
+// maxBlock is the longest Retry-After the pacer imposes on a class: the
+// retry policy's MaxRetryDelay (azcore's 60 s when unset).
+func (p *pacer) maxBlock() time.Duration {
+	if p.opts.MaxRetryDelay > 0 {
+		return p.opts.MaxRetryDelay
+	}
+	return time.Minute
+}
+
+// blockedError: the class is throttled (a 429's Retry-After) past the
+// request's deadline.
+type blockedError struct {
+	until time.Time
+	wait  time.Duration
+}
+
+func (e *blockedError) Error() string { return "throttled until " + e.until.Format(time.RFC3339) }

@@ -2,6 +2,7 @@ package arm
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"sync/atomic"
@@ -16,6 +17,8 @@ import (
 type callInfo struct {
 	attempts atomic.Int32
 	poll     bool
+	// deadline is the operation's (not one try's) deadline; zero if none.
+	deadline time.Time
 }
 
 type pollKey struct{}
@@ -37,6 +40,7 @@ type callPolicy struct{ c *Client }
 func (p *callPolicy) Do(req *policy.Request) (*http.Response, error) {
 	ci := &callInfo{}
 	ci.poll, _ = req.Raw().Context().Value(pollKey{}).(bool)
+	ci.deadline, _ = req.Raw().Context().Deadline()
 	req.SetOperationValue(ci)
 	p.c.stats.call(ci.poll)
 	return req.Next()
@@ -70,6 +74,12 @@ func (pp *pacingPolicy) Do(req *policy.Request) (*http.Response, error) {
 		var err error
 		t, err = pp.p.acquire(req.Raw().Context(), sub, class)
 		if err != nil {
+			var be *blockedError
+			if errors.As(err, &be) {
+				e := &Error{Method: req.Raw().Method, ID: req.Raw().URL.Path, StatusCode: http.StatusTooManyRequests,
+					Code: "TooManyRequests", Message: "ARM throttled this subscription's " + class.String() + " for longer than this request may wait"}
+				return nil, &ThrottledError{ARM: e, RetryAfter: be.wait, Until: be.until, Limit: pp.p.maxWaitCtx(req)}
+			}
 			return nil, err
 		}
 	}
