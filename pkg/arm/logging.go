@@ -98,6 +98,14 @@ func writeHeaders(b *strings.Builder, what string, h http.Header) {
 		v := strings.Join(h[k], ", ")
 		if isSecretHeader(k) {
 			v = redacted
+		} else {
+			// Azure-AsyncOperation, Location and friends are signed URLs
+			// (absolute, or a path with a query).
+			if u, err := url.Parse(v); err == nil && strings.HasPrefix(v, "/") && u.RawQuery != "" {
+				v = redactURL(u)
+			} else {
+				v = redactText(v)
+			}
 		}
 		fmt.Fprintf(b, "  %s header %s: %s\n", what, k, v)
 	}
@@ -131,6 +139,15 @@ func isSecretName(name string) bool {
 		(strings.HasPrefix(n, "key") && len(n) <= 4)
 }
 
+// safeQuery are the query parameters whose values a log may show. Every
+// other value is hidden: ARM's own polling URLs are signed (t, c, s, h),
+// SAS URLs carry sig, se, skoid, sktid and more, and providers add their
+// own tokens; a list of bad names would always miss the next one.
+var safeQuery = map[string]bool{
+	"api-version": true, "$top": true, "$filter": true, "$expand": true, "$select": true,
+	"$orderby": true, "monitor": true, "operationresultresponsetype": true,
+}
+
 func redactURL(u *url.URL) string {
 	if u == nil {
 		return ""
@@ -138,22 +155,49 @@ func redactURL(u *url.URL) string {
 	c := *u
 	c.User = nil
 	if c.RawQuery != "" {
-		q := c.Query()
-		for k := range q {
-			if isSecretName(k) {
-				q[k] = []string{redacted}
+		q, err := url.ParseQuery(c.RawQuery)
+		if err != nil {
+			// Unparseable: hide the whole query rather than guess.
+			c.RawQuery = redacted
+		} else {
+			for k := range q {
+				if !safeQuery[strings.ToLower(k)] {
+					q[k] = []string{redacted}
+				}
 			}
+			c.RawQuery = q.Encode()
 		}
-		c.RawQuery = q.Encode()
 	}
+	c.Fragment, c.RawFragment = "", ""
 	return c.String()
 }
 
+// urlInText finds absolute URLs in free text (error messages, header
+// values) so their queries can be redacted like request URLs.
+var urlInText = regexp.MustCompile(`(?i)\bhttps?://[^\s"'<>\\]+`)
+
+func redactURLsIn(s string) string {
+	return urlInText.ReplaceAllStringFunc(s, func(raw string) string {
+		if !strings.ContainsAny(raw, "?#@") {
+			return raw
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			if i := strings.IndexByte(raw, '?'); i >= 0 {
+				return raw[:i] + "?" + redacted
+			}
+			return raw
+		}
+		return redactURL(u)
+	})
+}
+
 // Secrets embedded in strings: connection strings and SAS URLs.
-var textSecrets = regexp.MustCompile(`(?i)((?:AccountKey|SharedAccessKey|Password|Pwd|sig|client_secret|access_token|refresh_token)=)[^;&\s"]+`)
+var textSecrets = regexp.MustCompile(`(?i)((?:AccountKey|SharedAccessKey|SharedAccessSignature|Password|Pwd|sig|skoid|sktid|saoid|suoid|token|client_secret|access_token|refresh_token)=)[^;&\s"]+`)
 var bearer = regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9\-\._~\+/]+=*`)
 
 func redactText(s string) string {
+	s = redactURLsIn(s)
 	s = textSecrets.ReplaceAllString(s, "${1}"+redacted)
 	return bearer.ReplaceAllString(s, "${1}"+redacted)
 }
