@@ -1,8 +1,17 @@
 package cli
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -115,4 +124,54 @@ func (o *GlobalOptions) annotations() string {
 		return printer.AnnotationsNone
 	}
 	return o.Annotations
+}
+
+// authModes are the --auth values, in the order help lists them.
+var authModes = []string{arm.AuthDefault, arm.AuthCLI, arm.AuthEnv, arm.AuthWorkloadIdentity, arm.AuthManagedIdentity, arm.AuthClientSecret}
+
+// validateValues rejects global flag values that cannot be honoured, for
+// every command and before anything is read or sent: a value that would
+// otherwise be silently replaced by a default (a negative timeout, zero
+// concurrency) or fail only at the first request is bad input (exit 2).
+func (o *GlobalOptions) validateValues() error {
+	if !slices.Contains(authModes, strings.ToLower(o.Auth)) {
+		return fmt.Errorf("unknown --auth %q: use %s", o.Auth, strings.Join(authModes, ", "))
+	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout %s: must be a positive duration, e.g. 30m", o.Timeout)
+	}
+	if o.LockTimeout < 0 {
+		return fmt.Errorf("--lock-timeout %s: must not be negative, e.g. 2m", o.LockTimeout)
+	}
+	if o.LeaseDuration < 0 {
+		return fmt.Errorf("--lease-duration %s: must not be negative", o.LeaseDuration)
+	}
+	if o.Concurrency < 1 {
+		return fmt.Errorf("--concurrency %d: must be at least 1", o.Concurrency)
+	}
+	if o.Verbosity < 0 {
+		return fmt.Errorf("-v %d: must be 0 or more (4 requests, 6 headers, 8 bodies)", o.Verbosity)
+	}
+	if o.AuthorityHost != "" {
+		u, err := url.Parse(o.AuthorityHost)
+		if err != nil || !strings.EqualFold(u.Scheme, "https") || u.Host == "" {
+			return fmt.Errorf("--authority-host %q: must be an https URL, e.g. https://login.microsoftonline.com/", o.AuthorityHost)
+		}
+	}
+	// The ARM client's own rules decide the cloud and the endpoint (https,
+	// or plain HTTP to loopback only); building one sends nothing, and the
+	// stand-in credential keeps it from reading any real one.
+	ao := arm.DefaultOptions()
+	ao.Cloud, ao.Endpoint, ao.Credential = o.Cloud, o.Endpoint, noCredential{}
+	if _, err := arm.New(ao); err != nil {
+		return err
+	}
+	return nil
+}
+
+// noCredential stands in for the real credential while flags are checked.
+type noCredential struct{}
+
+func (noCredential) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	return azcore.AccessToken{}, errors.New("no credential while validating flags")
 }

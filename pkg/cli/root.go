@@ -186,6 +186,9 @@ func (g *GlobalOptions) validate(cmd *cobra.Command) error {
 	default:
 		return withCode(ExitValidation, fmt.Errorf("unknown --annotations %q: use auto, github or none", g.Annotations))
 	}
+	if err := g.validateValues(); err != nil {
+		return withCode(ExitValidation, err)
+	}
 	allowed := []string{printer.OutputText}
 	for c := cmd; c != nil; c = c.Parent() {
 		if v, ok := c.Annotations[outputsAnnotation]; ok {
