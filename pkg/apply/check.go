@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
@@ -13,10 +14,18 @@ import (
 // It runs before any write, so a refused plan writes nothing. Every refusal
 // is reported at once, each with the flag (or edit) that lifts it.
 func (e *Engine) Check(p *Prepared) error {
-	var adopt, replace, unmanaged, protected, cascade, required []string
+	var adopt, replace, unmanaged, protected, cascade, required, takeover []string
 	prunes := 0
 	for _, it := range p.items {
 		a := it.planned.Action
+		if it.otherSet != "" && writes(it) {
+			switch {
+			case a == plan.ActionDelete && !e.Options.AllowDeleteUnmanaged:
+				unmanaged = append(unmanaged, it.display()+" (recorded under set "+it.otherSet+")")
+			case a != plan.ActionDelete && !e.Options.Adopt:
+				takeover = append(takeover, it.display()+" (recorded under set "+it.otherSet+")")
+			}
+		}
 		switch a {
 		case plan.ActionAdopt:
 			if !e.Options.Adopt {
@@ -41,13 +50,18 @@ func (e *Engine) Check(p *Prepared) error {
 			continue
 		}
 		if it.protected {
-			protected = append(protected, it.display())
+			d := it.display()
+			if !it.annotated {
+				d += " (protected in state by an earlier apply: apply its manifest without the annotation, with no delete or replace, to lift it)"
+			}
+			protected = append(protected, d)
 		}
-		if !e.Options.AllowCascade {
-			for _, c := range it.planned.Cascade {
-				if !c.Managed {
-					cascade = append(cascade, it.display()+" would also delete "+c.ID)
-				}
+		for _, c := range it.planned.Cascade {
+			if p.protectedKeys[armid.Key(c.ID)] {
+				protected = append(protected, it.display()+" would also delete "+c.ID+", which is protected")
+			}
+			if !c.Managed && !e.Options.AllowCascade {
+				cascade = append(cascade, it.display()+" would also delete "+c.ID)
 			}
 		}
 	}
@@ -57,8 +71,9 @@ func (e *Engine) Check(p *Prepared) error {
 			msgs = append(msgs, fmt.Sprintf(format, len(list))+"\n  "+strings.Join(list, "\n  "))
 		}
 	}
-	add(protected, "%d resource(s) are annotated azure.kubectl.io/prevent-destroy but the plan deletes or replaces them; nothing was written. Remove the annotation first if destroying them is intended, or revert the change that forces it:")
+	add(protected, "%d resource(s) are protected by azure.kubectl.io/prevent-destroy but the plan deletes or replaces them, directly or with their parent; nothing was written. If destroying them is intended, remove the annotation and apply that first; otherwise revert the change that forces it:")
 	add(required, "%d required propert(y/ies) missing from resources this plan creates; nothing was written. ARM would refuse the create: add them to the manifests:")
+	add(takeover, "%d resource(s) are recorded in state under another set; nothing was written. Writing them would move them to set "+fmt.Sprintf("%q", e.set())+" (and the other set's manifests would lose them); rerun with --adopt if this set should take them over, or remove them from these manifests:")
 	add(adopt, "%d resource(s) exist in Azure but are not in state; nothing was written. Review the plan, then rerun with --adopt to take them over, or run `kubectl azure import` first:")
 	add(replace, "%d resource(s) need replacing because a create-only property changed; nothing was written. Rerun with --allow-replace to delete and recreate them (their data is lost), or revert the change:")
 	add(unmanaged, "%d resource(s) to delete were not applied by kubectl-azure (not in state); nothing was written. Rerun with --allow-delete-unmanaged if deleting them is intended:")

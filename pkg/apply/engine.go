@@ -46,6 +46,9 @@ type Engine struct {
 	declared map[string]bool
 	// parents holds one lock per parent under which ARM serialises writes.
 	parents sync.Map
+	// kids indexes the schema's child types by parent type (cascade check).
+	kidsOnce sync.Once
+	kids     map[string][]string
 }
 
 // item is one resource's planning and execution record.
@@ -69,9 +72,16 @@ type item struct {
 	input    *diff.Input  // nil until decided, and once released
 	result   *diff.Result // nil until decided, and once released
 	planned  plan.Resource
-	// protected is set by the prevent-destroy annotation: any plan that
-	// deletes or replaces the resource is refused.
+	// protected is set by the prevent-destroy annotation, or by a state
+	// record applied with it: any plan that deletes or replaces the
+	// resource is refused. annotated is the manifest's annotation alone,
+	// what the next record stores.
 	protected bool
+	annotated bool
+	// otherSet names the set whose record this resource has, when that is
+	// not this run's set: writing it would move it to this set, and that
+	// set's --prune would then delete it, so it needs --adopt.
+	otherSet string
 	// unknown lists body paths whose value Azure generates during this
 	// apply; nameDeferred is set when the name itself is one of them.
 	unknown      []string
@@ -116,6 +126,14 @@ type Prepared struct {
 	// setSize is how many records the set holds in scope, for --prune's
 	// "would delete everything" guard.
 	setSize int
+	// protectedKeys are the keys of every resource the plan knows to be
+	// protected by prevent-destroy: annotated in a manifest, or recorded
+	// so in state (any set). A plan that destroys one, even as the child
+	// of something it deletes, is refused.
+	protectedKeys map[string]bool
+
+	ownOnce sync.Once
+	own     map[string]bool
 }
 
 // ErrPruneEmpty refuses a prune with no manifests: it would delete every
@@ -160,7 +178,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 			if declared[k] || inScope[k] == nil {
 				continue
 			}
-			items = append(items, &item{id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: lastName(r.ID), record: r})
+			items = append(items, &item{id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: lastName(r.ID), record: r, protected: r.PreventDestroy})
 		}
 	}
 	linkDeps(items)
@@ -214,7 +232,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	for k := range inScope {
 		managed[k] = true
 	}
-	if err := e.planCascades(ctx, items, managed); err != nil {
+	if err := e.planCascades(ctx, items, managed, sc); err != nil {
 		return nil, err
 	}
 	warnings, err := e.checkUnselected(ctx, set)
@@ -228,7 +246,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	p.Subscriptions = subscriptions(items)
 	order(p, items)
 	p.Summarize()
-	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: len(inScope)}, nil
+	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: len(inScope), protectedKeys: protectedKeys(items, records)}, nil
 }
 
 // referenced marks the items another item reads at plan or execute time:
@@ -324,7 +342,15 @@ func (e *Engine) manifestItems(set *manifest.Set, recs map[string]*state.Record)
 		k := armid.Key(r.ID)
 		it := &item{res: r, id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: r.Name,
 			declaredDeps: r.DependsOn, secrets: append(append([]string(nil), r.SecretPaths...), secretDeferred(r)...), record: recs[k],
-			protected: preventDestroy(r), nameDeferred: r.NameDeferred != nil}
+			protected: preventDestroy(r), annotated: preventDestroy(r), nameDeferred: r.NameDeferred != nil}
+		if it.record != nil && it.record.PreventDestroy {
+			it.protected = true
+		}
+		if it.record != nil {
+			if rs := it.record.Set; rs != e.set() && (rs != "" || e.set() != DefaultSet) {
+				it.otherSet = rs
+			}
+		}
 		if it.nameDeferred {
 			// The real ID is computed at apply time; nothing can be read
 			// or recorded under the placeholder.

@@ -119,9 +119,26 @@ func (e *Engine) result(ctx context.Context, p *Prepared, errs map[*item]error) 
 }
 
 // writes reports whether executing the item sends anything to Azure or
-// state: a write, a delete, or recording an adopted resource.
+// state: a write, a delete, recording an adopted resource, or recording
+// that prevent-destroy was added or removed.
 func writes(it *item) bool {
-	return it.planned.Action != plan.ActionNoOp || (it.res != nil && it.record == nil && it.live != nil)
+	return it.planned.Action != plan.ActionNoOp || (it.res != nil && it.record == nil && it.live != nil) || it.protectionChange()
+}
+
+// recordProtection stores the manifest's prevent-destroy in the record of
+// a resource Azure needs no write for: protection starts (or ends) with
+// the apply of the annotation, not with the next change.
+func (e *Engine) recordProtection(ctx context.Context, it *item) error {
+	rec, err := e.Store.Get(ctx, it.id)
+	if err != nil {
+		return fmt.Errorf("recording prevent-destroy of %s in state: %w", it.display(), err)
+	}
+	rec.PreventDestroy = it.annotated
+	if err := e.Store.Put(ctx, rec); err != nil {
+		return fmt.Errorf("recording prevent-destroy of %s in state: %w", it.display(), err)
+	}
+	it.record.PreventDestroy = it.annotated
+	return nil
 }
 
 // runDAG runs fn for every item once all of its prerequisites succeeded, at
@@ -256,6 +273,13 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 		return err
 	}
 	action := it.planned.Action
+	if action == plan.ActionNoOp && it.protectionChange() {
+		err = e.recordProtection(ctx, it)
+		if err == nil {
+			e.event(it, StatusDone, "")
+		}
+		return err
+	}
 	if action == plan.ActionNoOp && !(it.record == nil && it.live != nil) {
 		return nil
 	}
@@ -431,6 +455,7 @@ func (e *Engine) newRecord(p *Prepared, it *item, live map[string]any, etag stri
 	if err != nil {
 		return nil, fmt.Errorf("building the state record of %s: %w", it.display(), err)
 	}
+	rec.PreventDestroy = it.annotated
 	return rec, nil
 }
 

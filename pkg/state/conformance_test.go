@@ -30,6 +30,40 @@ func testRecord(id string) *Record {
 func conformance(t *testing.T, open func(t *testing.T) Store) {
 	ctx := context.Background()
 
+	t.Run("PreventDestroyIsKeptUntilCleared", func(t *testing.T) {
+		st := open(t)
+		r := testRecord(testID)
+		r.PreventDestroy = true
+		if err := st.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		for _, get := range []func() (*Record, error){
+			func() (*Record, error) { return st.Get(ctx, testID) },
+			func() (*Record, error) {
+				l, err := st.List(ctx)
+				if err != nil || len(l) != 1 {
+					return nil, errors.Join(err, errors.New("want one record"))
+				}
+				return l[0], nil
+			},
+		} {
+			got, err := get()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.PreventDestroy {
+				t.Fatalf("prevent-destroy was not kept: %+v", got)
+			}
+		}
+		r = testRecord(testID)
+		if err := st.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := st.Get(ctx, testID); err != nil || got.PreventDestroy {
+			t.Fatalf("a record applied without the annotation still protects: %+v %v", got, err)
+		}
+	})
+
 	t.Run("RecordsRoundTripCaseInsensitive", func(t *testing.T) {
 		st := open(t)
 		if _, err := st.Get(ctx, testID); !errors.Is(err, ErrNotFound) {

@@ -49,6 +49,9 @@ const (
 	AnnLastApplied  = "azure.kubectl.io/last-applied"
 	AnnBaseline     = "azure.kubectl.io/baseline"
 	AnnIntent       = "azure.kubectl.io/intent"
+	// AnnPreventDestroy is "true" on a record applied with the
+	// prevent-destroy annotation; absent otherwise (and on older records).
+	AnnPreventDestroy = "azure.kubectl.io/prevent-destroy"
 
 	secretKeyField = "hmac-key"
 	gzipPrefix     = "gzip+base64:"
@@ -228,6 +231,7 @@ func (s *kubeStore) recordFrom(cm *corev1.ConfigMap) (*Record, error) {
 	r := &Record{ID: a[AnnID], Type: a[AnnType], APIVersion: a[AnnAPIVersion], Origin: a[AnnOrigin], Etag: a[AnnEtag], Set: s.set,
 		Subscription: a[AnnSubscription]}
 	r.fillSubscription()
+	r.PreventDestroy = a[AnnPreventDestroy] == "true"
 	r.Serial, _ = strconv.ParseInt(serialS, 10, 64)
 	r.Updated, _ = time.Parse(time.RFC3339Nano, a[AnnUpdated])
 	for ann, into := range map[string]*map[string]any{AnnLastApplied: &r.LastApplied, AnnBaseline: &r.Baseline} {
@@ -339,6 +343,11 @@ func (s *kubeStore) Put(ctx context.Context, r *Record) error {
 		setOrDelete(a, AnnOrigin, c.Origin)
 		setOrDelete(a, AnnSubscription, c.Subscription)
 		setOrDelete(a, AnnEtag, c.Etag)
+		pd := ""
+		if c.PreventDestroy {
+			pd = "true"
+		}
+		setOrDelete(a, AnnPreventDestroy, pd)
 		if err := s.setValue(cm, AnnLastApplied, c.LastApplied, c.LastApplied == nil); err != nil {
 			return false, err
 		}

@@ -106,6 +106,9 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 				rec.LastApplied = nil
 				if prev != nil {
 					rec.LastApplied = prev.LastApplied
+					// Protection is lifted only by a write known to have
+					// landed.
+					rec.PreventDestroy = rec.PreventDestroy || prev.PreventDestroy
 				}
 			}
 			owned := rec.LastApplied

@@ -67,7 +67,13 @@ type Record struct {
 	LastApplied  map[string]any `json:"lastApplied,omitempty"`
 	Baseline     map[string]any `json:"baseline,omitempty"`
 	Etag         string         `json:"etag,omitempty"`
-	Updated      time.Time      `json:"updated"`
+	// PreventDestroy is the prevent-destroy annotation as last applied:
+	// delete, prune and replace stay refused, and so does deleting a
+	// parent that would take the resource along, until a manifest
+	// without the annotation has been applied. Older records lack it
+	// (false).
+	PreventDestroy bool      `json:"preventDestroy,omitempty"`
+	Updated        time.Time `json:"updated"`
 	// Serial counts the writes of this record: the store sets it to the
 	// previous record's Serial + 1 on every Put, whatever the caller passed.
 	Serial int64 `json:"serial"`

@@ -1,0 +1,347 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// Lister reads a collection (a child collection such as
+// .../dnsZones/z/A), following its pages. *arm.Client implements it; the
+// cascade check uses it to find child resources, which a resource group's
+// /resources listing never holds.
+type Lister interface {
+	List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error)
+}
+
+// ChildTypeSource names every known resource type and its api-versions,
+// so the cascade check can find a type's child types. *schema.Registry
+// implements it.
+type ChildTypeSource interface {
+	Types() []string
+	HasVersion(typ, apiVersion string) bool
+	NewestVersion(typ string) string
+}
+
+// maxCascadeDepth bounds how many levels of child types below a destroyed
+// resource are listed (zone → record set; account → blob service →
+// container → immutability policy).
+const maxCascadeDepth = 4
+
+// cascadeListConcurrency bounds child listings in flight; the ARM client
+// paces them further.
+const cascadeListConcurrency = 16
+
+// unknownType marks a cascade entry that stands for something the check
+// could not identify: a listing that failed or an entry without an ID.
+// Such entries are never managed, so the plan is refused without
+// --allow-cascade.
+const unknownType = "(unknown)"
+
+// implicitChild reports children the service creates with their parent
+// and deletes with it whoever asked: not user data, never a reason to
+// refuse. Keys are lower-cased child type, value the fixed name ("" any).
+var implicitChildren = map[string]string{
+	"microsoft.storage/storageaccounts/blobservices":               "default",
+	"microsoft.storage/storageaccounts/fileservices":               "default",
+	"microsoft.storage/storageaccounts/queueservices":              "default",
+	"microsoft.storage/storageaccounts/tableservices":              "default",
+	"microsoft.network/networksecuritygroups/defaultsecurityrules": "",
+	"microsoft.network/dnszones/soa":                               "@",
+	"microsoft.network/dnszones/ns":                                "@",
+	"microsoft.network/privatednszones/soa":                        "@",
+	"microsoft.sql/servers/databases":                              "master",
+}
+
+func implicitChild(typ, name string) bool {
+	n, ok := implicitChildren[strings.ToLower(typ)]
+	return ok && (n == "" || strings.EqualFold(n, name))
+}
+
+// planCascades lists, for every delete or replace, what ARM deletes with
+// the resource, each marked managed when a manifest or this set's state
+// knows it:
+//   - the resource group's /resources listing (top-level resources), one
+//     listing per group; a failed listing fails the plan;
+//   - every resource the manifests or the state (any set) know inside it;
+//   - child resources, listed per child type the schema knows, down to
+//     maxCascadeDepth levels below every resource found.
+//
+// Whatever cannot be identified — an entry without an ID, a child listing
+// that fails — is an unmanaged entry: the plan is refused without
+// --allow-cascade, never taken as "nothing there".
+func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[string]bool, sc planScope) error {
+	var destroyed []*item
+	for _, it := range items {
+		if a := it.planned.Action; a == plan.ActionDelete || a == plan.ActionReplace {
+			destroyed = append(destroyed, it)
+		}
+	}
+	if len(destroyed) == 0 {
+		return nil
+	}
+	cs := &cascadeScan{e: e, managed: managed, sc: sc, found: map[string][]plan.CascadeItem{}}
+	lists := map[string][]map[string]any{}
+	// roots are the resources whose children are listed: what is destroyed
+	// and what a destroyed group holds.
+	roots := map[string]root{}
+	found := make(map[*item]map[string]plan.CascadeItem, len(destroyed))
+	for _, it := range destroyed {
+		found[it] = map[string]plan.CascadeItem{}
+		roots[it.key] = root{id: it.id, typ: it.typ, ver: it.ver}
+		id, err := armid.Parse(it.id)
+		if err != nil || id.Subscription == "" || id.ResourceGroup == "" {
+			continue
+		}
+		rg := armid.Key("/subscriptions/" + id.Subscription + "/resourceGroups/" + id.ResourceGroup)
+		contents, ok := lists[rg]
+		if !ok {
+			contents, err = e.ARM.ListResourceGroup(ctx, id.Subscription, id.ResourceGroup)
+			if err != nil && !arm.IsNotFound(err) {
+				return fmt.Errorf("listing what deleting %s would also delete (nothing was written): %w", it.display(), err)
+			}
+			lists[rg] = contents
+		}
+		for _, c := range contents {
+			cid, _ := c["id"].(string)
+			typ, _ := c["type"].(string)
+			if _, perr := armid.Parse(cid); perr != nil || typ == "" {
+				// Cannot tell where it lies: it may lie inside.
+				u := plan.CascadeItem{ID: "an entry of " + armid.Printable(rg) + "/resources without a valid id and type (" + armid.Printable(cid) + ")", Type: unknownType}
+				found[it][u.ID] = u
+				continue
+			}
+			if !armid.Contains(it.id, cid) {
+				continue
+			}
+			k := armid.Key(cid)
+			found[it][k] = plan.CascadeItem{ID: cid, Type: typ, Managed: managed[k]}
+			roots[k] = root{id: cid, typ: typ}
+		}
+	}
+	// Resources known to the manifests or the state inside a destroyed one,
+	// by walking each known ID's ancestors: linear in the known IDs.
+	inside := map[string]*item{}
+	for _, it := range destroyed {
+		inside[it.key] = it
+	}
+	addKnown := func(id, typ string) {
+		k := armid.Key(id)
+		for i := strings.LastIndexByte(k, '/'); i > 0; i = strings.LastIndexByte(k[:i], '/') {
+			if it := inside[k[:i]]; it != nil {
+				if _, ok := found[it][k]; !ok {
+					found[it][k] = plan.CascadeItem{ID: id, Type: typ, Managed: managed[k]}
+				}
+			}
+		}
+	}
+	for _, it := range items {
+		addKnown(it.id, it.typ)
+	}
+	for _, r := range sc.recs {
+		addKnown(r.ID, r.Type)
+	}
+	if err := cs.listChildren(ctx, roots); err != nil {
+		return err
+	}
+	for _, it := range destroyed {
+		for rk, kids := range cs.found {
+			if rk != it.key && !armid.Contains(it.key, rk) {
+				continue
+			}
+			for _, c := range kids {
+				k := armid.Key(c.ID)
+				if c.Type == unknownType {
+					k = c.ID
+				}
+				if _, ok := found[it][k]; !ok {
+					found[it][k] = c
+				}
+			}
+		}
+		out := make([]plan.CascadeItem, 0, len(found[it]))
+		for _, c := range found[it] {
+			out = append(out, c)
+		}
+		sort.Slice(out, func(i, j int) bool { return armid.Key(out[i].ID) < armid.Key(out[j].ID) })
+		it.planned.Cascade = out
+	}
+	return nil
+}
+
+type root struct{ id, typ, ver string }
+
+// cascadeScan lists child resources below the roots.
+type cascadeScan struct {
+	e       *Engine
+	managed map[string]bool
+	sc      planScope
+
+	mu    sync.Mutex
+	found map[string][]plan.CascadeItem // root key -> descendants found by listing
+}
+
+func (cs *cascadeScan) listChildren(ctx context.Context, roots map[string]root) error {
+	src, _ := cs.e.Schemas.(ChildTypeSource)
+	if src == nil {
+		return nil // no schema: no child types known
+	}
+	kids := cs.e.childTypes(src)
+	lister, _ := cs.e.ARM.(Lister)
+	var g errgroup.Group
+	g.SetLimit(cascadeListConcurrency)
+	for k, r := range roots {
+		g.Go(func() error {
+			var out []plan.CascadeItem
+			cs.walk(ctx, src, kids, lister, r, 0, &out)
+			cs.mu.Lock()
+			cs.found[k] = out
+			cs.mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return ctx.Err()
+}
+
+// walk lists every child type of r and descends into what it finds.
+func (cs *cascadeScan) walk(ctx context.Context, src ChildTypeSource, kids map[string][]string, lister Lister, r root, depth int, out *[]plan.CascadeItem) {
+	if depth >= maxCascadeDepth || ctx.Err() != nil {
+		return
+	}
+	for _, ct := range kids[strings.ToLower(r.typ)] {
+		seg := ct[strings.LastIndexByte(ct, '/')+1:]
+		coll := strings.TrimRight(r.id, "/") + "/" + seg
+		unknown := func(why string) {
+			*out = append(*out, plan.CascadeItem{ID: coll + " (" + why + ")", Type: unknownType})
+		}
+		if lister == nil {
+			unknown("child resources could not be listed")
+			continue
+		}
+		ver := cs.e.childVersion(src, ct, r)
+		entries, err := lister.List(ctx, coll, ver)
+		if err != nil {
+			switch arm.StatusCode(err) {
+			case http.StatusNotFound, http.StatusMethodNotAllowed:
+				// No such collection (or the parent is gone): nothing there.
+				continue
+			}
+			unknown("listing failed: " + oneLine(err.Error()))
+			continue
+		}
+		for _, c := range entries {
+			cid, _ := c["id"].(string)
+			x, perr := armid.Parse(cid)
+			if perr != nil || !armid.Contains(r.id, cid) {
+				unknown("an entry without a valid id inside it: " + armid.Printable(cid))
+				continue
+			}
+			child := root{id: cid, typ: x.Type(), ver: ver}
+			if !implicitChild(child.typ, x.Name()) {
+				k := armid.Key(cid)
+				*out = append(*out, plan.CascadeItem{ID: cid, Type: child.typ, Managed: cs.managed[k] || cs.declaredInline(r.id, seg)})
+			}
+			cs.walk(ctx, src, kids, lister, child, depth+1, out)
+		}
+	}
+}
+
+// declaredInline reports whether a managed parent declares the child
+// collection in its own body (an NSG's securityRules, a vnet's subnets):
+// those children are the parent manifest's, owned as a whole collection.
+func (cs *cascadeScan) declaredInline(parentID, seg string) bool {
+	k := armid.Key(parentID)
+	if !cs.managed[k] {
+		return false
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	var body map[string]any
+	if it := cs.sc.byKey[k]; it != nil && it.res != nil {
+		body = it.res.Body
+	} else if r := cs.sc.recs[k]; r != nil {
+		if cs.sc.bodies != nil && cs.sc.bodies.load(context.Background(), r) != nil {
+			return false
+		}
+		body = r.LastApplied
+	}
+	props, _ := body["properties"].(map[string]any)
+	for name := range props {
+		if strings.EqualFold(name, seg) {
+			return true
+		}
+	}
+	return false
+}
+
+// childTypes indexes the schema's types by parent type, once per engine.
+func (e *Engine) childTypes(src ChildTypeSource) map[string][]string {
+	e.kidsOnce.Do(func() {
+		e.kids = map[string][]string{}
+		for _, t := range src.Types() {
+			i := strings.LastIndexByte(t, '/')
+			if i < 0 || strings.Count(t, "/") < 2 {
+				continue // a top-level type has no parent type
+			}
+			p := strings.ToLower(t[:i])
+			e.kids[p] = append(e.kids[p], t)
+		}
+	})
+	return e.kids
+}
+
+// childVersion lists a child collection with the parent's api-version when
+// the child type has it (they are usually published together), else the
+// child's newest.
+func (e *Engine) childVersion(src ChildTypeSource, childType string, parent root) string {
+	if parent.ver != "" && src.HasVersion(childType, parent.ver) {
+		return parent.ver
+	}
+	return src.NewestVersion(childType)
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// dropCascaded forgets the state records of resources ARM deleted with
+// it, once the delete is confirmed. Resources handled by their own item in
+// this run keep their records until that item decides.
+func (e *Engine) dropCascaded(ctx context.Context, p *Prepared, it *item) error {
+	own := p.ownKeys()
+	for _, c := range it.planned.Cascade {
+		k := armid.Key(c.ID)
+		if own[k] || p.records[k] == nil {
+			continue
+		}
+		if err := e.Store.Delete(ctx, c.ID); err != nil {
+			return fmt.Errorf("forgetting %s, deleted by ARM with %s: %w", armid.Printable(c.ID), it.display(), err)
+		}
+	}
+	return nil
+}
+
+// ownKeys is the set of the plan's item keys, built once: a delete of many
+// resources used to rebuild it per deleted resource (quadratic).
+func (p *Prepared) ownKeys() map[string]bool {
+	p.ownOnce.Do(func() {
+		p.own = make(map[string]bool, len(p.items))
+		for _, x := range p.items {
+			p.own[x.key] = true
+		}
+	})
+	return p.own
+}
