@@ -215,6 +215,11 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 			}
 			return s.page(r, bodies(s.store.children(p.ParentID(), p.Type())))
 		case http.MethodPost:
+			if len(p.Names) > 0 {
+				if err := s.checkLocks(p.ParentID(), lockOpAction); err != nil {
+					return reply{err: err}
+				}
+			}
 			return s.postAction(p, nil, body)
 		}
 		return methodNotAllowed(m)
@@ -229,6 +234,20 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 			if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
 				return reply{err: err}
 			}
+		}
+	}
+	switch m {
+	case http.MethodPut, http.MethodPatch:
+		if err := s.checkLocks(p.Raw, lockOpWrite); err != nil {
+			return reply{err: err}
+		}
+	case http.MethodDelete:
+		if err := s.checkLocks(p.Raw, lockOpDelete); err != nil {
+			return reply{err: err}
+		}
+	case http.MethodPost:
+		if err := s.checkLocks(p.Raw, lockOpAction); err != nil {
+			return reply{err: err}
 		}
 	}
 	switch m {

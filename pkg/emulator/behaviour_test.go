@@ -313,6 +313,13 @@ func TestTenantSubscriptionAndExtensionScopes(t *testing.T) {
 	if l := do(t, http.MethodGet, u+kv+"/providers/Microsoft.Authorization/locks?api-version=2020-05-01", nil); !strings.Contains(l.Raw, "l1") {
 		t.Fatalf("extension list: %s", l.Raw)
 	}
+	// The lock binds: the group cannot go while it stands (locks_test.go).
+	if r := do(t, http.MethodDelete, u+sub+"/resourceGroups/rg?api-version=2021-04-01", nil); r.Status != 409 || errCode(r) != "ScopeLocked" {
+		t.Fatalf("group delete under a lock: %d %s", r.Status, r.Raw)
+	}
+	// A level that locks nothing leaves the extension resource in place for
+	// the cascade check below.
+	do(t, http.MethodPut, u+lock+"?api-version=2020-05-01", map[string]any{"properties": map[string]any{"level": "NotSpecified"}})
 	// Deleting the group removes everything in it, extension resources too.
 	r = do(t, http.MethodDelete, u+sub+"/resourceGroups/rg?api-version=2021-04-01", nil)
 	if r.Status != 202 {

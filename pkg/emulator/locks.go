@@ -2,6 +2,8 @@ package emulator
 
 import (
 	"net/http"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -34,4 +36,93 @@ func (s *Server) checkParentLock(p armPath) *armError {
 			op.statusURL)
 	}
 	return nil
+}
+
+// Management locks (Microsoft.Authorization/locks) are enforced by ARM's
+// front door before a request reaches the resource provider:
+//   - CanNotDelete refuses DELETE of the locked scope, of anything under it,
+//     and of any parent (a resource group) whose deletion would take a
+//     locked resource with it;
+//   - ReadOnly refuses that and also PUT, PATCH and every POST action on
+//     the scope or under it — listKeys included, since it is a POST.
+//
+// Both answer 409 ScopeLocked "The scope '…' cannot perform write|delete
+// operation because following scope(s) are locked: '…'. Please remove the
+// lock and try again." Lock operations themselves are exempt (a lock can
+// always be removed). Source: Microsoft Learn, "Lock your Azure resources
+// to protect your infrastructure" (azure-resource-manager/management/
+// lock-resources: inheritance, the POST/listKeys example, resource-group
+// deletion); the message and code as Azure answered them in public issue
+// and troubleshooting transcripts (storage listKeys under ReadOnly reports
+// "cannot perform write operation").
+
+const (
+	lockCanNotDelete = "cannotdelete"
+	lockReadOnly     = "readonly"
+)
+
+// lockOp is what a request would do to its scope, as ARM names it in the
+// ScopeLocked message.
+type lockOp string
+
+const (
+	lockOpWrite  lockOp = "write"
+	lockOpDelete lockOp = "delete"
+	lockOpAction lockOp = "action" // a POST: refused by ReadOnly, reported as a write
+)
+
+// checkLocks refuses op on target when a lock forbids it. Caller holds s.mu.
+func (s *Server) checkLocks(target string, op lockOp) *armError {
+	if target == "" {
+		return nil
+	}
+	if tp, ok := parsePath(target); ok && tp.Kind == kindResource && strings.EqualFold(tp.Type(), "Microsoft.Authorization/locks") {
+		return nil
+	}
+	var locked []string
+	for _, res := range s.store.res {
+		if !strings.EqualFold(res.Type, "Microsoft.Authorization/locks") {
+			continue
+		}
+		lp, ok := parsePath(res.ID)
+		if !ok || lp.Kind != kindResource {
+			continue
+		}
+		level := strings.ToLower(strAt(res.Body, "properties", "level"))
+		if level != lockCanNotDelete && level != lockReadOnly {
+			continue
+		}
+		if op != lockOpDelete && level != lockReadOnly {
+			continue
+		}
+		scope := lp.Scope
+		covers := armid.Equal(scope, target) || armid.Contains(scope, target)
+		if op == lockOpDelete && armid.Contains(target, scope) {
+			covers = true // deleting a parent deletes the locked resource
+		}
+		if covers && !slices.ContainsFunc(locked, func(l string) bool { return armid.Equal(l, scope) }) {
+			locked = append(locked, scope)
+		}
+	}
+	if len(locked) == 0 {
+		return nil
+	}
+	sort.Strings(locked)
+	verb := "write"
+	if op == lockOpDelete {
+		verb = "delete"
+	}
+	return newError(http.StatusConflict, "ScopeLocked",
+		"The scope '%s' cannot perform %s operation because following scope(s) are locked: '%s'. Please remove the lock and try again.",
+		target, verb, strings.Join(locked, "','"))
+}
+
+// strAt reads a string at keys under v ("" when absent).
+func strAt(v any, keys ...string) string {
+	for _, k := range keys {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
 }

@@ -24,6 +24,7 @@ var suites = []func(context.Context, *env, *runner){
 	validation,
 	lists,
 	raw,
+	locks,
 }
 
 const (
