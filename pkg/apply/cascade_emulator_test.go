@@ -1,0 +1,114 @@
+package apply
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+)
+
+// emulated serves an in-process emulator and returns a client for it.
+func emulated(t *testing.T) (*emulator.Server, *arm.Client) {
+	t.Helper()
+	o := emulator.DefaultOptions()
+	o.LRODuration = 10 * time.Millisecond
+	o.Seed = 1
+	srv, err := emulator.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	ao := arm.DefaultOptions()
+	ao.Endpoint = hs.URL
+	c, err := arm.New(ao)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+// TestCascadeFindsChildResources: deleting a DNS zone or a Key Vault
+// takes the record sets and secrets inside it, which a resource group's
+// /resources listing never shows. Children nobody manages are found by
+// listing the schema's child types and refuse the plan (issue 27 item 3).
+func TestCascadeFindsChildResources(t *testing.T) {
+	zone := idOf("rg1", "Microsoft.Network/dnsZones", "example.com")
+	vault := idOf("rg1", "Microsoft.KeyVault/vaults", "kv-cascade")
+	for _, tc := range []struct {
+		name, parent, parentVer, child string
+		parentBody, childBody          map[string]any
+	}{
+		{"DNS zone and an A record", zone, "2018-05-01", zone + "/A/www",
+			map[string]any{"location": "global"},
+			map[string]any{"properties": map[string]any{"TTL": 300, "ARecords": []any{map[string]any{"ipv4Address": "10.0.0.1"}}}}},
+		{"Key Vault and a secret", vault, "2023-07-01", vault + "/secrets/db-password",
+			map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000aa", "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true}},
+			map[string]any{"properties": map[string]any{"value": "not-ours"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			srv, c := emulated(t)
+			for _, s := range []struct {
+				id, ver string
+				b       map[string]any
+			}{{rg1, "2021-04-01", map[string]any{"location": "westeurope"}}, {tc.parent, tc.parentVer, tc.parentBody}, {tc.child, tc.parentVer, tc.childBody}} {
+				// Seeded bodies are stored as given: add the envelope ARM returns.
+				b := map[string]any{"id": s.id, "name": lastName(s.id), "type": armTypeOf(s.id)}
+				for k, v := range s.b {
+					b[k] = v
+				}
+				if err := srv.Seed(s.id, s.ver, b); err != nil {
+					t.Fatalf("seeding %s: %v", s.id, err)
+				}
+			}
+			pr := res(tc.parent, tc.parentBody)
+			pr.APIVersion = tc.parentVer
+			rec := recordOf(tc.parent, tc.parentBody, DefaultSet)
+			rec.APIVersion = tc.parentVer
+			o := DefaultOptions()
+			o.Delete = true
+			e := &Engine{ARM: c, Store: newMemStore(rec), Schemas: schema.Default(), Options: o}
+			p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{pr}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = e.Check(p)
+			if err == nil || !strings.Contains(err.Error(), "--allow-cascade") || !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.child)) {
+				t.Fatalf("Check = %v, want a cascade refusal naming %s", err, tc.child)
+			}
+			if _, err := e.Execute(ctx, p); err == nil {
+				t.Fatal("Execute ran a refused plan")
+			}
+			if _, err := c.Get(ctx, tc.child, tc.parentVer); err != nil {
+				t.Fatalf("the child is gone after a refused plan: %v", err)
+			}
+			// Once it is managed (in state), the same delete goes ahead.
+			st := newMemStore(rec, &state.Record{ID: tc.child, Type: "x", APIVersion: tc.parentVer, Set: DefaultSet})
+			e = &Engine{ARM: c, Store: st, Schemas: schema.Default(), Options: o}
+			p, err = e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{pr}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Check(p); err != nil {
+				t.Fatalf("a managed child still refuses: %v", err)
+			}
+		})
+	}
+}
+
+func armTypeOf(id string) string {
+	x, err := armid.Parse(id)
+	if err != nil {
+		panic(err)
+	}
+	return x.Type()
+}
