@@ -435,12 +435,17 @@ func (e *Engine) read(ctx context.Context, it *item) error {
 	case err != nil:
 		return fmt.Errorf("reading %s: %w", it.display(), err)
 	}
-	it.live, it.liveEtag = resp.Body, resp.ETag
-	if it.live == nil {
-		it.live = map[string]any{}
+	if resp == nil || resp.Body == nil {
+		// An answer without a body is not an empty resource: writing from
+		// it would drop every property the manifest does not name.
+		return fmt.Errorf("reading %s: %w", it.display(), errNoBody)
 	}
+	it.live, it.liveEtag = resp.Body, resp.ETag
 	return nil
 }
+
+// errNoBody is a read that answered success without a resource body.
+var errNoBody = errors.New("ARM answered without a readable resource body; nothing was written for it: run again, and report it if it persists")
 
 // readAll reads the live state of every item whose ID is known, by
 // collection where the ARM client finds that cheaper (unless
@@ -473,11 +478,10 @@ func (e *Engine) readAll(ctx context.Context, items []*item) error {
 			return fmt.Errorf("reading %s: %w", it.display(), r.Err)
 		case !r.Exists:
 			it.live, it.liveEtag = nil, ""
+		case r.Body == nil:
+			return fmt.Errorf("reading %s: %w", it.display(), errNoBody)
 		default:
 			it.live, it.liveEtag = r.Body, r.Etag
-			if it.live == nil {
-				it.live = map[string]any{}
-			}
 		}
 	}
 	return ctx.Err()

@@ -421,6 +421,9 @@ func definitelyRejected(err error) bool {
 // live on owned paths.
 func (e *Engine) recordAfterRead(ctx context.Context, p *Prepared, it *item) error {
 	resp, err := e.ARM.Get(ctx, it.id, it.ver)
+	if err == nil && (resp == nil || resp.Body == nil) {
+		err = errNoBody
+	}
 	if err != nil {
 		return fmt.Errorf("reading %s back after the write (the write succeeded; the next run records it): %w", it.display(), err)
 	}

@@ -24,6 +24,9 @@ func (e *Engine) Repair(ctx context.Context) ([]state.RepairAction, error) {
 			if arm.IsNotFound(err) {
 				return nil, "", false, nil
 			}
+			if err == nil && (resp == nil || resp.Body == nil) {
+				err = errNoBody
+			}
 			if err != nil {
 				return nil, "", false, err
 			}
