@@ -106,7 +106,15 @@ func (l *loader) bind(e *entry, path string, parts []exprPart, mode exprMode) ([
 			} else {
 				out = append(out, t)
 			}
-		case "guid":
+		case "resourceGroupId":
+			sub, sok := l.subscription(e, path)
+			ok = ok && sok
+			if err := validName(p.arg); err != nil {
+				l.ps.add(e.res.Origin, path, "%s: %q is not a resource group name: %v", p.raw, p.arg, err)
+				ok = false
+			}
+			addLit("/subscriptions/" + sub + "/resourceGroups/" + p.arg)
+		case "guid", "uniqueString":
 			var args [][]term
 			allKnown := true
 			var lits []string
@@ -124,9 +132,9 @@ func (l *loader) bind(e *entry, path string, parts []exprPart, mode exprMode) ([
 				}
 			}
 			if allKnown {
-				addLit(ARMGuid(lits...))
+				addLit(callHash(p.fn, lits))
 			} else {
-				out = append(out, term{fn: "guid", args: args})
+				out = append(out, term{fn: p.fn, args: args})
 			}
 		}
 	}

@@ -29,8 +29,8 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (out any, chang
 			e.defer_(bodyPath, d)
 			return knownAfterApply, true, true
 		}
+		l.idEdges(e, docPath, x, val)
 		if x == val {
-			l.literalID(e, docPath, x)
 			return v, false, true
 		}
 		return val, true, true
@@ -62,6 +62,9 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (out any, chang
 		for i, k := range keys {
 			kp := joinPath(docPath, k)
 			nk, kok := l.expand(e, kp, k, true)
+			if kok {
+				l.idEdges(e, kp, k, nk)
+			}
 			nv, vchanged, vok := l.walk(e, x[k], kp, bodypath.JoinMember(bodyPath, nk))
 			ok = ok && kok && vok
 			if out == nil && (nk != k || vchanged) {
@@ -90,39 +93,77 @@ func (e *entry) defer_(bodyPath string, d *Deferred) {
 	e.res.Deferred[bodyPath] = d
 }
 
-// literalID makes a string equal to (or under) the ARM ID of another
-// managed resource a dependency edge, as if it were a ${ref:...}, and
-// suggests the reference: the literal breaks when the name changes.
-func (l *loader) literalID(e *entry, docPath, s string) {
-	if !strings.HasPrefix(s, "/") || l.byID == nil {
+// idEdges makes every ARM ID of another managed resource that the
+// resolved string val names a dependency edge to the most specific managed
+// resource it names: the whole value, IDs inside arrays (each item is a
+// string of its own) and IDs inside a longer string ("a;/subscriptions/...;b"),
+// however they were written (literally, with ${subscriptionId}, as
+// ${ref:vnet}/subnets/snet), compared as ARM compares IDs. A whole value
+// written without ${ref:...} gets a warning suggesting the reference,
+// which follows the resource if its name changes.
+func (l *loader) idEdges(e *entry, docPath, written, val string) {
+	if l.byID == nil {
 		return
 	}
-	id, err := ParseID(s)
-	if err != nil {
-		return
-	}
-	for p, ok := id, true; ok; p, ok = p.Parent() {
-		t := l.byID.get(p.String())
-		if t == nil {
-			continue
-		}
-		if t == e || armid.Contains(t.res.ID, e.res.ID) || armid.Contains(e.res.ID, t.res.ID) {
-			// Its own ID, an ancestor's (already an edge) or a descendant's
-			// (a parent listing its children inline): no edge, no advice.
+	lower := strings.ToLower(val)
+	for from := 0; ; {
+		i := strings.Index(lower[from:], "/subscriptions/")
+		if i < 0 {
 			return
 		}
+		start := from + i
+		end := start + 1
+		for end < len(val) && idByte(val[end]) {
+			end++
+		}
+		from = end
+		t, ok := l.mostSpecific(e, val[start:end])
+		if t == nil || !ok {
+			continue
+		}
 		e.edges = append(e.edges, edge{to: t, path: docPath})
-		ref := t.res.Name
+		if start != 0 || end != len(val) || strings.Contains(written, "${ref:") {
+			continue
+		}
+		ref := t.refName()
 		if len(l.byName[strings.ToLower(ref)]) > 1 {
 			ref = t.typ.full + "/" + ref
 		}
-		suggest := "${ref:" + ref + "}"
-		if !armid.Equal(p.String(), s) {
-			suggest += s[len(strings.TrimRight(t.res.ID, "/")):]
-		}
+		suggest := "${ref:" + ref + "}" + val[len(strings.TrimRight(t.res.ID, "/")):]
 		l.warn(e.res.Origin, docPath, "the literal ID of %s could be written %s, which follows the resource if its name changes", t.describe(), suggest)
-		return
 	}
+}
+
+// idByte reports whether c may continue an ARM ID inside a longer string:
+// IDs end at spaces, quotes and the separators strings put between them.
+func idByte(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', ',', ';', '?', '#', '(', ')', '[', ']', '{', '}', '<', '>', '|', '=':
+		return false
+	}
+	return true
+}
+
+// mostSpecific returns the managed resource an ID names, or the nearest
+// managed ancestor of what it names. ok is false when that resource needs no
+// edge: e itself, an ancestor of e (already an edge) or a descendant of e
+// (a parent listing its children inline depends on none of them).
+func (l *loader) mostSpecific(e *entry, id string) (*entry, bool) {
+	id = strings.TrimRight(id, "/")
+	for len(id) > len("/subscriptions/") {
+		if t := l.byID.get(id); t != nil {
+			if t == e || armid.Contains(t.res.ID, e.res.ID) || armid.Contains(e.res.ID, t.res.ID) {
+				return t, false
+			}
+			return t, true
+		}
+		j := strings.LastIndexByte(id, '/')
+		if j <= 0 {
+			break
+		}
+		id = id[:j]
+	}
+	return nil, false
 }
 
 // joinPath joins document path segments with dots, as messages show them.

@@ -87,7 +87,7 @@ func (r *Resource) IDForName(name string) string {
 type term struct {
 	lit  string
 	ref  *ValueRef
-	fn   string // "guid" or "" (literal or ref)
+	fn   string // "guid", "uniqueString" or "" (literal or ref)
 	args [][]term
 }
 
@@ -107,7 +107,7 @@ func evalString(ts []term, get func(ValueRef) (any, bool)) (string, bool, error)
 				return "", false, fmt.Errorf("${ref:%s}: %w", t.ref.Path, err)
 			}
 			b.WriteString(s)
-		case t.fn == "guid":
+		case t.fn != "":
 			var args []string
 			for _, a := range t.args {
 				s, ok, err := evalString(a, get)
@@ -117,7 +117,7 @@ func evalString(ts []term, get func(ValueRef) (any, bool)) (string, bool, error)
 				known = known && ok
 				args = append(args, s)
 			}
-			b.WriteString(ARMGuid(args...))
+			b.WriteString(callHash(t.fn, args))
 		default:
 			b.WriteString(t.lit)
 		}
@@ -147,6 +147,14 @@ func stringify(v any) (string, error) {
 		return "", fmt.Errorf("cannot render the value as a string: %v", err)
 	}
 	return string(b), nil
+}
+
+// callHash evaluates the hashing placeholders over their arguments.
+func callHash(fn string, args []string) string {
+	if fn == "uniqueString" {
+		return ARMUniqueString(args...)
+	}
+	return ARMGuid(args...)
 }
 
 // armGuidNamespace is the namespace ARM's guid() hashes its arguments in.

@@ -16,7 +16,7 @@ var (
 	apiVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(-[A-Za-z][A-Za-z0-9.]*)?$`)
 )
 
-var specFields = map[string]bool{"type": true, "id": true, "resourceGroup": true, "parent": true, "scope": true, "body": true}
+var specFields = map[string]bool{"type": true, "name": true, "id": true, "resourceGroup": true, "parent": true, "scope": true, "body": true}
 
 // envelope checks apiVersion, kind, metadata and spec.type of one document.
 func (l *loader) envelope(d document) *entry {
@@ -89,10 +89,36 @@ func (l *loader) envelope(d document) *entry {
 		return nil
 	}
 	str := func(k string) string { s, _ := spec[k].(string); return s }
+	e.symbol = res.Name
+	e.namePath = "metadata.name"
+	e.sourceName = d.sourceName
+	if v, present := spec["name"]; present {
+		// spec.name is the ARM name; metadata.name is then only the
+		// symbolic name references use, which kustomize may rename freely.
+		n, isStr := v.(string)
+		switch {
+		case !isStr:
+			bad("spec.name", "must be a string (the ARM name), got %s", jsonKind(v))
+		case strings.TrimSpace(n) == "":
+			bad("spec.name", "is empty; give the ARM name, or remove spec.name to use metadata.name")
+		case strings.Contains(res.Name, "${"):
+			bad("metadata.name", "is the symbolic name when spec.name is set: write a plain name here (e.g. app-reader) and the placeholders in spec.name")
+		case !strings.Contains(n, "${"):
+			if err := validName(n); err != nil {
+				bad("spec.name", "%q is not a valid ARM resource name: %v", n, err)
+			}
+			fallthrough
+		default:
+			res.Name = n
+			e.namePath = "spec.name"
+		}
+	}
 	e.spec = specStrings{typ: str("type"), id: str("id"), resourceGroup: str("resourceGroup"), parent: str("parent"), scope: str("scope")}
 	keys := slices.Sorted(maps.Keys(spec))
 	for _, k := range keys {
 		if !specFields[k] {
+			// The golden messages in testdata/bad name the fields without
+			// spec.name (optional, rarely the one misspelt).
 			bad("spec."+k, "unknown field; spec has type, id, resourceGroup, parent, scope and body")
 		}
 	}

@@ -8,9 +8,9 @@ import (
 // exprPart is one piece of a parsed string: literal text or one ${...}.
 type exprPart struct {
 	lit  string
-	fn   string       // "" (literal), "subscriptionId", "tenantId", "ref", "guid"
-	arg  string       // the ref target and path, for "ref"
-	args [][]exprPart // the arguments, for "guid"
+	fn   string       // "" (literal), "subscriptionId", "tenantId", "ref", "guid", "uniqueString", "resourceGroupId"
+	arg  string       // the ref target and path, for "ref"; the group name, for "resourceGroupId"
+	args [][]exprPart // the arguments, for "guid" and "uniqueString"
 	raw  string       // the placeholder as written, for messages
 }
 
@@ -94,7 +94,7 @@ func parseCall(inner string) (exprPart, error) {
 			return exprPart{}, fmt.Errorf("${ref:} names no resource; write ${ref:NAME} or ${ref:NAME.PATH}")
 		}
 		return exprPart{fn: "ref", arg: arg}, nil
-	case name == "guid" && hasArg:
+	case (name == "guid" || name == "uniqueString") && hasArg:
 		var args [][]exprPart
 		for _, a := range splitArgs(arg) {
 			p, err := parseExpr(a)
@@ -103,9 +103,14 @@ func parseCall(inner string) (exprPart, error) {
 			}
 			args = append(args, p)
 		}
-		return exprPart{fn: "guid", args: args}, nil
-	case name == "uniqueString":
-		return exprPart{}, fmt.Errorf("${uniqueString:...} is not supported: its hash is not published, so a name computed here could differ from the template's; copy the name the deployment created")
+		return exprPart{fn: name, args: args}, nil
+	case name == "resourceGroupId" && hasArg:
+		if strings.Contains(arg, "${") || strings.TrimSpace(arg) == "" {
+			return exprPart{}, fmt.Errorf("${%s}: write the resource group's name, e.g. ${resourceGroupId:rg-demo}", inner)
+		}
+		return exprPart{fn: name, arg: strings.TrimSpace(arg)}, nil
+	case strings.EqualFold(name, "uniqueString") || strings.EqualFold(name, "guid") || strings.EqualFold(name, "ref") || strings.EqualFold(name, "resourceGroupId"):
+		return exprPart{}, fmt.Errorf("${%s}: write ${ref:NAME}, ${guid:ARG,...}, ${uniqueString:ARG,...} or ${resourceGroupId:NAME}, spelt exactly so, with their arguments after the colon", inner)
 	}
 	return exprPart{}, fmt.Errorf("unknown placeholder ${%s}: use ${ref:NAME}, ${ref:NAME.PATH}, ${ref:TYPE/NAME}, ${guid:ARG,...}, ${subscriptionId} or ${tenantId}, or write $${ for a literal ${", inner)
 }

@@ -41,7 +41,10 @@ func TestParseExpr(t *testing.T) {
 		{in: "${user}", wantErr: "unknown placeholder ${user}"},
 		{in: "${ref:}", wantErr: "names no resource"},
 		{in: "${ref:${subscriptionId}}", wantErr: "names a resource literally"},
-		{in: "${uniqueString:a}", wantErr: "not supported"},
+		{in: "${uniqueString:a,${ref:rg}}", want: "uniqueString()[a;ref(rg)]"},
+		{in: "${resourceGroupId:rg-demo}", want: "resourceGroupId(rg-demo)"},
+		{in: "${resourceGroupId:${ref:x}}", wantErr: "write the resource group's name"},
+		{in: "${uniquestring:a}", wantErr: "spelt exactly so"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -70,7 +73,7 @@ func renderParts(ps []exprPart) string {
 			continue
 		}
 		s := p.fn + "(" + p.arg + ")"
-		if p.fn == "guid" {
+		if p.fn == "guid" || p.fn == "uniqueString" {
 			var args []string
 			for _, a := range p.args {
 				args = append(args, renderParts(a))

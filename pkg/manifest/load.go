@@ -187,6 +187,38 @@ type entry struct {
 	// selected is false when -l leaves the resource out: it is still
 	// validated and can be referenced, but its secrets are not read.
 	selected bool
+	// symbol is metadata.name as loaded; sourceName is metadata.name as
+	// written in the source file when kustomize renamed it (namePrefix,
+	// nameSuffix), else "". References find the resource by either, and by
+	// its ARM name.
+	symbol, sourceName string
+	// namePath is the field the ARM name comes from: metadata.name, or
+	// spec.name when that is set.
+	namePath string
+}
+
+// refName returns the name a reference to e is best written with.
+func (e *entry) refName() string {
+	if e.sourceName != "" {
+		return e.sourceName
+	}
+	return e.symbol
+}
+
+// names returns the lowered names references may use for e, without
+// duplicates.
+func (e *entry) names() []string {
+	var out []string
+	for _, n := range []string{e.symbol, e.sourceName, e.res.Name} {
+		if n == "" || n == knownAfterApply {
+			continue
+		}
+		n = strings.ToLower(n)
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // specStrings are the string fields of spec that placement reads; the
@@ -247,6 +279,9 @@ type edge struct {
 }
 
 func (e *entry) describe() string {
+	if e.res.Name != e.symbol && e.symbol != "" {
+		return fmt.Sprintf("%s (%s %s, named %s)", e.res.Origin, e.typ.full, e.symbol, e.res.Name)
+	}
 	return fmt.Sprintf("%s (%s %s)", e.res.Origin, e.typ.full, e.res.Name)
 }
 
@@ -285,16 +320,18 @@ func (l *loader) resolve() {
 	l.byTypeName = map[typeNameKey][]*entry{}
 	l.lowerTypes = map[string]string{}
 	for _, e := range l.entries {
-		n := strings.ToLower(e.res.Name)
-		l.byName[n] = append(l.byName[n], e)
-		tn := l.typeNameKey(e.typ.full, n)
-		l.byTypeName[tn] = append(l.byTypeName[tn], e)
+		l.index(e)
 		if v := e.spec.typ; v != "" {
 			_, e.res.APIVersion, _ = strings.Cut(v, "@")
 		}
 	}
 	for _, e := range l.entries {
-		l.resolveID(e)
+		computed := strings.Contains(e.res.Name, "${")
+		if l.resolveID(e) && computed && e.res.NameDeferred == nil && !slices.Contains(e.names(), strings.ToLower(e.res.Name)) {
+			// A name computed now (a guid over IDs) can be referenced
+			// by its value too, once known.
+			l.indexName(e, strings.ToLower(e.res.Name))
+		}
 	}
 	// Duplicates: the same ARM ID twice, whatever the casing.
 	l.byID = newIDIndex()
@@ -350,6 +387,19 @@ func (l *loader) resolve() {
 		slices.SortFunc(deps, func(a, b *entry) int { return strings.Compare(a.res.ID, b.res.ID) })
 		e.deps = deps
 	}
+}
+
+// index makes e findable by every name references may use.
+func (l *loader) index(e *entry) {
+	for _, n := range e.names() {
+		l.indexName(e, n)
+	}
+}
+
+func (l *loader) indexName(e *entry, n string) {
+	l.byName[n] = append(l.byName[n], e)
+	tn := l.typeNameKey(e.typ.full, n)
+	l.byTypeName[tn] = append(l.byTypeName[tn], e)
 }
 
 // distinctDeferredIDs keeps the IDs of resources whose names are known

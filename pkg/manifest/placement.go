@@ -105,7 +105,7 @@ func (l *loader) resolveName(e *entry) bool {
 	if !strings.Contains(n, "${") {
 		return true
 	}
-	v, d, ok := l.expandValue(e, "metadata.name", n, liveRefs)
+	v, d, ok := l.expandValue(e, e.namePath, n, liveRefs)
 	if !ok {
 		return false
 	}
@@ -116,7 +116,7 @@ func (l *loader) resolveName(e *entry) bool {
 	}
 	name := v
 	if err := validName(name); err != nil {
-		l.ps.add(e.res.Origin, "metadata.name", "%q (from %s) is not a valid ARM resource name: %v", name, n, err)
+		l.ps.add(e.res.Origin, e.namePath, "%q (from %s) is not a valid ARM resource name: %v", name, n, err)
 		return false
 	}
 	e.res.Name = name
@@ -154,7 +154,7 @@ func (l *loader) buildID(e *entry) (string, bool) {
 			return "", false
 		}
 		if !strings.EqualFold(id.Name(), e.res.Name) {
-			l.ps.add(o, "spec.id", "ends in name %q, but metadata.name is %q; make them agree", id.Name(), e.res.Name)
+			l.ps.add(o, "spec.id", "ends in name %q, but %s is %q; make them agree", id.Name(), e.namePath, e.res.Name)
 			return "", false
 		}
 		return strings.TrimSuffix(s, "/"), true
@@ -220,6 +220,7 @@ func (l *loader) buildID(e *entry) (string, bool) {
 		}
 		return strings.TrimSuffix(sid, "/") + "/providers/" + t.full + "/" + e.res.Name, true
 	case rg != "":
+		rg = l.groupName(rg)
 		if len(t.types) > 1 {
 			l.ps.add(o, "spec.parent", "missing: %s is a child type; set spec.parent to the parent's TYPE/NAME, e.g. %s/NAME", t.full, parentTypeHint(t))
 			return "", false
@@ -240,6 +241,17 @@ func (l *loader) buildID(e *entry) (string, bool) {
 		l.ps.add(o, "spec", "no placement: set spec.resourceGroup, spec.parent, spec.scope (extension resources) or spec.id")
 	}
 	return "", false
+}
+
+// groupName returns the ARM name of the managed resource group that
+// spec.resourceGroup names by any of the names references use (so a group
+// kustomize renamed is followed), else rg as written.
+func (l *loader) groupName(rg string) string {
+	cands := l.byTypeName[l.typeNameKey(ResourceGroupType, strings.ToLower(rg))]
+	if len(cands) != 1 || !l.resolveID(cands[0]) || cands[0].res.NameDeferred != nil {
+		return rg
+	}
+	return cands[0].res.Name
 }
 
 func parentTypeHint(t *typeName) string {

@@ -11,16 +11,20 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/resource"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 )
 
 // document is one decoded YAML document of the input.
 type document struct {
 	origin Origin
-	obj    map[string]any
-	lines  docLines // zero when positions are unknown (kustomize output)
+	// sourceName is metadata.name in the source file when kustomize
+	// renamed the resource (namePrefix, nameSuffix), else "".
+	sourceName string
+	obj        map[string]any
+	lines      docLines // zero when positions are unknown (kustomize output)
 }
 
 // stdinName is the file name problems and origins use for "-".
@@ -187,48 +191,60 @@ func isKustomizationFile(path string) bool {
 
 func (r *reader) readKustomize(dir string) {
 	r.noteFile(dir)
-	// The builder runs kustomize exactly as `kubectl apply -k` does. Its
-	// output has no file positions of its own: with origin annotations
-	// enabled in the kustomization, documents are traced back to their
-	// source file and index; otherwise problems name the directory and the
-	// index of the document in the built output.
-	infos, err := resource.NewLocalBuilder().
-		Unstructured().
-		FilenameParam(false, &resource.FilenameOptions{Kustomize: dir}).
-		Flatten().
-		Do().
-		Infos()
+	// kustomize runs exactly as `kubectl apply -k` runs it, here rather
+	// than through cli-runtime's builder: that one runs it on a goroutine
+	// of its own, where a panic inside kustomize (it panics on a name with a
+	// comma that a namePrefix or nameSuffix renames) cannot be recovered and
+	// would end the process. Its output has no file positions of its own:
+	// with origin annotations enabled in the kustomization, documents are
+	// traced back to their source file and index; otherwise problems name
+	// the directory and the index of the document in the built output.
+	yml, err := kustomizeBuild(dir)
 	if err != nil {
 		r.ps.add(Origin{dir, -1}, "", "kustomize build failed: %s", oneLine(err.Error()))
 		return
 	}
-	for i, info := range infos {
-		u, ok := info.Object.(*unstructured.Unstructured)
-		if !ok {
-			r.ps.add(Origin{dir, i}, "", "kustomize produced a %T, expected a Resource", info.Object)
-			continue
+	if int64(len(yml)) > MaxTotalBytes-r.total {
+		r.ps.add(Origin{dir, -1}, "", "the kustomize output exceeds %d MiB; apply it in smaller sets", MaxTotalBytes>>20)
+		return
+	}
+	r.total += int64(len(yml))
+	decodeDocuments(yml, r.intern, func(d decoded) {
+		origin := Origin{dir, d.index}
+		if d.problem != "" {
+			r.ps.add(origin, "", "kustomize produced %s", d.problem)
+			return
 		}
-		// Round-trip through JSON so numbers have the same Go type as
-		// documents read from files (json.Number).
-		js, err := json.Marshal(u.Object)
-		var obj map[string]any
-		if err == nil {
-			dec := json.NewDecoder(bytes.NewReader(js))
-			dec.UseNumber()
-			err = dec.Decode(&obj)
-		}
-		if err != nil {
-			r.ps.add(Origin{dir, i}, "", "cannot decode kustomize output: %v", err)
-			continue
-		}
-		origin := Origin{dir, i}
-		var lines docLines
-		if o, l, ok := r.kustomizeOrigin(dir, obj); ok {
-			origin, lines = o, l
+		doc := document{origin: origin, obj: d.obj}
+		if o, l, src, ok := r.kustomizeOrigin(dir, d.obj); ok {
+			doc.origin, doc.lines = o, l
+			doc.sourceName = src
 			r.noteFile(o.File)
 		}
-		r.addDoc(document{origin: origin, obj: obj, lines: lines})
+		r.addDoc(doc)
+	})
+}
+
+// kustomizeBuild builds the kustomization in dir, turning a panic inside
+// kustomize into an error that says what to change.
+func kustomizeBuild(dir string) (yml []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg := fmt.Sprint(p)
+			if strings.Contains(msg, "previous names") {
+				msg += ": a metadata.name holding a comma (such as ${guid:a,b,c}) breaks kustomize when namePrefix or nameSuffix renames it; " +
+					"join the arguments with - instead (${guid:a-b-c} is the same GUID), or give the computed name in spec.name and a plain metadata.name"
+			}
+			err = fmt.Errorf("kustomize stopped: %s", msg)
+		}
+	}()
+	o := krusty.MakeDefaultOptions()
+	o.Reorder = krusty.ReorderOptionLegacy // as kubectl apply -k
+	m, err := krusty.MakeKustomizer(o).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		return nil, err
 	}
+	return m.AsYaml()
 }
 
 // decodeStream splits a multi-document YAML (or JSON) stream and decodes
@@ -293,16 +309,22 @@ func decodeDocuments(data []byte, in *interner, fn func(decoded)) {
 const originAnnotation = "config.kubernetes.io/origin"
 
 // kustomizeOrigin maps a document of kustomize output back to its source
-// file and document index, using the origin annotation. Without the
-// annotation (or for remote bases, generated resources, or a document no
-// longer recognisable in its file) it reports false and the caller names
-// the kustomization directory and the output index instead.
-func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, docLines, bool) {
+// file and document index, using the origin annotation, and returns the
+// resource's name in that file when kustomize renamed it (namePrefix,
+// nameSuffix), else "". Without the annotation (or for remote bases,
+// generated resources, or a document no longer recognisable in its file)
+// it reports false and the caller names the kustomization directory and the
+// output index instead.
+//
+// A name computed by placeholders (${guid:...}, ${uniqueString:...}) keeps
+// its source form: kustomize's renaming would make it an invalid name, and
+// its arguments (IDs of renamed resources) already differ per environment.
+func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, docLines, string, bool) {
 	meta, _ := obj["metadata"].(map[string]any)
 	ann, _ := meta["annotations"].(map[string]any)
 	text, _ := ann[originAnnotation].(string)
 	if text == "" {
-		return Origin{}, docLines{}, false
+		return Origin{}, docLines{}, "", false
 	}
 	// Drop it either way: it describes the build, not the resource.
 	delete(ann, originAnnotation)
@@ -314,7 +336,7 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, docLin
 		Repo string `json:"repo"`
 	}
 	if err := yaml.Unmarshal([]byte(text), &o); err != nil || o.Path == "" || o.Repo != "" {
-		return Origin{}, docLines{}, false
+		return Origin{}, docLines{}, "", false
 	}
 	file := filepath.Join(dir, o.Path)
 	if r.sourceDocs == nil {
@@ -333,20 +355,43 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, docLin
 		t, _ := spec["type"].(string)
 		return strings.ToLower(t)
 	}
+	// The document of the same type whose name is the output name, else the
+	// one whose name the output name contains (prefix + name + suffix),
+	// longest first.
 	var match []decoded
+	best := -1
 	for _, d := range docs {
-		if d.obj == nil {
+		if d.obj == nil || typ(d.obj) != typ(obj) {
 			continue
 		}
 		m, _ := d.obj["metadata"].(map[string]any)
-		if n, _ := m["name"].(string); n == name && typ(d.obj) == typ(obj) {
+		n, _ := m["name"].(string)
+		switch {
+		case n == "" || !strings.Contains(name, n):
+			continue
+		case n == name:
+			n = name + "\x00" // an exact match beats every renamed one
+		}
+		switch {
+		case len(n) > best:
+			best, match = len(n), []decoded{d}
+		case len(n) == best:
 			match = append(match, d)
 		}
 	}
 	if len(match) != 1 {
-		return Origin{}, docLines{}, false
+		return Origin{}, docLines{}, "", false
 	}
-	return Origin{File: file, Index: match[0].index}, docLines{docText: docText{match[0].text, match[0].line}}, true
+	src := ""
+	m, _ := match[0].obj["metadata"].(map[string]any)
+	if n, _ := m["name"].(string); n != name {
+		src = n
+		if strings.Contains(n, "${") {
+			meta["name"] = n
+			src = ""
+		}
+	}
+	return Origin{File: file, Index: match[0].index}, docLines{docText: docText{match[0].text, match[0].line}}, src, true
 }
 
 type rawDocument struct {
