@@ -73,3 +73,62 @@ spec:
 		t.Errorf("labels %v annotations %v", r.Labels, r.Annotations)
 	}
 }
+
+// TestAnnotationKeysExact: a key meant for this tool in another casing, or
+// misspelt, is an error naming the key to write, never silently ignored.
+func TestAnnotationKeysExact(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"Azure.Kubectl.io/Prevent-Destroy", "case-sensitive and this one would be ignored; write azure.kubectl.io/prevent-destroy"},
+		{"azure.kubectl.io/Prevent-Destroy", "write azure.kubectl.io/prevent-destroy"},
+		{"AZURE.KUBECTL.IO/IGNORE-CHANGES", "write azure.kubectl.io/ignore-changes"},
+		{"azure.kubectl.io/prevent-destory", "did you mean azure.kubectl.io/prevent-destroy?"},
+		{"azure.kubectl.io/dependson", "did you mean azure.kubectl.io/depends-on?"},
+		{"azure.kubect.io/prevent-destroy", "did you mean azure.kubectl.io/prevent-destroy?"},
+		{"azure.kubectl.io/frobnicate", "unknown annotation of this tool (known: "},
+	}
+	for _, tt := range tests {
+		d := "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: rg-demo\n  annotations:\n    " + tt.key + ": \"true\"\n" +
+			"spec:\n  type: Microsoft.Resources/resourceGroups@2022-09-01\n  body: {location: westeurope}\n"
+		ve := loadErr(t, stdin(d))
+		if len(ve.Problems) != 1 || !strings.Contains(ve.Problems[0].Message, tt.want) || ve.Problems[0].Line != 6 {
+			t.Errorf("%s: problems = %v, want one on line 6 with %q", tt.key, ve.Problems, tt.want)
+		}
+	}
+	// Other prefixes are the user's own.
+	for _, k := range []string{"example.com/prevent-destroy", "azure/owner", "kubectl.kubernetes.io/last-applied-configuration"} {
+		d := "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: rg-demo\n  annotations:\n    " + k + ": x\n" +
+			"spec:\n  type: Microsoft.Resources/resourceGroups@2022-09-01\n  body: {location: westeurope}\n"
+		load(t, stdin(d))
+	}
+}
+
+// TestDependsOnAnnotation: an ordering no body expresses, checked like a
+// reference.
+func TestDependsOnAnnotation(t *testing.T) {
+	ann := func(v string) string {
+		return "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: route\n  annotations:\n    azure.kubectl.io/depends-on: " + v + "\n" +
+			"spec:\n  type: " + idType + "\n  resourceGroup: rg-demo\n  body: {location: westeurope}\n"
+	}
+	rg := doc(rgDocT, rgType, "", "{location: westeurope}")
+	origin := doc("origin-a", idType, "resourceGroup: rg-demo", "{location: westeurope}")
+	s := load(t, docs(rg, origin, ann(`"origin-a"`)))
+	originID := rgID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/origin-a"
+	if r := byName(t, s, "route"); !contains(r.DependsOn, originID) {
+		t.Errorf("DependsOn = %v", r.DependsOn)
+	}
+	s = load(t, docs(rg, origin, ann(`"Microsoft.ManagedIdentity/userAssignedIdentities/origin-a, rg-demo"`)))
+	if r := byName(t, s, "route"); !contains(r.DependsOn, originID) {
+		t.Errorf("TYPE/NAME: DependsOn = %v", r.DependsOn)
+	}
+	for _, tt := range []struct{ v, want string }{
+		{`"origin-b"`, `no resource "origin-b" in the loaded manifests; did you mean origin-a?`},
+		{`"origin-a,,x"`, "has an empty entry"},
+		{`route`, "is this resource itself"},
+	} {
+		ve := loadErr(t, docs(rg, origin, ann(tt.v)))
+		p := ve.Problems[0]
+		if !strings.Contains(p.Message, tt.want) || p.Path != "metadata.annotations.azure.kubectl.io/depends-on" || p.Line != 22 {
+			t.Errorf("%s: %+v, want %q on line 22", tt.v, p, tt.want)
+		}
+	}
+}

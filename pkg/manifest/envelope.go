@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 var (
@@ -208,7 +209,17 @@ const (
 	// AnnotationIgnoreChanges lists body paths (comma-separated, globs
 	// with * allowed) that are never compared, written or drift.
 	AnnotationIgnoreChanges = "azure.kubectl.io/ignore-changes"
+	// AnnotationDependsOn lists resources (NAME or TYPE/NAME, as ${ref:...}
+	// names them, comma-separated) that must be written before this one
+	// and deleted after it although no field of the body names them: a
+	// template's dependsOn for an ordering only the service knows.
+	AnnotationDependsOn = "azure.kubectl.io/depends-on"
 )
+
+// annotationPrefix is the prefix of the tool's own annotation keys.
+const annotationPrefix = "azure.kubectl.io/"
+
+var knownAnnotations = []string{AnnotationPreventDestroy, AnnotationIgnoreChanges, AnnotationDependsOn}
 
 // stringMap reads metadata.labels or metadata.annotations at path: a
 // mapping whose values are strings (notString says how to fix one that is
@@ -261,13 +272,17 @@ func (l *loader) share(m map[string]string) map[string]string {
 }
 
 // checkAnnotation validates the tool's own annotations, so a typo cannot
-// silently switch a protection off.
+// silently switch a protection off: keys are matched exactly (Kubernetes
+// keys are case-sensitive), and a key that looks meant for this tool but is
+// not one of its keys, in any casing or with a misspelt prefix, is an
+// error naming the key to write.
 func checkAnnotation(k, v string) string {
 	switch k {
 	case AnnotationPreventDestroy:
 		if v != "true" && v != "false" {
 			return fmt.Sprintf("must be \"true\" or \"false\", got %q", v)
 		}
+		return ""
 	case AnnotationIgnoreChanges:
 		for _, p := range strings.Split(v, ",") {
 			p = strings.TrimSpace(p)
@@ -278,10 +293,31 @@ func checkAnnotation(k, v string) string {
 				return fmt.Sprintf("path %q: %v", p, err)
 			}
 		}
-	default:
-		if strings.HasPrefix(k, "azure.kubectl.io/") {
-			return "unknown annotation of this tool; known: " + AnnotationPreventDestroy + ", " + AnnotationIgnoreChanges
+		return ""
+	case AnnotationDependsOn:
+		for _, n := range strings.Split(v, ",") {
+			if strings.TrimSpace(n) == "" {
+				return "has an empty entry; list resources as NAME or TYPE/NAME separated by commas, e.g. origin-a,Microsoft.Cdn/profiles/originGroups/og-a"
+			}
+		}
+		return ""
+	}
+	prefix, _, hasSlash := strings.Cut(k, "/")
+	ours := strings.EqualFold(prefix+"/", annotationPrefix)
+	if !ours && hasSlash && len(prefix) >= len(annotationPrefix)-3 {
+		ours = len(schema.Suggest(prefix, []string{strings.TrimSuffix(annotationPrefix, "/")})) > 0
+	}
+	if !ours {
+		return ""
+	}
+	for _, known := range knownAnnotations {
+		if strings.EqualFold(k, known) {
+			return fmt.Sprintf("annotation keys are case-sensitive and this one would be ignored; write %s", known)
 		}
 	}
-	return ""
+	msg := "unknown annotation of this tool"
+	if s := schema.Suggest(annotationPrefix+strings.TrimPrefix(k, prefix+"/"), knownAnnotations); len(s) > 0 {
+		msg += "; did you mean " + s[0] + "?"
+	}
+	return msg + " (known: " + strings.Join(knownAnnotations, ", ") + ")"
 }

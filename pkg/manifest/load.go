@@ -106,6 +106,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	// later phases need moves into its entry and the rest is garbage before
 	// the next document is read.
 	rd := &reader{opts: &opts, ps: ps, fileOrder: map[string]int{}, intern: newInterner(), add: func(d document) {
+		l.origins = l.origins || d.lines.text != nil
 		if e := l.envelope(d); e != nil {
 			e.selected = selector == nil || selector.Matches(labels.Set(e.res.Labels))
 			l.entries = append(l.entries, e)
@@ -312,6 +313,8 @@ type loader struct {
 	types      map[string]*typeName // spec.type parsed, by its text
 
 	subUsed, subReported, tenantReported bool
+	// origins is true when some -k output was traced to its source file.
+	origins bool
 }
 
 // resolve computes IDs, references, secrets, edges and schema findings.
@@ -360,6 +363,7 @@ func (l *loader) resolve() {
 				}
 			}
 		}
+		l.dependsOn(e)
 		body, _, _ := l.walk(e, e.body, "spec.body", "")
 		e.res.Body, _ = body.(map[string]any)
 		if e.res.Body == nil {

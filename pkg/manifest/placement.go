@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 func placementPath(e *entry) string {
@@ -243,6 +244,47 @@ func (l *loader) buildID(e *entry) (string, bool) {
 	return "", false
 }
 
+// refNames lists the names references can use, as TYPE/NAME when
+// withType, for did-you-mean.
+func (l *loader) refNames(withType bool) []string {
+	out := make([]string, 0, len(l.entries))
+	for _, e := range l.entries {
+		n := e.refName()
+		if n == "" || strings.Contains(n, "${") {
+			continue
+		}
+		if withType {
+			n = e.typ.full + "/" + n
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// dependsOn adds the edges AnnotationDependsOn declares: each entry must
+// name a loaded resource, like a reference.
+func (l *loader) dependsOn(e *entry) {
+	v, ok := e.res.Annotations[AnnotationDependsOn]
+	if !ok {
+		return
+	}
+	path := "metadata.annotations." + AnnotationDependsOn
+	for _, n := range strings.Split(v, ",") {
+		if n = strings.TrimSpace(n); n == "" {
+			continue
+		}
+		t, found := l.lookup(e, path, n, "")
+		if !found {
+			continue
+		}
+		if t == e {
+			l.ps.add(e.res.Origin, path, "%q is this resource itself; list the resources it must follow", n)
+			continue
+		}
+		e.edges = append(e.edges, edge{to: t, path: path})
+	}
+}
+
 // groupName returns the ARM name of the managed resource group that
 // spec.resourceGroup names by any of the names references use (so a group
 // kustomize renamed is followed), else rg as written.
@@ -304,7 +346,13 @@ func (l *loader) lookup(e *entry, path, ref, shown string) (*entry, bool) {
 		if shown != "" {
 			prefix = shown + ": "
 		}
-		l.ps.add(e.res.Origin, path, "%sno resource %q in the loaded manifests; check its metadata.name (and type), load its file too, or write the full ARM ID", prefix, ref)
+		hint := ""
+		if s := schema.Suggest(ref, l.refNames(strings.Contains(ref, "/"))); len(s) > 0 {
+			hint = "did you mean " + s[0] + "? "
+		} else if l.opts.Kustomize != "" && !l.origins {
+			hint = "if the kustomization renames resources (namePrefix, nameSuffix), add buildMetadata: [originAnnotations] to it so references resolve by the names in the source files; else "
+		}
+		l.ps.add(e.res.Origin, path, "%sno resource %q in the loaded manifests; %scheck its metadata.name (and type), load its file too, or write the full ARM ID", prefix, ref, hint)
 		return nil, false
 	case 1:
 		return cands[0], true
