@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
@@ -57,18 +58,33 @@ func exitCode(err error) int {
 }
 
 // problems turns an error into the structured form every output format
-// prints: one entry per manifest problem with file, document and path, or a
-// single message.
+// prints: one entry per manifest problem (errors and the warnings found with
+// them) with file, document, line, path and severity, or a single message.
 func problems(err error) []printer.Problem {
 	var ve *manifest.ValidationError
 	if errors.As(err, &ve) {
-		out := make([]printer.Problem, 0, len(ve.Problems))
-		for _, p := range ve.Problems {
-			out = append(out, printer.Problem{File: p.File, Document: p.Index, Line: p.Line, Path: p.Path, Message: p.Message})
-		}
-		return out
+		return manifestProblems(ve.Problems)
 	}
-	return []printer.Problem{{Document: -1, Message: err.Error()}}
+	return []printer.Problem{{Document: -1, Severity: plan.SeverityError, Message: err.Error()}}
+}
+
+// manifestProblems converts the loader's problems, keeping their severity.
+func manifestProblems(ps []manifest.Problem) []printer.Problem {
+	out := make([]printer.Problem, 0, len(ps))
+	for _, p := range ps {
+		sev := plan.SeverityError
+		if p.Severity == manifest.SeverityWarning {
+			sev = plan.SeverityWarning
+		}
+		out = append(out, printer.Problem{File: p.File, Document: p.Index, Line: p.Line, Path: p.Path, Severity: sev, Message: p.Message})
+	}
+	return out
+}
+
+// isValidation reports whether err lists manifest problems.
+func isValidation(err error) bool {
+	var ve *manifest.ValidationError
+	return errors.As(err, &ve)
 }
 
 func notYet(what string, issue int) error {

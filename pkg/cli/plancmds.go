@@ -59,6 +59,8 @@ type planOptions struct {
 	// Filled by complete.
 	savedPath string
 	saved     *apply.SavedPlan
+	// findings are the manifests' warnings, carried into the plan.
+	findings []printer.Problem
 }
 
 func newPlanOptions(g *GlobalOptions, s genericiooptions.IOStreams, command string) *planOptions {
@@ -186,6 +188,7 @@ func (o *planOptions) loadSet(ctx context.Context) (*manifest.Set, error) {
 	if len(set.Resources) == 0 {
 		return nil, withCode(ExitValidation, fmt.Errorf("no resources loaded from %s: check the paths, -R for subdirectories, and the -l selector", o.sources()))
 	}
+	o.findings = manifestProblems(set.Findings)
 	return set, nil
 }
 
@@ -214,6 +217,9 @@ func (o *planOptions) annotate(p *plan.Plan) {
 	}
 	if p.Set == "" {
 		p.Set = o.g.setName()
+	}
+	if len(p.Problems) == 0 {
+		p.Problems = o.findings
 	}
 }
 

@@ -53,8 +53,14 @@ func Main(args []string, streams genericiooptions.IOStreams) int {
 // there yet, so `-o json | jq` and a markdown PR comment carry the error.
 func report(g *GlobalOptions, streams genericiooptions.IOStreams, stdoutUsed bool, err error) {
 	msg := printer.CleanText(err.Error())
-	fmt.Fprintln(streams.ErrOut, "error:", msg)
 	ps := problems(err)
+	if isValidation(err) {
+		// One line per problem, each with its severity, file and line; the
+		// file name is escaped to one line (it may hold a newline).
+		_ = printer.ProblemLines(streams.ErrOut, ps)
+	} else {
+		fmt.Fprintln(streams.ErrOut, "error:", msg)
+	}
 	if g.annotations() == printer.AnnotationsGitHub {
 		_ = printer.Annotate(streams.ErrOut, ps)
 	}

@@ -127,8 +127,12 @@ func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, strea
 	if err != nil {
 		return nil, withCode(ExitValidation, err)
 	}
-	for _, w := range set.Warnings {
-		fmt.Fprintln(streams, "warning:", printer.CleanText(w))
+	// Warnings with their file and line, on stderr whatever -o says, and
+	// as annotations under GitHub Actions; machine formats carry them too.
+	ws := manifestProblems(set.Findings)
+	_ = printer.ProblemLines(streams, ws)
+	if g.annotations() == printer.AnnotationsGitHub {
+		_ = printer.Annotate(streams, ws)
 	}
 	return set, nil
 }

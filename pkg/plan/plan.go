@@ -3,6 +3,11 @@
 // docs/plan-format.md): extend it, never rename fields.
 package plan
 
+import (
+	"strconv"
+	"strings"
+)
+
 // FormatVersion names the JSON layout documented in docs/plan-format.md.
 const FormatVersion = "1"
 
@@ -41,7 +46,54 @@ type Plan struct {
 	Resources []Resource `json:"resources"`
 	Summary   Summary    `json:"summary"`
 	Warnings  []string   `json:"warnings,omitempty"`
+	// Problems are the findings about the manifests that did not stop the
+	// run (severity warning), with file, document, line and path, so CI
+	// can show them where they are.
+	Problems []Problem `json:"problems,omitempty"`
 }
+
+// Severities of a Problem.
+const (
+	SeverityError   = "error"   // the run stops; nothing is sent to Azure
+	SeverityWarning = "warning" // reported; the run goes on (--strict makes schema warnings errors)
+)
+
+// Problem is one finding about the input: a manifest problem (file,
+// document, line, path) or a plain message (File empty, Document -1).
+type Problem struct {
+	File string `json:"file,omitempty"`
+	// Document is the 0-based YAML document index in File, -1 for none.
+	Document int `json:"document"`
+	// Line is the 1-based line in File, 0 when unknown.
+	Line int    `json:"line,omitempty"`
+	Path string `json:"path,omitempty"`
+	// Severity is SeverityError or SeverityWarning; empty means error.
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+// String is the one-line form: "FILE#DOC (line L): PATH: MESSAGE".
+func (p Problem) String() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(p.File)
+		if p.Document >= 0 {
+			b.WriteString("#" + strconv.Itoa(p.Document))
+		}
+		if p.Line > 0 {
+			b.WriteString(" (line " + strconv.Itoa(p.Line) + ")")
+		}
+		b.WriteString(": ")
+	}
+	if p.Path != "" {
+		b.WriteString(p.Path + ": ")
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// IsWarning reports whether p lets the run go on.
+func (p Problem) IsWarning() bool { return p.Severity == SeverityWarning }
 
 // Resource is the plan for one ARM resource.
 type Resource struct {

@@ -47,6 +47,10 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	for _, warning := range p.Warnings {
 		out("> [!WARNING]\n> %s\n\n", mdText(warning))
 	}
+	if len(p.Problems) > 0 {
+		out("> [!WARNING]\n> **%d warning(s) about the manifests**\n\n", len(p.Problems))
+		mdProblemTable(bw, p.Problems)
+	}
 
 	var shown []plan.Resource
 	for _, r := range p.Resources {

@@ -51,6 +51,9 @@ func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 		out.FormatVersion = plan.FormatVersion
 	}
 	out.Warnings = cleanAll(p.Warnings)
+	if p.Problems != nil {
+		out.Problems = cleanProblems(p.Problems)
+	}
 	out.Resources = make([]plan.Resource, len(p.Resources))
 	for i, r := range p.Resources {
 		changes := make([]plan.Change, len(r.Changes))

@@ -8,40 +8,14 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
-// Problem is one error to report: a manifest problem (file, document, line,
-// path) or a plain message (File empty, Document -1).
-type Problem struct {
-	File string `json:"file,omitempty"`
-	// Document is the 0-based YAML document index in File, -1 for none.
-	Document int `json:"document"`
-	// Line is the 1-based line in File, 0 when unknown.
-	Line    int    `json:"line,omitempty"`
-	Path    string `json:"path,omitempty"`
-	Message string `json:"message"`
-}
-
-// String is the one-line form: "FILE#DOC (line L): PATH: MESSAGE".
-func (p Problem) String() string {
-	var b strings.Builder
-	if p.File != "" {
-		b.WriteString(p.File)
-		if p.Document >= 0 {
-			b.WriteString("#" + strconv.Itoa(p.Document))
-		}
-		if p.Line > 0 {
-			b.WriteString(" (line " + strconv.Itoa(p.Line) + ")")
-		}
-		b.WriteString(": ")
-	}
-	if p.Path != "" {
-		b.WriteString(p.Path + ": ")
-	}
-	b.WriteString(p.Message)
-	return b.String()
-}
+// Problem is one finding to report: a manifest problem (file, document,
+// line, path) or a plain message (File empty, Document -1), with its
+// severity. It is the plan's type, so a plan carries its warnings.
+type Problem = plan.Problem
 
 // errorDoc is the machine-readable error document: what stdout carries in
 // -o json|yaml when a command fails before it has anything else to print.
@@ -52,23 +26,62 @@ type errorDoc struct {
 
 // CleanText makes text safe to print: known secret values are scrubbed and
 // control characters escaped line by line, so neither a credential nor a
-// name crafted to move the cursor reaches a terminal or a log.
+// name crafted to move the cursor reaches a terminal or a log. A line that
+// would start with "::" is joined to the one before it by an escaped
+// newline (\u000a): under GitHub Actions such a line is a workflow command,
+// and a file or resource name must never be able to issue one.
 func CleanText(s string) string {
 	s = secret.Scrub(s)
 	lines := strings.Split(s, "\n")
+	out := lines[:0]
 	for i, l := range lines {
-		lines[i] = armid.Printable(l)
+		l = armid.Printable(l)
+		if i > 0 && isCommandLine(l) {
+			out[len(out)-1] += `\u000a` + l
+			continue
+		}
+		out = append(out, l)
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(out, "\n")
+}
+
+// isCommandLine reports whether the GitHub Actions runner would read l as
+// a workflow command: it trims leading blanks, then looks for "::".
+func isCommandLine(l string) bool {
+	return strings.HasPrefix(strings.TrimLeft(l, " \t"), "::")
+}
+
+// CleanLine is CleanText for what must stay on one line (a file name, a
+// path): a newline in it is escaped like any other control character.
+func CleanLine(s string) string { return armid.Printable(secret.Scrub(s)) }
+
+// severity is p's severity, error when unset.
+func severity(p Problem) string {
+	if p.Severity == plan.SeverityWarning {
+		return plan.SeverityWarning
+	}
+	return plan.SeverityError
 }
 
 func cleanProblems(ps []Problem) []Problem {
 	out := make([]Problem, len(ps))
 	for i, p := range ps {
-		p.File, p.Path, p.Message = CleanText(p.File), CleanText(p.Path), CleanText(p.Message)
+		p.File, p.Path, p.Message = CleanLine(p.File), CleanLine(p.Path), CleanText(p.Message)
+		p.Severity = severity(p)
 		out[i] = p
 	}
 	return out
+}
+
+// ProblemLines writes each problem as one "error: …" or "warning: …" line,
+// the form the CLI prints on stderr whatever -o says. A message of several
+// lines keeps them, indented under the first.
+func ProblemLines(w io.Writer, ps []Problem) error {
+	bw := bufio.NewWriter(w)
+	for _, p := range cleanProblems(ps) {
+		fmt.Fprintf(bw, "%s: %s\n", p.Severity, strings.ReplaceAll(p.String(), "\n", "\n  "))
+	}
+	return bw.Flush()
 }
 
 // PrintProblems writes a failure in opts.Output format, so a pipeline that
@@ -86,11 +99,7 @@ func PrintProblems(w io.Writer, summary string, ps []Problem, opts Options) erro
 	case OutputMarkdown:
 		return markdownProblems(w, summary, ps)
 	default:
-		bw := bufio.NewWriter(w)
-		for _, p := range ps {
-			fmt.Fprintln(bw, "error:", p.String())
-		}
-		return bw.Flush()
+		return ProblemLines(w, ps)
 	}
 }
 
@@ -100,7 +109,13 @@ func markdownProblems(w io.Writer, summary string, ps []Problem) error {
 	if len(ps) == 1 && ps[0].File == "" {
 		return bw.Flush()
 	}
-	fmt.Fprintf(bw, "| File | Document | Line | Path | Problem |\n|---|---:|---:|---|---|\n")
+	mdProblemTable(bw, ps)
+	return bw.Flush()
+}
+
+// mdProblemTable writes cleaned problems as a markdown table.
+func mdProblemTable(w io.Writer, ps []Problem) {
+	fmt.Fprintf(w, "| Severity | File | Document | Line | Path | Problem |\n|---|---|---:|---:|---|---|\n")
 	for _, p := range ps {
 		doc, line := "", ""
 		if p.Document >= 0 {
@@ -109,10 +124,9 @@ func markdownProblems(w io.Writer, summary string, ps []Problem) error {
 		if p.Line > 0 {
 			line = strconv.Itoa(p.Line)
 		}
-		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCode(p.File), doc, line, mdCode(p.Path), mdText(p.Message))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", p.Severity, mdCode(p.File), doc, line, mdCode(p.Path), mdText(p.Message))
 	}
-	fmt.Fprintln(bw)
-	return bw.Flush()
+	fmt.Fprintln(w)
 }
 
 // Annotations accepted by the CLI's --annotations flag.
@@ -121,8 +135,9 @@ const (
 	AnnotationsGitHub = "github"
 )
 
-// Annotate writes GitHub Actions workflow commands ("::error file=…,line=…::…")
-// so the runner marks each problem on the pull request's diff.
+// Annotate writes GitHub Actions workflow commands ("::error file=…,line=…::…",
+// "::warning …" for warnings) so the runner marks each problem on the pull
+// request's diff.
 func Annotate(w io.Writer, ps []Problem) error {
 	bw := bufio.NewWriter(w)
 	for _, p := range cleanProblems(ps) {
@@ -140,7 +155,7 @@ func Annotate(w io.Writer, ps []Problem) error {
 		if p.File != "" && p.Document >= 0 {
 			props = append(props, "title="+ghProperty(fmt.Sprintf("%s#%d", p.File, p.Document)))
 		}
-		cmd := "::error"
+		cmd := "::" + p.Severity
 		if len(props) > 0 {
 			cmd += " " + strings.Join(props, ",")
 		}

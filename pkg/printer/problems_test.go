@@ -14,6 +14,30 @@ func sampleProblems() []Problem {
 	return []Problem{
 		{File: "infra/storage.yaml", Document: 0, Line: 12, Path: "spec.body.sku.name", Message: "value \"Premium_XRS\" is not one of Standard_LRS, Premium_LRS"},
 		{File: "infra/net,work.yaml", Document: 2, Path: "metadata.name", Message: "name \"a\x1b[2Jb\" has control characters"},
+		{File: "infra/storage.yaml", Document: 0, Line: 14, Path: "spec.body.properties.minimumTlsVersoin", Severity: plan.SeverityWarning, Message: "unknown property; did you mean minimumTlsVersion?"},
+	}
+}
+
+// A name may carry a newline followed by "::", which GitHub Actions reads
+// as a workflow command at the start of any log line (after blanks).
+func TestCleanTextNeverStartsAWorkflowCommand(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\n::error::x":            `a\u000a::error::x`,
+		"a\n  ::add-mask::x\nb":    "a\\u000a  ::add-mask::x\nb",
+		"a\r\n::warning::x":        `a\u000d\u000a::warning::x`,
+		"line one\nline two: ok::": "line one\nline two: ok::",
+	} {
+		if got := CleanText(in); got != want {
+			t.Errorf("CleanText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := CleanLine("dir/a\n::error::x.yaml"); got != `dir/a\u000a::error::x.yaml` {
+		t.Errorf("CleanLine kept the newline: %q", got)
+	}
+	var buf bytes.Buffer
+	_ = ProblemLines(&buf, []Problem{{File: "a\n::error::b.yaml", Document: 0, Line: 3, Message: "two\n::lines"}})
+	if want := "error: a\\u000a::error::b.yaml#0 (line 3): two\\u000a::lines\n"; buf.String() != want {
+		t.Errorf("ProblemLines = %q, want %q", buf.String(), want)
 	}
 }
 
@@ -26,7 +50,7 @@ func TestPrintProblemsGolden(t *testing.T) {
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := PrintProblems(&buf, "2 problem(s) in the manifests; nothing was sent to Azure", sampleProblems(), Options{Output: tc.output}); err != nil {
+			if err := PrintProblems(&buf, "3 problem(s) in the manifests; nothing was sent to Azure", sampleProblems(), Options{Output: tc.output}); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(buf.String(), "\x1b") {
