@@ -396,11 +396,7 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 		resp, err = e.ARM.Put(ctx, it.id, it.ver, body, opts)
 	}
 	if err != nil {
-		if definitelyRejected(err) {
-			// ARM refused the write: nothing changed, nothing to repair.
-			_ = e.Store.CommitIntent(ctx, it.id)
-		}
-		return fmt.Errorf("%s %s: %w", method, it.display(), err)
+		return e.settleWrite(ctx, p, it, fmt.Errorf("%s %s: %w", method, it.display(), err))
 	}
 	if resp != nil && resp.ReadBack && resp.Body != nil {
 		// The LRO poller's last step was a GET of the resource: record
@@ -410,11 +406,69 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 	return e.recordAfterRead(ctx, p, it)
 }
 
-// definitelyRejected is true for errors after which the resource certainly
-// was not changed: a 4xx answer to the write itself.
-func definitelyRejected(err error) bool {
-	c := arm.StatusCode(err)
-	return c >= 400 && c < 500
+// settleWrite decides by reading what a write that ended in an error did.
+// The error alone cannot tell: a 4xx may be ARM refusing the write, or the
+// poll of a long-running operation ARM accepted answering 404 because the
+// endpoint lost the operation; dropping the intent on the latter forgot
+// resources this tool had created. So the resource is read:
+//
+//   - absent: nothing was created; the intent is dropped.
+//   - present with the intended values: the write landed; it is recorded
+//     and the resource counts as done.
+//   - present, not as intended, never recorded (a create): it exists
+//     because of this write (still provisioning); it is recorded without
+//     a last-applied body, so the next plan writes it again instead of
+//     asking for --adopt.
+//   - present, not as intended, recorded before: the previous record
+//     stays as it was; the intent is dropped.
+//   - the read fails or the run was interrupted: the intent stays in the
+//     journal and the next run settles it the same way.
+func (e *Engine) settleWrite(ctx context.Context, p *Prepared, it *item, werr error) error {
+	if ctx.Err() != nil {
+		return werr
+	}
+	resp, err := e.ARM.Get(ctx, it.id, it.ver)
+	switch {
+	case arm.IsNotFound(err):
+		_ = e.Store.CommitIntent(ctx, it.id)
+		return werr
+	case err == nil && (resp == nil || resp.Body == nil):
+		err = errNoBody
+	}
+	if err != nil {
+		return fmt.Errorf("%w; reading it to see whether the write landed failed too (%v): the journal keeps the write and the next run settles it", werr, err)
+	}
+	if e.landed(p, it, resp.Body) {
+		if err := e.record(ctx, p, it, resp.Body, resp.ETag); err != nil {
+			return err
+		}
+		it.notes = append(it.notes, "the write's outcome could not be followed ("+oneLine(werr.Error())+"); the resource was read back and carries the intended values")
+		return nil
+	}
+	if it.record == nil {
+		rec, err := e.newRecord(p, it, resp.Body, resp.ETag)
+		if err != nil {
+			return err
+		}
+		rec.LastApplied = nil
+		if err := e.Store.Put(ctx, rec); err != nil {
+			return fmt.Errorf("%w; recording the resource it created failed too (%v): the journal keeps the write and the next run settles it", werr, err)
+		}
+		return fmt.Errorf("%w; the resource exists (created by this write) and is recorded: run apply again to finish it", werr)
+	}
+	_ = e.Store.CommitIntent(ctx, it.id)
+	return werr
+}
+
+// landed reports whether live carries what the item meant to write,
+// judged by the diff's rules as a first plan judges a manifest.
+func (e *Engine) landed(p *Prepared, it *item, live map[string]any) bool {
+	in := diff.Input{Desired: it.desired(), Live: live, Schema: it.schema, Plugin: it.plugin, SecretKey: p.key,
+		ID: it.id, OwnedElsewhere: e.ownedElsewhere, SecretPaths: it.secrets, Unknown: it.unknown}
+	if it.res != nil {
+		in.IgnoreChanges = ignoreChanges(it.res)
+	}
+	return len(diff.Compute(in).Changes) == 0
 }
 
 // recordAfterRead GETs the resource and records L = D and B = projection of
@@ -462,6 +516,25 @@ func (e *Engine) newRecord(p *Prepared, it *item, live map[string]any, etag stri
 	return rec, nil
 }
 
+// settleDelete decides by reading what a DELETE that ended in an error
+// did (a 404 from a lost operation's poll does not prove the resource is
+// gone): nil when it is gone, the error otherwise. The intent is dropped
+// when the read answers, kept for the next run when it fails.
+func (e *Engine) settleDelete(ctx context.Context, it *item, derr error) error {
+	if ctx.Err() != nil {
+		return derr
+	}
+	_, err := e.ARM.Get(ctx, it.id, it.ver)
+	switch {
+	case arm.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("%w; reading it to see whether it is gone failed too (%v): the journal keeps the delete and the next run settles it", derr, err)
+	}
+	_ = e.Store.CommitIntent(ctx, it.id)
+	return derr
+}
+
 // deleteOne deletes a resource and forgets it, and the records of the
 // children ARM deleted with it.
 func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err error) {
@@ -482,11 +555,10 @@ func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err erro
 		return fmt.Errorf("journaling the delete of %s: %w", it.display(), err)
 	}
 	e.event(it, StatusWriting, "DELETE")
-	if _, err := e.ARM.Delete(ctx, it.id, it.ver, nil); err != nil && !arm.IsNotFound(err) {
-		if definitelyRejected(err) {
-			_ = e.Store.CommitIntent(ctx, it.id)
+	if _, err := e.ARM.Delete(ctx, it.id, it.ver, nil); err != nil {
+		if err := e.settleDelete(ctx, it, fmt.Errorf("DELETE %s: %w", it.display(), err)); err != nil {
+			return err
 		}
-		return fmt.Errorf("DELETE %s: %w", it.display(), err)
 	}
 	if err := e.Store.Delete(ctx, it.id); err != nil {
 		return fmt.Errorf("forgetting %s in state (it was deleted from Azure): %w", it.display(), err)
