@@ -25,7 +25,9 @@ func TestLostOperationsAreNotForgotten(t *testing.T) {
 	dir, stateFile := filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
 	d := harness.DAG{Prefix: "l", Groups: 2, Subnets: 2, Identities: 2}
 	d.Write(t, dir)
-	fast := func(ao *arm.Options) { ao.Timeout, ao.PollInterval, ao.MaxPollInterval = 20*time.Second, 50*time.Millisecond, 200*time.Millisecond }
+	fast := func(ao *arm.Options) {
+		ao.Timeout, ao.PollInterval, ao.MaxPollInterval = 20*time.Second, 50*time.Millisecond, 200*time.Millisecond
+	}
 
 	ctx := context.Background()
 	done := make(chan error, 1)
