@@ -181,7 +181,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 		c.absent(sp, key, x)
 		return
 	}
-	if x == nil && c.mode == modeOwner && !c.strict {
+	if x == nil && c.mode == modeOwner && !c.strict && c.f.on(RuleNullAbsent) {
 		// A null in a PUT body means "not specified": the server keeps or
 		// defaults the value, so whatever live holds is not a difference.
 		c.eq(RuleNullAbsent)
@@ -230,8 +230,9 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 		c.emit(sp, plan.KindChange, x, y, true)
 		return
 	}
-	if ys, ok := y.(string); ok && c.mode == modeOwner && masked(ys) && isScalar(x) {
-		// GET masks the value ("*****"): it cannot be compared.
+	if ys, ok := y.(string); ok && c.mode == modeOwner && isScalar(x) && (masked(ys) || ys == "" && x != "" && c.blankedSetting()) {
+		// GET masks the value ("*****"), or blanks the entries of a map of
+		// protected settings (answered as ""): it cannot be compared.
 		c.unverifiable = append(c.unverifiable, c.path.Clone())
 		return
 	}
@@ -245,7 +246,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 	switch xv := x.(type) {
 	case map[string]any:
 		if yv, ok := y.(map[string]any); ok {
-			if len(xv) == 0 && c.mode == modeOwner {
+			if len(xv) == 0 && c.mode == modeOwner && c.f.on(RuleServerAdded) {
 				// {} owns nothing inside: live's members are server-added.
 				c.eq(RuleServerAdded)
 				return
@@ -253,7 +254,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 			c.compareObject(sp, xv, yv, true, false)
 			return
 		}
-		if y == nil && isEmpty(x) {
+		if y == nil && isEmpty(x) && c.f.on(RuleEmptyAbsent) {
 			c.eq(RuleEmptyAbsent)
 			return
 		}
@@ -267,7 +268,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 			c.compareArray(sp, key, xv, yv)
 			return
 		}
-		if y == nil && len(xv) == 0 {
+		if y == nil && len(xv) == 0 && c.f.on(RuleEmptyAbsent) {
 			c.eq(RuleEmptyAbsent)
 			return
 		}
@@ -293,7 +294,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 			c.eq(rule)
 			return
 		}
-		if c.mode == modeOwner && !c.strict && zeroValue(x) && y != nil {
+		if c.mode == modeOwner && !c.strict && zeroValue(x) && y != nil && c.f.on(RuleZeroUnset) {
 			// SDK-built bodies send "" and 0 for "not set"; the server then
 			// picks the value (AKS kubernetesVersion "", osDiskSizeGB 0).
 			c.eq(RuleZeroUnset)
@@ -306,7 +307,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 				return
 			}
 		}
-		if xs, ok := x.(string); ok && xs == "" && y == nil {
+		if xs, ok := x.(string); ok && xs == "" && y == nil && c.f.on(RuleEmptyAbsent) {
 			c.eq(RuleEmptyAbsent)
 			return
 		}
@@ -405,29 +406,29 @@ func (c *comparer) absent(sp, key string, x any) {
 		c.eq(RuleNullAbsent)
 		return
 	}
-	if isEmpty(x) {
+	if isEmpty(x) && c.f.on(RuleEmptyAbsent) {
 		c.eq(RuleEmptyAbsent)
 		return
 	}
-	if sp == "identity.type" && !c.strict {
+	if sp == "identity.type" && !c.strict && c.f.on(RuleIdentityNone) {
 		if xs, ok := x.(string); ok && strings.EqualFold(xs, "None") {
 			// No managed identity: ARM omits the identity block.
 			c.eq(RuleIdentityNone)
 			return
 		}
 	}
-	if len(c.path) == 1 && key == "location" && !c.strict {
+	if len(c.path) == 1 && key == "location" && !c.strict && c.f.on(RuleLocationNotKept) {
 		// Proxy and extension resources accept a location and do not keep
 		// it; a tracked resource always returns its location.
 		c.eq(RuleLocationNotKept)
 		return
 	}
-	if d, rule, ok := c.f.defaultFor(sp); ok {
+	if d, rule, ok := c.f.defaultFor(sp); ok && c.f.on(rule) {
 		if eq, _ := c.deepEqual(sp, key, x, d); eq {
 			c.eq(rule)
 			return
 		}
-	} else if !c.strict && (zeroValue(x) || x == false) {
+	} else if !c.strict && (zeroValue(x) || x == false) && c.f.on(RuleZeroUnset) {
 		// ARM omits unset flags and counters: false, 0 and "" with no
 		// declared default read as "not set".
 		c.eq(RuleZeroUnset)
@@ -438,7 +439,7 @@ func (c *comparer) absent(sp, key string, x any) {
 		c.unverifiable = append(c.unverifiable, c.path.Clone())
 		return
 	}
-	if isObj && !c.strict && len(c.path) > 1 && !c.f.isMap(sp) {
+	if isObj && !c.strict && len(c.path) > 1 && !c.f.isMap(sp) && c.f.on(RuleNotReturned) {
 		// A nested object GET leaves out altogether is an input the
 		// service does not return (connection details, restore
 		// parameters, creation options, contact info): it cannot be
@@ -461,7 +462,33 @@ func (c *comparer) absent(sp, key string, x any) {
 		}
 		return
 	}
+	if c.mode == modeOwner && !c.strict && !c.tag() && c.f.on(RuleNotReturned) {
+		// A first plan: live does not return this value. Whether the
+		// service withholds it (write-only inputs, creation options) or
+		// never had it set cannot be told from one GET, so it is planned
+		// as unverifiable and written once (Result.addUnverifiable); the
+		// baseline read back after that write decides from then on.
+		c.unverifiable = append(c.unverifiable, c.path.Clone())
+		return
+	}
 	c.emit(sp, plan.KindAdd, x, nil, false)
+}
+
+// blankedSetting reports whether the current path is an entry of a map
+// inside a credential container (Kubernetes configuration's
+// configurationProtectedSettings), whose values GET answers as "".
+func (c *comparer) blankedSetting() bool {
+	n := len(c.path)
+	if n < 2 || c.path[n-1].Kind != bodypath.Member || !c.f.isMap(schemaPathOf(c.path[:n-1], c.f.isMap)) {
+		return false
+	}
+	return c.underSecret()
+}
+
+// tag reports whether the current path is a tag: ARM returns the tag set
+// whole, so a tag missing from live is a real addition.
+func (c *comparer) tag() bool {
+	return len(c.path) == 2 && c.path[0].Kind == bodypath.Member && c.path[0].Name == "tags"
 }
 
 func (c *comparer) secretAt(sp, key string, v any) bool {
@@ -741,7 +768,7 @@ func (c *comparer) compareArray(sp, key string, xs, ys []any) {
 	kind, ids := c.classify(sp, xs, ys)
 	switch kind {
 	case arraySet:
-		if c.setEqual(isp, key, xs, ys) {
+		if c.setEqual(isp, key, xs, ys) && (c.f.on(RuleScalarSet) || c.positionalEqual(isp, key, xs, ys)) {
 			if len(xs) > 0 {
 				c.eq(RuleScalarSet)
 			} else {
@@ -749,7 +776,7 @@ func (c *comparer) compareArray(sp, key string, xs, ys []any) {
 			}
 			return
 		}
-		if c.mode == modeOwner && !c.strict && c.subsetMatch(isp, key, xs, ys, false) {
+		if c.mode == modeOwner && !c.strict && c.f.on(RuleServerAdded) && c.subsetMatch(isp, key, xs, ys, false) {
 			// Live holds every desired element plus some the server added
 			// (AKS appends its own noProxy entries).
 			c.eq(RuleServerAdded)
@@ -789,14 +816,14 @@ func (c *comparer) compareArray(sp, key string, xs, ys []any) {
 				c.mergeSub(&sub)
 				return
 			}
-			if c.mode == modeOwner && (unordered || c.projected) && c.subsetMatch(isp, key, xs, ys, true) {
+			if c.mode == modeOwner && (unordered || c.projected) && c.f.on(RuleUnkeyedMatch) && c.subsetMatch(isp, key, xs, ys, true) {
 				c.eq(RuleUnkeyedMatch)
 				return
 			}
 			c.mergeSub(&sub)
 			return
 		}
-		if c.mode == modeOwner && ((!c.strict && unordered) || c.projected) && c.subsetMatch(isp, key, xs, ys, true) {
+		if c.mode == modeOwner && ((!c.strict && unordered) || c.projected) && c.f.on(RuleServerAdded) && c.subsetMatch(isp, key, xs, ys, true) {
 			// Items without identifiers: each desired item is found in
 			// live; live's extra items are server-added.
 			c.eq(RuleServerAdded)
@@ -892,6 +919,20 @@ outer:
 			}
 		}
 		return false
+	}
+	return true
+}
+
+// positionalEqual compares scalar arrays item by item (the scalar-set rule
+// switched off for measurement).
+func (c *comparer) positionalEqual(isp, key string, xs, ys []any) bool {
+	if len(xs) != len(ys) {
+		return false
+	}
+	for i := range xs {
+		if ok, _ := c.scalarEqual(isp, key, xs[i], ys[i]); !ok {
+			return false
+		}
 	}
 	return true
 }

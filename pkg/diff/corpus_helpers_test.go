@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/internal/shareddata"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 )
@@ -100,6 +101,26 @@ func input(r record, withPlugins bool) diff.Input {
 	}
 	return in
 }
+
+// claimed lists the changes that claim live differs from the manifest: all
+// but the unverifiable ones (on a first plan, values live does not return,
+// planned to be written once and never claimed as a difference).
+func claimed(res diff.Result) []plan.Change {
+	var out []plan.Change
+	for _, c := range res.Changes {
+		if c.Cause != diff.CauseUnverifiable {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// quiet reports whether a first plan claims no difference.
+func quiet(res diff.Result) bool { return len(claimed(res)) == 0 }
+
+// unverifiableOnly reports whether a first plan writes only values live
+// does not return.
+func unverifiableOnly(res diff.Result) bool { return quiet(res) && len(res.Changes) > 0 }
 
 // exclusion says why a record is not a fair quiet-rate sample, or "".
 func exclusion(r record) string {

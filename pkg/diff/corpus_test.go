@@ -42,8 +42,8 @@ func quietRun(t *testing.T, recs []record, withPlugins bool) (*tally, *causes, m
 			continue
 		}
 		res := diff.Compute(input(r, withPlugins))
-		tl.add(r.Provider, res.Action == diff.ActionNoOp)
-		for _, c := range res.Changes {
+		tl.add(r.Provider, quiet(res))
+		for _, c := range claimed(res) {
 			cs.add(r.ResourceType, c.Path, r.Source)
 		}
 	}
@@ -187,14 +187,15 @@ func rawGeneric(raw []any) string {
 // compares as a whole (a scalar array compared as a set; a keyed item
 // whose identifier was the mutated leaf, which is now a different item).
 func sensitivityOK(res diff.Result, leaf string) (bool, string) {
-	if len(res.Changes) != 1 {
+	changes := claimed(res)
+	if len(changes) != 1 {
 		var ps []string
-		for _, c := range res.Changes {
+		for _, c := range changes {
 			ps = append(ps, c.Path)
 		}
-		return false, fmt.Sprintf("%d changes %v", len(res.Changes), ps)
+		return false, fmt.Sprintf("%d changes %v", len(changes), ps)
 	}
-	got := genericPath(res.Changes[0].Path)
+	got := genericPath(changes[0].Path)
 	got = strings.ReplaceAll(got, `"`, "")
 	switch {
 	case got == leaf:
@@ -204,7 +205,7 @@ func sensitivityOK(res diff.Result, leaf string) (bool, string) {
 	case strings.HasSuffix(got, "[]") && strings.HasPrefix(leaf, got+"."):
 		return true, "" // identifier of a keyed item: reported as that item
 	}
-	return false, "reported " + res.Changes[0].Path
+	return false, "reported " + changes[0].Path
 }
 
 func TestCorpusSensitivityCLI(t *testing.T) {
@@ -236,7 +237,7 @@ func sensitivityRun(recs []record, withPlugins bool) (*tally, *causes, map[strin
 		base := input(r, withPlugins)
 		// Only records the engine finds quiet can show "exactly that
 		// path"; noisy ones are counted by the quiet-rate test.
-		if diff.Compute(base).Action != diff.ActionNoOp {
+		if !quiet(diff.Compute(base)) {
 			skipped["record not quiet (counted by the quiet rate)"]++
 			continue
 		}
@@ -482,7 +483,7 @@ func TestCorpusWhatIfChecklist(t *testing.T) {
 		}
 		for _, r := range byType[strings.ToLower(row.ResourceType)] {
 			base := input(r, true)
-			if diff.Compute(base).Action != diff.ActionNoOp {
+			if !quiet(diff.Compute(base)) {
 				continue // only a quiet record can show what one path adds
 			}
 			val := whatIfValue(row)
@@ -496,7 +497,7 @@ func TestCorpusWhatIfChecklist(t *testing.T) {
 			if plugins.For(r.ResourceType) != nil {
 				pluginChecked++
 			}
-			if res := diff.Compute(in); res.Action != diff.ActionNoOp {
+			if res := diff.Compute(in); !quiet(res) {
 				noisy++
 				t.Errorf("what-if %s %s (%s): change %v", row.ResourceType, row.Path, r.Source, res.Changes)
 			}
@@ -508,7 +509,7 @@ func TestCorpusWhatIfChecklist(t *testing.T) {
 				in2.Live = deepCopyJSON(t, r.GetBody)
 				setAt(in2.Live, segs, nil)
 				defChecked++
-				if diff.Compute(in2).Action == diff.ActionNoOp {
+				if quiet(diff.Compute(in2)) {
 					defQuiet++
 				}
 			}

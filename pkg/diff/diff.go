@@ -69,6 +69,10 @@ type Input struct {
 	// in L, compared by hash, always shown as (sensitive). Map members may
 	// be given as tags."a.b" or tags["a.b"] (see JoinPath).
 	SecretPaths []string
+	// DisableRules names rule families (the Rule* constants) not to apply:
+	// the corpus tests switch each family off in turn to measure what it
+	// buys. Empty in normal use.
+	DisableRules []string
 }
 
 // Result is the engine's verdict on one resource.
@@ -124,7 +128,15 @@ const (
 	reasonSecret      = "secret changed in the manifest since the last apply (compared by salted hash)"
 	reasonDrift       = "changed outside this tool since the last apply (drift); will be restored to the manifest"
 	reasonDriftGone   = "removed outside this tool since the last apply (drift); will be restored to the manifest"
+	// A first plan cannot compare what GET does not return.
+	reasonUnverifiable           = "unverifiable: not returned by the service; written once, then the value read back after the write is the baseline"
+	reasonUnverifiableCreateOnly = "set in the manifest but not returned by the service and fixed at creation: unverifiable, not written"
 )
+
+// CauseUnverifiable is the plan cause of a change planned only because
+// live does not show the path (see Result.addUnverifiable). The plan's
+// Cause field is a free string; pkg/plan lists the other causes.
+const CauseUnverifiable = "unverifiable"
 
 // prepared holds the hook-processed bodies and facts for one Input.
 type prepared struct {
@@ -140,7 +152,7 @@ type prepared struct {
 }
 
 func prepare(in Input) prepared {
-	p := prepared{f: factsFor(in.Schema, in.Plugin), d: in.Desired, l: in.LastApplied, b: in.Baseline, s: in.Live}
+	p := prepared{f: factsFor(in.Schema, in.Plugin).without(in.DisableRules), d: in.Desired, l: in.LastApplied, b: in.Baseline, s: in.Live}
 	if p.b != nil {
 		p.b, p.whole = wholeCollections(p.b)
 	}
@@ -242,6 +254,7 @@ func Compute(in Input) Result {
 				r.Changes[len(r.Changes)-1].RulesTried = p.f.rulesTried(e.sp, e.path.LastMember(), e.x, e.y)
 			}
 		}
+		r.addUnverifiable(p, live.unverifiable)
 		if in.Explain {
 			r.Equal = toEqual(live.equal)
 		}
@@ -254,13 +267,41 @@ func Compute(in Input) Result {
 	if len(r.Changes) > 0 {
 		r.Action = ActionUpdate
 		for _, c := range r.Changes {
-			if c.CreateOnly {
+			if c.CreateOnly && c.Cause != CauseUnverifiable {
 				r.Action = ActionReplace
 				break
 			}
 		}
 	}
 	return r
+}
+
+// addUnverifiable plans, on a first plan (no state), each owned path the
+// live body does not show (withheld, masked, never returned): the tool
+// cannot tell whether live holds the manifest's value, so it says so and
+// writes the value once; after that write, L and the baseline read back
+// decide, and the path is never planned again unless the manifest changes.
+// A create-only path is not written (a write could only fail or replace
+// the resource): a warning names it instead, so the intent is never
+// dropped silently.
+func (r *Result) addUnverifiable(p prepared, paths []bodypath.Path) {
+	for _, u := range paths {
+		sp := schemaPathOf(u, p.f.isMap)
+		if createOnlyPath(p.f, u) {
+			r.Warnings = append(r.Warnings, u.Display()+": "+reasonUnverifiableCreateOnly)
+			continue
+		}
+		x, _ := get(p.d, u)
+		y, has := get(p.s, u)
+		kind := plan.KindChange
+		if !has || y == nil {
+			kind = plan.KindAdd
+		}
+		ys, _ := y.(string)
+		sens := masked(ys) || secret.IsHash(x) || p.f.isSecret(sp) || secret.Name(u.LastMember(), x) ||
+			underSecretPath(u) || underAny(u, p.secrets)
+		r.add(p, entry{path: u, sp: sp, kind: kind, secret: sens}, y, x, reasonUnverifiable, CauseUnverifiable)
+	}
 }
 
 // addUnknown plans every value known only after apply as a change.
@@ -308,16 +349,23 @@ func (r *Result) withState(p prepared, in Input) {
 			} else {
 				sub.absent(e.sp, e.path.LastMember(), e.x)
 			}
-			if len(sub.out) == 0 {
-				equal = append(equal, equalAt{e.path.Display(), RuleLiveMatches})
-				continue
-			}
 			reason := reasonUserChange
 			if e.kind == plan.KindAdd {
 				reason = reasonUserAdd
 			}
+			if len(sub.out) == 0 && len(sub.unverifiable) == 0 {
+				equal = append(equal, equalAt{e.path.Display(), RuleLiveMatches})
+				continue
+			}
 			for _, se := range sub.out {
 				r.add(p, se, se.y, se.x, reason, plan.CauseUser)
+			}
+			// The user changed a value live does not show (write-only,
+			// withheld): live cannot confirm it, so the change is written.
+			for _, u := range sub.unverifiable {
+				x, _ := get(p.d, u)
+				y, has := get(p.s, u)
+				r.add(p, entry{path: u, sp: schemaPathOf(u, p.f.isMap), kind: kindFor(has && y != nil)}, y, x, reason, plan.CauseUser)
 			}
 		}
 	}

@@ -304,13 +304,28 @@ func TestUnverifiableWriteOnly(t *testing.T) {
 	d := obj(t, `{"properties":{"token":"abc","level":"a"}}`)
 	s := obj(t, `{"properties":{"level":"a"}}`)
 	r := Compute(Input{Desired: d, Live: s, Schema: testSchema})
-	if r.Action != ActionNoOp || !reflect.DeepEqual(r.Unverifiable, []string{"properties.token"}) {
-		t.Fatalf("got %s %v %v", r.Action, paths(r.Changes), r.Unverifiable)
+	// A first plan cannot verify it: it says so and writes it once.
+	if r.Action != ActionUpdate || !reflect.DeepEqual(r.Unverifiable, []string{"properties.token"}) ||
+		len(r.Changes) != 1 || r.Changes[0].Cause != CauseUnverifiable || r.Changes[0].Reason != reasonUnverifiable {
+		t.Fatalf("got %s %+v %v", r.Action, r.Changes, r.Unverifiable)
 	}
-	// Masked by the server.
+	if p := Patch(Input{Desired: d, Live: s, Schema: testSchema}, r); !reflect.DeepEqual(p, obj(t, `{"properties":{"token":"abc"}}`)) {
+		t.Errorf("patch = %v", p)
+	}
+	// After that write (L = D, B = the live body read back, which still
+	// lacks it) the path is never planned again.
+	if r := Compute(Input{Desired: d, LastApplied: d, Baseline: s, Live: s, Schema: testSchema}); r.Action != ActionNoOp {
+		t.Fatalf("after the write: %s %v", r.Action, paths(r.Changes))
+	}
+	// A changed manifest value is written again, as the user's change.
+	d2 := obj(t, `{"properties":{"token":"def","level":"a"}}`)
+	if r := Compute(Input{Desired: d2, LastApplied: d, Baseline: s, Live: s, Schema: testSchema}); len(r.Changes) != 1 || r.Changes[0].Cause != plan.CauseUser {
+		t.Fatalf("changed write-only value: %+v", r.Changes)
+	}
+	// Masked by the server: unverifiable and sensitive.
 	r = Compute(Input{Desired: obj(t, `{"properties":{"secrets":{"x":"y"}}}`), Live: obj(t, `{"properties":{"secrets":{"x":"***"}}}`)})
-	if r.Action != ActionNoOp || len(r.Unverifiable) != 1 {
-		t.Fatalf("masked: %s %v %v", r.Action, paths(r.Changes), r.Unverifiable)
+	if len(r.Unverifiable) != 1 || len(r.Changes) != 1 || !r.Changes[0].Sensitive || r.Changes[0].Cause != CauseUnverifiable {
+		t.Fatalf("masked: %s %+v %v", r.Action, r.Changes, r.Unverifiable)
 	}
 }
 
@@ -403,8 +418,9 @@ func TestPluginHooksAndRules(t *testing.T) {
 	s := obj(t, `{"noise":2,"properties":{"computed":"y","path":"api","order":["a","b"]}}`)
 	in := Input{Desired: d, Live: s, Plugin: p, Explain: true}
 	r := Compute(in)
-	if r.Action != ActionNoOp {
-		t.Fatalf("changes = %v", paths(r.Changes))
+	// AfterGet dropped live's "noise": desired's is unverifiable.
+	if len(r.Changes) != 1 || r.Changes[0].Path != "noise" || r.Changes[0].Cause != CauseUnverifiable {
+		t.Fatalf("changes = %+v", r.Changes)
 	}
 	if ruleFor(r, "properties.tier") != RulePluginDefault || ruleFor(r, "properties.path") != RuleNormalizer {
 		t.Errorf("equal = %v", r.Equal)
@@ -414,7 +430,7 @@ func TestPluginHooksAndRules(t *testing.T) {
 	}
 	s["properties"].(map[string]any)["order"] = []any{"b", "a"}
 	r = Compute(in)
-	if got := paths(r.Changes); !reflect.DeepEqual(got, []string{"properties.order"}) {
+	if got := paths(r.Changes); !reflect.DeepEqual(got, []string{"noise", "properties.order"}) || r.Changes[1].Cause != plan.CauseUser {
 		t.Errorf("ordered array: %v", got)
 	}
 	body := PutBody(in, r)

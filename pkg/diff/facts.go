@@ -26,6 +26,23 @@ type facts struct {
 	unset       map[string][]any
 	normalizers map[string]Normalizer
 	idents      map[string][]string
+	// off names rule families switched off (Input.DisableRules), so the
+	// corpus tests can measure what each family buys. nil in normal use.
+	off map[string]bool
+}
+
+// on reports whether a rule family applies.
+func (f *facts) on(rule string) bool { return !f.off[rule] }
+
+// without returns a copy of f with the named rule families switched off;
+// the cached facts are never modified.
+func (f *facts) without(rules []string) *facts {
+	if len(rules) == 0 {
+		return f
+	}
+	cp := *f
+	cp.off = set(rules)
+	return &cp
 }
 
 type factsKey struct {

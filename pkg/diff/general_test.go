@@ -1,6 +1,12 @@
 package diff
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
 
 // TestGeneralRules is the table for the rule families that hold across
 // providers. Each row is a first plan (no state): desired x, live y at a
@@ -40,6 +46,36 @@ func TestGeneralRules(t *testing.T) {
 		// Surrounding white space.
 		{"trimmed", "displayName", " My App ", "My App", true, RuleSurroundSpace},
 		{"inner space kept", "displayName", "My  App", "My App", false, ""},
+		// JSON documents in strings (a workbook's serializedData).
+		{"json re-serialised", "serializedData", `{"version":"Notebook/1.0","items":[{"type":1}],"isLocked":false}`, "{\n  \"isLocked\": false,\n  \"items\": [ { \"type\": 1 } ],\n  \"version\": \"Notebook/1.0\"\n}", true, RuleJSONDocument},
+		{"json number spelling", "config", `{"a":1.0}`, `{"a":1}`, true, RuleJSONDocument},
+		{"json other value", "serializedData", `{"isLocked":false}`, `{"isLocked":true}`, false, ""},
+		{"json array order counts", "config", `[1,2]`, `[2,1]`, false, ""},
+		{"json member case counts", "config", `{"A":1}`, `{"a":1}`, false, ""},
+		// XML documents (API Management policies, spec examples).
+		{"xml re-indented", "value", "<policies> <inbound /> <backend>    <forward-request />  </backend>  <outbound /></policies>", "<policies>\r\n  <inbound />\r\n  <backend>\r\n    <forward-request />\r\n  </backend>\r\n  <outbound />\r\n</policies>", true, RuleXMLDocument},
+		{"xml attribute order and escaping", "value", `<set-header name="a" exists-action="override"><value>@(h => h)</value></set-header>`, `<set-header exists-action="override" name="a"><value>@(h =&gt; h)</value></set-header>`, true, RuleXMLDocument},
+		{"xml empty element forms", "value", `<a><b/></a>`, `<a><b></b></a>`, true, RuleXMLDocument},
+		{"xml other attribute", "value", `<rate-limit calls="5" />`, `<rate-limit calls="6" />`, false, ""},
+		{"xml other text", "value", `<a>x</a>`, `<a>y</a>`, false, ""},
+		{"xml element case counts", "value", `<a>x</a>`, `<A>x</A>`, false, ""},
+		// Line endings.
+		{"crlf vs lf", "script", "line1\r\nline2", "line1\nline2", true, RuleLineEndings},
+		{"crlf other text", "script", "line1\r\nline2", "line1\nline3", false, ""},
+		// Durations.
+		{"iso vs timespan", "timeout", "PT1H", "01:00:00", true, RuleDuration},
+		{"iso zero minutes", "duration", "PT2H0M", "PT2H", true, RuleDuration},
+		{"days with and without T", "retentionInterval", "PT7D", "P7D", true, RuleDuration},
+		{"timespan padding", "start", "13:59:0", "13:59:00", true, RuleDuration},
+		{"timespan days", "ttl", "P1DT2H", "1.02:00:00", true, RuleDuration},
+		{"fractional seconds", "lockDuration", "PT0.5S", "00:00:00.5000000", true, RuleDuration},
+		{"other duration", "timeout", "PT1H", "01:00:01", false, ""},
+		{"month is not 30 days", "retention", "P1M", "P30D", false, ""},
+		{"two-part time is no duration", "at", "1:00", "01:00:00", false, ""},
+		// Version prefix.
+		{"v prefix", "kubernetesVersion", "1.24.9", "v1.24.9", true, RuleVersionV},
+		{"v prefix other version", "kubernetesVersion", "1.24.9", "v1.24.8", false, ""},
+		{"v on a word", "mode", "alid", "valid", false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,5 +149,93 @@ func TestExplainNamesRulesTried(t *testing.T) {
 	in.Explain = false
 	if r := Compute(in); len(r.Changes[0].RulesTried) != 0 {
 		t.Error("rules tried listed without --explain")
+	}
+}
+
+// TestEnumOrdinal: an enum member answered as its position in the spec's
+// list (Cosmos DB Mongo role definitions: "CustomRole" answered as 1).
+func TestEnumOrdinal(t *testing.T) {
+	sch := &schema.Type{Properties: map[string]*schema.Property{
+		"properties":      {Type: schema.TypeObject},
+		"properties.type": {Type: schema.TypeString, Enum: []string{"BuiltInRole", "CustomRole"}},
+	}}
+	for _, c := range []struct {
+		x, y  any
+		equal bool
+	}{
+		{"CustomRole", json.Number("1"), true},
+		{"BuiltInRole", json.Number("0"), true},
+		{"CustomRole", json.Number("0"), false},
+		{"CustomRole", json.Number("2"), false},
+		{"CustomRole", json.Number("1.5"), false},
+	} {
+		in := Input{Desired: map[string]any{"properties": map[string]any{"type": c.x}},
+			Live: map[string]any{"properties": map[string]any{"type": c.y}}, Schema: sch, Explain: true}
+		r := Compute(in)
+		if got := len(r.Changes) == 0; got != c.equal {
+			t.Errorf("%v vs %v: equal = %v", c.x, c.y, got)
+		}
+		if c.equal && ruleFor(r, "properties.type") != RuleEnumOrdinal {
+			t.Errorf("%v vs %v: rule %q", c.x, c.y, ruleFor(r, "properties.type"))
+		}
+	}
+	// Without a declared enum a number is not a name.
+	r := Compute(Input{Desired: map[string]any{"properties": map[string]any{"type": "CustomRole"}},
+		Live: map[string]any{"properties": map[string]any{"type": json.Number("1")}}})
+	if len(r.Changes) != 1 {
+		t.Errorf("no enum: %v", paths(r.Changes))
+	}
+}
+
+// TestNotReturnedOnFirstPlan: a value live does not return is planned on
+// a first plan as unverifiable (a distinct cause and reason), written once,
+// and never planned again after the write; a tag live lacks is a real
+// addition; the family switched off reports it as an addition.
+func TestNotReturnedOnFirstPlan(t *testing.T) {
+	sch := &schema.Type{Properties: map[string]*schema.Property{
+		"tags":                  {Type: schema.TypeObject},
+		"tags.*":                {Type: schema.TypeString},
+		"properties":            {Type: schema.TypeObject},
+		"properties.createMode": {Type: schema.TypeString},
+		"properties.level":      {Type: schema.TypeString},
+	}}
+	d := map[string]any{"tags": map[string]any{"env": "prod"}, "properties": map[string]any{"createMode": "Restore", "level": "a"}}
+	s := map[string]any{"properties": map[string]any{"level": "a"}}
+	r := Compute(Input{Desired: d, Live: s, Schema: sch})
+	byPath := map[string]plan.Change{}
+	for _, c := range r.Changes {
+		byPath[c.Path] = c
+	}
+	if c := byPath["properties.createMode"]; c.Cause != CauseUnverifiable || c.Reason != reasonUnverifiable || c.After != "Restore" {
+		t.Errorf("createMode: %+v", c)
+	}
+	if c := byPath[`tags.env`]; c.Cause != plan.CauseUser || c.Kind != plan.KindAdd {
+		t.Errorf("tag: %+v (all %v)", c, paths(r.Changes))
+	}
+	if r.Action != ActionUpdate {
+		t.Errorf("action %s", r.Action)
+	}
+	after := Compute(Input{Schema: sch, Desired: d, LastApplied: d, Baseline: map[string]any{"tags": map[string]any{"env": "prod"}, "properties": map[string]any{"level": "a"}}, Live: map[string]any{"tags": map[string]any{"env": "prod"}, "properties": map[string]any{"level": "a"}}})
+	if after.Action != ActionNoOp {
+		t.Errorf("after the write: %v", paths(after.Changes))
+	}
+	off := Compute(Input{Desired: d, Live: s, Schema: sch, DisableRules: []string{RuleNotReturned}})
+	for _, c := range off.Changes {
+		if c.Path == "properties.createMode" && c.Cause != plan.CauseUser {
+			t.Errorf("switched off: %+v", c)
+		}
+	}
+}
+
+// TestDisableRules: a family switched off no longer makes values equal.
+func TestDisableRules(t *testing.T) {
+	in := Input{Desired: map[string]any{"properties": map[string]any{"timeout": "PT1H"}},
+		Live: map[string]any{"properties": map[string]any{"timeout": "01:00:00"}}}
+	if r := Compute(in); len(r.Changes) != 0 {
+		t.Fatalf("on: %v", paths(r.Changes))
+	}
+	in.DisableRules = []string{RuleDuration}
+	if r := Compute(in); len(r.Changes) != 1 {
+		t.Fatalf("off: %v", paths(r.Changes))
 	}
 }

@@ -60,7 +60,7 @@ func TestPowerShellCorpusUnappliedReported(t *testing.T) {
 		found++
 		for _, withPlugins := range []bool{false, true} {
 			res := diff.Compute(input(r, withPlugins))
-			if len(res.Changes) != 1 || genericPath(res.Changes[0].Path) != want {
+			if cs := claimed(res); len(cs) != 1 || genericPath(cs[0].Path) != want {
 				t.Errorf("%s (plugins %v): want exactly one change at %s, got %+v", r.Source, withPlugins, want, res.Changes)
 			}
 		}

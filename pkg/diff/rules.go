@@ -49,6 +49,19 @@ const (
 	RuleIDRelative    = "arm-id-relative-vs-absolute"         // "resourceGroups/rg/…" or "subscriptions/…" without the leading slash
 	RuleLeadingSlash  = "path-leading-slash"                  // "/health" answered as "health" or the reverse
 	RuleSurroundSpace = "surrounding-whitespace"              // " value " answered trimmed
+
+	// Families of issue 32: values services re-format or re-spell, and
+	// leaves GET does not return. Evidence for each in docs/plugins.md.
+	RuleJSONDocument = "json-document-canonical" // a JSON document in a string, re-indented or re-ordered
+	RuleXMLDocument  = "xml-document-canonical"  // an XML document in a string, re-indented, attributes re-ordered
+	RuleLineEndings  = "line-endings"            // CRLF answered as LF or the reverse
+	RuleDuration     = "duration-equivalence"    // PT1H = 01:00:00, PT2H0M = PT2H, PT7D = P7D
+	RuleVersionV     = "version-v-prefix"        // "1.24.9" answered as "v1.24.9"
+	RuleEnumOrdinal  = "enum-ordinal"            // an enum member answered as its position in the spec's list
+	// RuleNotReturned names the first-plan treatment of an owned value
+	// live does not return: planned as unverifiable and written once
+	// (cause "unverifiable"), never claimed as a difference.
+	RuleNotReturned = "unverifiable-not-returned"
 )
 
 // locationKey reports whether a field holds an Azure region name.
@@ -126,8 +139,17 @@ func numStringEqual(s string, f float64) bool {
 
 // scalarEqual compares two non-container values under the normalisation
 // rules and names the rule that made them equal. key is the field name
-// holding the values, sp its schema path.
+// holding the values, sp its schema path. A rule family switched off
+// (Input.DisableRules) makes no value equal.
 func (f *facts) scalarEqual(sp, key string, x, y any) (bool, string) {
+	ok, rule := f.scalarRules(sp, key, x, y)
+	if ok && f.off[rule] {
+		return false, ""
+	}
+	return ok, rule
+}
+
+func (f *facts) scalarRules(sp, key string, x, y any) (bool, string) {
 	switch xv := x.(type) {
 	case string:
 		switch yv := y.(type) {
@@ -141,6 +163,9 @@ func (f *facts) scalarEqual(sp, key string, x, y any) (bool, string) {
 		default:
 			if fy, ok := toFloat(y); ok && numStringEqual(xv, fy) {
 				return true, RuleNumeric
+			}
+			if f.enumOrdinal(sp, xv, y) {
+				return true, RuleEnumOrdinal
 			}
 			return false, ""
 		}
@@ -172,8 +197,36 @@ func (f *facts) scalarEqual(sp, key string, x, y any) (bool, string) {
 		if ys, ok := y.(string); ok && numStringEqual(ys, fx) {
 			return true, RuleNumeric
 		}
+		if ys, ok := y.(string); ok && f.enumOrdinal(sp, ys, x) {
+			return true, RuleEnumOrdinal
+		}
 	}
 	return false, ""
+}
+
+// enumOrdinal reports whether n is the position of member s in the enum
+// the spec declares at sp: services written in .NET answer an enum as its
+// number when the model lacks a string converter (Cosmos DB Mongo role
+// definitions answer "CustomRole" as 1 with the enum [BuiltInRole,
+// CustomRole]).
+func (f *facts) enumOrdinal(sp, s string, n any) bool {
+	p := f.prop(sp)
+	if p == nil || len(p.Enum) == 0 {
+		return false
+	}
+	num, ok := n.(json.Number)
+	if !ok {
+		if fl, isF := n.(float64); isF && fl == math.Trunc(fl) {
+			num = json.Number(strconv.FormatFloat(fl, 'f', -1, 64))
+		} else {
+			return false
+		}
+	}
+	i, err := strconv.Atoi(num.String())
+	if err != nil || i < 0 || i >= len(p.Enum) {
+		return false
+	}
+	return strings.EqualFold(p.Enum[i], s)
 }
 
 func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
@@ -186,6 +239,20 @@ func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
 	if sp == "identity.type" && identityTypeEqual(x, y) {
 		return true, RuleIdentityType
 	}
+	// Documents are compared as documents, never by the case rules.
+	if jx, jy := jsonDocument(x), jsonDocument(y); jx && jy {
+		return jsonDocEqual(x, y), RuleJSONDocument
+	}
+	if xmlDocument(x) && xmlDocument(y) {
+		if eq, ok := xmlDocEqual(x, y); ok {
+			return eq, RuleXMLDocument
+		}
+	}
+	if strings.ContainsRune(x, '\r') || strings.ContainsRune(y, '\r') {
+		if lf(x) == lf(y) {
+			return true, RuleLineEndings
+		}
+	}
 	if !strings.EqualFold(x, y) {
 		if ok, rule := canonicalEqual(key, x, y); ok {
 			return true, rule
@@ -195,6 +262,12 @@ func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
 		}
 		if sameQuantity(x, y) {
 			return true, RuleNumeric
+		}
+		if sameDuration(x, y) {
+			return true, RuleDuration
+		}
+		if versionV(x, y) {
+			return true, RuleVersionV
 		}
 		if isURL(x) && isURL(y) && strings.TrimSuffix(x, "/") == strings.TrimSuffix(y, "/") {
 			return true, RuleURLSlash
@@ -449,7 +522,8 @@ func (f *facts) rulesTried(sp, key string, x, y any) []string {
 			out = append(out, RuleLocation)
 		}
 		out = append(out, RuleGUID, RuleBoolCase, RuleARMID, RuleIDScope, RuleIDRelative, RuleARMIDName,
-			RuleTimeEquivalence, RuleNumeric, RuleURLSlash, RuleSurroundSpace)
+			RuleTimeEquivalence, RuleNumeric, RuleURLSlash, RuleSurroundSpace,
+			RuleJSONDocument, RuleXMLDocument, RuleLineEndings, RuleDuration, RuleVersionV)
 		if pathKey(key) {
 			out = append(out, RuleLeadingSlash)
 		}
@@ -463,6 +537,9 @@ func (f *facts) rulesTried(sp, key string, x, y any) []string {
 		}
 	case xn || yn:
 		out = append(out, RuleNumeric)
+		if xs || ys {
+			out = append(out, RuleEnumOrdinal)
+		}
 	case xb || yb:
 		out = append(out, RuleBoolString)
 	}

@@ -108,8 +108,8 @@ func TestPluginsCarryOver(t *testing.T) {
 				g = &gain{}
 				gains[typ] = g
 			}
-			without := diff.Compute(input(r, false)).Action == diff.ActionNoOp
-			with := diff.Compute(input(r, true)).Action == diff.ActionNoOp
+			without := quiet(diff.Compute(input(r, false)))
+			with := quiet(diff.Compute(input(r, true)))
 			helped := 0
 			if with && !without {
 				helped = 1
