@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+)
+
+// controllerOptions are the flags of `kubectl azure controller`.
+type controllerOptions struct {
+	g       *GlobalOptions
+	streams genericiooptions.IOStreams
+	watch   *watchOptions
+	load    manifest.LoadOptions
+	apply   apply.Options
+	// source is dir://PATH or configmap://NAMESPACE?selector=...; -f/-k
+	// are the same as dir://.
+	source string
+
+	leaderElect   bool
+	leaseName     string
+	leaseNS       string
+	leaseDuration time.Duration
+	renewDeadline time.Duration
+	retryPeriod   time.Duration
+}
+
+// Leader election defaults: a deposed leader stops writing at its renew
+// deadline, before another replica may take over at the lease's expiry;
+// a killed leader is replaced within leaseDuration + retryPeriod.
+const (
+	defaultLeaseDuration = 15 * time.Second
+	defaultRenewDeadline = 10 * time.Second
+	defaultRetryPeriod   = 2 * time.Second
+)
+
+// newControllerCommand is `kubectl azure controller` (and its install
+// subcommand): the loop of apply --watch, run in a cluster.
+func newControllerCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
+	o := &controllerOptions{g: g, streams: s, watch: newWatchOptions(), load: manifest.NewLoadOptions(), apply: apply.DefaultOptions(),
+		leaseDuration: defaultLeaseDuration, renewDeadline: defaultRenewDeadline, retryPeriod: defaultRetryPeriod}
+	cmd := &cobra.Command{
+		Use:   "controller (-f DIR | --source dir://PATH | --source configmap://NAMESPACE?selector=...)",
+		Short: "Keep Azure matching the manifests: observe on a read budget, report drift, correct it if asked",
+		Long: `The controller loads the manifests, observes Azure on a fraction of ARM's
+read bucket, and applies manifest changes as they arrive. Drift (a change
+made in Azure outside this tool) is reported (--drift-policy detect, the
+default) or written back once (correct); a path someone keeps changing is
+contested and left alone. It is the loop of 'apply --watch', meant to run in
+a cluster with leader election; 'controller install -o yaml' prints the
+objects to run it.`,
+		Example: `  kubectl azure controller -f infra/ --state kubernetes://azure/prod --status-file /tmp/status.json
+  kubectl azure controller --source configmap://azure?selector=app=infra --leader-elect --metrics-addr :8080
+  kubectl azure controller install --source dir:///manifests --state kubernetes://azure/prod -o yaml | kubectl apply -f -`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.g.complete(cmd)
+			return o.run(cmd.Context())
+		},
+	}
+	fs := cmd.Flags()
+	o.load.AddFlags(fs)
+	o.watch.addFlags(fs)
+	fs.StringVar(&o.source, "source", "", "where the manifests come from: dir://PATH (e.g. kept by a git-sync sidecar) or configmap://NAMESPACE?selector=LABELS")
+	fs.BoolVar(&o.apply.CollectionReads, "collection-reads", o.apply.CollectionReads, "read live state with one list per group or parent where that takes fewer requests")
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "run only while holding a Kubernetes Lease, so one of several replicas writes")
+	fs.StringVar(&o.leaseName, "leader-elect-name", "", "name of the leader Lease (default: kubectl-azure-controller-SET)")
+	fs.StringVar(&o.leaseNS, "leader-elect-namespace", "", "namespace of the leader Lease (default: the state's, else the kubeconfig's)")
+	fs.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", o.leaseDuration, "how long a leader's Lease lasts without renewal")
+	fs.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", o.renewDeadline, "a leader that cannot renew within this stops writing")
+	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", o.retryPeriod, "how often candidates try to take the Lease")
+	cmd.AddCommand(newControllerInstallCommand(g, s), newStatusCommand(g, s))
+	return cmd
+}
+
+// sourceOf turns --source and -f/-k into the loop's Source.
+func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, error) {
+	if o.source != "" && (len(o.load.Filenames) > 0 || o.load.Kustomize != "") {
+		return nil, withCode(ExitValidation, errors.New("give either --source or -f/-k, not both"))
+	}
+	if o.source == "" {
+		if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
+			return nil, withCode(ExitValidation, errors.New("no manifests given: use -f DIR, -k DIR or --source dir://PATH|configmap://NAMESPACE?selector=..."))
+		}
+		for _, f := range o.load.Filenames {
+			if f == "-" {
+				return nil, withCode(ExitValidation, errors.New("the controller needs files or directories to watch, not standard input"))
+			}
+		}
+		paths := append([]string{}, o.load.Filenames...)
+		if o.load.Kustomize != "" {
+			paths = append(paths, o.load.Kustomize)
+		}
+		return &reconcile.DirSource{Paths: paths, Skip: []string{o.g.State, o.watch.loop.StatusFile}}, nil
+	}
+	u, err := url.Parse(o.source)
+	if err != nil {
+		return nil, withCode(ExitValidation, fmt.Errorf("--source %q: %w", o.source, err))
+	}
+	switch u.Scheme {
+	case "dir":
+		p := u.Host + u.Path
+		if p == "" {
+			return nil, withCode(ExitValidation, fmt.Errorf("--source %q names no directory: use dir://PATH", o.source))
+		}
+		o.load.Filenames, o.load.Recursive = []string{p}, true
+		return &reconcile.DirSource{Paths: []string{p}, Skip: []string{o.g.State, o.watch.loop.StatusFile}}, nil
+	case "configmap":
+		ns := u.Host
+		if ns == "" {
+			return nil, withCode(ExitValidation, fmt.Errorf("--source %q names no namespace: use configmap://NAMESPACE?selector=LABELS", o.source))
+		}
+		cfg, err := o.g.KubeFlags.ToRESTConfig()
+		if err != nil {
+			return nil, withCode(ExitError, fmt.Errorf("--source %s: connecting to the cluster: %w", o.source, err))
+		}
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, withCode(ExitError, err)
+		}
+		dir, err := os.MkdirTemp("", "kubectl-azure-source-")
+		if err != nil {
+			return nil, withCode(ExitError, err)
+		}
+		lo := o.load
+		cm := &reconcile.ConfigMapSource{Client: cs, Namespace: ns, Selector: u.Query().Get("selector"), Dir: dir,
+			LoadDir: func(ctx context.Context, dir string) (*manifest.Set, error) {
+				l := lo
+				l.Filenames, l.Recursive = []string{dir}, true
+				return o.g.load(ctx, l, cleanWriter{o.streams.ErrOut})
+			}}
+		if err := cm.Start(ctx); err != nil {
+			return nil, withCode(ExitError, fmt.Errorf("--source %s: %w", o.source, err))
+		}
+		return cm, nil
+	}
+	return nil, withCode(ExitValidation, fmt.Errorf("--source %q: use dir://PATH or configmap://NAMESPACE?selector=LABELS", o.source))
+}
+
+func (o *controllerOptions) run(ctx context.Context) error {
+	if err := o.watch.complete(); err != nil {
+		return err
+	}
+	o.apply.Subscription = manifest.Subscription(o.g.Subscription)
+	src, err := o.sourceOf(ctx)
+	if err != nil {
+		return err
+	}
+	if cm, ok := src.(*reconcile.ConfigMapSource); ok {
+		defer os.RemoveAll(cm.Dir)
+	}
+	var around func(context.Context, *reconcile.Controller) error
+	if o.leaderElect {
+		around = o.leaderElected
+	}
+	return o.watch.runWith(ctx, o.g, o.streams, src, o.load, o.apply, false, around)
+}
+
+// leaderElected runs the loop only while this replica holds the Lease.
+// Losing it cancels the loop's context: no write starts after the renew
+// deadline, and the new leader settles any journaled write by reading.
+func (o *controllerOptions) leaderElected(ctx context.Context, ctl *reconcile.Controller) error {
+	cfg, err := o.g.KubeFlags.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("--leader-elect: connecting to the cluster: %w", err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ns := o.leaseNS
+	if ns == "" {
+		if rest, ok := strings.CutPrefix(o.g.State, "kubernetes://"); ok {
+			ns, _, _ = strings.Cut(rest, "/")
+		}
+	}
+	if ns == "" {
+		if ns, _, err = o.g.KubeFlags.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return err
+		}
+	}
+	name := o.leaseName
+	if name == "" {
+		name = "kubectl-azure-controller-" + o.g.setName()
+	}
+	id, _ := os.Hostname()
+	id = fmt.Sprintf("%s-%d", id, os.Getpid())
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Name: name, Namespace: ns},
+		Client:     cs.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
+	}
+	ctl.SetLeader(false)
+	for ctx.Err() == nil {
+		done := make(chan struct{})
+		var started atomic.Bool
+		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+			Lock: lock, ReleaseOnCancel: true, Name: name,
+			LeaseDuration: o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: func(lctx context.Context) {
+					defer close(done)
+					started.Store(true)
+					ctl.SetLeader(true)
+					fmt.Fprintf(ctl.Log, "Leading (Lease %s/%s as %s).\n", ns, name, id)
+					if err := ctl.Run(lctx); err != nil {
+						fmt.Fprintf(ctl.Log, "error: %v\n", err)
+					}
+				},
+				OnStoppedLeading: func() { ctl.SetLeader(false) },
+				OnNewLeader: func(who string) {
+					if who != id {
+						fmt.Fprintf(ctl.Log, "Standing by: %s leads.\n", who)
+					}
+				},
+			},
+		})
+		if err != nil {
+			return withCode(ExitValidation, fmt.Errorf("--leader-elect: %w", err))
+		}
+		le.Run(ctx)
+		if started.Load() {
+			// Run returns when the Lease is lost; wait for the loop to
+			// stop before campaigning again, so two loops never overlap.
+			select {
+			case <-done:
+			case <-time.After(o.renewDeadline):
+			}
+		}
+		sleepCtx(ctx, o.retryPeriod)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+)
+
+// newStatusCommand is `kubectl azure status` (also `controller status`):
+// what the loop last saw, read from its status file.
+func newStatusCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
+	var path string
+	cmd := &cobra.Command{
+		Use:   "status --status-file PATH [-o json]",
+		Short: "Show what apply --watch or the controller last saw of every resource (exit 1 when any is not in sync)",
+		Example: `  kubectl azure status --status-file status.json
+  kubectl azure status --status-file status.json -o json | jq '.resources[] | select(.state != "in-sync")'`,
+		Args:        cobra.NoArgs,
+		Annotations: map[string]string{outputsAnnotation: printer.OutputText + "," + printer.OutputJSON},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if path == "" {
+				return withCode(ExitValidation, errors.New("--status-file is required: the file apply --watch or the controller keeps"))
+			}
+			st, err := reconcile.ReadStatus(path)
+			if err != nil {
+				return withCode(ExitError, fmt.Errorf("reading the status file %s: %w", path, err))
+			}
+			if g.Output == printer.OutputJSON {
+				enc := json.NewEncoder(s.Out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(st); err != nil {
+					return err
+				}
+			} else if err := printStatus(s.Out, st, time.Now()); err != nil {
+				return err
+			}
+			for _, r := range st.Resources {
+				if r.State != reconcile.StateInSync {
+					return errChanges
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&path, "status-file", "", "the status file written by apply --watch or the controller")
+	return cmd
+}
+
+func printStatus(w io.Writer, st *reconcile.Status, now time.Time) error {
+	fmt.Fprintf(w, "Observed %s ago (policy %s). %d resource(s).\n", now.Sub(st.ObservedAt).Round(time.Second), st.Policy, len(st.Resources))
+	if st.Source.Error != "" {
+		fmt.Fprintf(w, "Manifests refused (the last good set is observed): %s\n", printer.CleanText(st.Source.Error))
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RESOURCE\tSTATE\tSEEN\tDETAIL")
+	for _, r := range st.Resources {
+		var paths []string
+		for _, c := range r.Changes {
+			paths = append(paths, c.Path)
+		}
+		detail := strings.Join(paths, ", ")
+		if r.Message != "" {
+			detail = strings.TrimPrefix(detail+": ", ": ") + r.Message
+		}
+		seen := "-"
+		if !r.LastObserved.IsZero() {
+			seen = now.Sub(r.LastObserved).Round(time.Second).String() + " ago"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", printer.CleanText(printer.DisplayName(r.ID, "")), r.State, seen, printer.CleanText(detail))
+	}
+	return tw.Flush()
+}

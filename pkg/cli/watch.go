@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/version"
+	"github.com/kubectl-azure/kubectl-azure/plugins"
+)
+
+// watchOptions are the flags `apply --watch` and `controller` share: one
+// loop (pkg/reconcile), two front ends.
+type watchOptions struct {
+	// watch is apply's --watch.
+	watch       bool
+	readBudget  string
+	metricsAddr string
+	loop        reconcile.Options
+
+	// Filled by complete.
+	budget float64
+}
+
+func newWatchOptions() *watchOptions {
+	return &watchOptions{readBudget: "5%", loop: reconcile.DefaultOptions()}
+}
+
+// addFlags binds the loop's flags.
+func (w *watchOptions) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&w.readBudget, "read-budget", w.readBudget, "share of ARM's measured read bucket the observer may spend, e.g. 5%")
+	fs.StringVar(&w.loop.DriftPolicy, "drift-policy", w.loop.DriftPolicy, "detect (report drift) or correct (write the manifest's values back); a resource's azure.kubectl.io/drift-policy annotation wins")
+	fs.StringVar(&w.loop.StatusFile, "status-file", w.loop.StatusFile, "keep a JSON status of every resource in this file (replaced atomically)")
+	fs.StringVar(&w.metricsAddr, "metrics-addr", w.metricsAddr, "serve Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address, e.g. :8080")
+	fs.DurationVar(&w.loop.MinSweepInterval, "sweep-interval", w.loop.MinSweepInterval, "least time between two observation sweeps (the read budget may space them further)")
+	fs.DurationVar(&w.loop.SourceInterval, "source-interval", w.loop.SourceInterval, "how often the manifests are checked for changes")
+	fs.IntVar(&w.loop.Workers, "workers", w.loop.Workers, "resources written at once")
+	fs.Float64Var(&w.loop.WriteBudget, "write-budget", w.loop.WriteBudget, "writes per second the loop may send")
+	fs.DurationVar(&w.loop.ContestWindow, "contest-window", w.loop.ContestWindow, "a path drifting again this soon after corrections is contested")
+	fs.IntVar(&w.loop.ContestLimit, "contest-limit", w.loop.ContestLimit, "corrections of one path within --contest-window before it is contested and left alone")
+	fs.DurationVar(&w.loop.ContestBackoff, "contest-backoff", w.loop.ContestBackoff, "how long a contested resource is left alone (doubles each time)")
+	fs.DurationVar(&w.loop.RetryBase, "retry-base", w.loop.RetryBase, "first backoff after a failed write (doubles per failure of the same resource)")
+	for _, name := range []string{"sweep-interval", "source-interval", "workers", "write-budget", "contest-window", "contest-limit", "contest-backoff", "retry-base"} {
+		_ = fs.SetAnnotation(name, watchFlagAnnotation, []string{"true"})
+	}
+	_ = fs.MarkHidden("retry-base")
+}
+
+// watchFlagAnnotation marks the loop's tuning flags.
+const watchFlagAnnotation = "kubectl-azure/watch"
+
+// addWatchFlags adds --watch and the loop's flags to apply.
+func addWatchFlags(cmd *cobra.Command) *watchOptions {
+	w := newWatchOptions()
+	cmd.Flags().BoolVar(&w.watch, "watch", false, "keep applying: watch the manifests and Azure, report drift (and correct it with --drift-policy correct) until interrupted")
+	w.addFlags(cmd.Flags())
+	return w
+}
+
+// complete parses and checks the loop's flags.
+func (w *watchOptions) complete() error {
+	b, err := reconcile.ParseBudget(w.readBudget)
+	if err != nil {
+		return withCode(ExitValidation, err)
+	}
+	w.budget = b
+	w.loop.ReadBudget = b
+	if err := w.loop.Validate(); err != nil {
+		return withCode(ExitValidation, err)
+	}
+	return nil
+}
+
+// runApply is `apply -f DIR --watch`: the loop on a workstation or CI
+// runner, with the local state and its lock.
+func (w *watchOptions) runApply(ctx context.Context, o *planOptions) error {
+	if o.saved != nil {
+		return withCode(ExitValidation, errors.New("--watch applies manifests (-f/-k), not a saved plan"))
+	}
+	if o.dryRun != dryRunNone {
+		return withCode(ExitValidation, errors.New("--watch cannot be combined with --dry-run: use `kubectl azure diff` or --drift-policy detect"))
+	}
+	if o.apply.Prune {
+		return withCode(ExitValidation, errors.New("--watch never prunes: run `kubectl azure apply --prune` on its own"))
+	}
+	for _, f := range o.load.Filenames {
+		if f == "-" {
+			return withCode(ExitValidation, errors.New("--watch needs files or directories to watch, not standard input"))
+		}
+	}
+	if err := w.complete(); err != nil {
+		return err
+	}
+	paths := append([]string{}, o.load.Filenames...)
+	if o.load.Kustomize != "" {
+		paths = append(paths, o.load.Kustomize)
+	}
+	src := &reconcile.DirSource{Paths: paths, Skip: []string{o.g.State, w.loop.StatusFile}}
+	return w.run(ctx, o.g, o.streams, src, o.load, o.apply, true)
+}
+
+// run wires the loop to the CLI's clients, state and loader and runs it
+// until ctx ends (SIGINT/SIGTERM): then it returns nil, exit 0.
+// failFast makes an invalid first manifest set exit 2 (apply --watch); in
+// cluster the loop waits for a good set instead.
+func (w *watchOptions) run(ctx context.Context, g *GlobalOptions, streams genericiooptions.IOStreams, src reconcile.Source, load manifest.LoadOptions, base apply.Options, failFast bool) error {
+	return w.runWith(ctx, g, streams, src, load, base, failFast, nil)
+}
+
+// runWith is run; around, when set, runs the loop (leader election).
+func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams genericiooptions.IOStreams, src reconcile.Source, load manifest.LoadOptions, base apply.Options, failFast bool,
+	around func(ctx context.Context, ctl *reconcile.Controller) error) error {
+	log := cleanWriter{streams.ErrOut}
+	if ds, ok := src.(*reconcile.DirSource); ok && ds.LoadFunc == nil {
+		load.Skip = append(load.Skip, w.loop.StatusFile)
+		ds.LoadFunc = func(ctx context.Context) (*manifest.Set, error) {
+			return g.load(ctx, load, log)
+		}
+	}
+	refl := reconcile.NewReflector(src)
+	if _, err := refl.Sync(ctx); err != nil {
+		if failFast {
+			if errors.Is(err, reconcile.ErrEmptySet) {
+				return withCode(ExitValidation, fmt.Errorf("no resources loaded from %s: check the paths, -R for subdirectories, and the -l selector", src))
+			}
+			var ve *manifest.ValidationError
+			if errors.As(err, &ve) {
+				return withCode(ExitValidation, err)
+			}
+			return withCode(ExitError, err)
+		}
+		fmt.Fprintf(log, "warning: %s: %v; waiting for a valid set\n", src, err)
+	}
+
+	metrics := reconcile.NewMetrics()
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 32
+	budget := reconcile.NewBudget(transport, w.budget, func(method string, code int) {
+		metrics.Request(method, code)
+		metrics.ObserverRead(method, code)
+	})
+	metrics.SetBudget(budget)
+	// The observer reads a few lists at a time: its budget, not
+	// parallelism, bounds it, and few requests in flight keep the ARM
+	// client's pacer model exact.
+	observe, err := g.loopARMClient(streams.ErrOut, budget, 4)
+	if err != nil {
+		return err
+	}
+	writer, err := g.loopARMClient(streams.ErrOut, reconcile.NewCounter(transport, metrics.Request), 0)
+	if err != nil {
+		return err
+	}
+	reg, err := g.schemas()
+	if err != nil {
+		return err
+	}
+	st, err := g.openState(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	eo := base
+	eo.Set = g.setName()
+	eo.Concurrency = g.engineConcurrency()
+	eo.LockTimeout = g.LockTimeout
+	if eo.Subscription == "" {
+		eo.Subscription = manifest.Subscription(g.Subscription)
+	}
+	loop := w.loop
+	loop.LockTimeout = g.LockTimeout
+	ctl := &reconcile.Controller{Options: loop, Reflector: refl, Store: st, ObserveARM: observe, WriteARM: writer,
+		Schemas: reg, Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log}
+	if w.metricsAddr != "" {
+		addr, err := reconcile.Serve(ctx, w.metricsAddr, metrics, ctl)
+		if err != nil {
+			return withCode(ExitError, fmt.Errorf("--metrics-addr %s: %w", w.metricsAddr, err))
+		}
+		fmt.Fprintf(log, "Serving metrics on http://%s/metrics (health: /healthz, /readyz).\n", addr)
+	}
+	fmt.Fprintf(log, "Watching %s: read budget %s of ARM's read bucket, drift policy %s, state %s (locked per write). Ctrl-C stops.\n",
+		src, strings.TrimSpace(w.readBudget), w.loop.DriftPolicy, g.State)
+	if around != nil {
+		err = around(ctx, ctl)
+	} else {
+		err = ctl.Run(ctx)
+	}
+	if err != nil && ctx.Err() == nil {
+		return withCode(ExitError, err)
+	}
+	fmt.Fprintln(log, "Stopped.")
+	return nil
+}
+
+// loopARMClient builds an ARM client as armClient does, on a transport of
+// the loop's (read budget, request counting). concurrency 0 keeps the
+// global --concurrency. Its User-Agent names the loop, so Azure's activity
+// log tells its writes from a person's.
+func (g *GlobalOptions) loopARMClient(log io.Writer, rt http.RoundTripper, concurrency int) (*arm.Client, error) {
+	o := arm.DefaultOptions()
+	o.Version = version.Version + " reconcile"
+	o.Endpoint = g.Endpoint
+	o.Cloud = g.Cloud
+	o.Auth = g.Auth
+	o.AuthorityHost = g.AuthorityHost
+	o.Verbosity = g.Verbosity
+	if g.Timeout > 0 {
+		o.Timeout = g.Timeout
+	}
+	o.Log = log
+	if g.Concurrency > 0 {
+		o.Concurrency = g.Concurrency
+	}
+	if concurrency > 0 && concurrency < o.Concurrency {
+		o.Concurrency = concurrency
+	}
+	o.HTTPClient = &http.Client{Transport: rt, Timeout: 0}
+	c, err := arm.New(o)
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
+	return c, nil
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,197 @@
+package reconcile
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// ARM's documented read bucket per subscription: 250 tokens refilled at
+// 25/s. The size is measured from x-ms-ratelimit-remaining-subscription-
+// reads (the largest value seen, plus the request it was charged for); the
+// refill is taken in the same proportion (a tenth of the bucket per
+// second), which holds for every tier ARM documents.
+const (
+	defaultReadBucket = 250
+	refillPerSize     = 0.1
+)
+
+// Back-off thresholds on the remaining reads other clients leave: below
+// lowWater of the bucket the budget shrinks in proportion; below stopWater
+// the observer waits for the bucket to refill to lowWater before its next
+// read.
+const (
+	lowWater  = 0.5
+	stopWater = 0.1
+)
+
+// Budget is an http.RoundTripper that keeps one client's reads within a
+// fraction of ARM's measured read bucket and reports every response to a
+// RequestObserver. Writes pass through unpaced (the work queue's write
+// budget paces them); the ARM client's own pacer still runs in front.
+type Budget struct {
+	next     http.RoundTripper
+	fraction float64
+	observe  func(method string, code int)
+	now      func() time.Time
+
+	mu        sync.Mutex
+	size      float64 // measured bucket size
+	remaining float64 // last remaining seen, -1 before any
+	pausedTo  time.Time
+	limiter   *rate.Limiter
+	spent     int64 // reads sent through the budget
+}
+
+// NewBudget wraps next (nil: http.DefaultTransport). observe may be nil.
+func NewBudget(next http.RoundTripper, fraction float64, observe func(method string, code int)) *Budget {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	b := &Budget{next: next, fraction: fraction, observe: observe, now: time.Now, size: defaultReadBucket, remaining: -1}
+	b.limiter = rate.NewLimiter(b.rate(1), b.burst())
+	return b
+}
+
+func (b *Budget) rate(factor float64) rate.Limit {
+	return rate.Limit(b.size * refillPerSize * b.fraction * factor)
+}
+
+func (b *Budget) burst() int {
+	return max(1, int(b.size*b.fraction))
+}
+
+// Rate is the reads per second the budget allows now.
+func (b *Budget) Rate() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return float64(b.limiter.Limit())
+}
+
+// Measured returns the measured bucket size and the last remaining reads
+// seen (-1 before any response carried it).
+func (b *Budget) Measured() (size, remaining float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.size, b.remaining
+}
+
+// Spent is how many reads went through the budget.
+func (b *Budget) Spent() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.spent
+}
+
+// isRead reports whether ARM charges the request to the read bucket.
+func isRead(method string) bool { return method == http.MethodGet || method == http.MethodHead }
+
+// RoundTrip waits for the budget before a read, then records the answer.
+func (b *Budget) RoundTrip(req *http.Request) (*http.Response, error) {
+	if isRead(req.Method) {
+		if err := b.wait(req.Context()); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := b.next.RoundTrip(req)
+	if resp != nil {
+		b.learn(resp)
+		if b.observe != nil {
+			b.observe(req.Method, resp.StatusCode)
+		}
+	} else if b.observe != nil && err != nil && req.Context().Err() == nil {
+		b.observe(req.Method, 0)
+	}
+	return resp, err
+}
+
+func (b *Budget) wait(ctx context.Context) error {
+	b.mu.Lock()
+	pause := b.pausedTo.Sub(b.now())
+	lim := b.limiter
+	b.spent++
+	b.mu.Unlock()
+	if pause > 0 {
+		t := time.NewTimer(pause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	return lim.Wait(ctx)
+}
+
+// learn follows the read bucket from the response headers: the size
+// grows to the largest remaining seen; when other clients drain the
+// bucket the budget shrinks, and near empty the next read waits.
+func (b *Budget) learn(resp *http.Response) {
+	h := resp.Header.Get("x-ms-ratelimit-remaining-subscription-reads")
+	if h == "" {
+		h = resp.Header.Get("x-ms-ratelimit-remaining-tenant-reads")
+	}
+	rem, err := strconv.ParseFloat(strings.TrimSpace(h), 64)
+	throttled := resp.StatusCode == http.StatusTooManyRequests && isRead(resp.Request.Method)
+	if (err != nil || rem < 0) && !throttled {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	if throttled {
+		// Someone emptied the bucket: stand back until it refilled to
+		// half, whatever the header said.
+		rem = 0
+	}
+	b.remaining = rem
+	if rem+1 > b.size {
+		b.size = rem + 1
+		b.limiter.SetBurst(b.burst())
+	}
+	factor := 1.0
+	if frac := rem / b.size; frac < lowWater {
+		factor = math.Max(frac/lowWater, 0.05)
+		if frac < stopWater {
+			refill := b.size * refillPerSize
+			b.pausedTo = now.Add(time.Duration((lowWater*b.size - rem) / refill * float64(time.Second)))
+		}
+	}
+	b.limiter.SetLimit(b.rate(factor))
+}
+
+// Counter is an http.RoundTripper that only reports every response (the
+// workers' client: their writes are paced by the queue, their reads are
+// few and must not wait behind the observer).
+type Counter struct {
+	next    http.RoundTripper
+	observe func(method string, code int)
+}
+
+// NewCounter wraps next (nil: http.DefaultTransport).
+func NewCounter(next http.RoundTripper, observe func(method string, code int)) *Counter {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &Counter{next: next, observe: observe}
+}
+
+// RoundTrip sends req and reports the answer.
+func (c *Counter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if c.observe != nil {
+		switch {
+		case resp != nil:
+			c.observe(req.Method, resp.StatusCode)
+		case err != nil && req.Context().Err() == nil:
+			c.observe(req.Method, 0)
+		}
+	}
+	return resp, err
+}

@@ -1,0 +1,114 @@
+package reconcile
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+)
+
+// Status is the status file: what the loop last saw of every resource.
+// Outside checks read observedAt and resources[].{id,state,lastObserved,
+// changes}; the other fields may grow.
+type Status struct {
+	ObservedAt time.Time        `json:"observedAt"`
+	Policy     string           `json:"policy"`
+	Set        string           `json:"set,omitempty"`
+	Source     SourceStatus     `json:"source"`
+	Resources  []ResourceStatus `json:"resources"`
+	Leader     *bool            `json:"leader,omitempty"`
+}
+
+// SourceStatus says which manifest set is observed and why a newer one
+// was refused.
+type SourceStatus struct {
+	// LoadedAt is when the set being observed was read.
+	LoadedAt time.Time `json:"loadedAt"`
+	// Resources counts the resources of that set.
+	Resources int `json:"resources"`
+	// Error is set while the source holds a set that was refused (invalid
+	// or empty): the last good one is still observed.
+	Error    string    `json:"error,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Problem is one manifest problem with its place.
+type Problem struct {
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Message string `json:"message"`
+}
+
+// ResourceStatus is one resource's line in the status file.
+type ResourceStatus struct {
+	ID           string        `json:"id"`
+	State        string        `json:"state"`
+	LastObserved time.Time     `json:"lastObserved"`
+	Changes      []plan.Change `json:"changes"`
+	Policy       string        `json:"policy,omitempty"`
+	Message      string        `json:"message,omitempty"`
+	// Corrections counts writes that undid drift of this resource.
+	Corrections int `json:"corrections,omitempty"`
+	// Until is when a contested resource is looked at again.
+	Until *time.Time `json:"until,omitempty"`
+}
+
+// WriteStatus replaces path atomically (write a sibling, then rename), so
+// a reader never sees half a document.
+func WriteStatus(path string, st *Status) error {
+	sort.Slice(st.Resources, func(i, j int) bool { return st.Resources[i].ID < st.Resources[j].ID })
+	for i := range st.Resources {
+		if st.Resources[i].Changes == nil {
+			st.Resources[i].Changes = []plan.Change{}
+		}
+	}
+	if st.Resources == nil {
+		st.Resources = []ResourceStatus{}
+	}
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err = f.Write(append(data, '\n')); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// ReadStatus reads a status file (kubectl azure status, tests).
+func ReadStatus(path string) (*Status, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var st Status
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
