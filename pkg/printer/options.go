@@ -37,9 +37,15 @@ const (
 	LiveNever  = "never"
 )
 
-// DefaultWidth is used when the writer is not a terminal and no width is set:
-// wide enough for typical ARM types, narrow enough for CI log viewers.
+// DefaultWidth was the width of text written to a pipe; piped text is now
+// not wrapped at all (see Options.width). Kept for callers that size their
+// own output.
 const DefaultWidth = 100
+
+// unlimitedWidth is the width of text written to a pipe or file with no
+// $COLUMNS: CI log viewers and pagers wrap lines themselves, and a hard
+// break would split words, flags and IDs.
+const unlimitedWidth = 1 << 30
 
 // Outputs lists the valid Output values, for flag help and validation.
 var Outputs = []string{OutputText, OutputJSON, OutputYAML, OutputMarkdown, OutputName}
@@ -53,7 +59,7 @@ type Options struct {
 	// never. NO_COLOR (any non-empty value) turns colour off in every mode.
 	Color string
 	// Width is the line width for text output; 0 means the terminal width
-	// of w, else $COLUMNS, else DefaultWidth.
+	// of w, else $COLUMNS, else no limit (piped text is never wrapped).
 	Width int
 	// Explain lists, for every owned path judged equal, the rule that made
 	// it equal, and shows no-op resources.
@@ -177,11 +183,11 @@ func (o Options) width(w io.Writer) int {
 			return cols
 		}
 	}
-	// CI runners set COLUMNS to the width of their log viewer.
+	// A user (or a runner) that sets COLUMNS asks for that width.
 	if cols, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && cols > 0 {
 		return cols
 	}
-	return DefaultWidth
+	return unlimitedWidth
 }
 
 // height returns the terminal height of w, or 0 when unknown.

@@ -20,8 +20,12 @@ const (
 	symbolWidth  = 3
 	changeIndent = "      "
 	arrow        = " → "
-	// minValueWidth keeps a truncated value recognisable on narrow terminals.
+	// minValueWidth is the least room a wrapped text gets on a narrow
+	// terminal, however deep its indent.
 	minValueWidth = 16
+	// inlineNestedWidth is the widest an added or removed object or array
+	// is shown on one line as JSON; a wider one is shown as a tree.
+	inlineNestedWidth = 60
 )
 
 func printText(w io.Writer, p *plan.Plan, opts Options) error {
@@ -83,13 +87,18 @@ func wordWrap(s string, limit int) []string {
 		if curWidth > 0 && curWidth+1+w > limit {
 			flush()
 		}
-		for w > limit { // a single overlong word: cut it into full lines
-			head := ansi.Truncate(word, limit, "")
+		for w > limit { // a single overlong word: cut it into lines
 			if curWidth > 0 {
 				flush()
 			}
+			// After a slash when there is one: a resource name is not split.
+			head := ansi.Truncate(word, limit, "")
+			rest := ansi.TruncateLeft(word, limit, "")
+			if i := strings.LastIndex(head, "/"); i > 0 && !strings.Contains(word, "\x1b") {
+				head, rest = word[:i+1], word[i+1:]
+			}
 			lines = append(lines, head)
-			word = ansi.TruncateLeft(word, limit, "")
+			word = rest
 			w = ansi.StringWidth(word)
 		}
 		if curWidth > 0 {
@@ -188,9 +197,9 @@ func (t *textPrinter) resource(r plan.Resource) {
 	}
 }
 
-// change prints one path. Values are compact JSON, each cut so the whole
-// line fits the width; the notes after them are never cut, because they are
-// what a reviewer must not miss.
+// change prints one path. Values are compact JSON, never cut: a line too
+// long for the width puts each value on lines of its own, and an added or
+// removed object is printed as a tree, one field per line.
 func (t *textPrinter) change(c plan.Change) {
 	var notes []string
 	var styledNotes []string
@@ -234,72 +243,98 @@ func (t *textPrinter) change(c plan.Change) {
 	sym := changeSymbol(c.Kind)
 	path := c.Path
 	lead := changeIndent + t.st.kind(c.Kind)(sym) + " "
+	hang := changeIndent + "    "
 	prefixWidth := ansi.StringWidth(changeIndent + sym + " " + path + ": ")
 	avail := t.width - prefixWidth - ansi.StringWidth(suffix)
 
-	var before, after string
-	switch {
-	case c.Sensitive:
+	if c.Sensitive {
 		// Never format the values: they hold the secret.
-	case c.Kind == plan.KindAdd:
-		after = t.show(c.After)
-		if isNested(c.After) && ansi.StringWidth(after) > avail {
-			// A nested object on create: an indented tree reads better
-			// than a blob cut at the width.
-			t.wrapped(lead, changeIndent+"    ", path+":"+styledSuffix, identity)
-			t.tree(changeIndent+"    ", c.After)
+		t.line(lead, path, ": ", t.st.faint(plan.Sensitive), styledSuffix)
+		return
+	}
+	var before, after string
+	switch c.Kind {
+	case plan.KindAdd, plan.KindRemove:
+		v := c.After
+		if c.Kind == plan.KindRemove {
+			v = c.Before
+		}
+		shown := t.show(v)
+		if isNested(v) && ansi.StringWidth(shown) > min(avail, inlineNestedWidth) {
+			// An added or removed item (an NSG rule, a subnet) is what a
+			// reviewer must read in full: one field per line, never cut.
+			t.wrapped(lead, hang, path+":"+styledSuffix, identity)
+			t.tree(hang, v)
 			return
 		}
-	case c.Kind == plan.KindRemove:
-		before = t.show(c.Before)
+		if c.Kind == plan.KindAdd {
+			after = shown
+		} else {
+			before = shown
+		}
 	default:
 		before, after = t.show(c.Before), t.show(c.After)
 	}
-	need := ansi.StringWidth(before) + ansi.StringWidth(after)
+	one := before + after
 	if before != "" && after != "" {
-		need += ansi.StringWidth(arrow)
+		one = before + arrow + after
 	}
-	if c.Sensitive || need <= avail || avail >= 2*minValueWidth+ansi.StringWidth(arrow) {
-		t.line(lead, path, ": ", t.value(c, before, after, avail), styledSuffix)
+	if ansi.StringWidth(one) <= avail {
+		styled := before + after
+		if before != "" && after != "" {
+			styled = before + t.st.faint(arrow) + after
+		}
+		t.line(lead, path, ": ", styled, styledSuffix)
 		return
 	}
-	// Too narrow to show the values beside a long path: path and notes on
-	// one line, the values alone on the next with the whole width.
-	t.wrapped(lead, changeIndent+"    ", path+":"+styledSuffix, identity)
-	indent := changeIndent + "    "
-	t.line(indent, t.value(c, before, after, t.width-len(indent)))
+	// Too long for one line: path and notes, then the values whole below,
+	// both on one line when they fit, else each on lines of its own.
+	t.wrapped(lead, hang, path+":"+styledSuffix, identity)
+	if before != "" && after != "" && ansi.StringWidth(hang+one) <= t.width {
+		t.line(hang, before, t.st.faint(arrow), after)
+		return
+	}
+	if before != "" {
+		t.value(hang, hang, before)
+	}
+	if after != "" {
+		if before != "" {
+			t.value(hang+t.st.faint("→")+" ", hang+"  ", after)
+		} else {
+			t.value(hang, hang, after)
+		}
+	}
 }
 
-// value renders before → after (or just one side) in at most avail cells.
-func (t *textPrinter) value(c plan.Change, before, after string, avail int) string {
-	switch {
-	case c.Sensitive:
-		return t.st.faint(plan.Sensitive)
-	case before == "" && after != "":
-		return truncate(after, max(avail, minValueWidth))
-	case after == "" && before != "":
-		return truncate(before, max(avail, minValueWidth))
+// value prints a rendered value after lead, whole: wider than the line, it
+// continues on lines indented by hang, broken after a space, comma or
+// slash where there is one (JSON and ARM IDs have them), so no word, number
+// or name segment is split unless it is longer than a line.
+func (t *textPrinter) value(lead, hang, v string) {
+	limit := max(t.width-max(ansi.StringWidth(lead), ansi.StringWidth(hang)), minValueWidth)
+	for i, l := range valueWrap(v, limit) {
+		if i == 0 {
+			t.line(lead, l)
+		} else {
+			t.line(hang, l)
+		}
 	}
-	bw, aw := splitWidth(ansi.StringWidth(before), ansi.StringWidth(after), avail-ansi.StringWidth(arrow))
-	return truncate(before, bw) + t.st.faint(arrow) + truncate(after, aw)
 }
 
-// splitWidth shares avail cells between two values: a short value keeps its
-// full width and the long one gets the rest; when both are long they share
-// evenly. Neither drops below minValueWidth, even if the line then overflows.
-func splitWidth(a, b, avail int) (int, int) {
-	if a+b <= avail {
-		return a, b
+// valueWrap cuts s into lines of at most limit cells, each ending after a
+// space, ',' or '/' when the line holds one, else at the limit.
+func valueWrap(s string, limit int) []string {
+	var lines []string
+	for ansi.StringWidth(s) > limit {
+		head := ansi.Truncate(s, limit, "")
+		cut := strings.LastIndexAny(head, " ,/") + 1
+		if cut <= 0 {
+			cut = len(head)
+		}
+		lines = append(lines, s[:cut])
+		s = s[cut:]
 	}
-	half := avail / 2
-	switch {
-	case a <= half:
-		return a, max(avail-a, minValueWidth)
-	case b <= half:
-		return max(avail-b, minValueWidth), b
-	default:
-		return max(half, minValueWidth), max(avail-half, minValueWidth)
-	}
+	return append(lines, s)
 }
 
 // show renders one value: a reference to a resource in the plan by its
@@ -324,7 +359,7 @@ func (t *textPrinter) tree(indent string, v any) {
 				t.tree(indent+"  ", child)
 				continue
 			}
-			t.line(indent, key, " ", truncate(t.show(child), max(t.width-ansi.StringWidth(indent+key)-1, minValueWidth)))
+			t.value(indent+key+" ", indent+"  ", t.show(child))
 		}
 	case []any:
 		for _, item := range x {
@@ -333,7 +368,7 @@ func (t *textPrinter) tree(indent string, v any) {
 				t.tree(indent+"  ", item)
 				continue
 			}
-			t.line(indent, "- ", truncate(t.show(item), max(t.width-ansi.StringWidth(indent)-2, minValueWidth)))
+			t.value(indent+"- ", indent+"  ", t.show(item))
 		}
 	}
 }
