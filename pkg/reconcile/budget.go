@@ -101,7 +101,7 @@ func (b *Budget) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := b.next.RoundTrip(req)
 	if resp != nil {
-		b.learn(resp)
+		b.learn(req, resp)
 		if b.observe != nil {
 			b.observe(req.Method, resp.StatusCode)
 		}
@@ -132,13 +132,13 @@ func (b *Budget) wait(ctx context.Context) error {
 // learn follows the read bucket from the response headers: the size
 // grows to the largest remaining seen; when other clients drain the
 // bucket the budget shrinks, and near empty the next read waits.
-func (b *Budget) learn(resp *http.Response) {
+func (b *Budget) learn(req *http.Request, resp *http.Response) {
 	h := resp.Header.Get("x-ms-ratelimit-remaining-subscription-reads")
 	if h == "" {
 		h = resp.Header.Get("x-ms-ratelimit-remaining-tenant-reads")
 	}
 	rem, err := strconv.ParseFloat(strings.TrimSpace(h), 64)
-	throttled := resp.StatusCode == http.StatusTooManyRequests && isRead(resp.Request.Method)
+	throttled := resp.StatusCode == http.StatusTooManyRequests && isRead(req.Method)
 	if (err != nil || rem < 0) && !throttled {
 		return
 	}

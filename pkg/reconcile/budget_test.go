@@ -1,0 +1,261 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+)
+
+func TestParseBudget(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+		bad  bool
+	}{
+		{in: "5%", want: 0.05},
+		{in: " 5 % ", want: 0.05},
+		{in: "5", want: 0.05},
+		{in: "0.05", want: 0.05},
+		{in: "100%", want: 1},
+		{in: "0%", bad: true},
+		{in: "150%", bad: true},
+		{in: "-1", bad: true},
+		{in: "five", bad: true},
+	} {
+		got, err := ParseBudget(tc.in)
+		if (err != nil) != tc.bad || (!tc.bad && got != tc.want) {
+			t.Errorf("ParseBudget(%q) = %v, %v; want %v (error %v)", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+}
+
+// bucketServer answers every GET with a remaining-reads header it is
+// told, counting requests.
+type bucketServer struct {
+	mu        sync.Mutex
+	remaining int
+	gets      int
+}
+
+func (b *bucketServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	b.gets++
+	rem := b.remaining
+	b.mu.Unlock()
+	w.Header().Set("x-ms-ratelimit-remaining-subscription-reads", strconv.Itoa(rem))
+	w.WriteHeader(http.StatusOK)
+}
+
+func (b *bucketServer) set(rem int) {
+	b.mu.Lock()
+	b.remaining = rem
+	b.mu.Unlock()
+}
+
+func get(t *testing.T, b *Budget, url string, ctx context.Context) error {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := b.RoundTrip(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	return err
+}
+
+func TestBudgetIsAShareOfTheMeasuredBucket(t *testing.T) {
+	srv := &bucketServer{remaining: 999}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	b := NewBudget(nil, 0.05, nil)
+	if err := get(t, b, hs.URL, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	size, rem := b.Measured()
+	if size != 1000 || rem != 999 {
+		t.Fatalf("measured size %v remaining %v, want 1000 and 999", size, rem)
+	}
+	// 5% of a 1000-token bucket refilled at 100/s: 5 reads/s.
+	if r := b.Rate(); r != 5 {
+		t.Fatalf("rate %v reads/s, want 5", r)
+	}
+}
+
+func TestBudgetBacksOffWhenOthersDrainTheBucket(t *testing.T) {
+	srv := &bucketServer{remaining: 249}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	b := NewBudget(nil, 0.2, nil)
+	if err := get(t, b, hs.URL, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	full := b.Rate()
+	if full != 5 { // 20% of 25/s
+		t.Fatalf("rate %v, want 5", full)
+	}
+	// Another client leaves a quarter of the bucket: the budget halves.
+	srv.set(62)
+	if err := get(t, b, hs.URL, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.Rate(); r >= full*0.6 || r <= 0 {
+		t.Fatalf("rate %v after the bucket dropped to a quarter, want about half of %v", r, full)
+	}
+	// Nearly empty: the next read waits for the bucket to refill to half
+	// (about 5 s at 25/s), so it does not come before a short deadline.
+	srv.set(3)
+	if err := get(t, b, hs.URL, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	before := srv.gets
+	err := get(t, b, hs.URL, ctx)
+	if !errors.Is(err, context.DeadlineExceeded) || srv.gets != before {
+		t.Fatalf("a read went out with the bucket nearly empty (err %v)", err)
+	}
+}
+
+func TestBudgetStandsBackAfterA429(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer hs.Close()
+	var codes []int
+	b := NewBudget(nil, 1, func(_ string, code int) { codes = append(codes, code) })
+	if err := get(t, b, hs.URL, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if err := get(t, b, hs.URL, ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a read went out right after a 429: %v", err)
+	}
+	if len(codes) != 1 || codes[0] != 429 {
+		t.Fatalf("observed %v", codes)
+	}
+}
+
+func TestTrackerDiscardsObservationsDuringWrites(t *testing.T) {
+	tr := NewTracker()
+	before := tr.Mark()
+	if tr.Stale(before, "a") {
+		t.Fatal("nothing was written")
+	}
+	end := tr.Begin("a")
+	if !tr.Stale(before, "a") || tr.Stale(before, "b") {
+		t.Fatal("a is being written; b is not")
+	}
+	during := tr.Mark()
+	if !tr.Stale(during, "a") {
+		t.Fatal("an observation started while a was written is stale")
+	}
+	end()
+	end() // idempotent
+	if !tr.Stale(during, "a") {
+		t.Fatal("the write ended after the observation started: still stale")
+	}
+	if tr.Stale(tr.Mark(), "a") {
+		t.Fatal("an observation started after the write is good")
+	}
+}
+
+type fakeSource struct {
+	fp   string
+	set  *manifest.Set
+	err  error
+	load int
+}
+
+func (f *fakeSource) Fingerprint(context.Context) (string, error) { return f.fp, nil }
+func (f *fakeSource) Load(context.Context) (*manifest.Set, error) {
+	f.load++
+	return f.set, f.err
+}
+func (f *fakeSource) String() string { return "fake://" }
+
+func TestReflectorKeepsTheLastGoodSet(t *testing.T) {
+	good := &manifest.Set{Resources: []*manifest.Resource{{ID: "/subscriptions/s/resourceGroups/a"}}}
+	src := &fakeSource{fp: "1", set: good}
+	r := NewReflector(src)
+	if changed, err := r.Sync(t.Context()); !changed || err != nil {
+		t.Fatalf("first load: %v %v", changed, err)
+	}
+	// Same fingerprint: not read again.
+	if changed, _ := r.Sync(t.Context()); changed || src.load != 1 {
+		t.Fatalf("unchanged source read again (%d loads)", src.load)
+	}
+	// Invalid: refused, last good kept, error with file and line.
+	bad := &manifest.ValidationError{Problems: []manifest.Problem{{File: "infra.yaml", Line: 7, Message: "broken"}}}
+	src.fp, src.set, src.err = "2", nil, bad
+	if changed, err := r.Sync(t.Context()); changed || err == nil {
+		t.Fatalf("invalid set taken: %v %v", changed, err)
+	}
+	set, _, err := r.Current()
+	if set != good || err == nil {
+		t.Fatalf("current = %v, %v; want the good set and the error", set, err)
+	}
+	if ps := Problems(err); len(ps) != 1 || ps[0].File != "infra.yaml" || ps[0].Line != 7 {
+		t.Fatalf("problems = %+v", ps)
+	}
+	// Empty: refused too.
+	src.fp, src.set, src.err = "3", &manifest.Set{}, nil
+	if _, err := r.Sync(t.Context()); !errors.Is(err, ErrEmptySet) {
+		t.Fatalf("empty set: %v", err)
+	}
+	if set, _, _ := r.Current(); set != good {
+		t.Fatal("the empty set replaced the good one")
+	}
+	// Fixed: taken, error cleared.
+	fixed := &manifest.Set{Resources: []*manifest.Resource{{ID: "/subscriptions/s/resourceGroups/b"}}}
+	src.fp, src.set = "4", fixed
+	if changed, err := r.Sync(t.Context()); !changed || err != nil {
+		t.Fatalf("fixed set: %v %v", changed, err)
+	}
+	if set, _, err := r.Current(); set != fixed || err != nil {
+		t.Fatalf("current = %v, %v", set, err)
+	}
+}
+
+func TestPolicyAnnotationWins(t *testing.T) {
+	c := &Controller{Options: Options{DriftPolicy: PolicyDetect}}
+	for _, tc := range []struct {
+		ann, want string
+	}{
+		{"", PolicyDetect},
+		{"correct", PolicyCorrect},
+		{"detect", PolicyDetect},
+		{"bogus", PolicyDetect}, // the loader refuses it; never acted on
+	} {
+		r := &manifest.Resource{Annotations: map[string]string{}}
+		if tc.ann != "" {
+			r.Annotations[AnnotationDriftPolicy] = tc.ann
+		}
+		if got := c.PolicyFor(r); got != tc.want {
+			t.Errorf("annotation %q: policy %s, want %s", tc.ann, got, tc.want)
+		}
+	}
+}
+
+func TestOverlaps(t *testing.T) {
+	for _, tc := range []struct {
+		a, b []string
+		want bool
+	}{
+		{[]string{"tags.env"}, []string{"tags.env"}, true},
+		{[]string{"tags"}, []string{"tags.env"}, true},
+		{[]string{"properties.rules"}, []string{"properties.rules[name=a].priority"}, true},
+		{[]string{"tags.env"}, []string{"tags.environment"}, false},
+		{[]string{"tags.env"}, []string{"location"}, false},
+	} {
+		if got := overlaps(tc.a, tc.b); got != tc.want {
+			t.Errorf("overlaps(%v, %v) = %v", tc.a, tc.b, got)
+		}
+	}
+}
