@@ -90,59 +90,77 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		return nil
 	}
 	cs := &cascadeScan{e: e, managed: managed, sc: sc, found: map[string][]plan.CascadeItem{}}
-	lists := map[string][]map[string]any{}
+	// Everything below walks each found ID's ancestors to the destroyed
+	// resources that contain it: linear in what is found, not quadratic in
+	// what is deleted (a delete of 10,000 resources).
+	inside := make(map[string]*item, len(destroyed))
+	found := make(map[*item]map[string]plan.CascadeItem, len(destroyed))
 	// roots are the resources whose children are listed: what is destroyed
 	// and what a destroyed group holds.
 	roots := map[string]root{}
-	found := make(map[*item]map[string]plan.CascadeItem, len(destroyed))
 	for _, it := range destroyed {
+		inside[it.key] = it
 		found[it] = map[string]plan.CascadeItem{}
 		roots[it.key] = root{id: it.id, typ: it.typ, ver: it.ver}
+	}
+	containers := func(k string, visit func(*item)) {
+		for i := strings.LastIndexByte(k, '/'); i > 0; i = strings.LastIndexByte(k[:i], '/') {
+			if it := inside[k[:i]]; it != nil {
+				visit(it)
+			}
+		}
+	}
+	byGroup := map[string][]*item{}
+	var groups []string
+	for _, it := range destroyed {
 		id, err := armid.Parse(it.id)
 		if err != nil || id.Subscription == "" || id.ResourceGroup == "" {
 			continue
 		}
 		rg := armid.Key("/subscriptions/" + id.Subscription + "/resourceGroups/" + id.ResourceGroup)
-		contents, ok := lists[rg]
-		if !ok {
-			contents, err = e.ARM.ListResourceGroup(ctx, id.Subscription, id.ResourceGroup)
-			if err != nil && !arm.IsNotFound(err) {
-				return fmt.Errorf("listing what deleting %s would also delete (nothing was written): %w", it.display(), err)
-			}
-			lists[rg] = contents
+		if _, ok := byGroup[rg]; !ok {
+			groups = append(groups, rg)
+		}
+		byGroup[rg] = append(byGroup[rg], it)
+	}
+	for _, rg := range groups {
+		first := byGroup[rg][0]
+		x, _ := armid.Parse(first.id)
+		contents, err := e.ARM.ListResourceGroup(ctx, x.Subscription, x.ResourceGroup)
+		if err != nil && !arm.IsNotFound(err) {
+			return fmt.Errorf("listing what deleting %s would also delete (nothing was written): %w", first.display(), err)
 		}
 		for _, c := range contents {
 			cid, _ := c["id"].(string)
 			typ, _ := c["type"].(string)
-			if _, perr := armid.Parse(cid); perr != nil || typ == "" {
-				// Cannot tell where it lies: it may lie inside.
+			if _, perr := armid.Parse(cid); perr != nil || typ == "" || !armid.Contains(rg, cid) {
+				// Cannot tell where it lies: it may lie inside any of them.
 				u := plan.CascadeItem{ID: "an entry of " + armid.Printable(rg) + "/resources without a valid id and type (" + armid.Printable(cid) + ")", Type: unknownType}
-				found[it][u.ID] = u
-				continue
-			}
-			if !armid.Contains(it.id, cid) {
+				for _, it := range byGroup[rg] {
+					found[it][u.ID] = u
+				}
 				continue
 			}
 			k := armid.Key(cid)
-			found[it][k] = plan.CascadeItem{ID: cid, Type: typ, Managed: managed[k]}
-			roots[k] = root{id: cid, typ: typ}
-		}
-	}
-	// Resources known to the manifests or the state inside a destroyed one,
-	// by walking each known ID's ancestors: linear in the known IDs.
-	inside := map[string]*item{}
-	for _, it := range destroyed {
-		inside[it.key] = it
-	}
-	addKnown := func(id, typ string) {
-		k := armid.Key(id)
-		for i := strings.LastIndexByte(k, '/'); i > 0; i = strings.LastIndexByte(k[:i], '/') {
-			if it := inside[k[:i]]; it != nil {
-				if _, ok := found[it][k]; !ok {
-					found[it][k] = plan.CascadeItem{ID: id, Type: typ, Managed: managed[k]}
-				}
+			in := false
+			containers(k, func(it *item) {
+				in = true
+				found[it][k] = plan.CascadeItem{ID: cid, Type: typ, Managed: managed[k]}
+			})
+			if in {
+				roots[k] = root{id: cid, typ: typ}
 			}
 		}
+	}
+	// Resources the manifests or the state (any set) know inside a
+	// destroyed one.
+	addKnown := func(id, typ string) {
+		k := armid.Key(id)
+		containers(k, func(it *item) {
+			if _, ok := found[it][k]; !ok {
+				found[it][k] = plan.CascadeItem{ID: id, Type: typ, Managed: managed[k]}
+			}
+		})
 	}
 	for _, it := range items {
 		addKnown(it.id, it.typ)
@@ -153,11 +171,8 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 	if err := cs.listChildren(ctx, roots); err != nil {
 		return err
 	}
-	for _, it := range destroyed {
-		for rk, kids := range cs.found {
-			if rk != it.key && !armid.Contains(it.key, rk) {
-				continue
-			}
+	for rk, kids := range cs.found {
+		add := func(it *item) {
 			for _, c := range kids {
 				k := armid.Key(c.ID)
 				if c.Type == unknownType {
@@ -168,6 +183,12 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 				}
 			}
 		}
+		if it := inside[rk]; it != nil {
+			add(it)
+		}
+		containers(rk, add)
+	}
+	for _, it := range destroyed {
 		out := make([]plan.CascadeItem, 0, len(found[it]))
 		for _, c := range found[it] {
 			out = append(out, c)

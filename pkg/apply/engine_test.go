@@ -372,15 +372,53 @@ func TestDeletesChildrenFirst(t *testing.T) {
 	o := DefaultOptions()
 	o.Delete = true
 	e := newEngine(a, st, o)
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(vnet, body(), rg1), res(snet1, body(), vnet)}})
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(vnet, body(), rg1), res(snet1, body(), vnet)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Execute(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := a.Calls("DELETE"), []string{"DELETE " + snet1, "DELETE " + vnet, "DELETE " + rg1}; !reflect.DeepEqual(got, want) {
+	if got, want := a.Calls("DELETE"), []string{"DELETE " + snet1, "DELETE " + vnet}; !reflect.DeepEqual(got, want) {
 		t.Errorf("deletes = %v, want %v", got, want)
+	}
+}
+
+// TestWholeGroupGoesInOneDelete: when the resource group goes with
+// everything in it managed and consented, one DELETE of the group is sent
+// instead of one per resource, and every record is forgotten (issue 34).
+func TestWholeGroupGoesInOneDelete(t *testing.T) {
+	a := newFakeARM()
+	ids := []string{rg1, vnet, snet1, idA, idB}
+	var recs []*state.Record
+	var set []*manifest.Resource
+	for _, id := range ids {
+		a.seed(id, body())
+		recs = append(recs, recordOf(id, body(), DefaultSet))
+		set = append(set, res(id, body()))
+	}
+	st := newMemStore(recs...)
+	o := DefaultOptions()
+	o.Delete = true
+	e := newEngine(a, st, o)
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Execute(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Calls("DELETE"); !reflect.DeepEqual(got, []string{"DELETE " + rg1}) {
+		t.Errorf("deletes = %v, want one of the group", got)
+	}
+	for _, id := range ids {
+		if st.has(id) {
+			t.Errorf("%s is still recorded", id)
+		}
+	}
+	if r.Summary.Done != len(ids) {
+		t.Errorf("result %+v, want %d done", r.Summary, len(ids))
 	}
 }
 

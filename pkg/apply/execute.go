@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/record"
@@ -65,6 +67,11 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared) (*plan.Result, error)
 	errs := e.runDAG(ctx, writes, func(it *item) []*item { return it.deps }, func(ctx context.Context, it *item) error {
 		return e.applyOne(ctx, p, it)
 	})
+	// A resource group this run deletes takes everything in it: the
+	// resources inside that this run deletes too go with it, in one
+	// DELETE, instead of one each (Check has refused the plan if any of
+	// them is protected or not consented to).
+	deletes, members := withTheirGroup(deletes)
 	// Deletes wait for their dependants (children) being deleted in this run.
 	dependants := map[*item][]*item{}
 	inDel := map[*item]bool{}
@@ -79,9 +86,22 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared) (*plan.Result, error)
 		}
 	}
 	for it, err := range e.runDAG(ctx, deletes, func(it *item) []*item { return dependants[it] }, func(ctx context.Context, it *item) error {
-		return e.deleteOne(ctx, p, it)
+		if err := e.deleteOne(ctx, p, it); err != nil {
+			return err
+		}
+		return e.forgetMembers(ctx, it, members[it])
 	}) {
 		errs[it] = err
+		for _, m := range members[it] {
+			switch {
+			case err == nil:
+				errs[m] = nil
+			case errors.Is(err, errSkipped):
+				errs[m] = err
+			default:
+				errs[m] = skip("it goes with its resource group " + it.display() + ", whose delete failed")
+			}
+		}
 	}
 	return e.result(ctx, p, errs)
 }
@@ -514,6 +534,46 @@ func (e *Engine) newRecord(p *Prepared, it *item, live map[string]any, etag stri
 	}
 	rec.PreventDestroy = it.annotated
 	return rec, nil
+}
+
+// withTheirGroup takes out of deletes the resources inside a resource
+// group that deletes also holds, and returns them by group.
+func withTheirGroup(deletes []*item) ([]*item, map[*item][]*item) {
+	groups := map[string]*item{}
+	for _, it := range deletes {
+		if x, err := armid.Parse(it.id); err == nil && x.IsResourceGroup() {
+			groups[it.key] = it
+		}
+	}
+	if len(groups) == 0 {
+		return deletes, nil
+	}
+	members := map[*item][]*item{}
+	out := deletes[:0:0]
+	for _, it := range deletes {
+		var g *item
+		for i := strings.LastIndexByte(it.key, '/'); i > 0 && g == nil; i = strings.LastIndexByte(it.key[:i], '/') {
+			g = groups[it.key[:i]]
+		}
+		if g == nil {
+			out = append(out, it)
+			continue
+		}
+		members[g] = append(members[g], it)
+	}
+	return out, members
+}
+
+// forgetMembers forgets the records of resources deleted with their group.
+func (e *Engine) forgetMembers(ctx context.Context, g *item, members []*item) error {
+	for _, m := range members {
+		if err := e.Store.Delete(ctx, m.id); err != nil {
+			return fmt.Errorf("forgetting %s, deleted by ARM with %s: %w", m.display(), g.display(), err)
+		}
+		m.notes = append(m.notes, "deleted with its resource group "+g.display())
+		e.event(m, StatusDone, "")
+	}
+	return nil
 }
 
 // settleDelete decides by reading what a DELETE that ended in an error
