@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
@@ -90,6 +91,7 @@ func (l *loader) envelope(d document) *entry {
 		return nil
 	}
 	str := func(k string) string { s, _ := spec[k].(string); return s }
+	ok0 := ok // the envelope so far is sound
 	e.symbol = res.Name
 	e.namePath = "metadata.name"
 	e.sourceName = d.sourceName
@@ -133,6 +135,14 @@ func (l *loader) envelope(d document) *entry {
 	t, tok := l.parseType(o, spec["type"])
 	if !tok {
 		ok = false
+		if t != nil && ok0 && res.Name != "" {
+			// Only the api-version is wrong: keep the entry (failed) so
+			// references to it are not reported as missing too.
+			res.Type = t.full
+			e.typ = t
+			e.state = idFailed
+			return e
+		}
 	}
 	e.typ = t
 	switch b := spec["body"].(type) {
@@ -173,23 +183,33 @@ func (l *loader) parseType(o Origin, v any) (*typeName, bool) {
 	ok := true
 	if !typeRE.MatchString(typ) {
 		l.ps.add(o, "spec.type", "%q is not a resource type; write Namespace/type[/childType...], e.g. Microsoft.Network/virtualNetworks/subnets", typ)
-		ok = false
-	}
-	if !apiVersionRE.MatchString(ver) {
-		l.ps.add(o, "spec.type", "api-version %q is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview", ver)
-		ok = false
-	}
-	if !ok {
-		return t, false
+		return nil, false
 	}
 	parts := strings.Split(typ, "/")
 	t = &typeName{full: typ, namespace: parts[0], types: parts[1:]}
+	if !apiVersionRE.MatchString(ver) || !validDate(ver) {
+		msg := fmt.Sprintf("api-version %q is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview", ver)
+		if s := schema.SuggestVersions(l.opts.Versions(typ), ver, 1); len(s) > 0 {
+			msg += "; did you mean " + s[0] + "?"
+		}
+		l.ps.add(o, "spec.type", "%s", msg)
+		// The type is still known: references to the resource are not
+		// reported as missing on top of this one problem.
+		return t, false
+	}
 	// Sets repeat a few types many times: parse each once.
 	if l.types == nil {
 		l.types = map[string]*typeName{}
 	}
 	l.types[s] = t
-	return t, true
+	return t, ok
+}
+
+// validDate reports whether an api-version starts with a real date
+// (2023-13-01 is no version of anything).
+func validDate(v string) bool {
+	_, err := time.Parse("2006-01-02", v[:10])
+	return err == nil
 }
 
 // validName applies ARM's segment rules (armid.ValidateName) and refuses

@@ -196,6 +196,9 @@ type entry struct {
 	// namePath is the field the ARM name comes from: metadata.name, or
 	// spec.name when that is set.
 	namePath string
+	// versionReported is set when checkVersions said what there is to
+	// say about the api-version: the schema's own note is then left out.
+	versionReported bool
 }
 
 // refName returns the name a reference to e is best written with.
@@ -372,6 +375,7 @@ func (l *loader) resolve() {
 		e.body = nil // the resource holds the resolved body now
 	}
 	l.checkCycles()
+	l.checkVersions()
 	for _, e := range l.entries {
 		if e.state == idDone {
 			l.schema(e)

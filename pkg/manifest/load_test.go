@@ -199,7 +199,7 @@ func TestKustomizeWithoutOriginAnnotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	ve := loadErr(t, LoadOptions{Kustomize: dir})
-	want := dir + `#1: spec.type: api-version "2021" is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview`
+	want := dir + `#1: spec.type: api-version "2021" is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview; did you mean 2021-04-01?`
 	if ve.Error() != want {
 		t.Errorf("got %s\nwant %s", ve, want)
 	}

@@ -287,7 +287,7 @@ func TestKustomizeOriginLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	ve := loadErr(t, LoadOptions{Kustomize: dir})
-	want := filepath.Join(dir, "rg.yaml") + `#1 (line 15): spec.type: api-version "2021" is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview`
+	want := filepath.Join(dir, "rg.yaml") + `#1 (line 15): spec.type: api-version "2021" is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview; did you mean 2021-04-01?`
 	if ve.Error() != want {
 		t.Errorf("got  %s\nwant %s", ve, want)
 	}

@@ -1,10 +1,13 @@
 package manifest
 
 import (
+	"context"
 	"io"
 	"os"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // LoadOptions says what to load and how to resolve it. Flags fill it (see
@@ -44,6 +47,19 @@ type LoadOptions struct {
 	Secrets SecretResolver
 	// Schema validates bodies. Nil uses DefaultSchemaValidator.
 	Schema SchemaValidator
+	// Versions lists the api-versions the schema index knows for a type
+	// (ascending; nil for a type it does not know): a version outside it
+	// is checked with ServedVersions, and did-you-mean picks from it. Nil
+	// uses the built-in index; set it with Schema when --schema-dir
+	// replaces the index.
+	Versions func(typ string) []string
+	// ServedVersions, when set, asks ARM which api-versions the types of
+	// a provider namespace serve (keys: lowered type names). Load calls it
+	// once per namespace, only for api-versions the index lacks: one ARM
+	// serves is a warning (ARM alone checks the body), one it does not
+	// serve an error on spec.type naming the nearest served versions.
+	// Without it such a version is a warning.
+	ServedVersions func(ctx context.Context, namespace string) (map[string][]string, error)
 	// LookupEnv reads environment variables (valueFrom.env and the
 	// AZURE_* defaults above). Default os.LookupEnv; tests replace it.
 	LookupEnv func(string) (string, bool)
@@ -66,6 +82,9 @@ func (o *LoadOptions) defaults() {
 	}
 	if o.Schema == nil {
 		o.Schema = DefaultSchemaValidator
+	}
+	if o.Versions == nil {
+		o.Versions = schema.Default().Versions
 	}
 }
 

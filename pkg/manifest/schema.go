@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
@@ -73,7 +75,7 @@ func RegistryValidator(reg *schema.Registry) SchemaValidator {
 func (l *loader) schema(e *entry) {
 	issues, note := l.opts.Schema(e.typ.full, e.res.APIVersion, e.res.Name, e.res.Body)
 	o := e.res.Origin
-	if note != "" {
+	if note != "" && !e.versionReported {
 		l.warn(o, "", "%s", note)
 	}
 	var ignored []string
@@ -110,6 +112,56 @@ func (l *loader) schema(e *entry) {
 	}
 	if len(ignored) > 0 {
 		l.warn(o, "", "ignored readonly properties (the server sets them; they are never compared or sent): %s", strings.Join(ignored, ", "))
+	}
+}
+
+// checkVersions reports, once each and on spec.type, the api-versions the
+// schema index lacks for types it knows: ARM is asked (ServedVersions)
+// whether it serves them, once per provider namespace.
+func (l *loader) checkVersions() {
+	byNS := map[string][]*entry{}
+	var namespaces []string
+	for _, e := range l.entries {
+		if e.state != idDone {
+			continue
+		}
+		known := l.opts.Versions(e.typ.full)
+		if len(known) == 0 || slices.ContainsFunc(known, func(v string) bool { return strings.EqualFold(v, e.res.APIVersion) }) {
+			continue
+		}
+		e.versionReported = true
+		ns := strings.ToLower(e.typ.namespace)
+		if byNS[ns] == nil {
+			namespaces = append(namespaces, ns)
+		}
+		byNS[ns] = append(byNS[ns], e)
+	}
+	for _, ns := range namespaces {
+		var served map[string][]string
+		var err error
+		if l.opts.ServedVersions != nil {
+			served, err = l.opts.ServedVersions(l.ctx, byNS[ns][0].typ.namespace)
+		}
+		for _, e := range byNS[ns] {
+			typ, v := e.typ.full, e.res.APIVersion
+			known := l.opts.Versions(typ)
+			nearest := schema.SuggestVersions(known, v, 1)
+			switch {
+			case l.opts.ServedVersions == nil || err != nil:
+				why := ""
+				if err != nil {
+					why = fmt.Sprintf(" (could not ask ARM whether it serves it: %v)", err)
+				}
+				l.warn(e.res.Origin, "spec.type", "api-version %s of %s is not in the schema index%s; did you mean %s? The body is checked against %s, as warnings only", v, typ, why, nearest[0], nearest[0])
+			case slices.ContainsFunc(served[strings.ToLower(typ)], func(s string) bool { return strings.EqualFold(s, v) }):
+				l.warn(e.res.Origin, "spec.type", "api-version %s of %s is not in the schema index, but ARM serves it: only ARM checks the body", v, typ)
+			case len(served[strings.ToLower(typ)]) == 0:
+				l.ps.add(e.res.Origin, "spec.type", "ARM lists no type %s under %s: check the type name (`kubectl azure explain %s` lists its types)", typ, e.typ.namespace, e.typ.namespace)
+			default:
+				vs := served[strings.ToLower(typ)]
+				l.ps.add(e.res.Origin, "spec.type", "ARM does not serve api-version %s of %s; did you mean %s? (`kubectl azure explain %s` lists the versions)", v, typ, strings.Join(schema.SuggestVersions(vs, v, 2), " or "), typ)
+			}
+		}
 	}
 }
 
