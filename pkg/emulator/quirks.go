@@ -23,15 +23,12 @@ func (s *Server) materialize(p armPath, f typeFacts, req, prev map[string]any) m
 		body = map[string]any{}
 	}
 	stripServerFields(body)
+	// ARM's own rules hold in every quirks mode: readonly input is
+	// ignored, write-only input is never returned (writeonly.go).
+	dropReadOnly(f.schema, body, prev)
+	hideWriteOnly(p.Type(), f.schema, body)
 	if s.profile == nil {
 		return body
-	}
-	if f.schema != nil {
-		for path, prop := range f.schema.Properties {
-			if (prop.Secret || prop.WriteOnly) && !strings.Contains(path, "*") {
-				bodypath.Parents(body, path, func(obj map[string]any, key string) { delete(obj, key) })
-			}
-		}
 	}
 	tp := f.profile
 	if tp == nil {

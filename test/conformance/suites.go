@@ -25,6 +25,7 @@ var suites = []func(context.Context, *env, *runner){
 	lists,
 	raw,
 	locks,
+	readOnlyWriteOnly,
 }
 
 const (
