@@ -27,8 +27,8 @@ import (
 // Thresholds from the issues. Raising them is welcome; lowering them is a
 // regression.
 const (
-	minQuietNoPlugins = 0.95
-	minQuietPlugins   = 0.99
+	minQuietNoPlugins = 0.98
+	minQuietPlugins   = 0.995
 	minSensitivity    = 0.995
 )
 
