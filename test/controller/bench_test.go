@@ -1,0 +1,79 @@
+package controller
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+)
+
+// BenchmarkWatch1000 is the 1,000-resource case under the
+// default read budget (5%): 10 groups of 99 identities, applied fast,
+// then observed against ARM's buckets and an ARM-like latency. It
+// reports the time from a tag changed outside to the drift being
+// reported, the loop's reads per second as a share of the read refill,
+// and writes and 429s in the steady state (both must be 0).
+//
+//	go test -run '^$' -bench Watch1000 -benchtime 1x ./test/controller
+func BenchmarkWatch1000(b *testing.B) {
+	setup := harness.FastOptions()
+	setup.Throttle.Reads = emulator.Bucket{Size: 100000, Refill: 100000}
+	setup.Throttle.Writes = emulator.Bucket{Size: 100000, Refill: 100000}
+	f := newFront(b, setup)
+	dir := b.TempDir()
+	harness.ManagedGroups(b, dir, "w", 10, 99)
+	statePath := filepath.Join(b.TempDir(), "state.json")
+	if out, err := harness.ApplyWithClient(b.Context(), b, f.URL, statePath, dir, nil); err != nil {
+		b.Fatalf("apply: %v\n%s", err, out)
+	}
+	armLike := harness.FastOptions()
+	armLike.Latency = 40 * time.Millisecond
+	f.arm.Reconfigure(armLike)
+
+	o := reconcile.DefaultOptions()
+	o.SourceInterval = time.Second
+	steady := 30 * time.Second
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		l := startLoop(b, f.URL, dir, statePath, o)
+		if _, ok := waitState(b, l, 3*time.Minute, inSync(1000)); !ok {
+			b.Fatal("not in sync within 3 minutes")
+		}
+		firstSweep := time.Since(start)
+		readsBefore := f.count("loop", "GET")
+		steadyStart := time.Now()
+		time.Sleep(steady)
+		reads := f.count("loop", "GET") - readsBefore
+		readRate := float64(reads) / time.Since(steadyStart).Seconds()
+		size, _ := l.budget.Measured()
+		if w := f.writes("loop"); w != 0 {
+			b.Fatalf("steady state: %d writes", w)
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+
+		id := identity("w", 7, 42)
+		changed := time.Now()
+		f.arm.Drift(id, "env", "changed")
+		if _, ok := waitState(b, l, 2*time.Minute, func(st *reconcile.Status) bool {
+			return stateOf(st, id) == reconcile.StateDrifted
+		}); !ok {
+			b.Fatal("drift not noticed within 2 minutes")
+		}
+		noticed := time.Since(changed)
+		l.stop()
+		if n := f.throttles("loop"); n != 0 {
+			b.Fatalf("%d requests of the loop were throttled", n)
+		}
+		b.ReportMetric(noticed.Seconds(), "s-to-notice")
+		b.ReportMetric(firstSweep.Seconds(), "s-first-sync")
+		b.ReportMetric(readRate/(size*0.1)*100, "%-of-read-refill")
+		b.ReportMetric(float64(f.writes("loop")), "writes")
+		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MB-heap")
+	}
+}

@@ -1,0 +1,330 @@
+// Package controller tests the reconcile loop (apply --watch and the
+// controller) end to end against the emulated ARM: per-client request
+// counts tell the loop's requests from another client's. The long runs at
+// 1,000 resources are benchmarks (go test -bench . ./test/controller), so
+// `make test` stays fast.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+	"github.com/kubectl-azure/kubectl-azure/plugins"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+)
+
+// front serves the emulator and counts requests and 429s per client.
+type front struct {
+	arm *harness.ARM
+	URL string
+
+	mu        sync.Mutex
+	requests  map[string]map[string]int // client -> method -> count
+	throttled map[string]int
+}
+
+func newFront(t testing.TB, opts emulator.Options) *front {
+	t.Helper()
+	f := &front{arm: harness.StartARM(t, opts), requests: map[string]map[string]int{}, throttled: map[string]int{}}
+	hs := httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(hs.Close)
+	f.URL = hs.URL
+	return f
+}
+
+type recorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (r *recorder) WriteHeader(c int) { r.code = c; r.ResponseWriter.WriteHeader(c) }
+
+func (f *front) serve(w http.ResponseWriter, r *http.Request) {
+	who := "other"
+	switch ua := r.UserAgent(); {
+	case strings.Contains(ua, "reconcile"):
+		who = "loop"
+	case strings.HasPrefix(ua, "kubectl-azure/"):
+		who = "cli"
+	}
+	rec := &recorder{ResponseWriter: w, code: http.StatusOK}
+	f.arm.Server().Handler().ServeHTTP(rec, r)
+	if !strings.HasPrefix(r.URL.Path, "/subscriptions/") {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.requests[who] == nil {
+		f.requests[who] = map[string]int{}
+	}
+	f.requests[who][r.Method]++
+	if rec.code == http.StatusTooManyRequests {
+		f.throttled[who]++
+	}
+}
+
+func (f *front) count(who string, methods ...string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, m := range methods {
+		n += f.requests[who][m]
+	}
+	return n
+}
+
+func (f *front) writes(who string) int { return f.count(who, "PUT", "PATCH", "DELETE", "POST") }
+
+func (f *front) throttles(who string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.throttled[who]
+}
+
+// loop is one running reconcile loop, wired as the CLI wires it.
+type loop struct {
+	ctl    *reconcile.Controller
+	budget *reconcile.Budget
+	stop   func()
+	done   chan error
+}
+
+func startLoop(t testing.TB, endpoint, dir, statePath string, o reconcile.Options) *loop {
+	t.Helper()
+	metrics := reconcile.NewMetrics()
+	budget := reconcile.NewBudget(nil, o.ReadBudget, func(m string, code int) {
+		metrics.Request(m, code)
+		metrics.ObserverRead(m, code)
+	})
+	metrics.SetBudget(budget)
+	client := func(rt http.RoundTripper, concurrency int) *arm.Client {
+		ao := arm.DefaultOptions()
+		ao.Endpoint = endpoint
+		ao.Version = "test reconcile"
+		ao.Concurrency = concurrency
+		ao.HTTPClient = &http.Client{Transport: rt}
+		c, err := arm.New(ao)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	st, err := state.Open(context.Background(), statePath, state.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &reconcile.DirSource{Paths: []string{dir}, LoadFunc: func(ctx context.Context) (*manifest.Set, error) {
+		lo := manifest.NewLoadOptions()
+		lo.Filenames = []string{dir}
+		lo.Subscription = harness.Sub
+		return manifest.Load(ctx, lo)
+	}}
+	eo := apply.DefaultOptions()
+	eo.Subscription = harness.Sub
+	ctl := &reconcile.Controller{Options: o, Reflector: reconcile.NewReflector(src), Store: st,
+		ObserveARM: client(budget, 4), WriteARM: client(reconcile.NewCounter(nil, metrics.Request), 16),
+		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: io.Discard}
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &loop{ctl: ctl, budget: budget, done: make(chan error, 1)}
+	go func() { l.done <- ctl.Run(ctx) }()
+	var once sync.Once
+	l.stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-l.done:
+				if err != nil {
+					t.Errorf("the loop ended with %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Errorf("the loop did not stop")
+			}
+			st.Close()
+		})
+	}
+	t.Cleanup(l.stop)
+	return l
+}
+
+// waitState polls the loop's snapshot until ok holds or within passes.
+func waitState(t testing.TB, l *loop, within time.Duration, ok func(*reconcile.Status) bool) (*reconcile.Status, bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		st := l.ctl.Snapshot()
+		if ok(st) {
+			return st, true
+		}
+		if time.Now().After(deadline) {
+			return st, false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func inSync(n int) func(*reconcile.Status) bool {
+	return func(st *reconcile.Status) bool {
+		if len(st.Resources) != n {
+			return false
+		}
+		for _, r := range st.Resources {
+			if r.State != reconcile.StateInSync {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func stateOf(st *reconcile.Status, id string) string {
+	for _, r := range st.Resources {
+		if strings.EqualFold(r.ID, id) {
+			return r.State
+		}
+	}
+	return ""
+}
+
+func identity(prefix string, g, i int) string {
+	return fmt.Sprintf("/subscriptions/%s/resourceGroups/rg-%s-%02d/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-%s-%02d-%04d", harness.Sub, prefix, g, prefix, g, i)
+}
+
+// drain is another client spending the read bucket down to about floor
+// remaining reads and holding it there, as a busy portal or script would.
+func drain(ctx context.Context, url string, floor int) {
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/subscriptions/"+harness.Sub+"/resourcegroups?api-version=2021-04-01", nil)
+				req.Header.Set("User-Agent", "busy-script/1.0")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				rem, _ := strconv.Atoi(resp.Header.Get("x-ms-ratelimit-remaining-subscription-reads"))
+				if rem < floor || resp.StatusCode == http.StatusTooManyRequests {
+					time.Sleep(200 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func fastLoop() reconcile.Options {
+	o := reconcile.DefaultOptions()
+	o.MinSweepInterval = 100 * time.Millisecond
+	o.SourceInterval = 50 * time.Millisecond
+	o.RetryBase = 20 * time.Millisecond
+	return o
+}
+
+// TestNoThrottleWhileAnotherClientDrainsTheBucket: another client keeps
+// ARM's read bucket nearly empty; the loop slows down instead of being
+// answered 429, and still notices drift.
+func TestNoThrottleWhileAnotherClientDrainsTheBucket(t *testing.T) {
+	f := newFront(t, harness.FastOptions())
+	dir := t.TempDir()
+	harness.ManagedGroups(t, dir, "drain", 2, 10)
+	statePath := filepath.Join(t.TempDir(), "state.json")
+	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	o := fastLoop()
+	o.ReadBudget = 0.2
+	l := startLoop(t, f.URL, dir, statePath, o)
+	if st, ok := waitState(t, l, 20*time.Second, inSync(22)); !ok {
+		t.Fatalf("not in sync: %+v", st.Resources)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); drain(ctx, f.URL, 40) }()
+	time.Sleep(3 * time.Second)
+	f.arm.Drift(identity("drain", 1, 3), "env", "changed")
+	st, ok := waitState(t, l, 30*time.Second, func(st *reconcile.Status) bool {
+		return stateOf(st, identity("drain", 1, 3)) == reconcile.StateDrifted
+	})
+	cancel()
+	wg.Wait()
+	if !ok {
+		t.Fatalf("drift not noticed while the bucket was drained: %s", stateOf(st, identity("drain", 1, 3)))
+	}
+	if n := f.throttles("loop"); n != 0 {
+		t.Fatalf("the loop was answered 429 %d times (the other client %d)", n, f.throttles("other"))
+	}
+	if f.count("other", "GET") < 100 {
+		t.Fatalf("the other client sent only %d reads: the bucket was not drained", f.count("other", "GET"))
+	}
+	if w := f.writes("loop"); w != 0 {
+		t.Fatalf("detect policy: %d writes", w)
+	}
+	t.Logf("loop reads %d, other client reads %d (429s: %d)", f.count("loop", "GET"), f.count("other", "GET"), f.throttles("other"))
+}
+
+// TestCorrectAtModestScaleWritesOncePerDrift: with correct, each drifted
+// resource is written once, and the loop's own writes are never judged as
+// drift by sweeps that overlap them (it would correct its own correction).
+func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
+	f := newFront(t, harness.FastOptions())
+	dir := t.TempDir()
+	harness.ManagedGroups(t, dir, "fix", 3, 10)
+	statePath := filepath.Join(t.TempDir(), "state.json")
+	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	o := fastLoop()
+	o.ReadBudget = 0.5
+	o.DriftPolicy = reconcile.PolicyCorrect
+	l := startLoop(t, f.URL, dir, statePath, o)
+	if _, ok := waitState(t, l, 20*time.Second, inSync(33)); !ok {
+		t.Fatal("not in sync")
+	}
+	drifted := []string{identity("fix", 0, 1), identity("fix", 1, 5), identity("fix", 2, 9)}
+	for _, id := range drifted {
+		f.arm.Drift(id, "env", "changed")
+	}
+	if _, ok := waitState(t, l, 20*time.Second, func(st *reconcile.Status) bool {
+		if !inSync(33)(st) {
+			return false
+		}
+		n := 0
+		for _, r := range st.Resources {
+			n += r.Corrections
+		}
+		return n == len(drifted)
+	}); !ok {
+		t.Fatalf("drift not corrected: %+v", l.ctl.Snapshot().Resources)
+	}
+	if w := f.writes("loop"); w != len(drifted) {
+		t.Fatalf("%d writes for %d drifted resources", w, len(drifted))
+	}
+	time.Sleep(time.Second) // several more sweeps
+	if w := f.writes("loop"); w != len(drifted) {
+		t.Fatalf("sweeps after the corrections wrote %d more times", w-len(drifted))
+	}
+	if n := f.throttles("loop"); n != 0 {
+		t.Fatalf("%d throttled", n)
+	}
+}
