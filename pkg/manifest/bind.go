@@ -56,17 +56,20 @@ func (l *loader) expandValue(e *entry, path, s string, mode exprMode) (string, *
 		return terms[0].lit, nil, true
 	}
 	d := &Deferred{Expr: s, terms: terms}
-	collectRefs(terms, &d.Refs)
+	collectRefs(terms, d)
 	return "", d, true
 }
 
-func collectRefs(ts []term, out *[]ValueRef) {
+func collectRefs(ts []term, d *Deferred) {
 	for _, t := range ts {
 		if t.ref != nil {
-			*out = append(*out, *t.ref)
+			d.Refs = append(d.Refs, *t.ref)
+		}
+		if t.action != nil {
+			d.Actions = append(d.Actions, *t.action)
 		}
 		for _, a := range t.args {
-			collectRefs(a, out)
+			collectRefs(a, d)
 		}
 	}
 }
@@ -106,6 +109,22 @@ func (l *loader) bind(e *entry, path string, parts []exprPart, mode exprMode) ([
 			} else {
 				out = append(out, t)
 			}
+		case "secret":
+			t, found := l.tmplSecrets[p.arg]
+			if !found {
+				if l.tmplSecrets == nil {
+					l.ps.add(e.res.Origin, path, "%s is only known inside valueFrom.template, which names its sources under secrets", p.raw)
+				} else {
+					l.ps.add(e.res.Origin, path, "%s: no secret %q under secrets; name it there with env, secretKeyRef or action", p.raw, p.arg)
+				}
+				ok = false
+				continue
+			}
+			if t.action == nil {
+				addLit(t.lit)
+			} else {
+				out = append(out, t)
+			}
 		case "resourceGroupId":
 			sub, sok := l.subscription(e, path)
 			ok = ok && sok
@@ -125,7 +144,7 @@ func (l *loader) bind(e *entry, path string, parts []exprPart, mode exprMode) ([
 				switch {
 				case len(at) == 0:
 					lits = append(lits, "")
-				case len(at) == 1 && at[0].ref == nil && at[0].fn == "":
+				case len(at) == 1 && at[0].ref == nil && at[0].fn == "" && at[0].action == nil:
 					lits = append(lits, at[0].lit)
 				default:
 					allKnown = false

@@ -181,41 +181,62 @@ func joinPath(base, k string) string {
 // registered for scrubbing.
 func (l *loader) valueFrom(e *entry, vf any, bodyPath, path string) (any, bool) {
 	o := e.res.Origin
-	const forms = "must hold exactly one of env: NAME, secretKeyRef: {name, key, namespace} or action: {resource, name, path}"
+	const forms = "must hold exactly one of env: NAME, secretKeyRef: {name, key, namespace}, action: {resource, name, path} or template: \"...\" (with secrets)"
 	m, isMap := vf.(map[string]any)
+	if isMap && m["template"] != nil {
+		return l.template(e, m, bodyPath, path)
+	}
 	if !isMap || len(m) != 1 {
 		l.ps.add(o, path, forms)
 		return nil, false
 	}
+	if m["action"] != nil {
+		e.res.SecretPaths = append(e.res.SecretPaths, bodyPath)
+		return l.action(e, m["action"], bodyPath, path+".action")
+	}
+	if m["env"] == nil && m["secretKeyRef"] == nil {
+		l.ps.add(o, path, forms)
+		return nil, false
+	}
 	e.res.SecretPaths = append(e.res.SecretPaths, bodyPath)
+	v, ok := l.valueFromKnown(e, m, path)
+	if !ok || !e.selected {
+		return nil, ok
+	}
+	return v, true
+}
+
+// valueFromKnown reads a source known at load time: {env: NAME} or
+// {secretKeyRef: {...}}. The value is registered for scrubbing. A
+// resource -l leaves out does not demand its secrets ("" is returned).
+func (l *loader) valueFromKnown(e *entry, m map[string]any, path string) (string, bool) {
+	o := e.res.Origin
 	var v string
 	switch {
 	case m["env"] != nil:
 		name, isStr := m["env"].(string)
 		if !isStr || name == "" {
 			l.ps.add(o, path+".env", "must be the name of an environment variable")
-			return nil, false
+			return "", false
 		}
 		if !e.selected {
-			return nil, true // -l leaves it out of this run: do not demand its secret
+			return "", true // -l leaves it out of this run: do not demand its secret
 		}
 		val, set := l.opts.LookupEnv(name)
 		if !set {
 			l.ps.add(o, path+".env", "environment variable %s is not set; export it before running", name)
-			return nil, false
+			return "", false
 		}
 		v = val
 	case m["secretKeyRef"] != nil:
 		val, ok := l.secretKeyRef(e, m["secretKeyRef"], path+".secretKeyRef")
 		if !ok || !e.selected {
-			return nil, ok
+			return "", ok
 		}
 		v = val
-	case m["action"] != nil:
-		return l.action(e, m["action"], bodyPath, path+".action")
 	default:
-		l.ps.add(o, path, forms)
-		return nil, false
+		l.ps.add(o, path, "must hold exactly one of env: NAME, secretKeyRef: {name, key, namespace} or action: {resource, name, path}")
+		return "", false
 	}
 	secret.Register(v)
 	return v, true
@@ -259,6 +280,20 @@ func (l *loader) secretKeyRef(e *entry, v any, path string) (string, bool) {
 // (listKeys, listConnectionStrings, ...) at apply time; nothing is read
 // or stored now.
 func (l *loader) action(e *entry, v any, bodyPath, path string) (any, bool) {
+	a, ok := l.actionRef(e, v, path)
+	if !ok {
+		return nil, false
+	}
+	if e.res.Actions == nil {
+		e.res.Actions = map[string]*ActionRef{}
+	}
+	e.res.Actions[bodyPath] = a
+	return knownAfterApply, true
+}
+
+// actionRef checks {resource, name, path, apiVersion} and makes the
+// resource called a dependency edge.
+func (l *loader) actionRef(e *entry, v any, path string) (*ActionRef, bool) {
 	o := e.res.Origin
 	a, isMap := v.(map[string]any)
 	if !isMap {
@@ -310,11 +345,71 @@ func (l *loader) action(e *entry, v any, bodyPath, path string) (any, bool) {
 	if ver == "" {
 		ver = t.res.APIVersion
 	}
-	if e.res.Actions == nil {
-		e.res.Actions = map[string]*ActionRef{}
+	return &ActionRef{Target: t.res.ID, Action: name, APIVersion: ver, Path: sub}, true
+}
+
+// template resolves {valueFrom: {template: "...", secrets: {NAME: SOURCE}}}:
+// a string mixing literals, placeholders and ${secret:NAME}, each NAME one
+// valueFrom source (env, secretKeyRef, action). The whole result is
+// secret, whatever part of it came from a secret.
+func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (any, bool) {
+	o := e.res.Origin
+	text, isStr := m["template"].(string)
+	if !isStr {
+		l.ps.add(o, path+".template", "must be a string, e.g. \"AccountName=${ref:st.name};AccountKey=${secret:key}\"")
+		return nil, false
 	}
-	e.res.Actions[bodyPath] = &ActionRef{Target: t.res.ID, Action: name, APIVersion: ver, Path: sub}
-	return knownAfterApply, true
+	for k := range m {
+		if k != "template" && k != "secrets" {
+			l.ps.add(o, path+"."+k, "unknown field; a template has template and secrets")
+			return nil, false
+		}
+	}
+	srcs, isMap := m["secrets"].(map[string]any)
+	if m["secrets"] != nil && !isMap {
+		l.ps.add(o, path+".secrets", "must map names to sources: {key: {action: {...}}, password: {env: NAME}}")
+		return nil, false
+	}
+	e.res.SecretPaths = append(e.res.SecretPaths, bodyPath)
+	ok := true
+	vals := map[string]term{}
+	for _, name := range slices.Sorted(maps.Keys(srcs)) {
+		sp := path + ".secrets." + name
+		src, isMap := srcs[name].(map[string]any)
+		if !isMap || len(src) != 1 {
+			l.ps.add(o, sp, "must hold exactly one of env: NAME, secretKeyRef: {name, key, namespace} or action: {resource, name, path}")
+			ok = false
+			continue
+		}
+		if a, isAction := src["action"]; isAction {
+			ar, aok := l.actionRef(e, a, sp+".action")
+			ok = ok && aok
+			if aok {
+				vals[name] = term{fn: "action", action: ar}
+			}
+			continue
+		}
+		v, vok := l.valueFromKnown(e, src, sp)
+		ok = ok && vok
+		if vok {
+			vals[name] = term{lit: v}
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	l.tmplSecrets = vals
+	val, d, vok := l.expandValue(e, path+".template", text, liveRefs)
+	l.tmplSecrets = nil
+	if !vok {
+		return nil, false
+	}
+	if d != nil {
+		e.defer_(bodyPath, d)
+		return knownAfterApply, true
+	}
+	secret.Register(val)
+	return val, true
 }
 
 // warn records a non-fatal finding.

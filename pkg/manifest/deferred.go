@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // ValueRef names one value of a managed resource's live body: what
@@ -32,6 +33,11 @@ type Deferred struct {
 	Expr string
 	// Refs are the live values it reads, in order of appearance.
 	Refs []ValueRef
+	// Actions are the POST actions whose results it holds (a
+	// valueFrom.template over listKeys, ...), in order of appearance.
+	// Resolve treats them as not known yet; ResolveWith calls them. The
+	// value is then secret as a whole.
+	Actions []ActionRef
 	// terms is the bound expression Resolve evaluates.
 	terms []term
 }
@@ -43,6 +49,14 @@ type Deferred struct {
 // the value with its JSON type (number, object, ...); anything else is a
 // string.
 func (d *Deferred) Resolve(get func(ValueRef) (any, bool)) (value any, known bool, err error) {
+	return d.ResolveWith(get, nil)
+}
+
+// ResolveWith is Resolve that also fills action results (Actions) through
+// call, which POSTs the action and picks ActionRef.Path from its answer;
+// with call nil they are not known. Every action result is registered for
+// scrubbing, and so is the whole string built from one.
+func (d *Deferred) ResolveWith(get func(ValueRef) (any, bool), call func(ActionRef) (any, error)) (value any, known bool, err error) {
 	if len(d.terms) == 1 && d.terms[0].ref != nil {
 		v, ok := get(*d.terms[0].ref)
 		if !ok {
@@ -50,9 +64,12 @@ func (d *Deferred) Resolve(get func(ValueRef) (any, bool)) (value any, known boo
 		}
 		return v, true, nil
 	}
-	s, known, err := evalString(d.terms, get)
+	s, known, err := evalString(d.terms, get, call)
 	if err != nil || !known {
 		return nil, known, err
+	}
+	if len(d.Actions) > 0 {
+		secret.Register(s)
 	}
 	return s, true, nil
 }
@@ -85,13 +102,14 @@ func (r *Resource) IDForName(name string) string {
 // term is one piece of a bound expression: a literal, a live value, or a
 // function over terms.
 type term struct {
-	lit  string
-	ref  *ValueRef
-	fn   string // "guid", "uniqueString" or "" (literal or ref)
-	args [][]term
+	lit    string
+	ref    *ValueRef
+	fn     string // "guid", "uniqueString", "action" or "" (literal or ref)
+	args   [][]term
+	action *ActionRef // for "action": a secret from valueFrom.template
 }
 
-func evalString(ts []term, get func(ValueRef) (any, bool)) (string, bool, error) {
+func evalString(ts []term, get func(ValueRef) (any, bool), call func(ActionRef) (any, error)) (string, bool, error) {
 	var b strings.Builder
 	known := true
 	for _, t := range ts {
@@ -107,10 +125,25 @@ func evalString(ts []term, get func(ValueRef) (any, bool)) (string, bool, error)
 				return "", false, fmt.Errorf("${ref:%s}: %w", t.ref.Path, err)
 			}
 			b.WriteString(s)
+		case t.fn == "action":
+			if call == nil {
+				known = false
+				continue
+			}
+			v, err := call(*t.action)
+			if err != nil {
+				return "", false, err
+			}
+			s, err := stringify(v)
+			if err != nil {
+				return "", false, fmt.Errorf("%s of %s: %w", t.action.Action, t.action.Target, err)
+			}
+			secret.Register(s)
+			b.WriteString(s)
 		case t.fn != "":
 			var args []string
 			for _, a := range t.args {
-				s, ok, err := evalString(a, get)
+				s, ok, err := evalString(a, get, call)
 				if err != nil {
 					return "", false, err
 				}

@@ -104,6 +104,11 @@ func parseCall(inner string) (exprPart, error) {
 			args = append(args, p)
 		}
 		return exprPart{fn: name, args: args}, nil
+	case name == "secret" && hasArg:
+		if strings.Contains(arg, "${") || strings.TrimSpace(arg) == "" {
+			return exprPart{}, fmt.Errorf("${%s}: name one of the template's secrets, e.g. ${secret:key}", inner)
+		}
+		return exprPart{fn: name, arg: strings.TrimSpace(arg)}, nil
 	case name == "resourceGroupId" && hasArg:
 		if strings.Contains(arg, "${") || strings.TrimSpace(arg) == "" {
 			return exprPart{}, fmt.Errorf("${%s}: write the resource group's name, e.g. ${resourceGroupId:rg-demo}", inner)

@@ -318,6 +318,9 @@ type loader struct {
 	subUsed, subReported, tenantReported bool
 	// origins is true when some -k output was traced to its source file.
 	origins bool
+	// tmplSecrets are the secrets of the valueFrom.template being
+	// resolved (${secret:NAME}), nil outside one.
+	tmplSecrets map[string]term
 }
 
 // resolve computes IDs, references, secrets, edges and schema findings.

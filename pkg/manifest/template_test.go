@@ -1,0 +1,75 @@
+package manifest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+)
+
+// TestValueFromTemplate: a string mixing literals, references and secrets
+// (env, action) is secret as a whole: its path is a SecretPath, a value
+// known now is registered for scrubbing, and one that needs an action or
+// a live value is resolved at apply time through ResolveWith.
+func TestValueFromTemplate(t *testing.T) {
+	const site = "Microsoft.Web/sites@2023-12-01"
+	stID := rgID + "/providers/Microsoft.Storage/storageAccounts/st1"
+	o := docs(
+		doc(rgDocT, rgType, "", "{location: westeurope}"),
+		doc("st1", stType, "resourceGroup: rg-demo", "{location: westeurope, sku: {name: Standard_LRS}, kind: StorageV2}"),
+		doc("app", site, "resourceGroup: rg-demo", `{location: westeurope, properties: {siteConfig: {appSettings: [
+  {name: STORAGE, value: {valueFrom: {template: "DefaultEndpointsProtocol=https;AccountName=${ref:st1.name};AccountKey=${secret:key};EndpointSuffix=core.windows.net", secrets: {key: {action: {resource: st1, name: listKeys, path: "keys[0].value"}}}}}},
+  {name: DB, value: {valueFrom: {template: "Server=${ref:st1};Password=${secret:pw}", secrets: {pw: {env: DB_PW}}}}}]}}}`),
+	)
+	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "DB_PW": "pw-s3cret-9"})
+	s := load(t, o)
+	app := byName(t, s, "app")
+	conn := "properties.siteConfig.appSettings[0].value"
+	db := "properties.siteConfig.appSettings[1].value"
+	if !app.IsSecret(conn) || !app.IsSecret(db) {
+		t.Fatalf("SecretPaths = %v", app.SecretPaths)
+	}
+	settings := app.Body["properties"].(map[string]any)["siteConfig"].(map[string]any)["appSettings"].([]any)
+	if got := settings[1].(map[string]any)["value"]; got != "Server="+stID+";Password=pw-s3cret-9" {
+		t.Errorf("DB = %v", got)
+	}
+	if got := secret.Scrub("x Server=" + stID + ";Password=pw-s3cret-9 y"); strings.Contains(got, "pw-s3cret-9") || strings.Contains(got, stID+";") {
+		t.Errorf("the whole value is not scrubbed: %s", got)
+	}
+	d := app.Deferred[conn]
+	if d == nil || len(d.Actions) != 1 || d.Actions[0] != (ActionRef{Target: stID, Action: "listKeys", APIVersion: "2023-05-01", Path: "keys[0].value"}) {
+		t.Fatalf("Deferred = %+v", d)
+	}
+	if !contains(app.DependsOn, stID) {
+		t.Errorf("DependsOn = %v", app.DependsOn)
+	}
+	get := func(r ValueRef) (any, bool) { return "st1", r == ValueRef{Target: stID, Path: "name"} }
+	if _, known, err := d.Resolve(get); known || err != nil {
+		t.Errorf("Resolve without actions: known=%v err=%v, want unknown", known, err)
+	}
+	v, known, err := d.ResolveWith(get, func(a ActionRef) (any, error) { return "k3y-from-listkeys", nil })
+	want := "DefaultEndpointsProtocol=https;AccountName=st1;AccountKey=k3y-from-listkeys;EndpointSuffix=core.windows.net"
+	if err != nil || !known || v != want {
+		t.Errorf("ResolveWith = %v, %v, %v", v, known, err)
+	}
+	if got := secret.Scrub("a " + want); strings.Contains(got, "k3y-from-listkeys") || strings.Contains(got, "AccountName=st1") {
+		t.Errorf("not scrubbed: %s", got)
+	}
+	if _, _, err := d.ResolveWith(get, func(ActionRef) (any, error) { return nil, errors.New("403") }); err == nil {
+		t.Error("an action error is lost")
+	}
+
+	for _, tt := range []struct{ body, want string }{
+		{`{tags: {a: "${secret:key}"}}`, "only known inside valueFrom.template"},
+		{`{tags: {a: {valueFrom: {template: "x${secret:nope}", secrets: {key: {env: DB_PW}}}}}}`, `no secret "nope" under secrets`},
+		{`{tags: {a: {valueFrom: {template: "x", secrets: {key: {env: UNSET}}}}}}`, "environment variable UNSET is not set"},
+		{`{tags: {a: {valueFrom: {template: "x", extra: 1}}}}`, "unknown field; a template has template and secrets"},
+	} {
+		o := docs(doc(rgDocT, rgType, "", "{location: westeurope}"), doc("st2", stType, "resourceGroup: rg-demo", tt.body))
+		o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "DB_PW": "x"})
+		if ve := loadErr(t, o); !strings.Contains(ve.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.body, ve, tt.want)
+		}
+	}
+}
