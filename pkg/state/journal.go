@@ -98,7 +98,12 @@ func (s *localStore) appendJournal(entries []jentry) error {
 	var buf bytes.Buffer
 	created := false
 	if s.jf == nil {
-		fh, err := os.OpenFile(s.journalPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+		// Never through a link: a journal linked elsewhere would
+		// overwrite its target.
+		if err := checkRegular(s.journalPath); err != nil {
+			return fmt.Errorf("cannot write the state journal: %w", err)
+		}
+		fh, err := os.OpenFile(s.journalPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|oNoFollow|oNonBlock, 0o600)
 		if err != nil {
 			return fmt.Errorf("cannot write the state journal %s: %w; check the directory's permissions and free space", s.journalPath, err)
 		}

@@ -101,6 +101,12 @@ func openLocal(path string, opts Options) (*localStore, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("--state %q is a directory; give a file path such as %s", path, filepath.Join(path, "state.json"))
 	}
+	// Only regular files, never through a link: a state at /dev/null or a
+	// link to someone else's file would otherwise be replaced by ours.
+	if fi, err := os.Lstat(abs); err == nil && !fi.Mode().IsRegular() {
+		return nil, &FormatError{Path: path, Found: kindOf(fi.Mode()),
+			Hint: "it was left untouched; kubectl-azure keeps state only in regular files and never writes through a link: pass --state with the path of a regular file, or of one that does not exist yet"}
+	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the state directory: %w; check permissions or pass --state elsewhere", err)
 	}
@@ -112,6 +118,12 @@ func openLocal(path string, opts Options) (*localStore, error) {
 		keyPath:     abs + ".key",
 		journalPath: abs + ".journal",
 		opts:        opts,
+	}
+	for _, p := range []string{s.backupPath, s.lockPath, s.holderPath, s.keyPath, s.journalPath} {
+		if err := checkRegular(p); err != nil {
+			return nil, &FormatError{Path: path, Found: "a companion file that is not a regular file (" + err.Error() + ")",
+				Hint: "nothing was written; remove or replace that file with a regular one"}
+		}
 	}
 	// Fail at Open, not mid-run, when the file is unreadable, corrupt or
 	// not a state file at all (nothing has been written yet).
@@ -136,6 +148,10 @@ func (s *localStore) Lock(ctx context.Context, holder string, timeout time.Durat
 	if s.held || s.fl != nil {
 		s.mu.Unlock()
 		return nil, errors.New("state: Lock called twice in one run (bug: unlock first)")
+	}
+	if err := checkRegular(s.lockPath); err != nil {
+		s.mu.Unlock()
+		return nil, err
 	}
 	fl := flock.New(s.lockPath, flock.SetPermissions(0o600))
 	s.fl = fl // reserve, so a concurrent Lock in this process fails fast
@@ -225,7 +241,7 @@ func (s *localStore) writeHolder(info *LockInfo) error {
 }
 
 func (s *localStore) readHolder() *LockInfo {
-	b, err := os.ReadFile(s.holderPath)
+	b, err := readRegular(s.holderPath, maxHolderBytes)
 	if err != nil {
 		return &LockInfo{Holder: "another process (its identity is not recorded yet)"}
 	}
@@ -274,10 +290,16 @@ func (s *localStore) cleanTemps() {
 // two reads interleave with a writer in, a journal that does not belong to
 // the state.json read (another base serial) is already contained in it.
 func (s *localStore) load() (*localFile, error) {
-	jb, jerr := os.ReadFile(s.journalPath)
-	b, err := os.ReadFile(s.path)
+	jb, jerr := readRegular(s.journalPath, maxStateBytes)
+	if jerr != nil && !errors.Is(jerr, fs.ErrNotExist) {
+		return nil, fmt.Errorf("cannot read the state journal %s: %w", s.journalPath, jerr)
+	}
+	b, err := readRegular(s.path, maxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newLocalFile(), nil
+	}
+	if errors.Is(err, errNotRegular) {
+		return nil, &FormatError{Path: s.path, Found: err.Error()}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read state %s: %w", s.path, err)
@@ -566,7 +588,7 @@ func (s *localStore) backup() error {
 	tmp := s.backupPath + ".tmp"
 	_ = os.Remove(tmp)
 	if err := os.Link(s.path, tmp); err != nil {
-		b, rerr := os.ReadFile(s.path)
+		b, rerr := readRegular(s.path, maxStateBytes)
 		if rerr != nil {
 			return fmt.Errorf("cannot back up state %s: %w", s.path, rerr)
 		}
@@ -894,7 +916,7 @@ func (s *localStore) SecretKey(ctx context.Context) ([]byte, error) {
 }
 
 func readKeyFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path, maxKeyBytes)
 	if err != nil {
 		return nil, err
 	}
