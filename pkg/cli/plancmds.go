@@ -119,7 +119,7 @@ func (o *planOptions) complete(cmd *cobra.Command, args []string) error {
 	switch o.command {
 	case cmdApply:
 		if len(args) == 1 {
-			if err := o.completeSaved(args[0]); err != nil {
+			if err := o.completeSaved(cmd, args[0]); err != nil {
 				return err
 			}
 		}
@@ -132,9 +132,11 @@ func (o *planOptions) complete(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// completeSaved takes the manifests, subscription and flags from a plan
-// saved by `diff --out`: the reviewed plan is the approval.
-func (o *planOptions) completeSaved(path string) error {
+// completeSaved takes the manifests, subscription, state, set and flags
+// from a plan saved by `diff --out`: the reviewed plan is the approval, and
+// it was computed against that state and set, so another one given on the
+// command line is refused rather than silently planned against.
+func (o *planOptions) completeSaved(cmd *cobra.Command, path string) error {
 	if len(o.load.Filenames) > 0 || o.load.Kustomize != "" {
 		return withCode(ExitValidation, errors.New("give either a saved plan or -f/-k, not both"))
 	}
@@ -147,11 +149,102 @@ func (o *planOptions) completeSaved(path string) error {
 	if o.g.Subscription == "" {
 		o.g.Subscription = sp.Source.Subscription
 	}
+	changed := func(name string) bool { f := cmd.Flag(name); return f != nil && f.Changed }
+	if st := savedState(sp); st != "" {
+		if changed("state") && o.g.State != st {
+			return withCode(ExitValidation, fmt.Errorf("the saved plan %s was made against state %s, not %s: drop --state, or make a new plan with it (kubectl azure diff ... --state %s --out %s)", path, st, o.g.State, o.g.State, path))
+		}
+		o.g.State = st
+	}
+	if set := sp.Plan.Set; set != "" {
+		if changed("set") && o.g.Set != set {
+			return withCode(ExitValidation, fmt.Errorf("the saved plan %s was made for set %s, not %s: drop --set, or make a new plan with it", path, set, o.g.Set))
+		}
+		o.g.Set = set
+	}
 	o.apply.Prune = o.apply.Prune || sp.Source.Prune
 	o.apply.AllowReplace = o.apply.AllowReplace || sp.Source.AllowReplace
 	o.apply.Adopt = o.apply.Adopt || sp.Source.Adopt
 	o.yes = true
 	return nil
+}
+
+// savedState is the state a saved plan was made against: its source's,
+// else the one its header names ("" in plans saved before either existed).
+func savedState(sp *apply.SavedPlan) string {
+	if sp.Source.State != "" {
+		return sp.Source.State
+	}
+	return sp.Plan.State
+}
+
+// savedMismatch refuses a saved plan that no longer matches, listing a few
+// of the differences and the command that makes a new plan from the same
+// source (paths, state, set and flags), so the fix can be pasted.
+func savedMismatch(path string, sp *apply.SavedPlan, diffs []string) error {
+	const shown = 5
+	var b strings.Builder
+	fmt.Fprintf(&b, "refusing to apply %s: the plan no longer matches Azure, state or the manifests (nothing was written):", path)
+	for i, d := range diffs {
+		if i == shown {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(diffs)-shown)
+			break
+		}
+		if id, msg, ok := strings.Cut(d, ": "); ok && strings.HasPrefix(id, "/") {
+			d = printer.DisplayName(id, "") + ": " + msg
+		}
+		b.WriteString("\n  " + d)
+	}
+	fmt.Fprintf(&b, "\nmake a new plan from the same source, review it, then apply it:\n  %s", diffCommand(sp, path))
+	return errors.New(b.String())
+}
+
+// diffCommand is the `kubectl azure diff` that remakes a saved plan.
+func diffCommand(sp *apply.SavedPlan, out string) string {
+	src := sp.Source
+	args := []string{"kubectl", "azure", "diff"}
+	if src.Kustomize != "" {
+		args = append(args, "-k", src.Kustomize)
+	}
+	for _, f := range src.Filenames {
+		args = append(args, "-f", f)
+	}
+	if src.Recursive {
+		args = append(args, "-R")
+	}
+	if src.Selector != "" {
+		args = append(args, "-l", src.Selector)
+	}
+	if st := savedState(sp); st != "" {
+		args = append(args, "--state", st)
+	}
+	if sp.Plan.Set != "" && sp.Plan.Set != apply.DefaultSet {
+		args = append(args, "--set", sp.Plan.Set)
+	}
+	if src.Subscription != "" {
+		args = append(args, "--subscription", src.Subscription)
+	}
+	if src.Prune {
+		args = append(args, "--prune")
+	}
+	if src.Adopt {
+		args = append(args, "--adopt")
+	}
+	args = append(args, "--out", out)
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@,+%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // validate rejects bad input before anything is read or sent.
@@ -453,7 +546,7 @@ func (o *planOptions) runApply(ctx context.Context) error {
 	o.annotate(prep.Plan)
 	if o.saved != nil {
 		if diffs := apply.Matches(&o.saved.Plan, prep.Plan); len(diffs) > 0 {
-			return withCode(ExitError, apply.MatchError(o.savedPath, diffs))
+			return withCode(ExitError, savedMismatch(o.savedPath, o.saved, diffs))
 		}
 	}
 	popts := o.printOpts()
