@@ -107,7 +107,7 @@ func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, err
 		if o.load.Kustomize != "" {
 			paths = append(paths, o.load.Kustomize)
 		}
-		return &reconcile.DirSource{Paths: paths, Skip: []string{o.g.State, o.watch.loop.StatusFile}}, nil
+		return &reconcile.DirSource{Paths: paths, Skip: []string{o.g.State, o.watch.loop.StatusFile, o.watch.loop.PlanFile}}, nil
 	}
 	u, err := url.Parse(o.source)
 	if err != nil {
@@ -120,7 +120,7 @@ func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, err
 			return nil, withCode(ExitValidation, fmt.Errorf("--source %q names no directory: use dir://PATH", o.source))
 		}
 		o.load.Filenames, o.load.Recursive = []string{p}, true
-		return &reconcile.DirSource{Paths: []string{p}, Skip: []string{o.g.State, o.watch.loop.StatusFile}}, nil
+		return &reconcile.DirSource{Paths: []string{p}, Skip: []string{o.g.State, o.watch.loop.StatusFile, o.watch.loop.PlanFile}}, nil
 	case "configmap":
 		ns := u.Host
 		if ns == "" {

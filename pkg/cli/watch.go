@@ -43,6 +43,7 @@ func (w *watchOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.readBudget, "read-budget", w.readBudget, "share of ARM's measured read bucket the observer may spend, e.g. 5%")
 	fs.StringVar(&w.loop.DriftPolicy, "drift-policy", w.loop.DriftPolicy, "detect (report drift) or correct (write the manifest's values back); a resource's azure.kubectl.io/drift-policy annotation wins")
 	fs.StringVar(&w.loop.StatusFile, "status-file", w.loop.StatusFile, "keep a JSON status of every resource in this file (replaced atomically)")
+	fs.StringVar(&w.loop.PlanFile, "plan-file", w.loop.PlanFile, "while anything drifted, keep the plan of the last sweep here, for `kubectl azure apply PATH` (applied only if Azure has not moved since)")
 	fs.StringVar(&w.metricsAddr, "metrics-addr", w.metricsAddr, "serve Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address, e.g. :8080")
 	fs.DurationVar(&w.loop.MinSweepInterval, "sweep-interval", w.loop.MinSweepInterval, "least time between two observation sweeps (the read budget may space them further)")
 	fs.DurationVar(&w.loop.SourceInterval, "source-interval", w.loop.SourceInterval, "how often the manifests are checked for changes")
@@ -107,7 +108,7 @@ func (w *watchOptions) runApply(ctx context.Context, o *planOptions) error {
 	if o.load.Kustomize != "" {
 		paths = append(paths, o.load.Kustomize)
 	}
-	src := &reconcile.DirSource{Paths: paths, Skip: []string{o.g.State, w.loop.StatusFile}}
+	src := &reconcile.DirSource{Paths: paths, Skip: []string{o.g.State, w.loop.StatusFile, w.loop.PlanFile}}
 	return w.run(ctx, o.g, o.streams, src, o.load, o.apply, true)
 }
 
@@ -124,7 +125,7 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 	around func(ctx context.Context, ctl *reconcile.Controller) error) error {
 	log := cleanWriter{streams.ErrOut}
 	if ds, ok := src.(*reconcile.DirSource); ok && ds.LoadFunc == nil {
-		load.Skip = append(load.Skip, w.loop.StatusFile)
+		load.Skip = append(load.Skip, w.loop.StatusFile, w.loop.PlanFile)
 		ds.LoadFunc = func(ctx context.Context) (*manifest.Set, error) {
 			return g.load(ctx, load, log)
 		}
@@ -183,7 +184,9 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 	loop := w.loop
 	loop.LockTimeout = g.LockTimeout
 	ctl := &reconcile.Controller{Options: loop, Reflector: refl, Store: st, ObserveARM: observe, WriteARM: writer,
-		Schemas: reg, Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log}
+		Schemas: reg, Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log,
+		PlanSource: apply.Source{Filenames: load.Filenames, Recursive: load.Recursive, Kustomize: load.Kustomize,
+			Selector: load.Selector, Subscription: g.Subscription, State: g.State}}
 	if w.metricsAddr != "" {
 		addr, err := reconcile.Serve(ctx, w.metricsAddr, metrics, ctl)
 		if err != nil {

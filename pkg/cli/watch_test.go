@@ -35,6 +35,8 @@ type loopEnv struct {
 	dir    string
 	state  string
 	status string
+	// planFile is where --plan-file keeps the plan of a drifted sweep.
+	planFile string
 
 	mu     sync.Mutex
 	byUA   map[string]map[string]int // User-Agent prefix -> method -> count
@@ -80,6 +82,7 @@ func newLoopEnv(t *testing.T) *loopEnv {
 	e.dir = filepath.Join(tmp, "infra")
 	e.state = filepath.Join(tmp, "state", "state.json")
 	e.status = filepath.Join(tmp, "status.json")
+	e.planFile = filepath.Join(tmp, "drift-plan.json")
 	if err := os.MkdirAll(e.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +371,7 @@ func TestLoopCreatesThenSteadyStateWritesNothing(t *testing.T) {
 func TestLoopDetectsDriftAndWritesNothing(t *testing.T) {
 	e := newLoopEnv(t)
 	e.cli(0, "apply", "-f", e.dir, "--yes")
-	_, log := e.loop(t.Context())
+	_, log := e.loop(t.Context(), "--plan-file", e.planFile)
 	e.waitFor("in sync after apply", 10*time.Second, log, allInSync(4))
 
 	changedAt := time.Now()
@@ -393,6 +396,23 @@ func TestLoopDetectsDriftAndWritesNothing(t *testing.T) {
 			t.Fatalf("%s: %+v, want in-sync", other, r)
 		}
 	}
+
+	// The published plan undoes exactly this drift, applied by a person.
+	e.waitFor("the plan file is written", 5*time.Second, log, func(*reconcile.Status) bool {
+		_, err := os.Stat(e.planFile)
+		return err == nil
+	})
+	e.cli(0, "apply", e.planFile, "--yes")
+	if got := tagOf(e.get(identityID("id-a")), "owner"); got != "platform" {
+		t.Fatalf("applying the published plan left owner = %q", got)
+	}
+	if w := e.writes("cli"); w != 4+1 {
+		t.Fatalf("apply of the published plan: %d writes in all, want 4 creates and 1 correction", w)
+	}
+	e.waitFor("in sync again, plan file removed", 5*time.Second, log, func(st *reconcile.Status) bool {
+		_, err := os.Stat(e.planFile)
+		return allInSync(4)(st) && os.IsNotExist(err)
+	})
 }
 
 func TestLoopCorrectWritesOncePerDrift(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -39,8 +40,11 @@ type Controller struct {
 	// Engine are the apply options every plan uses (set, subscription,
 	// concurrency). Prune, Adopt, AllowReplace and Delete are forced off:
 	// the loop never deletes, adopts or replaces.
-	Engine  apply.Options
-	Metrics *Metrics
+	Engine apply.Options
+	// PlanSource is how the manifests are loaded again by `apply PLAN`
+	// (Options.PlanFile).
+	PlanSource apply.Source
+	Metrics    *Metrics
 	// Log receives one line per event worth a person's attention.
 	Log io.Writer
 	// Now is the clock (tests inject one).
@@ -315,6 +319,7 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 	c.mu.Unlock()
 	c.Metrics.managed.Set(float64(len(set.Resources)))
 	c.Metrics.sweepDone(start)
+	c.savePlan(prep.Plan)
 	c.writeStatus()
 	return ctx.Err()
 }
@@ -880,6 +885,41 @@ func (c *Controller) Snapshot() *Status {
 		c.Metrics.sourceValid.Set(1)
 	}
 	return st
+}
+
+// savePlan keeps Options.PlanFile: the sweep's plan while anything
+// drifted, no file otherwise.
+func (c *Controller) savePlan(p *plan.Plan) {
+	if c.Options.PlanFile == "" {
+		return
+	}
+	c.mu.Lock()
+	drifted := false
+	for _, st := range c.res {
+		if st.state == StateDrifted {
+			drifted = true
+		}
+	}
+	c.mu.Unlock()
+	if !drifted {
+		if err := os.Remove(c.Options.PlanFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			c.logf("removing the plan file %s: %v", c.Options.PlanFile, err)
+		}
+		return
+	}
+	c.annotatePlan(p)
+	if err := WritePlan(c.Options.PlanFile, p, c.PlanSource); err != nil {
+		c.logf("writing the plan file %s: %v", c.Options.PlanFile, err)
+	}
+}
+
+func (c *Controller) annotatePlan(p *plan.Plan) {
+	if p.Set == "" {
+		p.Set = c.Engine.Set
+	}
+	if p.State == "" {
+		p.State = c.PlanSource.State
+	}
 }
 
 func (c *Controller) writeStatus() {

@@ -61,6 +61,9 @@ type Options struct {
 	// StatusFile, when set, is replaced atomically after every sweep and
 	// every write.
 	StatusFile string
+	// PlanFile, when set, receives the plan of every sweep that finds
+	// drift, as a saved plan; it is removed when a sweep finds none.
+	PlanFile string
 	// MinSweepInterval is the least time between the starts of two sweeps;
 	// the read budget usually spaces them further.
 	MinSweepInterval time.Duration

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -73,6 +74,11 @@ func WriteStatus(path string, st *Status) error {
 	if err != nil {
 		return err
 	}
+	return writeAtomic(path, append(data, '\n'), 0o644)
+}
+
+// writeAtomic replaces path with data: written beside it, then renamed.
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -82,14 +88,14 @@ func WriteStatus(path string, st *Status) error {
 		return err
 	}
 	tmp := f.Name()
-	if _, err = f.Write(append(data, '\n')); err == nil {
+	if _, err = f.Write(data); err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+		err = os.Chmod(tmp, mode)
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)
@@ -98,6 +104,17 @@ func WriteStatus(path string, st *Status) error {
 		os.Remove(tmp)
 	}
 	return err
+}
+
+// WritePlan saves the plan of a sweep that found drift as a saved plan
+// (the format of `diff --out`): `kubectl azure apply PATH` applies it
+// only while Azure still holds what the sweep saw.
+func WritePlan(path string, p *plan.Plan, src apply.Source) error {
+	data, err := json.MarshalIndent(apply.SavedPlan{Plan: *p, Source: src}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(data, '\n'), 0o600)
 }
 
 // ReadStatus reads a status file (kubectl azure status, tests).
