@@ -19,9 +19,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"sort"
 	"strings"
-	"sync"
 )
 
 // Placeholder is shown instead of a secret value everywhere.
@@ -30,13 +28,15 @@ const Placeholder = "(sensitive)"
 // HashPrefix starts every hashed secret value.
 const HashPrefix = "hmac-sha256:"
 
-// Hash is the salted HMAC of a secret value: key is the per-state salt and
-// path (a schema path, "" when none applies) is mixed in so equal secrets at
+// Hash is the salted HMAC of a secret value: key is the per-state key, or
+// better the per-resource key ResourceKey derives from it, and path (a
+// schema path, "" when none applies) is mixed in so equal secrets at
 // different paths do not share a hash. It is the only hash the project uses
-// for secrets, in the diff and in every state backend, so L's hashes compare.
+// for secrets, in the diff and in every state backend, so L's hashes
+// compare (use Matches to compare: it also accepts older hashes).
 // Non-string values are hashed by their JSON encoding.
 func Hash(key []byte, path string, v any) string {
-	m := hmac.New(sha256.New, key)
+	m := hmac.New(sha256.New, hashKey(key))
 	m.Write([]byte(path))
 	m.Write([]byte{0})
 	if s, ok := v.(string); ok {
@@ -86,103 +86,16 @@ func CredentialName(name string) bool {
 
 // Container reports whether everything below a property of this name is
 // secret: extension protectedSettings (and configurationProtectedSettings)
-// and a list of secrets. (An object under a credential name, as deployment
+// and credentials. (An object under a credential name, as deployment
 // parameters write {"adminPassword": {"value": …}}, is a container too, but
-// only when it is an object: callers that hold the value check
-// CredentialName themselves, so a boolean named "secret" stays visible.)
+// only when it is an object; and a "secrets" collection only when its
+// entries are objects: a Key Vault access policy's permissions.secrets is
+// a list of permission names. UnderContainer applies both with the path.)
 func Container(name string) bool {
 	n := strings.ToLower(name)
 	switch n {
-	case "secrets", "protectedsettingsfromkeyvault", "credentials":
+	case "protectedsettingsfromkeyvault", "credentials":
 		return true
 	}
 	return strings.HasSuffix(n, "protectedsettings")
 }
-
-// minScrubLen is the shortest value Scrub replaces: shorter "secrets"
-// (a "1", "true") would shred ordinary text and protect nothing.
-const minScrubLen = 4
-
-// Registry remembers secret values so they can be removed from any text.
-// Safe for concurrent use.
-type Registry struct {
-	mu     sync.RWMutex
-	values map[string]bool
-	sorted []string // longest first, rebuilt lazily
-}
-
-// Default is the process-wide registry: loaders register every secret they
-// resolve, and every writer of human or machine output scrubs with it.
-var Default = &Registry{}
-
-// Register adds secret values to r. Values shorter than four bytes are
-// ignored (see minScrubLen). Their JSON-escaped forms (once and twice) are added
-// too, since ARM quotes request bodies inside JSON error messages.
-func (r *Registry) Register(values ...string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.values == nil {
-		r.values = map[string]bool{}
-	}
-	for _, v := range values {
-		if len(v) < minScrubLen {
-			continue
-		}
-		// The value itself, then as quoted inside JSON, then inside a JSON
-		// string that is itself embedded in JSON (ARM error messages).
-		for e, n := v, 0; n < 3; n++ {
-			r.values[e] = true
-			b, _ := json.Marshal(e)
-			e = string(b[1 : len(b)-1])
-		}
-	}
-	r.sorted = nil
-}
-
-// Scrub replaces every registered secret value in s with Placeholder.
-func (r *Registry) Scrub(s string) string {
-	r.mu.RLock()
-	vals := r.sorted
-	n := len(r.values)
-	r.mu.RUnlock()
-	if n == 0 {
-		return s
-	}
-	if vals == nil {
-		r.mu.Lock()
-		if r.sorted == nil {
-			r.sorted = make([]string, 0, len(r.values))
-			for v := range r.values {
-				r.sorted = append(r.sorted, v)
-			}
-			// Longest first, so a secret containing another is replaced whole.
-			sort.Slice(r.sorted, func(i, j int) bool {
-				if len(r.sorted[i]) != len(r.sorted[j]) {
-					return len(r.sorted[i]) > len(r.sorted[j])
-				}
-				return r.sorted[i] < r.sorted[j]
-			})
-		}
-		vals = r.sorted
-		r.mu.Unlock()
-	}
-	for _, v := range vals {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, Placeholder)
-		}
-	}
-	return s
-}
-
-// Len reports how many values r holds.
-func (r *Registry) Len() int {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return len(r.values)
-}
-
-// Register adds values to the Default registry.
-func Register(values ...string) { Default.Register(values...) }
-
-// Scrub removes every value registered with Default from s.
-func Scrub(s string) string { return Default.Scrub(s) }

@@ -47,7 +47,7 @@ func TestScrub(t *testing.T) {
 		}
 	}
 	if !strings.Contains(got, "abc") {
-		t.Error("values shorter than four bytes must not be scrubbed (they would shred text)")
+		t.Error("values shorter than four bytes must not be scrubbed outside quotes (they would shred text)")
 	}
 	if (&Registry{}).Scrub("nothing") != "nothing" {
 		t.Error("empty registry changed text")
@@ -55,12 +55,14 @@ func TestScrub(t *testing.T) {
 }
 
 func TestContainer(t *testing.T) {
-	for _, n := range []string{"protectedSettings", "configurationProtectedSettings", "secrets"} {
+	for _, n := range []string{"protectedSettings", "configurationProtectedSettings", "credentials"} {
 		if !Container(n) {
 			t.Errorf("%s should be a secret container", n)
 		}
 	}
-	for _, n := range []string{"settings", "properties", "tags", "secretsEnabled", "secret"} {
+	// "secrets" is judged with its path (UnderContainer): a list of
+	// permission names is not secret.
+	for _, n := range []string{"settings", "properties", "tags", "secretsEnabled", "secret", "secrets"} {
 		if Container(n) {
 			t.Errorf("%s should not be a secret container", n)
 		}
