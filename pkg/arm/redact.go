@@ -11,47 +11,18 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
-// Body redaction for -v 8 logs. A value is hidden when any of these says
-// so:
-//   - its property name is credential-like (secret.Name, plus the wider
-//     isSecretName: a log is the wrong place to find a false negative);
-//   - it lies under a secret container (secret.Container: protectedSettings …);
-//   - it lies on a path the schema marks secret for the resource's type
-//     and api-version (Options.SensitivePaths), or, without that hook or
-//     when it knows nothing, on a path of defaultSensitive;
+// Body redaction for -v 8 logs. A value is hidden when the one rule says
+// so (secret.Rule for the resource's type and name: credential names,
+// containers, the type's secret paths, plus the paths the schema marks
+// secret for the type and api-version, Options.SensitivePaths), and, since
+// a log is the wrong place to find a false negative, also when:
+//   - its property name is merely credential-like (isSecretName);
+//   - it is the value of a {"name": "DB_PASSWORD", "value": ...} pair;
 //   - it is in the response of a list* action (listKeys, listSecrets …),
 //     whose whole point is to return credentials;
 //   - it is a string with an embedded credential (connection strings,
 //     SAS signatures), which redactText rewrites.
 // secret.Scrub then runs over the whole log text.
-
-// sensitiveRule names secret paths of one type; names, when set, limits
-// it to resources of those names (sites/config/appsettings).
-type sensitiveRule struct {
-	names []string
-	paths []string
-}
-
-// defaultSensitive covers the types whose secrets sit under neutral names
-// ("value", arbitrary app-setting keys), from their REST API references:
-// a Key Vault secret's properties.value; App Service appsettings,
-// connectionstrings and auth settings (sites and slots), whose properties
-// are a free-form map of the user's settings, and the same settings written
-// inline in a site's siteConfig.
-var defaultSensitive = map[string][]sensitiveRule{
-	"microsoft.keyvault/vaults/secrets":           {{paths: []string{"properties.value"}}},
-	"microsoft.keyvault/managedhsms/secrets":      {{paths: []string{"properties.value"}}},
-	"microsoft.web/sites/config":                  {{names: webSecretConfigs, paths: []string{"properties.*"}}},
-	"microsoft.web/sites/slots/config":            {{names: webSecretConfigs, paths: []string{"properties.*"}}},
-	"microsoft.apimanagement/service/namedvalues": {{paths: []string{"properties.value"}}},
-	// The same settings inline in a site's siteConfig.
-	"microsoft.web/sites":       {{paths: webInlineSecrets}},
-	"microsoft.web/sites/slots": {{paths: webInlineSecrets}},
-}
-
-var webInlineSecrets = []string{"properties.siteConfig.appSettings[].value", "properties.siteConfig.connectionStrings[].connectionString"}
-
-var webSecretConfigs = []string{"appsettings", "connectionstrings", "authsettings", "authsettingsv2", "publishingcredentials", "azurestorageaccounts"}
 
 // bodyCtx is what redaction knows about a request: its resource type,
 // api-version, resource name, and whether it is a list* action.
@@ -86,30 +57,14 @@ func (c *Client) bodyContext(method string, u *url.URL) bodyCtx {
 	return bc
 }
 
-// pathsFor returns the secret paths of one resource.
-func (bc bodyCtx) pathsFor(typ, name string) []string {
-	if typ == "" {
-		return nil
+// ruleFor returns the secret rule of one resource: its type's rule plus
+// the paths the schema marks secret (Options.SensitivePaths).
+func (bc bodyCtx) ruleFor(typ, name string) *secret.Rule {
+	var extra []string
+	if f := bc.c.opts.SensitivePaths; f != nil && typ != "" {
+		extra = f(typ, bc.apiVersion)
 	}
-	var out []string
-	if f := bc.c.opts.SensitivePaths; f != nil {
-		out = f(typ, bc.apiVersion)
-	}
-	for _, r := range defaultSensitive[strings.ToLower(typ)] {
-		if len(r.names) == 0 || containsFold(r.names, name) {
-			out = append(out, r.paths...)
-		}
-	}
-	return out
-}
-
-func containsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
+	return secret.For(typ, name, nil, extra...)
 }
 
 // redact returns data with secrets replaced; non-JSON text goes through
@@ -150,52 +105,28 @@ func (bc bodyCtx) redactResource(v any) any {
 	if n, ok := m["name"].(string); ok && n != "" && name == "" {
 		name = n
 	}
-	for _, p := range bc.pathsFor(typ, name) {
-		if segs := splitSchemaPath(p); len(segs) > 0 {
-			redactPath(m, segs)
-		}
-	}
-	return m
+	return redactByRule(m, nil, bc.ruleFor(typ, name))
 }
 
-// splitSchemaPath splits a schema path ("properties.secrets[].value",
-// "properties.*", as pkg/schema writes them; "[*]" is accepted too) into
-// [properties secrets value]; array markers are dropped, since arrays are
-// descended into wherever they appear. A path that does not parse gives
-// nil, which hides nothing: the name rules of redactValue still apply.
-func splitSchemaPath(p string) []string {
-	segs, err := bodypath.Parse(p)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, s := range segs {
-		if s.Kind == bodypath.Member {
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}
-
-// redactPath hides the values at path below v ("*" matches any key).
-func redactPath(v any, path []string) any {
-	if len(path) == 0 {
-		if v == nil {
-			return nil
-		}
-		return redacted
-	}
+// redactByRule hides every scalar the rule calls sensitive, keeping the
+// shape (an object below a secret path keeps its members, hidden).
+func redactByRule(v any, p bodypath.Path, r *secret.Rule) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, val := range t {
-			if path[0] == "*" || strings.EqualFold(k, path[0]) {
-				t[k] = redactPath(val, path[1:])
-			}
+			t[k] = redactByRule(val, append(p[:len(p):len(p)], bodypath.Field(k)), r)
 		}
+		return t
 	case []any:
 		for i := range t {
-			t[i] = redactPath(t[i], path)
+			t[i] = redactByRule(t[i], append(p[:len(p):len(p)], bodypath.At(i)), r)
 		}
+		return t
+	case nil:
+		return nil
+	}
+	if r.At(p, v) {
+		return redacted
 	}
 	return v
 }

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -267,18 +268,88 @@ func TestErrorHidesTheRequestBodysSecrets(t *testing.T) {
 	}
 }
 
-func TestSplitSchemaPath(t *testing.T) {
-	for in, want := range map[string][]string{
-		"properties.secrets[].value":  {"properties", "secrets", "value"},
-		"properties.secrets[*].value": {"properties", "secrets", "value"},
-		"properties.*":                {"properties", "*"},
-		"properties.matrix[][].x":     {"properties", "matrix", "x"},
-		`tags."a.b"`:                  {"tags", "a.b"},
-		"":                            nil,
-		"a..b":                        nil, // malformed: hides nothing by path
+// TestSensitivePathForms: the schema paths Options.SensitivePaths hands
+// over ("[]" items, "*" members, quoted members) hide the concrete values
+// they name; a malformed one hides nothing by path.
+func TestSensitivePathForms(t *testing.T) {
+	bc := bodyCtx{c: &Client{}}
+	for pattern, concrete := range map[string]string{
+		"properties.secrets[].value":  "properties.secrets[0].value",
+		"properties.secrets[*].value": "properties.secrets[1].value",
+		"properties.*":                "properties.anything",
+		"properties.matrix[][].x":     "properties.matrix[0][2].x",
+		`tags."a.b"`:                  `tags."a.b"`,
 	} {
-		if got := splitSchemaPath(in); !slices.Equal(got, want) {
-			t.Errorf("splitSchemaPath(%q) = %q, want %q", in, got, want)
+		bc.c.opts.SensitivePaths = func(string, string) []string { return []string{pattern} }
+		if !bc.ruleFor("Microsoft.Test/things", "t").At(bodypath.MustParse(concrete), "v") {
+			t.Errorf("pattern %s does not hide %s", pattern, concrete)
+		}
+	}
+	bc.c.opts.SensitivePaths = func(string, string) []string { return []string{"a..b", ""} }
+	if bc.ruleFor("Microsoft.Test/things", "t").At(bodypath.MustParse("a.b"), "v") {
+		t.Error("a malformed path hid a value")
+	}
+}
+
+// dotnetEscape writes s as a .NET JSON serializer does inside a string:
+// quotes and backslashes escaped, <, > and every non-ASCII character as
+// \uXXXX in upper case.
+func dotnetEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case c == '<' || c == '>' || c > 0x7e:
+			fmt.Fprintf(&b, `\u%04X`, c)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// TestErrorHidesEscapedAndShortSecrets: ARM 400s that quote the request
+// body as a JSON string escape it (\", \u003C, \u00C9); the body's secrets
+// are hidden in every spelling, and a secret shorter than four bytes is
+// hidden where it is a whole quoted value, without shredding the rest.
+func TestErrorHidesEscapedAndShortSecrets(t *testing.T) {
+	cases := []struct {
+		suffix string
+		body   map[string]any
+		clear  []string
+	}{
+		{"/providers/Microsoft.KeyVault/vaults/kv/secrets/long", map[string]any{"properties": map[string]any{"value": `<É"pw-unregistered>`}},
+			[]string{`pw-unregistered`}},
+		{"/providers/Microsoft.KeyVault/vaults/kv/secrets/short", map[string]any{"properties": map[string]any{"value": "x7!", "contentType": "text"}},
+			[]string{`"x7!`, `x7!\"`, `x7!\\\"`}},
+		{"/providers/Microsoft.Sql/servers/sql1", map[string]any{"properties": map[string]any{"administratorLoginPassword": "Ab1", "version": "12.0"}},
+			[]string{`"Ab1`, `Ab1\"`}},
+	}
+	for _, tt := range cases {
+		f := newFakeARM(t)
+		id := rg + tt.suffix
+		f.handle("PUT", id, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, 400, map[string]any{"error": map[string]any{
+				"code":    "InvalidRequestContent",
+				"message": `Could not parse the request content "` + dotnetEscape(string(mustRead(r))) + `"`,
+			}})
+		})
+		_, err := f.client().Put(context.Background(), id, testAPI, tt.body, nil)
+		var e *Error
+		if !asError(err, &e) {
+			t.Fatalf("%s: %T %v", tt.suffix, err, err)
+		}
+		for _, text := range []string{err.Error(), string(e.Body)} {
+			for _, c := range tt.clear {
+				if strings.Contains(text, c) {
+					t.Errorf("%s: error shows the secret (%s): %s", tt.suffix, c, text)
+				}
+			}
+			if !strings.Contains(text, "properties") || !strings.Contains(text, "Could not parse") {
+				t.Errorf("%s: error lost its message: %s", tt.suffix, text)
+			}
 		}
 	}
 }

@@ -4,13 +4,14 @@
 // owns, with secrets hashed the same way. Apply, repair and import all call
 // Build so the three-way diff sees one shape of record whoever wrote it.
 //
-// A value is secret when it came from valueFrom (Input.SecretPaths), when the
-// schema marks its path secret, when its property name holds credentials
-// (secret.Name), when it lies inside a credential container
-// (secret.Container), or when it equals a secret value of the same
-// resource found at another path (ARM echoing a secret elsewhere). Secrets are stored as secret.Hash(key, schemaPath, value)
-// so a later desired value can be compared with L and a later live value with
-// B without either holding the clear value.
+// A value is secret when the one rule (secret.Rule) says so: valueFrom paths
+// (Input.SecretPaths), schema marks, the type's secret paths, credential
+// names and containers; or when it equals a secret value of the same
+// resource found at another path (ARM echoing a secret elsewhere). Secrets
+// are stored as secret.Hash(secret.ResourceKey(key, ID), schemaPath, value)
+// so a later desired value can be compared with L and a later live value
+// with B without either holding the clear value, and equal secrets of two
+// resources or two paths do not share a hash.
 package record
 
 import (
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
@@ -90,24 +92,73 @@ func Build(in Input) (*state.Record, error) {
 	}, nil
 }
 
-// hasher applies the secret rule to a body. Schema paths are computed the
-// way the diff computes them (map members become "*"), so a hash made here
-// equals the one the diff makes when it compares a clear value with it.
+// hasher applies the secret rule (secret.Rule) to a body. Schema paths are
+// computed the way the diff computes them (map members become "*"), so a
+// hash made here equals the one the diff makes when it compares a clear
+// value with it.
 type hasher struct {
 	in      Input
-	typed   map[string]bool // schema paths secret for this type under neutral names
-	fromEnv map[string]bool // valueFrom body paths
+	key     []byte // the per-resource key (secret.ResourceKey)
+	rule    *secret.Rule
+	fromEnv map[string]bool // valueFrom body paths, as the loader joins them
 	maps    map[string]bool // schema paths whose members are map entries
 	clear   map[string]bool // clear secret values seen in Desired
 }
 
 func newHasher(in Input) *hasher {
-	h := &hasher{in: in, fromEnv: map[string]bool{}, maps: diff.MapPaths(in.Schema, in.Plugin), clear: map[string]bool{},
-		typed: neutralSecretPaths(in.Type, in.ID)}
+	typ, name := in.Type, ""
+	if pid, err := armid.Parse(in.ID); err == nil {
+		name = pid.Name()
+		if typ == "" {
+			typ = pid.Type()
+		}
+	}
+	h := &hasher{in: in, key: secret.ResourceKey(in.Key, in.ID), fromEnv: map[string]bool{},
+		maps: diff.MapPaths(in.Schema, in.Plugin), clear: map[string]bool{},
+		rule: secret.For(typ, name, SchemaFacts(in.Schema), in.SecretPaths...)}
 	for _, p := range in.SecretPaths {
 		h.fromEnv[p] = true
 	}
 	return h
+}
+
+// SchemaFacts adapts a schema type to the secret rule; nil gives nil.
+func SchemaFacts(t *schema.Type) secret.Facts {
+	if t == nil {
+		return nil
+	}
+	return schemaFacts{t}
+}
+
+type schemaFacts struct{ t *schema.Type }
+
+func (f schemaFacts) SecretAt(p bodypath.Path) bool {
+	prop := f.prop(p)
+	return prop != nil && prop.Secret
+}
+
+// Plain reports an enum or boolean property: its name may sound like a
+// credential (Grafana's apiKey: Enabled) but its values are not one.
+func (f schemaFacts) Plain(p bodypath.Path) bool {
+	prop := f.prop(p)
+	return prop != nil && !prop.Secret && (len(prop.Enum) > 0 || prop.Type == schema.TypeBoolean)
+}
+
+func (f schemaFacts) prop(p bodypath.Path) *schema.Property {
+	segs := make([]string, len(p))
+	for i, s := range p {
+		if s.Kind == bodypath.Member {
+			segs[i] = s.Name
+		} else {
+			segs[i] = "[0]"
+		}
+	}
+	_, prop := f.t.Resolve(segs)
+	if prop == nil {
+		// A type that declares the property but not every parent.
+		prop = f.t.Prop(schema.SchemaPath(segs))
+	}
+	return prop
 }
 
 // hash returns a hashed deep copy of body. With collect, the clear values it
@@ -117,99 +168,56 @@ func (h *hasher) hash(body map[string]any, collect bool) map[string]any {
 	if body == nil {
 		return nil
 	}
-	out := h.walkMap(body, "", "", false, collect)
-	// The diff's own rule (its credential names and containers) on top, so
-	// a path the diff treats as secret is hashed even if the list here
-	// lags behind it.
-	out = diff.HashSecrets(out, h.in.Schema, h.in.Key)
+	out := h.walkMap(body, nil, "", "", false, collect)
 	// Second pass: values equal to one of this resource's secrets, wherever
 	// they appear. (Not the process-wide secret registry: a short value
 	// registered for one resource would hash "Enabled" in every other.)
-	return h.walkMap(out, "", "", false, false)
+	return h.walkMap(out, nil, "", "", false, false)
 }
 
-func (h *hasher) walkMap(m map[string]any, bodyPath, sp string, under, collect bool) map[string]any {
+func (h *hasher) walkMap(m map[string]any, p bodypath.Path, bodyPath, sp string, under, collect bool) map[string]any {
 	out := make(map[string]any, len(m))
 	isMap := h.maps[sp]
 	for k, v := range m {
 		csp := diff.ChildSchemaPath(sp, k, isMap)
 		cbp := joinPath(bodyPath, k)
+		cp := append(p[:len(p):len(p)], bodypath.Field(k))
 		if under && (k == "name" || k == "id" || k == "type") {
 			out[k] = diff.CopyValue(v) // identifiers of secret entries are not secret
 			continue
 		}
-		out[k] = h.walkValue(v, k, cbp, csp, under || secret.Container(k), collect)
+		out[k] = h.walkValue(v, cp, cbp, csp, under, collect)
 	}
 	return out
 }
 
-func (h *hasher) walkValue(v any, name, bodyPath, sp string, under, collect bool) any {
+func (h *hasher) walkValue(v any, p bodypath.Path, bodyPath, sp string, under, collect bool) any {
 	under = under || h.fromEnv[bodyPath]
 	switch t := v.(type) {
 	case nil:
 		return nil
 	case map[string]any:
-		return h.walkMap(t, bodyPath, sp, under, collect)
+		return h.walkMap(t, p, bodyPath, sp, under, collect)
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = h.walkValue(e, name, bodyPath+"["+strconv.Itoa(i)+"]", sp+"[]", under, collect)
+			out[i] = h.walkValue(e, append(p[:len(p):len(p)], bodypath.At(i)), bodyPath+"["+strconv.Itoa(i)+"]", sp+"[]", under, collect)
 		}
 		return out
 	}
 	if secret.IsHash(v) {
 		return v
 	}
-	if under || h.secretAt(name, sp, v) {
+	if under || h.rule.At(p, v) {
 		if s, ok := v.(string); ok && collect && s != "" {
 			h.clear[s] = true
 		}
-		return secret.Hash(h.in.Key, sp, v)
+		return secret.Hash(h.key, sp, v)
 	}
 	if s, ok := v.(string); ok && len(s) >= 4 && h.clear[s] {
-		return secret.Hash(h.in.Key, sp, v)
+		return secret.Hash(h.key, sp, v)
 	}
 	return v
-}
-
-func (h *hasher) secretAt(name, sp string, v any) bool {
-	if p := h.in.Schema.Prop(sp); p != nil && p.Secret {
-		return true
-	}
-	if h.typed[sp] || secret.Name(name, v) {
-		return true
-	}
-	// Without a schema the diff does not know the settings are a map, and
-	// names the path by its key: match the rule's "*" against it.
-	if i := strings.LastIndexByte(sp, '.'); i >= 0 && h.typed[sp[:i]+".*"] {
-		return true
-	}
-	return false
-}
-
-// neutralSecretPaths are the schema paths where a type keeps secrets under
-// names that say nothing (a Key Vault secret's value, App Service settings):
-// their REST references document them, their schemas do not mark them.
-// The same list guards the ARM client's request logs.
-func neutralSecretPaths(typ, id string) map[string]bool {
-	name := ""
-	if pid, err := armid.Parse(id); err == nil {
-		name = strings.ToLower(pid.Name())
-		if typ == "" {
-			typ = pid.Type()
-		}
-	}
-	switch strings.ToLower(typ) {
-	case "microsoft.keyvault/vaults/secrets", "microsoft.keyvault/managedhsms/secrets", "microsoft.apimanagement/service/namedvalues":
-		return map[string]bool{"properties.value": true}
-	case "microsoft.web/sites/config", "microsoft.web/sites/slots/config":
-		switch name {
-		case "appsettings", "connectionstrings", "authsettings", "authsettingsv2", "publishingcredentials", "azurestorageaccounts":
-			// A free-form map: every value, whatever its key.
-			return map[string]bool{"properties.*": true, "properties.*.value": true}
-		}
-	}
-	return nil
 }
 
 // joinPath builds a body path the way the manifest loader names

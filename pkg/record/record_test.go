@@ -113,7 +113,7 @@ func TestBuildHashesSecrets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := secret.Hash(testKey, tt.schemaPath, tt.clear)
+			want := secret.Hash(secret.ResourceKey(testKey, vmID), tt.schemaPath, tt.clear)
 			for name, m := range map[string]map[string]any{"L": rec.LastApplied, "B": rec.Baseline} {
 				if got := at(m, tt.path...); got != want {
 					t.Errorf("%s at %v = %v, want %s", name, tt.path, got, want)
@@ -129,7 +129,7 @@ func TestBuildHashesSecrets(t *testing.T) {
 			res := diff.Compute(diff.Input{
 				Desired: body(t, tt.desired), Live: rec.Baseline,
 				LastApplied: rec.LastApplied, Baseline: rec.Baseline,
-				Schema: tt.schema, SecretKey: testKey,
+				Schema: tt.schema, SecretKey: testKey, ID: vmID,
 			})
 			if len(res.Changes) != 0 {
 				t.Errorf("diff right after the write: %+v", res.Changes)
@@ -250,5 +250,37 @@ func TestBuildHashesNeutralNamedSecrets(t *testing.T) {
 		Desired: body(t, `{"properties":{"alwaysOn":"yes-please"}}`), Key: testKey})
 	if err != nil || at(rec.LastApplied, "properties", "alwaysOn") != "yes-please" {
 		t.Errorf("site web config hashed: %v %v", rec, err)
+	}
+}
+
+// A Key Vault access policy's permissions.secrets lists permission names:
+// stored as they are, so a permission changed outside the tool is drift.
+func TestBuildKeepsPermissionNames(t *testing.T) {
+	const kv = "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv"
+	b := `{"properties":{"accessPolicies":[{"tenantId":"t","objectId":"o","permissions":{"secrets":["get","list"],"keys":["get"]}}]}}`
+	rec, err := Build(Input{ID: kv, Type: "Microsoft.KeyVault/vaults", Desired: body(t, b), Live: body(t, b), Key: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range map[string]map[string]any{"L": rec.LastApplied, "B": rec.Baseline} {
+		if s, _ := json.Marshal(m); strings.Contains(string(s), secret.HashPrefix) || !strings.Contains(string(s), `"secrets":["get","list"]`) {
+			t.Errorf("%s hashes permission names: %s", name, s)
+		}
+	}
+}
+
+// Equal secrets of two resources are stored under different hashes.
+func TestBuildSaltsPerResource(t *testing.T) {
+	const rg = "/subscriptions/s1/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv/secrets/"
+	var hashes []any
+	for _, id := range []string{rg + "a", rg + "b"} {
+		rec, err := Build(Input{ID: id, Type: "Microsoft.KeyVault/vaults/secrets", Desired: body(t, `{"properties":{"value":"same-value-1"}}`), Key: testKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, at(rec.LastApplied, "properties", "value"))
+	}
+	if !secret.IsHash(hashes[0]) || hashes[0] == hashes[1] {
+		t.Errorf("hashes of one value in two resources: %v", hashes)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -47,15 +48,16 @@ func newSecretKey() ([]byte, error) {
 }
 
 // sanitizer is the stores' last line of defence: whatever a caller passes,
-// a value typed Secret, a string under a credential name (secret.Name) or
-// inside a credential container (secret.Container), and a string that is a
-// value registered with secret.Register are hashed before anything is
+// a value typed Secret, a value the one rule (secret.Rule: the record's
+// type, credential names, containers) calls sensitive, and a string that is
+// a value registered with secret.Register are hashed before anything is
 // written. pkg/record hashes with the schema's paths first, so normally
-// nothing is left to do here; the path used here knows no schema maps
-// beyond tags.
+// nothing is left to do here; the schema path used here knows no schema
+// maps beyond tags.
 type sanitizer struct {
 	keyFn func() ([]byte, error)
 	key   []byte
+	rule  *secret.Rule
 }
 
 func (z *sanitizer) hash(path string, v any) (string, error) {
@@ -64,14 +66,17 @@ func (z *sanitizer) hash(path string, v any) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		// The state key itself: pkg/record salts per resource; a value
+		// only this fallback hashes still compares (secret.Matches
+		// accepts state-key hashes).
 		z.key = k
 	}
 	return secret.Hash(z.key, path, v), nil
 }
 
-// value returns a deep copy of v with every secret hashed. name is the
-// member name v is held under, path its schema path.
-func (z *sanitizer) value(name, path string, v any, under bool) (any, error) {
+// value returns a deep copy of v with every secret hashed. p is the body
+// path v is held at, path its schema path.
+func (z *sanitizer) value(p bodypath.Path, path string, v any) (any, error) {
 	switch t := v.(type) {
 	case Secret:
 		return z.hash(path, string(t))
@@ -84,7 +89,7 @@ func (z *sanitizer) value(name, path string, v any, under bool) (any, error) {
 		if secret.IsHash(t) || t == "" {
 			return t, nil
 		}
-		if under || secret.Name(name, t) || isRegistered(t) {
+		if z.rule.At(p, t) || secret.Registered(t) {
 			return z.hash(path, t)
 		}
 		return t, nil
@@ -95,11 +100,7 @@ func (z *sanitizer) value(name, path string, v any, under bool) (any, error) {
 		out := make(map[string]any, len(t))
 		for k, e := range t {
 			cp := childPath(path, k)
-			inner := under || secret.Container(k)
-			if under && (k == "name" || k == "id" || k == "type") {
-				inner = false // identifiers of secret entries are not secret
-			}
-			s, err := z.value(k, cp, e, inner)
+			s, err := z.value(append(p[:len(p):len(p)], bodypath.Field(k)), cp, e)
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +113,7 @@ func (z *sanitizer) value(name, path string, v any, under bool) (any, error) {
 		}
 		out := make([]any, len(t))
 		for i, e := range t {
-			s, err := z.value(name, path+"[]", e, under)
+			s, err := z.value(append(p[:len(p):len(p)], bodypath.At(i)), path+"[]", e)
 			if err != nil {
 				return nil, err
 			}
@@ -122,13 +123,6 @@ func (z *sanitizer) value(name, path string, v any, under bool) (any, error) {
 	default:
 		return v, nil
 	}
-}
-
-// isRegistered reports whether s is, as a whole, a value registered with
-// secret.Register (containing one is not enough: IDs would be hashed
-// wherever a short secret occurs in them).
-func isRegistered(s string) bool {
-	return secret.Scrub(s) == secret.Placeholder && s != secret.Placeholder
 }
 
 // childPath extends a schema path by one member; tags is a map ("tags.*").
@@ -146,7 +140,7 @@ func (z *sanitizer) body(m map[string]any) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
 	}
-	s, err := z.value("", "", m, false)
+	s, err := z.value(nil, "", m)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +152,7 @@ func sanitizedRecord(keyFn func() ([]byte, error), r *Record) (*Record, error) {
 	if r == nil {
 		return nil, nil
 	}
-	z := &sanitizer{keyFn: keyFn}
+	z := &sanitizer{keyFn: keyFn, rule: secret.ForID(r.ID, nil)}
 	c := *r
 	var err error
 	if c.LastApplied, err = z.body(r.LastApplied); err != nil {
