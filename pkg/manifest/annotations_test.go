@@ -85,6 +85,7 @@ func TestAnnotationKeysExact(t *testing.T) {
 		{"azure.kubectl.io/dependson", "did you mean azure.kubectl.io/depends-on?"},
 		{"azure.kubect.io/prevent-destroy", "did you mean azure.kubectl.io/prevent-destroy?"},
 		{"azure.kubectl.io/frobnicate", "unknown annotation of this tool (known: "},
+		{"azure.kubectl.io/drift-policy", `must be "detect" or "correct", got "true"`},
 	}
 	for _, tt := range tests {
 		d := "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: rg-demo\n  annotations:\n    " + tt.key + ": \"true\"\n" +

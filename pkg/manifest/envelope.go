@@ -234,12 +234,15 @@ const (
 	// and deleted after it although no field of the body names them: a
 	// template's dependsOn for an ordering only the service knows.
 	AnnotationDependsOn = "azure.kubectl.io/depends-on"
+	// AnnotationDriftPolicy "detect" or "correct" overrides the
+	// controller's --drift-policy for the resource (pkg/reconcile).
+	AnnotationDriftPolicy = "azure.kubectl.io/drift-policy"
 )
 
 // annotationPrefix is the prefix of the tool's own annotation keys.
 const annotationPrefix = "azure.kubectl.io/"
 
-var knownAnnotations = []string{AnnotationPreventDestroy, AnnotationIgnoreChanges, AnnotationDependsOn}
+var knownAnnotations = []string{AnnotationPreventDestroy, AnnotationIgnoreChanges, AnnotationDependsOn, AnnotationDriftPolicy}
 
 // stringMap reads metadata.labels or metadata.annotations at path: a
 // mapping whose values are strings (notString says how to fix one that is
@@ -312,6 +315,11 @@ func checkAnnotation(k, v string) string {
 			if _, err := bodypath.ParsePattern(p); err != nil {
 				return fmt.Sprintf("path %q: %v", p, err)
 			}
+		}
+		return ""
+	case AnnotationDriftPolicy:
+		if v != "detect" && v != "correct" {
+			return fmt.Sprintf("must be \"detect\" or \"correct\", got %q", v)
 		}
 		return ""
 	case AnnotationDependsOn:

@@ -203,10 +203,13 @@ type entry struct {
 
 // refName returns the name a reference to e is best written with.
 func (e *entry) refName() string {
-	if e.sourceName != "" {
+	switch {
+	case e.sourceName != "":
 		return e.sourceName
+	case e.symbol != "" && !strings.Contains(e.symbol, "${"):
+		return e.symbol
 	}
-	return e.symbol
+	return e.res.Name
 }
 
 // names returns the lowered names references may use for e, without
