@@ -1,7 +1,9 @@
 package apply
 
 import (
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -122,5 +124,33 @@ func TestMatchesDetectsMovedLiveAndChangedPlans(t *testing.T) {
 	extra := &plan.Plan{Resources: append(append([]plan.Resource{}, same.Resources...), plan.Resource{ID: "/b", Action: plan.ActionCreate})}
 	if d := Matches(base, extra); len(d) != 1 || !strings.Contains(d[0], "not in the saved plan") {
 		t.Fatalf("new resource not detected: %v", d)
+	}
+}
+
+// TestSavedPlanNumbersAreExact: a saved plan read back compares numbers
+// as written, not as float64 (issue 27 item 12).
+func TestSavedPlanNumbersAreExact(t *testing.T) {
+	change := func(n string) []plan.Change {
+		return []plan.Change{{Path: "properties.big", Before: nil, After: json.Number(n), Reason: "r", Kind: plan.KindAdd}}
+	}
+	saved := &plan.Plan{FormatVersion: plan.FormatVersion, Resources: []plan.Resource{{ID: idA, Action: plan.ActionUpdate, Method: "PUT", Changes: change("12345678901234567000")}}}
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := WriteSaved(path, saved, Source{}); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := ReadSaved(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sp.Resources[0].Changes[0].After; got != json.Number("12345678901234567000") {
+		t.Fatalf("read back %#v, want the exact number", got)
+	}
+	fresh := &plan.Plan{Resources: []plan.Resource{{ID: idA, Action: plan.ActionUpdate, Method: "PUT", Changes: change("12345678901234567999")}}}
+	if d := Matches(&sp.Plan, fresh); len(d) == 0 {
+		t.Fatal("a plan whose number changed in the last digits matched the saved one")
+	}
+	fresh.Resources[0].Changes = change("12345678901234567000")
+	if d := Matches(&sp.Plan, fresh); len(d) != 0 {
+		t.Fatalf("the same plan did not match: %v", d)
 	}
 }

@@ -1,8 +1,11 @@
 package apply
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -42,14 +45,28 @@ func WriteSaved(path string, p *plan.Plan, src Source) error {
 	return os.WriteFile(path, append(data, '\n'), 0o600)
 }
 
-// ReadSaved reads a saved plan.
+// maxSavedPlanBytes bounds what ReadSaved reads: a plan of 10,000
+// resources is a few tens of MB.
+const maxSavedPlanBytes = 1 << 30
+
+// ReadSaved reads a saved plan. Numbers stay exact (json.Number): a value
+// the plan shows is the value compared and written, never a float64
+// rounding of it.
 func ReadSaved(path string) (*SavedPlan, error) {
-	data, err := os.ReadFile(path)
+	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxSavedPlanBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSavedPlanBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes: it is not a saved plan", path, maxSavedPlanBytes)
+	}
 	var sp SavedPlan
-	if err := json.Unmarshal(data, &sp); err != nil {
+	if err := decodeExact(data, &sp); err != nil {
 		return nil, fmt.Errorf("%s is not a saved plan: %w", path, err)
 	}
 	if sp.FormatVersion != plan.FormatVersion {
@@ -95,15 +112,33 @@ func Matches(saved, fresh *plan.Plan) []string {
 	return diffs
 }
 
-// sameChanges compares through JSON so numbers read back from a file
-// (float64) equal those computed in memory.
+// sameChanges compares through JSON text, numbers exact: a saved
+// 12345678901234567000 never equals a fresh 12345678901234567999, as
+// float64 would have it.
 func sameChanges(a, b []plan.Change) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	if erra != nil || errb != nil {
+		return false
+	}
 	var x, y any
-	_ = json.Unmarshal(ja, &x)
-	_ = json.Unmarshal(jb, &y)
+	if decodeExact(ja, &x) != nil || decodeExact(jb, &y) != nil {
+		return false
+	}
 	return reflect.DeepEqual(x, y)
+}
+
+// decodeExact is json.Unmarshal with numbers kept as json.Number.
+func decodeExact(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data after the plan")
+	}
+	return nil
 }
 
 // MatchError explains why a saved plan was refused.
