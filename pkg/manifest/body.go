@@ -105,13 +105,18 @@ func (l *loader) idEdges(e *entry, docPath, written, val string) {
 	if l.byID == nil {
 		return
 	}
-	lower := strings.ToLower(val)
+	const marker = "/subscriptions/"
 	for from := 0; ; {
-		i := strings.Index(lower[from:], "/subscriptions/")
+		// Most strings hold no "/": find candidates without copying val.
+		i := strings.IndexByte(val[from:], '/')
 		if i < 0 {
 			return
 		}
 		start := from + i
+		if len(val)-start < len(marker) || !strings.EqualFold(val[start:start+len(marker)], marker) {
+			from = start + 1
+			continue
+		}
 		end := start + 1
 		for end < len(val) && idByte(val[end]) {
 			end++
