@@ -328,3 +328,68 @@ func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 		t.Fatalf("%d throttled", n)
 	}
 }
+
+// TestObservationDuringAWriteIsDiscarded: writes are slow, sweeps are
+// frequent, so sweeps overlap the correction. Without the worker/observer
+// lock a sweep reads the body mid-write, sees the drift again and counts
+// (and queues) it a second time.
+func TestObservationDuringAWriteIsDiscarded(t *testing.T) {
+	opts := harness.FastOptions()
+	opts.LatencyByMethod = map[string]time.Duration{"PUT": 600 * time.Millisecond, "PATCH": 600 * time.Millisecond}
+	f := newFront(t, opts)
+	dir := t.TempDir()
+	harness.ManagedGroups(t, dir, "busy", 1, 3)
+	statePath := filepath.Join(t.TempDir(), "state.json")
+	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	o := fastLoop()
+	o.ReadBudget = 1
+	o.MinSweepInterval = 20 * time.Millisecond
+	o.DriftPolicy = reconcile.PolicyCorrect
+	l := startLoop(t, f.URL, dir, statePath, o)
+	if _, ok := waitState(t, l, 20*time.Second, inSync(4)); !ok {
+		t.Fatal("not in sync")
+	}
+	id := identity("busy", 0, 1)
+	f.arm.Drift(id, "env", "changed")
+	if _, ok := waitState(t, l, 20*time.Second, func(st *reconcile.Status) bool {
+		for _, r := range st.Resources {
+			if strings.EqualFold(r.ID, id) {
+				return r.State == reconcile.StateInSync && r.Corrections == 1
+			}
+		}
+		return false
+	}); !ok {
+		t.Fatalf("not corrected: %+v", l.ctl.Snapshot().Resources)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := counter(t, l, "kubectl_azure_drift_detected_total"); got != 1 {
+		t.Fatalf("drift counted %v times for one change: an observation taken during the write was judged", got)
+	}
+	if got := counter(t, l, "kubectl_azure_observations_discarded_total"); got == 0 {
+		t.Fatal("no observation was discarded although sweeps overlapped the write")
+	}
+	if w := f.writes("loop"); w != 1 {
+		t.Fatalf("%d writes", w)
+	}
+}
+
+// counter sums a metric's samples.
+func counter(t *testing.T, l *loop, name string) float64 {
+	t.Helper()
+	mfs, err := l.ctl.Metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			sum += m.GetCounter().GetValue()
+		}
+	}
+	return sum
+}
