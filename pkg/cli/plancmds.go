@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -400,7 +401,38 @@ func (o *planOptions) plan(ctx context.Context) (*session, *apply.Prepared, erro
 		return nil, nil, err
 	}
 	o.annotate(prep.Plan)
+	if err := o.noteUndeclared(ctx, sess.store, prep.Plan); err != nil {
+		sess.store.Close()
+		return nil, nil, err
+	}
 	return sess, prep, nil
+}
+
+// noteUndeclared names, in a plan that does not prune, the resources this
+// set recorded that the manifests no longer declare: dropping a document
+// must not look like "no changes" when --prune would delete something.
+// With -l the selection leaves resources out on purpose, and delete names
+// what it deletes, so neither gets the note.
+func (o *planOptions) noteUndeclared(ctx context.Context, st state.Store, p *plan.Plan) error {
+	if o.apply.Prune || o.command == cmdDelete || o.load.Selector != "" {
+		return nil
+	}
+	recs, err := state.Heads(ctx, st)
+	if err != nil {
+		return withCode(ExitError, fmt.Errorf("reading state: %w", err))
+	}
+	declared := make(map[string]bool, len(p.Resources))
+	for _, r := range p.Resources {
+		declared[armid.Key(r.ID)] = true
+	}
+	set := o.g.setName()
+	for _, r := range recs {
+		if r.InScope(o.apply.Subscription, set) && !declared[armid.Key(r.ID)] {
+			p.Undeclared = append(p.Undeclared, r.ID)
+		}
+	}
+	sort.Strings(p.Undeclared)
+	return nil
 }
 
 func (o *planOptions) runDiff(ctx context.Context) error {
@@ -544,6 +576,9 @@ func (o *planOptions) runApply(ctx context.Context) error {
 		return err
 	}
 	o.annotate(prep.Plan)
+	if err := o.noteUndeclared(ctx, sess.store, prep.Plan); err != nil {
+		return err
+	}
 	if o.saved != nil {
 		if diffs := apply.Matches(&o.saved.Plan, prep.Plan); len(diffs) > 0 {
 			return withCode(ExitError, savedMismatch(o.savedPath, o.saved, diffs))

@@ -50,6 +50,10 @@ type Plan struct {
 	// run (severity warning), with file, document, line and path, so CI
 	// can show them where they are.
 	Problems []Problem `json:"problems,omitempty"`
+	// Undeclared lists the IDs of resources recorded in state for this set
+	// that the manifests no longer declare, when the plan does not prune:
+	// `--prune` would delete them. Sorted.
+	Undeclared []string `json:"undeclared,omitempty"`
 }
 
 // Severities of a Problem.

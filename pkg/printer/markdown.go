@@ -47,6 +47,13 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	for _, warning := range p.Warnings {
 		out("> [!WARNING]\n> %s\n\n", mdText(warning))
 	}
+	if len(p.Undeclared) > 0 {
+		out("> [!NOTE]\n> %s\n", undeclaredNote(len(p.Undeclared))) // our own words: the backticks are markdown
+		for _, id := range p.Undeclared {
+			out("> - %s\n", mdCode(armid.Printable(DisplayName(id, ""))))
+		}
+		out("\n")
+	}
 	if len(p.Problems) > 0 {
 		out("> [!WARNING]\n> **%d warning(s) about the manifests**\n\n", len(p.Problems))
 		mdProblemTable(bw, p.Problems)

@@ -51,6 +51,7 @@ func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 		out.FormatVersion = plan.FormatVersion
 	}
 	out.Warnings = cleanAll(p.Warnings)
+	out.Undeclared = cleanAll(p.Undeclared)
 	if p.Problems != nil {
 		out.Problems = cleanProblems(p.Problems)
 	}

@@ -144,6 +144,17 @@ func (t *textPrinter) plan(p *plan.Plan) {
 	if shown > 0 {
 		t.line()
 	}
+	if len(p.Undeclared) > 0 {
+		t.wrapped(t.st.warn("Note:")+" ", "  ", undeclaredNote(len(p.Undeclared)), identity)
+		for _, id := range p.Undeclared {
+			name := armid.Printable(DisplayName(id, ""))
+			if rg := resourceGroup(id); rg != "" {
+				name += " " + t.st.faint("in "+armid.Printable(rg))
+			}
+			t.wrapped("  - ", "      ", name, identity)
+		}
+		t.line()
+	}
 	for _, warning := range p.Warnings {
 		t.wrapped(t.st.warn("Warning:")+" ", "  ", warning, identity)
 	}

@@ -213,3 +213,12 @@ func causeNotes(c plan.Change) []string {
 	}
 	return n
 }
+
+// undeclaredNote says what a plan without --prune leaves alone: resources
+// recorded for the set that no manifest declares any more.
+func undeclaredNote(n int) string {
+	if n == 1 {
+		return "1 recorded resource is no longer declared by the manifests; `--prune` would delete:"
+	}
+	return fmt.Sprintf("%d recorded resources are no longer declared by the manifests; `--prune` would delete:", n)
+}
