@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -392,4 +393,78 @@ func counter(t *testing.T, l *loop, name string) float64 {
 		}
 	}
 	return sum
+}
+
+// copyDir copies the files of a testdata directory.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestRuleAddedOutsideIsNoticed: an NSG security rule created by another
+// client (a child resource of its own) is drift of the NSG's declared
+// rules; the vnet, whose storage subnet is declared on its own, stays in
+// sync (the subnet is not an item "added outside").
+func TestRuleAddedOutsideIsNoticed(t *testing.T) {
+	f := newFront(t, harness.FastOptions())
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("..", "..", "testdata", "landing-zone"), dir)
+	statePath := filepath.Join(t.TempDir(), "state.json")
+	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	o := fastLoop()
+	o.ReadBudget = 0.5
+	l := startLoop(t, f.URL, dir, statePath, o)
+	st, ok := waitState(t, l, 20*time.Second, func(st *reconcile.Status) bool { return len(st.Resources) > 0 && inSync(len(st.Resources))(st) })
+	if !ok {
+		t.Fatalf("not in sync: %+v", st.Resources)
+	}
+	nsg := "/subscriptions/" + harness.Sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/networkSecurityGroups/nsg-app"
+	rule := `{"properties":{"priority":200,"direction":"Inbound","access":"Allow","protocol":"Tcp","sourceAddressPrefix":"*","sourcePortRange":"*","destinationAddressPrefix":"*","destinationPortRange":"22"}}`
+	req, _ := http.NewRequest(http.MethodPut, f.URL+nsg+"/securityRules/allow-ssh?api-version=2024-01-01", strings.NewReader(rule))
+	req.Header.Set("User-Agent", "portal/1.0")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("adding the rule: %d", resp.StatusCode)
+	}
+	added := time.Now()
+	st, ok = waitState(t, l, 15*time.Second, func(st *reconcile.Status) bool { return stateOf(st, nsg) == reconcile.StateDrifted })
+	if !ok {
+		t.Fatalf("the added rule was not noticed within 15 s: %+v", st.Resources)
+	}
+	t.Logf("noticed %s after the rule was added", time.Since(added).Round(time.Millisecond))
+	for _, r := range st.Resources {
+		switch {
+		case strings.EqualFold(r.ID, nsg):
+			if len(r.Changes) != 1 || !strings.Contains(r.Changes[0].Path, "allow-ssh") || !r.Changes[0].Drift {
+				t.Fatalf("NSG changes = %+v, want the added rule as drift", r.Changes)
+			}
+		case r.State != reconcile.StateInSync:
+			t.Fatalf("%s is %s (%+v): only the NSG drifted", r.ID, r.State, r.Changes)
+		}
+	}
+	if w := f.writes("loop"); w != 0 {
+		t.Fatalf("detect: %d writes", w)
+	}
 }
