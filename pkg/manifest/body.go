@@ -26,6 +26,14 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (out any, chang
 			return nil, true, false
 		}
 		if d != nil {
+			// IDs in its known parts are edges too ("${ref:vnet}/subnets/a?p=${ref:x.properties.y}").
+			var known []string
+			for _, t := range d.terms {
+				if t.fn == "" && t.ref == nil {
+					known = append(known, t.lit)
+				}
+			}
+			l.idEdges(e, docPath, x, strings.Join(known, "\x00"))
 			e.defer_(bodyPath, d)
 			return knownAfterApply, true, true
 		}
@@ -142,8 +150,11 @@ func (l *loader) idEdges(e *entry, docPath, written, val string) {
 // idByte reports whether c may continue an ARM ID inside a longer string:
 // IDs end at spaces, quotes and the separators strings put between them.
 func idByte(c byte) bool {
+	if c < 0x20 {
+		return false
+	}
 	switch c {
-	case ' ', '\t', '\n', '\r', '"', '\'', ',', ';', '?', '#', '(', ')', '[', ']', '{', '}', '<', '>', '|', '=':
+	case ' ', '"', '\'', ',', ';', '?', '#', '(', ')', '[', ']', '{', '}', '<', '>', '|', '=':
 		return false
 	}
 	return true

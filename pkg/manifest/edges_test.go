@@ -31,6 +31,7 @@ func TestReferenceFormsAreEdges(t *testing.T) {
 		{"inside a longer string", `{note: "subnet=` + subVar + `;other"}`, snetID, false},
 		{"two in one string", `{note: "` + idID + `,` + subVar + `"}`, idID, false},
 		{"map key", `{identity: {userAssignedIdentities: {"/subscriptions/${subscriptionId}/resourceGroups/rg-demo/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-a": {}}}}`, idID, true},
+		{"beside a live value", `{note: "${ref:vnet-a}/subnets/snet-a?p=${ref:id-a.properties.principalId}"}`, snetID, false},
 		{"unmanaged child of managed", `{subnet: {id: "${ref:vnet-a}/subnets/snet-other"}}`, vnetID, false},
 	}
 	for _, tt := range tests {
