@@ -49,7 +49,7 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 	cmd.AddCommand(
 		sub("list", "List the recorded resources", "text,wide,name,json,yaml", cobra.NoArgs,
 			func(ctx context.Context, st state.Store, _ []string) error {
-				return state.List(ctx, s.Out, st, format())
+				return listState(ctx, s.Out, st, format())
 			}),
 		sub("show TYPE/NAME|NAME|ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", "text,json,yaml", cobra.ExactArgs(1),
 			func(ctx context.Context, st state.Store, a []string) error {
