@@ -224,27 +224,41 @@ func roundWait(d time.Duration) string {
 	return d.Round(time.Millisecond).String()
 }
 
-// waitPolicy sits right after azcore's retry policy: a 429 or 503 whose
+// waitPolicy sits right after azcore's retry policy. A 429 or 503 whose
 // Retry-After is longer than the client would wait becomes a
-// ThrottledError, which the retry policy does not retry.
+// ThrottledError, which the retry policy does not retry. A throttling 429
+// (ARM's or a provider's bucket is empty: the request was not run) is sent
+// again here, after the pacer has waited out its Retry-After, for as long
+// as the operation's deadline allows: throttling slows a run down, it
+// does not fail it after MaxRetries.
 type waitPolicy struct{ c *Client }
 
+// maxThrottleRetries bounds the loop should a server answer 429 forever
+// with tiny Retry-After values.
+const maxThrottleRetries = 200
+
 func (p *waitPolicy) Do(req *policy.Request) (*http.Response, error) {
-	resp, err := req.Next()
-	if err != nil || resp == nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
-		return resp, err
+	for n := 0; ; n++ {
+		resp, err := req.Next()
+		if err != nil || resp == nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
+			return resp, err
+		}
+		ra := retryAfter(resp.Header)
+		limit := p.c.maxWait(req)
+		if ra > limit {
+			body, _ := runtime.Payload(resp)
+			e := newError(req.Raw().Method, pathOf(req), resp.StatusCode, resp.Header, body)
+			return nil, &ThrottledError{ARM: e, RetryAfter: ra, Until: time.Now().Add(ra), Limit: limit}
+		}
+		throttle := resp.StatusCode == http.StatusTooManyRequests && !IsRetryableCode(errorCode(resp))
+		if !throttle || n >= maxThrottleRetries || !p.c.opts.Pacing || req.Raw().Context().Err() != nil {
+			return resp, err
+		}
+		if rerr := req.RewindBody(); rerr != nil {
+			return resp, err
+		}
+		runtime.Drain(resp)
 	}
-	ra := retryAfter(resp.Header)
-	if ra <= 0 {
-		return resp, err
-	}
-	limit := p.c.maxWait(req)
-	if ra <= limit {
-		return resp, err
-	}
-	body, _ := runtime.Payload(resp)
-	e := newError(req.Raw().Method, pathOf(req), resp.StatusCode, resp.Header, body)
-	return nil, &ThrottledError{ARM: e, RetryAfter: ra, Until: time.Now().Add(ra), Limit: limit}
 }
 
 // maxWait is the longest Retry-After the client honours for req: the

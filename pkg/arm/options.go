@@ -128,6 +128,10 @@ type Options struct {
 	// and deletes. The model then follows
 	// x-ms-ratelimit-remaining-subscription-* from every response.
 	Reads, Writes, Deletes Bucket
+	// OnWait, when set, is told when requests start waiting for ARM's
+	// budget (see WaitEvent). It is called from request goroutines and
+	// must return quickly.
+	OnWait func(WaitEvent)
 	// PacingReserve is the number of tokens the pacer leaves in the
 	// modelled bucket for other clients and for model error.
 	PacingReserve float64

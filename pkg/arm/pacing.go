@@ -11,10 +11,12 @@ import (
 )
 
 // pacer models ARM's throttling: per subscription and per class (reads,
-// writes, deletes) a token bucket of Size tokens refilled at Refill/s.
-// Every attempt takes a token from the model first and waits when the
-// model is empty, so a large run slows to the refill rate instead of
-// being answered 429: a 429 costs its Retry-After (seconds), and an
+// writes, deletes) a token bucket of Size tokens refilled at Refill/s,
+// and, once a resource provider shows it meters on its own (a 429 of its
+// own, or a low x-ms-ratelimit-remaining-resource), a bucket per provider
+// too. Every attempt takes a token from each model that covers it and
+// waits when one is empty, so a large run slows to the refill rate
+// instead of being answered 429: a 429 costs its Retry-After, and an
 // empty bucket throttles every other tool on the subscription too.
 //
 // The model follows the server: each response's
@@ -34,26 +36,53 @@ import (
 //     newest response: an older one cannot know what another client on
 //     the subscription spent since.
 //
-// With this client alone on the subscription the model is exact (it
-// charges every attempt, and refills as ARM does), so the headers mostly
-// confirm it; the reserve covers the rounding of remaining counts.
+// The refill rate is learned too: between two responses at least
+// rateWindow apart, the server's bucket moved by (remaining2 - remaining1)
+// while it charged the attempts we sent in between, so
+// (remaining2 - remaining1 + our attempts) / dt is the refill left for
+// us: the server's refill minus what other clients on the subscription
+// spend. The model refills at that rate (smoothed), so a bucket smaller
+// or slower than ARM's defaults, or one shared with another apply, slows
+// the client down instead of drawing 429s. A 429 halves the rate until
+// the next estimate.
 type pacer struct {
-	opts  Options
-	stats *statsCollector
-	now   func() time.Time
-	sleep func(context.Context, time.Duration) error
+	opts   Options
+	stats  *statsCollector
+	now    func() time.Time
+	sleep  func(context.Context, time.Duration) error
+	onWait func(WaitEvent)
+
+	// guards turns on the first-answer probe and the in-flight bound
+	// (off in unit tests of the model's arithmetic, which charge
+	// attempts without answering them).
+	guards bool
 
 	mu      sync.Mutex
 	buckets map[bucketKey]*bucketModel
+	// probes holds, per (subscription, class, provider), whether an
+	// answer came back yet: until then one attempt at a time goes to a
+	// provider, whose own limit may be far below ARM's bucket.
+	probes map[bucketKey]*probe
 }
 
+type probe struct {
+	inflight bool
+	heard    chan struct{}
+	done     bool
+}
+
+// bucketKey names one modelled bucket: provider is "" for the
+// subscription's (or tenant's) bucket, else the lower-cased namespace.
 type bucketKey struct {
-	sub   string
-	class class
+	sub      string
+	class    class
+	provider string
 }
 
 type bucketModel struct {
 	size, refill float64
+	// maxRefill bounds the learned refill rate.
+	maxRefill    float64
 	tokens       float64
 	last         time.Time
 	sent         uint64          // attempts charged so far; seq of the last one
@@ -62,7 +91,67 @@ type bucketModel struct {
 	answered     uint64          // charged attempts answered so far
 	applied      uint64          // highest seq whose response raised or confirmed the model
 	blockedUntil time.Time
+	// anchor is the response the next refill estimate is measured from.
+	anchor struct {
+		at        time.Time
+		remaining float64
+		seq       uint64
+	}
+	// announced is the end of the last wait reported to OnWait;
+	// waiters counts requests sleeping on this bucket.
+	announced time.Time
+	waiters   int
+	// cutSeq is b.sent when a 429 last cut the refill rate.
+	cutSeq uint64
+	// name is the provider's namespace as first seen ("" for the
+	// subscription's bucket).
+	name string
+	// heard is closed by the bucket's first answer. Until then one
+	// attempt at a time goes out: the default model may be far larger
+	// than the real bucket, and a burst sent on it alone is answered 429.
+	heard     chan struct{}
+	heardDone bool
+	// lastRemaining is the newest remaining count; answeredCh is closed
+	// and replaced on every answer (waiters for in-flight room).
+	lastRemaining float64
+	haveRemaining bool
+	answeredCh    chan struct{}
 }
+
+// inflightRoom reports whether another attempt may go out: at most half
+// the server's last remaining count (at least 2) in flight, so two
+// clients that both see the same remaining count do not both spend all of
+// it at once.
+func (b *bucketModel) inflightRoom() bool {
+	if !b.haveRemaining {
+		return true
+	}
+	return float64(b.inflight) < math.Max(2, b.lastRemaining/2)
+}
+
+func (b *bucketModel) changed() chan struct{} {
+	if b.answeredCh == nil {
+		b.answeredCh = make(chan struct{})
+	}
+	return b.answeredCh
+}
+
+// Learning constants. rateWindow is long enough for several responses
+// at ARM's refill rates (a few per second) and short enough to follow a
+// second client starting up; minRefill keeps a fully spent bucket from
+// stalling the client forever (the server refills, and the headers will
+// say so).
+const (
+	rateWindow     = 300 * time.Millisecond
+	minRefill      = 0.2
+	refillCeiling  = 4    // learned refill is at most 4x the configured one
+	providerGrowth = 0.05 // tokens/s added to a provider's rate per success
+	// announceEvery: a wait is reported when it ends later than the last
+	// reported one by more than this.
+	announceEvery = time.Second
+	// minAnnounced: shorter waits are not worth a progress line.
+	minAnnounced = 250 * time.Millisecond
+)
 
 func newPacer(opts Options, stats *statsCollector) *pacer {
 	return &pacer{
@@ -70,7 +159,10 @@ func newPacer(opts Options, stats *statsCollector) *pacer {
 		stats:   stats,
 		now:     time.Now,
 		sleep:   sleepCtx,
+		onWait:  opts.OnWait,
+		guards:  true,
 		buckets: map[bucketKey]*bucketModel{},
+		probes:  map[bucketKey]*probe{},
 	}
 }
 
@@ -85,43 +177,107 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+func (p *pacer) classDefault(k class) Bucket {
+	def := p.opts.Reads
+	switch k {
+	case classWrite:
+		def = p.opts.Writes
+	case classDelete:
+		def = p.opts.Deletes
+	}
+	if def.Size <= 0 {
+		def.Size = 1
+	}
+	if def.Refill <= 0 {
+		def.Refill = 1
+	}
+	return def
+}
+
+// bucket returns the subscription's model for a class, creating it from
+// the configured defaults.
 func (p *pacer) bucket(sub string, k class, now time.Time) *bucketModel {
-	key := bucketKey{sub, k}
+	key := bucketKey{sub: sub, class: k}
 	b := p.buckets[key]
 	if b == nil {
-		def := p.opts.Reads
-		switch k {
-		case classWrite:
-			def = p.opts.Writes
-		case classDelete:
-			def = p.opts.Deletes
-		}
-		if def.Size <= 0 {
-			def.Size = 1
-		}
-		if def.Refill <= 0 {
-			def.Refill = 1
-		}
-		b = &bucketModel{size: def.Size, refill: def.Refill, tokens: def.Size, last: now}
+		def := p.classDefault(k)
+		b = &bucketModel{size: def.Size, refill: def.Refill, maxRefill: def.Refill * refillCeiling, tokens: def.Size, last: now,
+			heard: make(chan struct{})}
 		p.buckets[key] = b
 	}
-	// Refill up to now.
+	b.refillTo(now)
+	return b
+}
+
+// providerBucket returns a provider's model, or nil when the provider has
+// not shown limits of its own (create: make one).
+func (p *pacer) providerBucket(sub string, k class, provider string, now time.Time, create bool) *bucketModel {
+	if provider == "" {
+		return nil
+	}
+	key := bucketKey{sub: sub, class: k, provider: strings.ToLower(provider)}
+	b := p.buckets[key]
+	if b == nil {
+		if !create {
+			return nil
+		}
+		// Start small and slow: all that is known is that the provider
+		// throttles; successes raise the rate, 429s halve it.
+		def := p.classDefault(k)
+		b = &bucketModel{size: math.Max(p.opts.PacingReserve+1, 5), refill: math.Max(def.Refill/4, minRefill),
+			maxRefill: def.Refill, tokens: 0, last: now, name: provider}
+		p.buckets[key] = b
+	}
+	b.refillTo(now)
+	return b
+}
+
+func (b *bucketModel) refillTo(now time.Time) {
 	if dt := now.Sub(b.last).Seconds(); dt > 0 {
 		b.tokens = math.Min(b.size, b.tokens+dt*b.refill)
 		b.last = now
 	}
-	return b
 }
 
-// ticket identifies a charged attempt: its sequence number in the bucket
+// ticket identifies a charged attempt: its sequence number in each bucket
 // and how many attempts had been answered when it was charged.
 type ticket struct {
-	seq, answered uint64
+	seq, answered   uint64
+	pseq, panswered uint64 // in the provider's bucket, if any
 }
 
-// acquire waits until the modelled bucket has a token beyond the reserve,
-// and takes it.
+// wait is how long until b can give a token beyond the reserve (0: now).
+func (p *pacer) waitFor(b *bucketModel, now time.Time) (time.Duration, bool) {
+	if now.Before(b.blockedUntil) {
+		return b.blockedUntil.Sub(now), true
+	}
+	reserve := math.Max(math.Min(p.opts.PacingReserve, b.size-1), 0)
+	if b.tokens-reserve >= 1 {
+		return 0, false
+	}
+	need := 1 + reserve - b.tokens
+	w := time.Duration(need / b.refill * float64(time.Second))
+	return max(w, time.Millisecond), false
+}
+
+func (b *bucketModel) charge() (seq, answered uint64) {
+	b.tokens--
+	b.sent++
+	b.inflight++
+	if b.pending == nil {
+		b.pending = map[uint64]bool{}
+	}
+	b.pending[b.sent] = true
+	return b.sent, b.answered
+}
+
+// acquire waits until the subscription's modelled bucket (and the
+// provider's, if it has one) has a token beyond the reserve, and takes it.
 func (p *pacer) acquire(ctx context.Context, sub string, k class) (ticket, error) {
+	return p.acquireFor(ctx, sub, k, "")
+}
+
+func (p *pacer) acquireFor(ctx context.Context, sub string, k class, provider string) (ticket, error) {
 	var waited time.Duration
 	defer func() {
 		if waited > 0 {
@@ -131,42 +287,93 @@ func (p *pacer) acquire(ctx context.Context, sub string, k class) (ticket, error
 	for {
 		p.mu.Lock()
 		now := p.now()
-		b := p.bucket(sub, k, now)
-		var wait time.Duration
-		reserve := math.Min(p.opts.PacingReserve, b.size-1)
-		if reserve < 0 {
-			reserve = 0
+		sb := p.bucket(sub, k, now)
+		pb := p.providerBucket(sub, k, provider, now, false)
+		if p.guards && !sb.heardDone && sb.inflight > 0 {
+			heard := sb.heard
+			p.mu.Unlock()
+			select {
+			case <-heard:
+			case <-ctx.Done():
+				return ticket{}, ctx.Err()
+			}
+			continue
 		}
-		switch {
-		case now.Before(b.blockedUntil):
-			wait = b.blockedUntil.Sub(now)
-			if dl, ok := ctx.Deadline(); ok && b.blockedUntil.After(dl) {
+		if pr := p.probeFor(sub, k, provider); p.guards && pr != nil && !pr.done {
+			if pr.inflight {
+				heard := pr.heard
+				p.mu.Unlock()
+				select {
+				case <-heard:
+				case <-ctx.Done():
+					return ticket{}, ctx.Err()
+				}
+				continue
+			}
+		}
+		room := sb
+		if pb := p.providerBucket(sub, k, provider, now, false); pb != nil && !pb.inflightRoom() {
+			room = pb
+		}
+		if p.guards && !room.inflightRoom() {
+			ch := room.changed()
+			p.mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return ticket{}, ctx.Err()
+			}
+			continue
+		}
+		wait, blocked := p.waitFor(sb, now)
+		waitOn := sb
+		if pb != nil {
+			if pw, pbl := p.waitFor(pb, now); pw > wait {
+				wait, blocked, waitOn = pw, pbl, pb
+			}
+		}
+		if wait == 0 {
+			if pr := p.probeFor(sub, k, provider); p.guards && pr != nil && !pr.done {
+				pr.inflight = true
+			}
+			var t ticket
+			t.seq, t.answered = sb.charge()
+			if pb != nil {
+				t.pseq, t.panswered = pb.charge()
+			}
+			p.mu.Unlock()
+			return t, nil
+		}
+		if blocked {
+			if dl, ok := ctx.Deadline(); ok && waitOn.blockedUntil.After(dl) {
 				// Sleeping would only end in the timeout: say so now.
-				until := b.blockedUntil
+				until := waitOn.blockedUntil
 				p.mu.Unlock()
 				return ticket{}, &blockedError{until: until, wait: wait}
 			}
-		case b.tokens-reserve >= 1:
-			b.tokens--
-			b.sent++
-			b.inflight++
-			if b.pending == nil {
-				b.pending = map[uint64]bool{}
-			}
-			b.pending[b.sent] = true
-			t := ticket{seq: b.sent, answered: b.answered}
-			p.mu.Unlock()
-			return t, nil
-		default:
-			need := 1 + reserve - b.tokens
-			wait = time.Duration(need / b.refill * float64(time.Second))
-			if wait < time.Millisecond {
-				wait = time.Millisecond
-			}
 		}
+		// The stall, not this request's share of it: every waiter ahead
+		// needs a token too.
+		stall := wait
+		if !blocked {
+			stall = wait + time.Duration(float64(waitOn.waiters)/waitOn.refill*float64(time.Second))
+		}
+		var ev *WaitEvent
+		if until := now.Add(stall); stall >= minAnnounced && until.After(waitOn.announced.Add(announceEvery)) {
+			waitOn.announced = until
+			ev = &WaitEvent{Subscription: sub, Class: k.String(), Provider: waitOn.name, Wait: stall, Until: until, Throttled: blocked}
+		}
+		waitOn.waiters++
 		p.mu.Unlock()
+		if ev != nil && p.onWait != nil {
+			p.onWait(*ev)
+		}
 		start := p.now()
-		if err := p.sleep(ctx, wait); err != nil {
+		err := p.sleep(ctx, wait)
+		p.mu.Lock()
+		waitOn.waiters--
+		p.mu.Unlock()
+		if err != nil {
 			return ticket{}, err
 		}
 		waited += p.now().Sub(start)
@@ -177,7 +384,10 @@ func (p *pacer) acquire(ctx context.Context, sub string, k class) (ticket, error
 // when the attempt got no response. The zero ticket marks attempts that
 // were not charged (pacing off).
 func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
-	seq := t.seq
+	p.observeFor(sub, k, "", t, resp)
+}
+
+func (p *pacer) observeFor(sub string, k class, provider string, t ticket, resp *http.Response) {
 	scope := "subscription"
 	if sub == "" {
 		scope = "tenant"
@@ -186,34 +396,21 @@ func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
 	defer p.mu.Unlock()
 	now := p.now()
 	b := p.bucket(sub, k, now)
-	// Attempts answered while this one was out (read before counting it).
-	answeredSince := float64(b.answered - t.answered)
-	if seq > 0 {
-		if b.inflight > 0 {
-			b.inflight--
-		}
-		delete(b.pending, seq)
-		b.answered++
+	pb := p.providerBucket(sub, k, provider, now, false)
+	b.answer(t.seq, t.answered)
+	if !b.heardDone {
+		b.heardDone = true
+		close(b.heard)
+	}
+	if pr := p.probeFor(sub, k, provider); pr != nil && !pr.done && t.seq > 0 {
+		pr.done = true
+		close(pr.heard)
+	}
+	if pb != nil {
+		pb.answer(t.pseq, t.panswered)
 	}
 	if resp == nil {
 		return
-	}
-
-	// Network answers 429 RetryableErrorDueToAnotherOperation when the
-	// target is locked by another operation: a busy resource, not an
-	// empty bucket, so other requests need not stop.
-	if resp.StatusCode == http.StatusTooManyRequests && !IsRetryableCode(errorCode(resp)) {
-		// The server's bucket is empty: stop everyone in this class until
-		// its Retry-After has passed (the retry policy waits as long for
-		// the throttled request itself).
-		b.tokens = 0
-		// A wait longer than the client ever spends is handed to the
-		// user (ThrottledError), not imposed on every later request.
-		if ra := retryAfter(resp.Header); ra > 0 && ra <= p.maxBlock() {
-			if until := now.Add(ra); until.After(b.blockedUntil) {
-				b.blockedUntil = until
-			}
-		}
 	}
 
 	h := resp.Header.Get("x-ms-ratelimit-remaining-" + scope + "-" + k.String())
@@ -222,38 +419,149 @@ func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
 		// subscription ones.
 		h = resp.Header.Get("x-ms-ratelimit-remaining-subscription-" + k.String())
 	}
-	if h == "" {
+	remaining, haveRemaining := parseRemaining(h)
+
+	// Network answers 429 RetryableErrorDueToAnotherOperation when the
+	// target is locked by another operation: a busy resource, not an
+	// empty bucket, so other requests need not stop.
+	if resp.StatusCode == http.StatusTooManyRequests && !IsRetryableCode(errorCode(resp)) {
+		target := b
+		// A 429 while ARM's own bucket has room came from the resource
+		// provider's limits: model the provider, leave the others alone.
+		if provider != "" && !isSubscriptionThrottle(errorCode(resp)) && (!haveRemaining || remaining > p.opts.PacingReserve+1) {
+			if pb == nil {
+				pb = p.providerBucket(sub, k, provider, now, true)
+			}
+			target = pb
+		}
+		target.tokens = 0
+		// One cut per round of attempts: the 429s of attempts sent
+		// before the last cut say nothing new about the rate.
+		seq := t.seq
+		if target != b {
+			seq = t.pseq
+		}
+		if seq > target.cutSeq || seq == 0 && target.cutSeq == 0 {
+			target.refill = math.Max(target.refill*0.7, minRefill)
+			target.cutSeq = target.sent
+		}
+		// A wait longer than the client ever spends is handed to the
+		// user (ThrottledError), not imposed on every later request.
+		if ra := retryAfter(resp.Header); ra > 0 && ra <= p.maxBlock() {
+			if until := now.Add(ra); until.After(target.blockedUntil) {
+				target.blockedUntil = until
+			}
+		}
+	} else if pb != nil && resp.StatusCode < 400 && t.pseq > 0 {
+		pb.refill = math.Min(pb.refill+providerGrowth, pb.maxRefill)
+	}
+
+	// The provider's own remaining count, when it reports one.
+	if provider != "" {
+		if r, ok := providerRemaining(resp.Header, provider); ok {
+			if pb == nil && r < float64(2*p.opts.Concurrency)+p.opts.PacingReserve {
+				pb = p.providerBucket(sub, k, provider, now, true)
+				pb.tokens = r
+			}
+			if pb != nil && t.pseq > 0 {
+				pb.follow(r, t.pseq, t.panswered, now, true)
+			}
+		}
+	}
+
+	if !haveRemaining || t.seq == 0 {
+		if haveRemaining && remaining > b.size {
+			b.size = remaining
+		}
 		return
 	}
-	remaining, err := strconv.ParseFloat(strings.TrimSpace(h), 64)
-	if err != nil || remaining < 0 {
+	b.follow(remaining, t.seq, t.answered, now, true)
+}
+
+// probeFor returns the provider's probe state (nil without a provider).
+func (p *pacer) probeFor(sub string, k class, provider string) *probe {
+	if provider == "" {
+		return nil
+	}
+	key := bucketKey{sub: sub, class: k, provider: strings.ToLower(provider)}
+	pr := p.probes[key]
+	if pr == nil {
+		pr = &probe{heard: make(chan struct{})}
+		p.probes[key] = pr
+	}
+	return pr
+}
+
+// answer marks a charged attempt as answered.
+func (b *bucketModel) answer(seq, _ uint64) {
+	if seq == 0 {
 		return
 	}
+	if b.answeredCh != nil {
+		close(b.answeredCh)
+		b.answeredCh = nil
+	}
+	if b.inflight > 0 {
+		b.inflight--
+	}
+	delete(b.pending, seq)
+	b.answered++
+}
+
+// follow moves the model toward a response's remaining count (see the
+// pacer's comment) and learns the refill rate from it.
+func (b *bucketModel) follow(remaining float64, seq, answeredAtCharge uint64, now time.Time, learnRate bool) {
 	if remaining > b.size {
 		// The real bucket is bigger than the default we assumed.
 		b.size = remaining
 	}
-	if seq == 0 {
-		// Pacing off: nothing to anchor the estimate to.
-		return
+	// Attempts answered while this one was out (this one included in
+	// b.answered already, so not counted).
+	answeredSince := float64(b.answered-answeredAtCharge) - 1
+	if answeredSince < 0 {
+		answeredSince = 0
 	}
 	// Attempts sent after this one and still unanswered may reach the
 	// server after it; those already answered either came before it
-	// (counted in remaining) or lowered the model with their own remaining. Subtracting every
-	// attempt sent since (the first version) counted reordered ones twice:
-	// after 200 parallel GETs the model sank far below the real bucket and
-	// stalled reads that had tokens to spare (BENCHMARKS.md, Apply200DAG).
+	// (counted in remaining) or lowered the model with their own
+	// remaining. Subtracting every attempt sent since counted reordered
+	// ones twice: after 200 parallel GETs the model sank far below the
+	// real bucket and stalled reads that had tokens to spare.
 	if later := remaining - float64(b.pendingAfter(seq)); later < b.tokens {
 		b.tokens = later
 	}
-	// Only the newest news may raise the model: an older response cannot
-	// know what another client spent since.
-	if seq > b.applied {
-		b.applied = seq
-		if safe := remaining - float64(b.inflight) - answeredSince; safe > b.tokens {
-			b.tokens = math.Min(b.size, safe)
-		}
+	// Only the newest news may raise the model, or teach the rate: an
+	// older response cannot know what another client spent since.
+	if seq <= b.applied {
+		return
 	}
+	b.applied = seq
+	b.lastRemaining, b.haveRemaining = remaining, true
+	if safe := remaining - float64(b.inflight) - answeredSince; safe > b.tokens {
+		b.tokens = math.Min(b.size, safe)
+	}
+	if !learnRate {
+		return
+	}
+	a := &b.anchor
+	if a.seq == 0 {
+		a.at, a.remaining, a.seq = now, remaining, seq
+		return
+	}
+	dt := now.Sub(a.at)
+	if dt < rateWindow {
+		return
+	}
+	// A full bucket hides the rate (refill stops at the top), but says
+	// the client spends less than it may: probe upward.
+	if remaining >= b.size-1 {
+		b.refill = math.Min(b.refill*1.5, b.maxRefill)
+	} else if a.remaining < b.size-1 {
+		est := (remaining - a.remaining + float64(seq-a.seq)) / dt.Seconds()
+		est = math.Min(math.Max(est, minRefill), b.maxRefill)
+		b.refill = (b.refill + est) / 2
+	}
+	a.at, a.remaining, a.seq = now, remaining, seq
 }
 
 // pendingAfter counts unanswered attempts charged after seq.
@@ -265,6 +573,73 @@ func (b *bucketModel) pendingAfter(seq uint64) int {
 		}
 	}
 	return n
+}
+
+func parseRemaining(h string) (float64, bool) {
+	if h == "" {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(h), 64)
+	if err != nil || v < 0 {
+		return 0, false
+	}
+	return v, true
+}
+
+// isSubscriptionThrottle reports ARM's own throttling codes (as opposed
+// to a resource provider's).
+func isSubscriptionThrottle(code string) bool {
+	switch strings.ToLower(code) {
+	case "subscriptionrequeststhrottled", "tenantrequeststhrottled":
+		return true
+	}
+	return false
+}
+
+// providerRemaining reads x-ms-ratelimit-remaining-resource, which
+// resource providers with their own limits (Compute, Storage) send as
+// "Microsoft.Compute/GetVM3Min;239,Microsoft.Compute/GetVM30Min;1199":
+// the smallest count of the provider's policies.
+func providerRemaining(h http.Header, provider string) (float64, bool) {
+	v := h.Get("x-ms-ratelimit-remaining-resource")
+	if v == "" {
+		return 0, false
+	}
+	best, found := 0.0, false
+	for _, part := range strings.Split(v, ",") {
+		name, count, ok := strings.Cut(strings.TrimSpace(part), ";")
+		if !ok {
+			continue
+		}
+		ns, _, _ := strings.Cut(name, "/")
+		if !strings.EqualFold(ns, provider) {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(count), 64)
+		if err != nil || n < 0 {
+			continue
+		}
+		if !found || n < best {
+			best, found = n, true
+		}
+	}
+	return best, found
+}
+
+// providerOf is the resource provider a request path is served by: the
+// namespace after the last /providers/ ("" for resource groups and
+// subscriptions, which ARM serves itself).
+func providerOf(path string) string {
+	i := strings.LastIndex(strings.ToLower(path), "/providers/")
+	if i < 0 {
+		return ""
+	}
+	rest := path[i+len("/providers/"):]
+	ns, _, _ := strings.Cut(rest, "/")
+	if strings.EqualFold(ns, "Microsoft.Resources") {
+		return ""
+	}
+	return ns
 }
 
 // retryAfter reads Retry-After (seconds or HTTP date) and ARM's
@@ -310,3 +685,35 @@ type blockedError struct {
 }
 
 func (e *blockedError) Error() string { return "throttled until " + e.until.Format(time.RFC3339) }
+
+// WaitEvent says that requests wait for ARM's budget: when, how long and
+// for which bucket. Options.OnWait receives one when a wait of at least
+// 250 ms starts that ends more than a second after the last one reported
+// for the same bucket, so a progress printer gets a line per stall, not
+// per request.
+type WaitEvent struct {
+	Subscription string
+	// Class is "reads", "writes" or "deletes".
+	Class string
+	// Provider is "" for the subscription's bucket, else the resource
+	// provider whose own limit is spent ("Microsoft.Compute").
+	Provider string
+	// Wait is how long the request expects to wait; Until when it ends.
+	Wait  time.Duration
+	Until time.Time
+	// Throttled is true when ARM answered 429 and its Retry-After is
+	// being waited out; false when the modelled budget ran low first.
+	Throttled bool
+}
+
+// Bucket names the bucket for people: "subscription reads" or
+// "Microsoft.Compute writes".
+func (e WaitEvent) Bucket() string {
+	if e.Provider != "" {
+		return e.Provider + " " + e.Class
+	}
+	if e.Subscription == "" {
+		return "tenant " + e.Class
+	}
+	return "subscription " + e.Class
+}

@@ -236,6 +236,7 @@ func newTestPacer(reads Bucket, reserve float64) (*pacer, *fakeClock) {
 	p := newPacer(o, newStatsCollector())
 	clk := &fakeClock{now: time.Unix(1000, 0)}
 	p.now, p.sleep = clk.Now, clk.Sleep
+	p.guards = false
 	return p, clk
 }
 
@@ -287,7 +288,7 @@ func TestPacerFollowsRemainingHeader(t *testing.T) {
 	t1, _ := p.acquire(ctx, "s", classRead)
 	t2, _ := p.acquire(ctx, "s", classRead)
 	t3, _ := p.acquire(ctx, "s", classRead)
-	b := p.buckets[bucketKey{"s", classRead}]
+	b := p.buckets[bucketKey{sub: "s", class: classRead}]
 	if b.tokens != 247 {
 		t.Fatalf("model %v after 3 of 250", b.tokens)
 	}
@@ -330,7 +331,7 @@ func TestPacerCountsReorderedAttempts(t *testing.T) {
 		tk, _ := p.acquire(ctx, "s", classRead)
 		ts = append(ts, tk)
 	}
-	b := p.buckets[bucketKey{"s", classRead}]
+	b := p.buckets[bucketKey{sub: "s", class: classRead}]
 	// Server order: 2..8 arrived, 1 has not. Remaining after 8 is 3.
 	p.observe("s", classRead, ts[7], hdr("x-ms-ratelimit-remaining-subscription-reads", "3"))
 	if b.tokens > 2 {
@@ -347,7 +348,7 @@ func TestPacerRecoversAfter429(t *testing.T) {
 	r := hdr("Retry-After", "0")
 	r.StatusCode = 429
 	p.observe("s", classRead, t1, r)
-	b := p.buckets[bucketKey{"s", classRead}]
+	b := p.buckets[bucketKey{sub: "s", class: classRead}]
 	if b.tokens != 0 {
 		t.Fatalf("model %v after 429", b.tokens)
 	}
@@ -385,7 +386,7 @@ func TestPacerLearnsLargerBucket(t *testing.T) {
 	p, _ := newTestPacer(Bucket{Size: 250, Refill: 25}, 0)
 	seq, _ := p.acquire(context.Background(), "s", classRead)
 	p.observe("s", classRead, seq, hdr("x-ms-ratelimit-remaining-subscription-reads", "11999"))
-	b := p.buckets[bucketKey{"s", classRead}]
+	b := p.buckets[bucketKey{sub: "s", class: classRead}]
 	if b.size != 11999 || b.tokens != 11999 {
 		t.Fatalf("size %v tokens %v", b.size, b.tokens)
 	}
@@ -396,6 +397,7 @@ func TestPacerHonoursContext(t *testing.T) {
 	o.Reads = Bucket{Size: 1, Refill: 0.001}
 	o.PacingReserve = 0
 	p := newPacer(o, newStatsCollector())
+	p.guards = false
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := p.acquire(ctx, "s", classRead); err != nil {
@@ -442,7 +444,7 @@ func TestPacerDoesNotDoubleCountReorderedAnswers(t *testing.T) {
 	for i := 9; i >= 0; i-- {
 		p.observe("s", classRead, ts[i], hdr("x-ms-ratelimit-remaining-subscription-reads", fmt.Sprint(240+i)))
 	}
-	if b := p.buckets[bucketKey{"s", classRead}]; b.tokens != 240 {
+	if b := p.buckets[bucketKey{sub: "s", class: classRead}]; b.tokens != 240 {
 		t.Fatalf("model %v after 10 of 250, want 240", b.tokens)
 	}
 }

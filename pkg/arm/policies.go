@@ -69,10 +69,11 @@ type pacingPolicy struct {
 func (pp *pacingPolicy) Do(req *policy.Request) (*http.Response, error) {
 	sub := subscriptionOf(req.Raw().URL.Path)
 	class := classOf(req.Raw().Method)
+	prov := providerOf(req.Raw().URL.Path)
 	var t ticket
 	if pp.enabled {
 		var err error
-		t, err = pp.p.acquire(req.Raw().Context(), sub, class)
+		t, err = pp.p.acquireFor(req.Raw().Context(), sub, class, prov)
 		if err != nil {
 			var be *blockedError
 			if errors.As(err, &be) {
@@ -84,7 +85,7 @@ func (pp *pacingPolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := req.Next()
-	pp.p.observe(sub, class, t, resp)
+	pp.p.observeFor(sub, class, prov, t, resp)
 	return resp, err
 }
 
