@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -88,7 +89,7 @@ func (o *getOptions) run(ctx context.Context) error {
 		if err != nil {
 			return withCode(ExitError, fmt.Errorf("reading %s: %w", printer.DisplayName(r.ID, r.Type), err))
 		}
-		body, _ := redact(resp.Body).(map[string]any)
+		body, _ := secret.ForID(r.ID, nil, getSecretPaths(r)...).Mask(resp.Body, secret.Placeholder).(map[string]any)
 		if body == nil {
 			body = map[string]any{}
 		}
@@ -118,8 +119,19 @@ func (o *getOptions) resources(ctx context.Context) (*manifest.Set, error) {
 	return set, nil
 }
 
+// print writes the resources in the chosen format; the text is scrubbed of
+// every registered secret value before it leaves.
 func (o *getOptions) print(live []liveResource) error {
-	w, jp := o.streams.Out, o.jsonPath
+	var buf bytes.Buffer
+	err := o.format(&buf, live)
+	if _, werr := io.WriteString(o.streams.Out, secret.Scrub(buf.String())); err == nil {
+		err = werr
+	}
+	return err
+}
+
+func (o *getOptions) format(w io.Writer, live []liveResource) error {
+	jp := o.jsonPath
 	doc := map[string]any{"resources": live}
 	switch {
 	case jp != nil:
@@ -176,26 +188,23 @@ func dash(s string) string {
 	return printer.CleanText(s)
 }
 
-// redact withholds values under credential names: a live body can carry
-// keys or connection strings, and get must never print them.
-func redact(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			if secret.Name(k, val) {
-				out[k] = secret.Placeholder
-				continue
+// getSecretPaths are the body paths get hides for one resource beyond what
+// the secret rule knows from its type, names and containers: paths filled
+// from valueFrom (a listKeys value routed into a tag), paths whose
+// ${ref:...} reads a secret, and paths state holds hashed (get TYPE/NAME
+// reads the record's last-applied body).
+func getSecretPaths(r *manifest.Resource) []string {
+	paths := append([]string(nil), r.SecretPaths...)
+	for p, d := range r.Deferred {
+		for _, ref := range d.Refs {
+			if secret.Ref(ref.Target, ref.Path) {
+				paths = append(paths, p)
+				break
 			}
-			out[k] = redact(val)
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			out[i] = redact(val)
-		}
-		return out
 	}
-	return v
+	for p := range r.Actions {
+		paths = append(paths, p)
+	}
+	return append(paths, secret.HashedPaths(r.Body)...)
 }

@@ -10,7 +10,9 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/record"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // envelope are the top-level keys ARM adds to every resource; the manifest
@@ -51,6 +53,8 @@ type minimizer struct {
 	selfID       string
 	secrets      map[string]bool
 	placeholders []Placeholder
+	// rule is the one secret rule (pkg/secret) for this resource.
+	rule *secret.Rule
 }
 
 // Minimize reduces a GET body to what a person would write: it removes the
@@ -60,7 +64,8 @@ type minimizer struct {
 // array item that is this resource's own child (a subnet listed in its
 // vnet) loses its id, type and etag, which ARM derives from the name.
 func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string) Minimized {
-	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), secrets: map[string]bool{}}
+	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), secrets: map[string]bool{},
+		rule: secret.ForID(selfID, record.SchemaFacts(t))}
 	if p != nil {
 		m.rules = p.Rules()
 	}
@@ -102,7 +107,7 @@ func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any,
 	if v == nil {
 		return nil, false
 	}
-	if !schema.IsItem(key) && m.secret(sp, prop, key, v) {
+	if m.secret(segs, v) {
 		if str, ok := v.(string); ok && str != "" && !masked(str) {
 			// A value GET returned: the manifest reads it from valueFrom,
 			// never in clear.
@@ -171,21 +176,24 @@ func (m *minimizer) readOnly(sp string, p *schema.Property) bool {
 	return false
 }
 
-// secret matches the diff's notion of a secret (schema x-ms-secret, or a
-// credential-named scalar where the schema is silent), so what the plan
-// would hash is never written in clear.
-func (m *minimizer) secret(sp string, p *schema.Property, key string, v any) bool {
-	if p != nil && p.Secret {
-		return true
-	}
-	if p != nil && (len(p.Enum) > 0 || p.Type == schema.TypeBoolean) {
-		return false // an enum or a flag named like a credential (Grafana's apiKey: Enabled)
-	}
+// secret is the one rule (secret.Rule) at a scalar: what a plan would hide
+// and state would hash is never written in clear. Objects and arrays are
+// descended into and judged leaf by leaf.
+func (m *minimizer) secret(segs []string, v any) bool {
 	switch v.(type) {
-	case map[string]any, []any:
+	case map[string]any, []any, nil:
 		return false
 	}
-	return diff.IsCredentialName(key)
+	p := make(bodypath.Path, len(segs))
+	for i, s := range segs {
+		if schema.IsItem(s) {
+			n, _ := strconv.Atoi(s[1 : len(s)-1])
+			p[i] = bodypath.At(n)
+		} else {
+			p[i] = bodypath.Field(s)
+		}
+	}
+	return m.rule.At(p, v)
 }
 
 func (m *minimizer) isMap(sp string) bool {
