@@ -76,3 +76,15 @@ func TestSpecName(t *testing.T) {
 		t.Errorf("err = %v", ve)
 	}
 }
+
+// TestKustomizeNamePrefixLandingZone: under namePrefix the landing
+// zone's role assignment, named by a literal GUID, would be renamed to a
+// name ARM refuses: that is the one problem, with the fix; every reference
+// of the other documents resolves.
+func TestKustomizeNamePrefixLandingZone(t *testing.T) {
+	ve := loadErr(t, LoadOptions{Kustomize: "../../testdata/templates/landing-zone-dev"})
+	if len(ve.Problems) != 1 || !strings.HasSuffix(ve.Problems[0].File, "role-assignment.yaml") ||
+		!strings.Contains(ve.Problems[0].Message, `to "dev-3f0c8a3e-6d4b-4f7e-9a52-1c2b7d9e0a11", which is no GUID`) {
+		t.Fatalf("problems = %v", ve)
+	}
+}

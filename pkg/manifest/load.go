@@ -345,6 +345,14 @@ func (l *loader) resolve() {
 			l.indexName(e, strings.ToLower(e.res.Name))
 		}
 	}
+	for _, e := range l.entries {
+		// ARM names role assignments by GUID only; kustomize's renaming of
+		// a literal GUID makes a name ARM refuses.
+		if e.sourceName != "" && strings.EqualFold(e.typ.full, "Microsoft.Authorization/roleAssignments") && IsGUID(e.sourceName) && !IsGUID(e.res.Name) {
+			l.ps.add(e.res.Origin, "metadata.name", "kustomize renamed the role assignment %s to %q, which is no GUID and ARM refuses; name it in spec.name with ${guid:...} over what differs per environment (its scope, principal and role), e.g. spec.name: ${guid:${ref:SCOPE}-PRINCIPAL-ROLE}", e.sourceName, e.res.Name)
+			e.state = idFailed
+		}
+	}
 	// Duplicates: the same ARM ID twice, whatever the casing.
 	l.byID = newIDIndex()
 	for _, e := range l.entries {
