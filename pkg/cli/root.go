@@ -180,6 +180,7 @@ holds now. It stays silent when nothing you own changed.`,
 		newOptionsCommand(streams),
 		newCompletionCommand(streams),
 	)
+	addCompletions(root, g)
 	setUsage(root)
 	return root
 }
@@ -212,15 +213,28 @@ func (g *GlobalOptions) validate(cmd *cobra.Command) error {
 }
 
 func newCompletionCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	shells := []string{"bash", "zsh", "fish", "powershell"}
 	return &cobra.Command{
-		Use:       "completion bash|zsh|fish|powershell",
-		Short:     "Print a shell completion script",
-		Args:      cobra.ExactValidArgs(1),
-		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "Print a shell completion script",
+		Long: `Print a shell completion script for kubectl-azure.
+
+For "kubectl azure <TAB>", kubectl (1.26+) runs kubectl_complete-azure from
+PATH: "kubectl-azure completion kubectl > kubectl_complete-azure" writes it
+(make it executable); release archives ship it.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 || !(slices.Contains(shells, args[0]) || args[0] == "kubectl") {
+				return withCode(ExitValidation, fmt.Errorf("want one of %s (or kubectl, for the kubectl_complete-azure helper)", strings.Join(shells, ", ")))
+			}
+			return nil
+		},
+		ValidArgs: shells,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := cmd.Root()
 			var w io.Writer = streams.Out
 			switch args[0] {
+			case "kubectl":
+				return writeKubectlComplete(w)
 			case "bash":
 				return root.GenBashCompletionV2(w, true)
 			case "zsh":
