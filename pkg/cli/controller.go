@@ -7,15 +7,11 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
@@ -41,20 +37,11 @@ type controllerOptions struct {
 	retryPeriod   time.Duration
 }
 
-// Leader election defaults: a deposed leader stops writing at its renew
-// deadline, before another replica may take over at the lease's expiry;
-// a killed leader is replaced within leaseDuration + retryPeriod.
-const (
-	defaultLeaseDuration = 15 * time.Second
-	defaultRenewDeadline = 10 * time.Second
-	defaultRetryPeriod   = 2 * time.Second
-)
-
 // newControllerCommand is `kubectl azure controller` (and its install
 // subcommand): the loop of apply --watch, run in a cluster.
 func newControllerCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
 	o := &controllerOptions{g: g, streams: s, watch: newWatchOptions(), load: manifest.NewLoadOptions(), apply: apply.DefaultOptions(),
-		leaseDuration: defaultLeaseDuration, renewDeadline: defaultRenewDeadline, retryPeriod: defaultRetryPeriod}
+		leaseDuration: reconcile.DefaultLeaseDuration, renewDeadline: reconcile.DefaultRenewDeadline, retryPeriod: reconcile.DefaultRetryPeriod}
 	cmd := &cobra.Command{
 		Use:   "controller (-f DIR | --source dir://PATH | --source configmap://NAMESPACE?selector=...)",
 		Short: "Keep Azure matching the manifests: observe on a read budget, report drift, correct it if asked",
@@ -173,8 +160,6 @@ func (o *controllerOptions) run(ctx context.Context) error {
 }
 
 // leaderElected runs the loop only while this replica holds the Lease.
-// Losing it cancels the loop's context: no write starts after the renew
-// deadline, and the new leader settles any journaled write by reading.
 func (o *controllerOptions) leaderElected(ctx context.Context, ctl *reconcile.Controller) error {
 	cfg, err := o.g.KubeFlags.ToRESTConfig()
 	if err != nil {
@@ -199,51 +184,7 @@ func (o *controllerOptions) leaderElected(ctx context.Context, ctl *reconcile.Co
 	if name == "" {
 		name = "kubectl-azure-controller-" + o.g.setName()
 	}
-	id, _ := os.Hostname()
-	id = fmt.Sprintf("%s-%d", id, os.Getpid())
-	lock := &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Name: name, Namespace: ns},
-		Client:     cs.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: id},
-	}
-	ctl.SetLeader(false)
-	for ctx.Err() == nil {
-		done := make(chan struct{})
-		var started atomic.Bool
-		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-			Lock: lock, ReleaseOnCancel: true, Name: name,
-			LeaseDuration: o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod,
-			Callbacks: leaderelection.LeaderCallbacks{
-				OnStartedLeading: func(lctx context.Context) {
-					defer close(done)
-					started.Store(true)
-					ctl.SetLeader(true)
-					fmt.Fprintf(ctl.Log, "Leading (Lease %s/%s as %s).\n", ns, name, id)
-					if err := ctl.Run(lctx); err != nil {
-						fmt.Fprintf(ctl.Log, "error: %v\n", err)
-					}
-				},
-				OnStoppedLeading: func() { ctl.SetLeader(false) },
-				OnNewLeader: func(who string) {
-					if who != id {
-						fmt.Fprintf(ctl.Log, "Standing by: %s leads.\n", who)
-					}
-				},
-			},
-		})
-		if err != nil {
-			return withCode(ExitValidation, fmt.Errorf("--leader-elect: %w", err))
-		}
-		le.Run(ctx)
-		if started.Load() {
-			// Run returns when the Lease is lost; wait for the loop to
-			// stop before campaigning again, so two loops never overlap.
-			select {
-			case <-done:
-			case <-time.After(o.renewDeadline):
-			}
-		}
-		sleepCtx(ctx, o.retryPeriod)
-	}
-	return nil
+	host, _ := os.Hostname()
+	return ctl.RunElected(ctx, reconcile.Election{Client: cs, Namespace: ns, Name: name, Identity: fmt.Sprintf("%s-%d", host, os.Getpid()),
+		LeaseDuration: o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod, ReleaseOnCancel: true})
 }

@@ -50,9 +50,10 @@ type Controller struct {
 	// Now is the clock (tests inject one).
 	Now func() time.Time
 
-	tracker  *Tracker
-	queue    workqueue.TypedRateLimitingInterface[string]
-	writeLim *rate.Limiter
+	metricsOnce sync.Once
+	tracker     *Tracker
+	queue       workqueue.TypedRateLimitingInterface[string]
+	writeLim    *rate.Limiter
 	// lockMu keeps this process's workers from queueing on the state lock
 	// against each other; other processes (a CLI apply) still take turns
 	// with them through the store's lock.
@@ -144,9 +145,7 @@ func (c *Controller) SetLeader(on bool) {
 	c.mu.Lock()
 	c.leader = &on
 	c.mu.Unlock()
-	if c.Metrics != nil {
-		c.Metrics.SetLeader(on)
-	}
+	c.metrics().SetLeader(on)
 }
 
 // Ready is nil once a good manifest set loaded and a sweep completed.
@@ -165,12 +164,24 @@ func (c *Controller) Ready() error {
 	return nil
 }
 
+// metrics returns the metrics, creating them on first use.
+func (c *Controller) metrics() *Metrics {
+	c.metricsOnce.Do(func() {
+		if c.Metrics == nil {
+			c.Metrics = NewMetrics()
+		}
+	})
+	return c.Metrics
+}
+
+// init resets what one run (one term of leadership) knows.
 func (c *Controller) init() {
-	if c.Metrics == nil {
-		c.Metrics = NewMetrics()
-	}
+	c.metrics()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.tracker = NewTracker()
 	c.res = map[string]*resState{}
+	c.set, c.swept, c.sweepErr = nil, 0, nil
 	c.writeLim = rate.NewLimiter(rate.Limit(c.Options.WriteBudget), max(1, c.Options.WriteBurst))
 	base, maxDelay := c.Options.RetryBase, c.Options.RetryMax
 	if base <= 0 {
@@ -876,13 +887,14 @@ func (c *Controller) Snapshot() *Status {
 		counts[r.state]++
 		st.Resources = append(st.Resources, rs)
 	}
+	m := c.metrics()
 	for _, s := range []string{StateInSync, StateDrifted, StateCorrecting, StateContested, StateUnconvergeable, StateError} {
-		c.Metrics.states.WithLabelValues(s).Set(float64(counts[s]))
+		m.states.WithLabelValues(s).Set(float64(counts[s]))
 	}
 	if srcErr != nil {
-		c.Metrics.sourceValid.Set(0)
+		m.sourceValid.Set(0)
 	} else {
-		c.Metrics.sourceValid.Set(1)
+		m.sourceValid.Set(1)
 	}
 	return st
 }

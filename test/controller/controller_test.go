@@ -108,6 +108,13 @@ type loop struct {
 
 func startLoop(t testing.TB, endpoint, dir, statePath string, o reconcile.Options) *loop {
 	t.Helper()
+	return startLoopWith(t, endpoint, dir, statePath, o, nil)
+}
+
+// startLoopWith starts a loop; with elect set it runs under leader
+// election (its stop then behaves as a kill: the Lease is not released).
+func startLoopWith(t testing.TB, endpoint, dir, statePath string, o reconcile.Options, elect *reconcile.Election) *loop {
+	t.Helper()
 	metrics := reconcile.NewMetrics()
 	budget := reconcile.NewBudget(nil, o.ReadBudget, func(m string, code int) {
 		metrics.Request(m, code)
@@ -143,7 +150,13 @@ func startLoop(t testing.TB, endpoint, dir, statePath string, o reconcile.Option
 		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: io.Discard}
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &loop{ctl: ctl, budget: budget, done: make(chan error, 1)}
-	go func() { l.done <- ctl.Run(ctx) }()
+	go func() {
+		if elect != nil {
+			l.done <- ctl.RunElected(ctx, *elect)
+			return
+		}
+		l.done <- ctl.Run(ctx)
+	}()
 	var once sync.Once
 	l.stop = func() {
 		once.Do(func() {

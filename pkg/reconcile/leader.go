@@ -1,0 +1,111 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+)
+
+// Election configures leader election on a Lease.
+type Election struct {
+	Client    kubernetes.Interface
+	Namespace string
+	Name      string
+	// Identity names this replica in the Lease (unique per process).
+	Identity string
+	// LeaseDuration, RenewDeadline and RetryPeriod as in client-go: a
+	// leader that cannot renew within RenewDeadline stops; another
+	// replica takes over once LeaseDuration passed without renewal.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// ReleaseOnCancel gives the Lease up when ctx ends (a clean stop), so
+	// the next replica need not wait for it to expire.
+	ReleaseOnCancel bool
+}
+
+// Election defaults: a deposed leader stops writing at its renew
+// deadline, before another replica may take over at the lease's expiry;
+// a killed leader is replaced within LeaseDuration + RetryPeriod.
+const (
+	DefaultLeaseDuration = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
+)
+
+// RunElected runs c only while this replica holds the Lease, campaigning
+// again after losing it, until ctx ends. Losing the Lease cancels the
+// loop's context: no write starts after the renew deadline, and the next
+// leader settles any journaled write by reading before it writes.
+func (c *Controller) RunElected(ctx context.Context, e Election) error {
+	if e.LeaseDuration <= 0 {
+		e.LeaseDuration = DefaultLeaseDuration
+	}
+	if e.RenewDeadline <= 0 {
+		e.RenewDeadline = DefaultRenewDeadline
+	}
+	if e.RetryPeriod <= 0 {
+		e.RetryPeriod = DefaultRetryPeriod
+	}
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Name: e.Name, Namespace: e.Namespace},
+		Client:     e.Client.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
+	}
+	c.SetLeader(false)
+	for ctx.Err() == nil {
+		done := make(chan struct{})
+		var started atomic.Bool
+		le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+			Lock: lock, ReleaseOnCancel: e.ReleaseOnCancel, Name: e.Name,
+			LeaseDuration: e.LeaseDuration, RenewDeadline: e.RenewDeadline, RetryPeriod: e.RetryPeriod,
+			Callbacks: leaderelection.LeaderCallbacks{
+				OnStartedLeading: func(lctx context.Context) {
+					defer close(done)
+					started.Store(true)
+					c.SetLeader(true)
+					c.logf("leading (Lease %s/%s as %s)", e.Namespace, e.Name, e.Identity)
+					if err := c.Run(lctx); err != nil {
+						c.logf("error: %v", err)
+					}
+				},
+				OnStoppedLeading: func() { c.SetLeader(false) },
+				OnNewLeader: func(who string) {
+					if who != e.Identity {
+						c.logf("standing by: %s leads", who)
+					}
+				},
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("leader election: %w", err)
+		}
+		le.Run(ctx)
+		if started.Load() {
+			// Run returns when the Lease is lost; wait for the loop to
+			// stop before campaigning again, so two loops never overlap.
+			select {
+			case <-done:
+			case <-time.After(e.RenewDeadline):
+			}
+		}
+		t := time.NewTimer(e.RetryPeriod)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return nil
+}
+
+// Leader reports whether this replica leads (true without election).
+func (c *Controller) Leader() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.leader == nil || *c.leader
+}
