@@ -12,14 +12,17 @@ import (
 // error that disagree nor missing-reference errors in the documents that
 // reference the resource.
 func TestAPIVersionProblems(t *testing.T) {
-	served := func(_ context.Context, ns string) (map[string][]string, error) {
+	served := func(_ context.Context, sub, ns string) (map[string][]string, error) {
+		if sub != testSub || ns != "Microsoft.Storage" {
+			return nil, errors.New("asked " + sub + " " + ns)
+		}
 		return map[string][]string{"microsoft.storage/storageaccounts": {"2022-09-01", "2023-01-01", "2023-05-01", "2024-01-01"}}, nil
 	}
-	failing := func(context.Context, string) (map[string][]string, error) { return nil, errors.New("offline") }
+	failing := func(context.Context, string, string) (map[string][]string, error) { return nil, errors.New("offline") }
 	tests := []struct {
 		name    string
 		version string
-		served  func(context.Context, string) (map[string][]string, error)
+		served  func(context.Context, string, string) (map[string][]string, error)
 		errs    []string // each the one error expected, in order
 		warn    string   // the one api-version warning expected
 	}{
@@ -27,7 +30,7 @@ func TestAPIVersionProblems(t *testing.T) {
 		{name: "not a date", version: "2023-13-01", errs: []string{`api-version "2023-13-01" is malformed`}},
 		{name: "word", version: "latest", errs: []string{`api-version "latest" is malformed`}},
 		{name: "not served", version: "2023-04-02", served: served, errs: []string{"ARM does not serve api-version 2023-04-02 of Microsoft.Storage/storageAccounts; did you mean 2023-05-01 or 2023-01-01?"}},
-		{name: "served", version: "2019-02-02", served: func(context.Context, string) (map[string][]string, error) {
+		{name: "served", version: "2019-02-02", served: func(context.Context, string, string) (map[string][]string, error) {
 			return map[string][]string{"microsoft.storage/storageaccounts": {"2019-02-02"}}, nil
 		}, warn: "api-version 2019-02-02 of Microsoft.Storage/storageAccounts is not in the schema index, but ARM serves it"},
 		{name: "no ARM", version: "2019-02-02", warn: "api-version 2019-02-02 of Microsoft.Storage/storageAccounts is not in the schema index; did you mean"},

@@ -54,12 +54,13 @@ type LoadOptions struct {
 	// replaces the index.
 	Versions func(typ string) []string
 	// ServedVersions, when set, asks ARM which api-versions the types of
-	// a provider namespace serve (keys: lowered type names). Load calls it
-	// once per namespace, only for api-versions the index lacks: one ARM
-	// serves is a warning (ARM alone checks the body), one it does not
-	// serve an error on spec.type naming the nearest served versions.
-	// Without it such a version is a warning.
-	ServedVersions func(ctx context.Context, namespace string) (map[string][]string, error)
+	// a provider namespace serve in a subscription (keys: lowered type
+	// names); (*arm.Client).ProviderAPIVersions fits. Load calls it once
+	// per namespace, only for api-versions the index lacks: one ARM serves
+	// is a warning (ARM alone checks the body), one it does not serve an
+	// error on spec.type naming the nearest served versions. Without it
+	// such a version is a warning.
+	ServedVersions func(ctx context.Context, subscription, namespace string) (map[string][]string, error)
 	// LookupEnv reads environment variables (valueFrom.env and the
 	// AZURE_* defaults above). Default os.LookupEnv; tests replace it.
 	LookupEnv func(string) (string, bool)

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
@@ -140,7 +141,12 @@ func (l *loader) checkVersions() {
 		var served map[string][]string
 		var err error
 		if l.opts.ServedVersions != nil {
-			served, err = l.opts.ServedVersions(l.ctx, byNS[ns][0].typ.namespace)
+			first := byNS[ns][0]
+			sub := armid.SubscriptionOf(first.res.ID)
+			if sub == "" {
+				sub = l.acct.subscription
+			}
+			served, err = l.opts.ServedVersions(l.ctx, sub, first.typ.namespace)
 		}
 		for _, e := range byNS[ns] {
 			typ, v := e.typ.full, e.res.APIVersion
