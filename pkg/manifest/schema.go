@@ -158,7 +158,7 @@ func (l *loader) checkVersions() {
 				if err != nil {
 					why = fmt.Sprintf(" (could not ask ARM whether it serves it: %v)", err)
 				}
-				l.warn(e.res.Origin, "spec.type", "api-version %s of %s is not in the schema index%s; did you mean %s? The body is checked against %s, as warnings only", v, typ, why, nearest[0], nearest[0])
+				l.warn(e.res.Origin, "spec.type", "api-version %s of %s is not in the schema index%s; did you mean %s? Until ARM says whether it serves %s, the body is checked against the schema of %s, as warnings only", v, typ, why, nearest[0], v, nearest[0])
 			case slices.ContainsFunc(served[strings.ToLower(typ)], func(s string) bool { return strings.EqualFold(s, v) }):
 				l.warn(e.res.Origin, "spec.type", "api-version %s of %s is not in the schema index, but ARM serves it: only ARM checks the body", v, typ)
 			case len(served[strings.ToLower(typ)]) == 0:
