@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -448,7 +451,11 @@ func (o *planOptions) runDiff(ctx context.Context) error {
 	p := prep.Plan
 	warnInterrupted(ctx, sess.store, o.streams.ErrOut)
 	runtime.GC()
-	if err := printer.Print(o.streams.Out, p, o.printOpts()); err != nil {
+	if ext := os.Getenv(EnvExternalDiff); ext != "" && o.g.Output == printer.OutputText {
+		if err := externalDiff(ctx, ext, p, o.streams); err != nil {
+			return err
+		}
+	} else if err := printer.Print(o.streams.Out, p, o.printOpts()); err != nil {
 		return err
 	}
 	if o.out != "" {
@@ -742,4 +749,41 @@ func needsExecute(p *plan.Plan, adopt bool) bool {
 		}
 	}
 	return false
+}
+
+// EnvExternalDiff names the program diff shows the plan with, as kubectl
+// diff does: "diff -u -N", "meld", "dyff between".
+const EnvExternalDiff = "KUBECTL_EXTERNAL_DIFF"
+
+// externalDiff writes the plan as two directories (LIVE and MERGED, one
+// YAML file of changed paths per resource) and runs the user's program on
+// them. Its exit code 1 means "differences", as diff's does; anything else
+// that is not 0 is an error. diff's own exit code still comes from the plan.
+func externalDiff(ctx context.Context, program string, p *plan.Plan, streams genericiooptions.IOStreams) error {
+	argv := strings.Fields(program)
+	dir, err := os.MkdirTemp("", "kubectl-azure-diff-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	live, merged := filepath.Join(dir, "LIVE"), filepath.Join(dir, "MERGED")
+	for _, d := range []string{live, merged} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return err
+		}
+	}
+	if err := printer.WriteDiffTrees(live, merged, p); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], live, merged)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = streams.In, streams.Out, streams.ErrOut
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return nil
+	}
+	if err != nil {
+		return withCode(ExitError, fmt.Errorf("%s=%q: %w", EnvExternalDiff, program, err))
+	}
+	return nil
 }
