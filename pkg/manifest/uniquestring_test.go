@@ -45,3 +45,24 @@ func TestARMUniqueString(t *testing.T) {
 		}
 	}
 }
+
+// TestUniqueStringPlaceholder: ${uniqueString:...} over IDs is computed at
+// load time, over a live value at apply time, as ARM's uniqueString.
+func TestUniqueStringPlaceholder(t *testing.T) {
+	s := load(t, docs(
+		doc(rgDocT, rgType, "", "{location: westeurope}"),
+		doc("id-app", idType, "resourceGroup: rg-demo", "{location: westeurope}"),
+		doc("st", stType, "resourceGroup: rg-demo\n  name: st${uniqueString:${ref:rg-demo}}", "{location: westeurope, tags: {u: '${uniqueString:${resourceGroupId:rg-other},${subscriptionId}}'}}"),
+		doc("late", stType, "resourceGroup: rg-demo\n  name: s${uniqueString:${ref:id-app.properties.principalId}}", "{location: westeurope}"),
+	))
+	st := byName(t, s, "st"+ARMUniqueString(rgID))
+	other := "/subscriptions/" + testSub + "/resourceGroups/rg-other"
+	if got := st.Body["tags"].(map[string]any)["u"]; got != ARMUniqueString(other, testSub) {
+		t.Errorf("tags.u = %v", got)
+	}
+	late := byName(t, s, knownAfterApply)
+	v, known, err := late.NameDeferred.Resolve(func(ValueRef) (any, bool) { return "pid", true })
+	if err != nil || !known || v != "s"+ARMUniqueString("pid") {
+		t.Errorf("Resolve = %v, %v, %v", v, known, err)
+	}
+}
