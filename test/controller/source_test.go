@@ -1,0 +1,105 @@
+package controller
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state/statetest"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+)
+
+const cmManifest = `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata:
+  name: rg-cm
+spec:
+  type: Microsoft.Resources/resourceGroups@2021-04-01
+  body:
+    location: westeurope
+`
+
+// TestConfigMapSource reads manifests from ConfigMaps through an
+// informer: a change is seen, an invalid push keeps the last good set and
+// names configmap://NAMESPACE/NAME/KEY with its line.
+func TestConfigMapSource(t *testing.T) {
+	env := statetest.Shared(t)
+	ns := env.NewNamespace(t)
+	cfg, err := env.ConfigFlags().ToRESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "infra", Namespace: ns, Labels: map[string]string{"app": "infra"}},
+		Data: map[string]string{"rg.yaml": cmManifest, "README": "not a manifest"}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	other := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "unrelated", Namespace: ns}, Data: map[string]string{"x.yaml": "not: [valid"}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, other, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	src := &reconcile.ConfigMapSource{Client: cs, Namespace: ns, Selector: "app=infra", Dir: t.TempDir(),
+		LoadDir: func(ctx context.Context, dir string) (*manifest.Set, error) {
+			lo := manifest.NewLoadOptions()
+			lo.Filenames, lo.Recursive, lo.Subscription = []string{dir}, true, harness.Sub
+			return manifest.Load(ctx, lo)
+		}}
+	if err := src.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := reconcile.NewReflector(src)
+	if changed, err := r.Sync(ctx); !changed || err != nil {
+		t.Fatalf("first sync: %v %v", changed, err)
+	}
+	set, _, _ := r.Current()
+	if len(set.Resources) != 1 || !strings.HasPrefix(set.Resources[0].Origin.File, "configmap://"+ns+"/infra/rg.yaml") {
+		t.Fatalf("resources %d, origin %v", len(set.Resources), set.Resources[0].Origin)
+	}
+
+	cm.Data["rg.yaml"] = strings.Replace(cmManifest, "location: westeurope", "location: westeurope\n  oops: [", 1)
+	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var syncErr error
+	waitFor(t, func() bool {
+		_, syncErr = r.Sync(ctx)
+		return syncErr != nil
+	})
+	ps := reconcile.Problems(syncErr)
+	if len(ps) == 0 || ps[0].File != "configmap://"+ns+"/infra/rg.yaml" || ps[0].Line == 0 {
+		t.Fatalf("problems = %+v", ps)
+	}
+	if now, _, _ := r.Current(); now != set {
+		t.Fatal("the invalid push replaced the last good set")
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for range 200 {
+		if ok() {
+			return
+		}
+		select {
+		case <-t.Context().Done():
+			return
+		default:
+		}
+		sleep()
+	}
+	t.Fatal("condition not met within 10 s")
+}
+
+func sleep() { time.Sleep(50 * time.Millisecond) }
