@@ -21,12 +21,15 @@ func (s *Server) postResource(p armPath, body map[string]any) reply {
 // postAction answers POST {resource}/{action} and
 // POST /subscriptions/{s}/providers/{ns}/{action}. Values are derived from
 // the resource's ID, so they are deterministic and distinct per resource.
-func (s *Server) postAction(p armPath, _ any, body map[string]any) reply {
+func (s *Server) postAction(p armPath, apiVersion string, body map[string]any) reply {
 	action := strings.ToLower(p.Types[len(p.Types)-1])
 	if len(p.Names) == 0 {
 		// A provider-level action such as checkNameAvailability.
 		if action == "checknameavailability" {
 			return s.checkNameAvailability(p, body)
+		}
+		if !knownAction(action) {
+			return reply{err: errUnknownAction(p, apiVersion)}
 		}
 		return reply{status: http.StatusOK, body: map[string]any{}}
 	}
@@ -69,6 +72,11 @@ func (s *Server) postAction(p armPath, _ any, body map[string]any) reply {
 			"key1": derivedKey(id, "key1", 32), "key2": derivedKey(id, "key2", 32),
 			"keyName": p.Names[len(p.Names)-1],
 		})
+	}
+	if !knownAction(action) {
+		// ARM routes only the actions a provider registers; anything else
+		// is refused, never answered with an empty success.
+		return reply{err: errUnknownAction(p, apiVersion)}
 	}
 	return reply{status: http.StatusOK, body: map[string]any{}}
 }

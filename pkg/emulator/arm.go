@@ -161,6 +161,22 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, rep reply) {
 func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[string]any) reply {
 	m := r.Method
 	switch p.Kind {
+	case kindSubscriptions, kindSubscription:
+		if err := s.checkNativeVersion("Microsoft.Resources/subscriptions", apiVersion); err != nil {
+			return reply{err: err}
+		}
+	case kindGroups, kindGroup:
+		if err := s.checkNativeVersion("Microsoft.Resources/resourceGroups", apiVersion); err != nil {
+			return reply{err: err}
+		}
+	}
+	if rep, ok := s.serveDeletedVaults(r, p); ok {
+		return rep
+	}
+	if rep, ok := s.serveTagsResource(r, p, body); ok {
+		return rep
+	}
+	switch p.Kind {
 	case kindSubscriptions:
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
@@ -220,7 +236,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 					return reply{err: err}
 				}
 			}
-			return s.postAction(p, nil, body)
+			return s.postAction(p, apiVersion, body)
 		}
 		return methodNotAllowed(m)
 	}
@@ -242,6 +258,9 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 			return reply{err: err}
 		}
 	case http.MethodDelete:
+		if noDelete[strings.ToLower(p.Type())] {
+			return methodNotAllowed(m)
+		}
 		if err := s.checkLocks(p.Raw, lockOpDelete); err != nil {
 			return reply{err: err}
 		}

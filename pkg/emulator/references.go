@@ -59,8 +59,11 @@ func (s *Server) checkReference(p armPath, self, path, v string) *armError {
 	if id.ResourceGroup == "" || !strings.EqualFold(id.Subscription, p.Sub) {
 		return nil // built-in definitions, other subscriptions: not ours to judge
 	}
-	if armid.Contains(self, v) || armid.Equal(self, v) || s.store.get(v) != nil {
+	if armid.Contains(self, v) || armid.Equal(self, v) || s.store.get(v) != nil || s.inlinePartExists(v) {
 		return nil
+	}
+	if strings.Contains(strings.ToLower(v), "/providers/microsoft.authorization/roledefinitions/") {
+		return nil // role definitions are checked, and normalised, by checkRoleAssignment
 	}
 	if id.IsResourceGroup() && s.store.get("/subscriptions/"+id.Subscription+"/resourceGroups/"+id.ResourceGroup) != nil {
 		return nil
@@ -68,4 +71,33 @@ func (s *Server) checkReference(p armPath, self, path, v string) *armError {
 	return newError(http.StatusBadRequest, "InvalidResourceReference",
 		"Resource %s referenced by resource %s was not found. Please make sure that the referenced resource exists, and that both resources are in the same region.",
 		armid.Printable(v), self)
+}
+
+// inlinePartExists reports whether id names an inline part of a stored
+// resource that the index does not know as a child type of its own (a
+// load balancer's frontendIPConfigurations, backendAddressPools,
+// inboundNatPools, probes, …; an application gateway's parts): ARM
+// resolves such references inside the parent's body. Caller holds s.mu.
+func (s *Server) inlinePartExists(id string) bool {
+	p, ok := parsePath(id)
+	if !ok || p.Kind != kindResource || len(p.Names) < 2 {
+		return false
+	}
+	parent := s.store.get(p.ParentID())
+	if parent == nil {
+		return false
+	}
+	seg := p.Types[len(p.Types)-1]
+	for k, v := range asMap(parent.Body["properties"]) {
+		if !strings.EqualFold(k, seg) {
+			continue
+		}
+		items, _ := v.([]any)
+		for _, it := range items {
+			if n, _ := asMap(it)["name"].(string); strings.EqualFold(n, p.Name()) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -29,6 +29,11 @@ type Server struct {
 	// pending are the operations not yet settled, in start order.
 	pending []*operation
 
+	// deletedVaults are soft-deleted Key Vaults by lower-cased name;
+	// subTags the tag sets of subscriptions (Microsoft.Resources/tags).
+	deletedVaults map[string]deletedVault
+	subTags       map[string]map[string]any
+
 	nsOnce     sync.Once
 	namespaces map[string]bool // lower-cased namespaces the schema index knows
 
@@ -51,11 +56,14 @@ func New(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("unknown quirks mode %q: use %q or %q", opts.Quirks, QuirksCorpus, QuirksNone)
 	}
 	s := &Server{
-		opts:     opts,
-		store:    newStore(),
-		ops:      map[string]*operation{},
-		stats:    newStatsCounter(),
-		throttle: newThrottler(opts.Throttle),
+		opts:  opts,
+		store: newStore(),
+		ops:   map[string]*operation{},
+		stats: newStatsCounter(),
+
+		deletedVaults: map[string]deletedVault{},
+		subTags:       map[string]map[string]any{},
+		throttle:      newThrottler(opts.Throttle),
 	}
 	s.chaos = newChaos(&s.opts)
 	if opts.Quirks == QuirksCorpus {
@@ -141,6 +149,8 @@ func (s *Server) Reset() {
 	s.store = newStore()
 	s.ops = map[string]*operation{}
 	s.pending = nil
+	s.deletedVaults = map[string]deletedVault{}
+	s.subTags = map[string]map[string]any{}
 	s.mu.Unlock()
 	s.stats.reset()
 	s.throttle.reset()

@@ -19,8 +19,22 @@ func (s *Server) putResource(r *http.Request, p armPath, apiVersion string, body
 		return reply{err: errConflict(prev.ID)}
 	}
 	facts := s.facts(p.Type(), apiVersion)
+	if err := s.checkRoleAssignment(p, body, prev); err != nil {
+		return reply{err: err}
+	}
 	if err := s.validateWrite(p, apiVersion, facts, body, prev == nil); err != nil {
 		return reply{err: err}
+	}
+	if err := checkTags(body); err != nil {
+		return reply{err: err}
+	}
+	if prev == nil {
+		if err := s.checkGlobalName(p, body); err != nil {
+			return reply{err: err}
+		}
+	}
+	if prev == nil {
+		s.recoverVault(p, body)
 	}
 	if err := s.checkParentLock(p); err != nil {
 		return reply{err: err}
@@ -111,6 +125,9 @@ func (s *Server) patchResource(r *http.Request, p armPath, apiVersion string, pa
 	if err := checkJSONTypes(facts.schema, patch); err != nil {
 		return reply{err: err}
 	}
+	if err := checkTags(merged); err != nil {
+		return reply{err: err}
+	}
 	if err := s.checkReferences(p, facts.schema, prev.ID, patch); err != nil {
 		return reply{err: err}
 	}
@@ -192,6 +209,7 @@ func (s *Server) deleteResource(r *http.Request, p armPath, apiVersion string) r
 	if err := s.checkInUse(res); err != nil {
 		return reply{err: err}
 	}
+	s.rememberDeletedVault(res)
 	facts := s.facts(p.Type(), apiVersion)
 	if !facts.deleteLRO {
 		s.store.removeTree(res.ID)

@@ -26,6 +26,7 @@ var suites = []func(context.Context, *env, *runner){
 	raw,
 	locks,
 	readOnlyWriteOnly,
+	armRules,
 }
 
 const (
