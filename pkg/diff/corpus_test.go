@@ -212,7 +212,7 @@ func TestCorpusSensitivityCLI(t *testing.T) {
 	t.Parallel()
 	recs := cliCorpus(t)
 	for _, withPlugins := range []bool{false, true} {
-		tl, misses, skipped := sensitivityRun(recs, withPlugins)
+		tl, misses, skipped, _ := sensitivityRun(recs, withPlugins)
 		label := map[bool]string{false: "WITHOUT", true: "WITH"}[withPlugins]
 		t.Logf("sensitivity %s plugins (one echoed leaf mutated):\n%s", label, tl.report())
 		t.Logf("leaves not sampled: %v", skipped)
@@ -225,11 +225,13 @@ func TestCorpusSensitivityCLI(t *testing.T) {
 
 // sensitivityRun mutates, one at a time, every echoed owned leaf of every
 // quiet record and counts the records where the engine reported exactly
-// that leaf.
-func sensitivityRun(recs []record, withPlugins bool) (*tally, *causes, map[string]int) {
-	tl := newTally()
-	misses := newCauses()
-	skipped := map[string]int{}
+// that leaf. hiddenBy counts the misses where a named rule judged the
+// mutated leaf equal to live: the rule hid a real change.
+func sensitivityRun(recs []record, withPlugins bool) (tl *tally, misses *causes, skipped, hiddenBy map[string]int) {
+	tl = newTally()
+	misses = newCauses()
+	skipped = map[string]int{}
+	hiddenBy = map[string]int{}
 	for _, r := range recs {
 		if exclusion(r) != "" {
 			continue
@@ -262,10 +264,27 @@ func sensitivityRun(recs []record, withPlugins bool) (*tally, *causes, map[strin
 			tl.add(r.Provider, ok)
 			if !ok {
 				misses.add(r.ResourceType, sp+" ("+why+")", r.Source)
+				hiddenBy[hidingRule(in, sp)]++
 			}
 		}
 	}
-	return tl, misses, skipped
+	return tl, misses, skipped, hiddenBy
+}
+
+// hidingRule names the rule that judged the mutated leaf (generic path sp)
+// equal, or says why none did.
+func hidingRule(in diff.Input, sp string) string {
+	in.Explain = true
+	res := diff.Compute(in)
+	for _, e := range res.Equal {
+		if strings.ReplaceAll(genericPath(e.Path), `"`, "") == sp {
+			return e.Rule
+		}
+	}
+	if len(claimed(res)) > 0 {
+		return "(reported elsewhere)"
+	}
+	return "(not compared)"
 }
 
 // isSecretLeaf applies the project's one secret rule: only string values

@@ -72,6 +72,16 @@ func TestGeneralRules(t *testing.T) {
 		{"other duration", "timeout", "PT1H", "01:00:01", false, ""},
 		{"month is not 30 days", "retention", "P1M", "P30D", false, ""},
 		{"two-part time is no duration", "at", "1:00", "01:00:00", false, ""},
+		// Quantities: same number and unit; bare dotted numbers are
+		// versions, where a trailing zero counts.
+		{"quantity", "memory", "1.0Gi", "1Gi", true, RuleNumeric},
+		{"version trailing zero", "typeHandlerVersion", "1.10", "1.1", false, ""},
+		// Base64.
+		{"base64 padding", "data", "c29tZSBjZXJ0aWZpY2F0ZSBieXRlcw==", "c29tZSBjZXJ0aWZpY2F0ZSBieXRlcw", true, RuleBase64},
+		{"base64 line breaks", "data", "c29tZSBjZXJ0aWZp\r\nY2F0ZSBieXRlcw==", "c29tZSBjZXJ0aWZpY2F0ZSBieXRlcw==", true, RuleBase64},
+		{"base64 url alphabet", "key", "ab+/cdefghijklmnopqrstuv", "ab-_cdefghijklmnopqrstuv", true, RuleBase64},
+		{"base64 other bytes", "data", "c29tZSBjZXJ0aWZpY2F0ZSBieXRlcw==", "c29tZSBjZXJ0aWZpY2F0ZSBieXRleA==", false, ""},
+		{"short strings are not base64", "name", "abcd", "abcd==", false, ""},
 		// Version prefix.
 		{"v prefix", "kubernetesVersion", "1.24.9", "v1.24.9", true, RuleVersionV},
 		{"v prefix other version", "kubernetesVersion", "1.24.9", "v1.24.8", false, ""},

@@ -116,7 +116,7 @@ func TestPowerShellCorpusSensitivity(t *testing.T) {
 	t.Parallel()
 	recs := powershellApplied(t)
 	for _, withPlugins := range []bool{false, true} {
-		tl, misses, skipped := sensitivityRun(recs, withPlugins)
+		tl, misses, skipped, _ := sensitivityRun(recs, withPlugins)
 		label := map[bool]string{false: "WITHOUT", true: "WITH"}[withPlugins]
 		t.Logf("sensitivity %s plugins (azure-powershell, one echoed leaf mutated):\n%s", label, tl.report())
 		t.Logf("leaves not sampled: %v", skipped)

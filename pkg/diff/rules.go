@@ -58,6 +58,7 @@ const (
 	RuleDuration     = "duration-equivalence"    // PT1H = 01:00:00, PT2H0M = PT2H, PT7D = P7D
 	RuleVersionV     = "version-v-prefix"        // "1.24.9" answered as "v1.24.9"
 	RuleEnumOrdinal  = "enum-ordinal"            // an enum member answered as its position in the spec's list
+	RuleBase64       = "base64-encoding"         // same bytes: padding, line breaks, URL-safe alphabet
 	// RuleNotReturned names the first-plan treatment of an owned value
 	// live does not return: planned as unverifiable and written once
 	// (cause "unverifiable"), never claimed as a difference.
@@ -269,6 +270,9 @@ func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
 		if versionV(x, y) {
 			return true, RuleVersionV
 		}
+		if sameBase64(x, y) {
+			return true, RuleBase64
+		}
 		if isURL(x) && isURL(y) && strings.TrimSuffix(x, "/") == strings.TrimSuffix(y, "/") {
 			return true, RuleURLSlash
 		}
@@ -435,6 +439,11 @@ func sameQuantity(x, y string) bool {
 	if nx == "" || ny == "" || ux != uy {
 		return false
 	}
+	if ux == "" && strings.Contains(nx, ".") && strings.Contains(ny, ".") {
+		// Two bare dotted numbers are versions as often as quantities:
+		// "1.10" and "1.1" are different extension handler versions.
+		return false
+	}
 	fx, err1 := strconv.ParseFloat(nx, 64)
 	fy, err2 := strconv.ParseFloat(ny, 64)
 	return err1 == nil && err2 == nil && fx == fy
@@ -523,7 +532,7 @@ func (f *facts) rulesTried(sp, key string, x, y any) []string {
 		}
 		out = append(out, RuleGUID, RuleBoolCase, RuleARMID, RuleIDScope, RuleIDRelative, RuleARMIDName,
 			RuleTimeEquivalence, RuleNumeric, RuleURLSlash, RuleSurroundSpace,
-			RuleJSONDocument, RuleXMLDocument, RuleLineEndings, RuleDuration, RuleVersionV)
+			RuleJSONDocument, RuleXMLDocument, RuleLineEndings, RuleDuration, RuleVersionV, RuleBase64)
 		if pathKey(key) {
 			out = append(out, RuleLeadingSlash)
 		}
