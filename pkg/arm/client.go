@@ -31,6 +31,9 @@ type Client struct {
 	pacer   *pacer
 	slots   *semaphore.Weighted
 	noPatch sync.Map // lower-cased resource type -> true
+	// noSubLists: lower-cased types whose subscription-wide list held
+	// none of several existing members on this endpoint.
+	noSubLists sync.Map
 	// postRetry replaces the retry options for POST requests.
 	postRetry policy.RetryOptions
 }

@@ -63,10 +63,11 @@ func TestPacingSharesSubscriptionWithAnotherClient(t *testing.T) {
 	total := srv.served.Load() + srv.throttled.Load()
 	t.Logf("2x200 GETs at 60+30/s (ideal 11.3 s): %s, %d 429s of %d requests", time.Since(start).Round(time.Millisecond), srv.throttled.Load(), total)
 	// Both clients start on a full bucket that each believes is its own;
-	// a few 429s before the answers show the other client are allowed on
-	// top of 1% (a loaded test machine delays those answers).
-	if n := srv.throttled.Load(); float64(n) > 0.01*float64(total)+4 {
-		t.Errorf("%d 429s of %d requests (more than 1%%)", n, total)
+	// the 429s before the answers show the other client (0-3 on an idle
+	// machine, up to 11 seen on a loaded one) are allowed on top of 1%.
+	// The pacer before issue 34 drew hundreds here and failed reads.
+	if n := srv.throttled.Load(); float64(n) > 0.01*float64(total)+12 {
+		t.Errorf("%d 429s of %d requests (more than 1%% + 12)", n, total)
 	}
 }
 

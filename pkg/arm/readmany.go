@@ -64,7 +64,14 @@ type ReadManyOptions struct {
 	Disable bool
 	// MinGroup is the smallest group read by a list (0: DefaultMinListGroup).
 	MinGroup int
+	// NoSubscriptionLists keeps lists to resource groups and parents
+	// (no /subscriptions/{id}/providers/{ns}/{type} lists).
+	NoSubscriptionLists bool
 }
+
+// listPageGuess is the page size the planner assumes for a list it has
+// not read yet: ARM's providers commonly page at 100.
+const listPageGuess = 100
 
 // reducedListTypes are types whose list items are not the resource as a
 // GET returns it although the members are there, so a Need check cannot
@@ -81,13 +88,31 @@ var reducedListTypes = map[string]bool{
 // ReadMany reads the live state of many resources, by collection where
 // that is cheaper, and returns one result per request in the same order.
 // Every request goes through the Client's pacing and concurrency limits.
+//
+// The plan, per resource type and api-version in a subscription: the
+// cheaper of one subscription-wide list (/subscriptions/{id}/providers/
+// {ns}/{type}, ceil(members/100) pages expected) and the per-group plan
+// (one list per resource group holding at least MinGroup members, a GET
+// for each other member). Child resources are listed per parent, groups of
+// MinGroup or more; everything else is read by GET. A subscription list
+// stops paging once it costs as much as the per-group plan, and what it
+// did not serve is read the per-group way; members a complete list lacks
+// get a GET (lists can lag writes), unless the list held none of several
+// members, which means the endpoint does not really list the type
+// subscription-wide: they are read per group, and the type is not listed
+// that way again by this Client.
 func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyOptions) []ReadResult {
 	out := make([]ReadResult, len(reqs))
 	minGroup := opt.MinGroup
 	if minGroup <= 0 {
 		minGroup = DefaultMinListGroup
 	}
+	type typeGroup struct {
+		sub, typ, apiVersion string
+		members              []int
+	}
 	groups := map[string]*readGroup{}
+	types := map[string]*typeGroup{}
 	var singles []int
 	for i, r := range reqs {
 		out[i] = ReadResult{ID: r.ID, Via: ViaGet}
@@ -101,14 +126,97 @@ func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyO
 			singles = append(singles, i)
 			continue
 		}
-		key := armid.Key(coll) + "?" + strings.ToLower(r.APIVersion)
-		g := groups[key]
-		if g == nil {
-			g = &readGroup{collection: coll, apiVersion: r.APIVersion}
-			groups[key] = g
+		if len(id.Types) == 1 && !opt.NoSubscriptionLists {
+			key := strings.ToLower(id.Subscription + "|" + id.Type() + "|" + r.APIVersion)
+			tg := types[key]
+			if tg == nil {
+				tg = &typeGroup{sub: id.Subscription, typ: id.Type(), apiVersion: r.APIVersion}
+				types[key] = tg
+			}
+			tg.members = append(tg.members, i)
+			continue
 		}
-		g.members = append(g.members, i)
+		addToGroup(groups, coll, r.APIVersion, i)
 	}
+
+	// Top-level types: a subscription-wide list where it beats the
+	// per-group plan.
+	var subLists []*readGroup
+	for _, tg := range types {
+		_, alt := c.perGroupPlan(reqs, tg.members, minGroup)
+		sub := subscriptionListCost(len(tg.members))
+		if alt > sub && !c.noSubList(tg.typ) {
+			subLists = append(subLists, &readGroup{
+				collection: "/subscriptions/" + tg.sub + "/providers/" + tg.typ,
+				apiVersion: tg.apiVersion, members: tg.members, maxPages: alt - 1, subscription: true,
+			})
+			continue
+		}
+		for _, i := range tg.members {
+			id, _ := armid.Parse(reqs[i].ID)
+			coll, _ := collectionOf(id)
+			addToGroup(groups, coll, reqs[i].APIVersion, i)
+		}
+	}
+	lists, small := splitGroups(groups, minGroup)
+	singles = append(singles, small...)
+	lists = append(lists, subLists...)
+
+	// Up to three bounded phases: the lists (with the GETs that need no
+	// list); the per-group lists of what subscription lists did not
+	// serve; the GETs nothing else could serve. The pipeline bounds
+	// in-flight requests anyway; the limit only caps waiting goroutines.
+	var mu sync.Mutex
+	var fallback, replan []int
+	run(ctx, c.Concurrency(), len(lists)+len(singles), func(ctx context.Context, n int) {
+		if n >= len(lists) {
+			i := singles[n-len(lists)]
+			c.readOne(ctx, reqs[i], &out[i])
+			return
+		}
+		g := lists[n]
+		rest, regroup := c.readGroup(ctx, g, reqs, out, minGroup)
+		mu.Lock()
+		fallback = append(fallback, rest...)
+		replan = append(replan, regroup...)
+		mu.Unlock()
+	})
+	if len(replan) > 0 {
+		again := map[string]*readGroup{}
+		for _, i := range replan {
+			id, _ := armid.Parse(reqs[i].ID)
+			coll, _ := collectionOf(id)
+			addToGroup(again, coll, reqs[i].APIVersion, i)
+		}
+		lists, small := splitGroups(again, minGroup)
+		fallback = append(fallback, small...)
+		run(ctx, c.Concurrency(), len(lists), func(ctx context.Context, n int) {
+			rest, _ := c.readGroup(ctx, lists[n], reqs, out, minGroup)
+			mu.Lock()
+			fallback = append(fallback, rest...)
+			mu.Unlock()
+		})
+	}
+	run(ctx, c.Concurrency(), len(fallback), func(ctx context.Context, n int) {
+		i := fallback[n]
+		c.readOne(ctx, reqs[i], &out[i])
+	})
+	return out
+}
+
+func addToGroup(groups map[string]*readGroup, coll, apiVersion string, i int) {
+	key := armid.Key(coll) + "?" + strings.ToLower(apiVersion)
+	g := groups[key]
+	if g == nil {
+		g = &readGroup{collection: coll, apiVersion: apiVersion}
+		groups[key] = g
+	}
+	g.members = append(g.members, i)
+}
+
+// splitGroups returns the groups worth a list, in a deterministic order
+// (for logs and tests), and the members of the others.
+func splitGroups(groups map[string]*readGroup, minGroup int) (lists []*readGroup, singles []int) {
 	keys := make([]string, 0, len(groups))
 	for k, g := range groups {
 		if len(g.members) < minGroup {
@@ -117,29 +225,42 @@ func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyO
 		}
 		keys = append(keys, k)
 	}
-	sort.Strings(keys) // deterministic request order, for logs and tests
+	sort.Strings(keys)
+	sort.Ints(singles)
+	for _, k := range keys {
+		lists = append(lists, groups[k])
+	}
+	return lists, singles
+}
 
-	// Two bounded phases: the lists (with the GETs that need no list),
-	// then the GETs the lists could not serve. The pipeline bounds
-	// in-flight requests anyway; the limit only caps waiting goroutines.
-	var mu sync.Mutex
-	var fallback []int
-	run(ctx, c.Concurrency(), len(keys)+len(singles), func(ctx context.Context, n int) {
-		if n >= len(keys) {
-			i := singles[n-len(keys)]
-			c.readOne(ctx, reqs[i], &out[i])
-			return
+// perGroupPlan counts the requests of reading members the per-group
+// way: one list per group of at least minGroup members (one page
+// assumed), one GET for each other member.
+func (c *Client) perGroupPlan(reqs []ReadRequest, members []int, minGroup int) (groups map[string]int, cost int) {
+	groups = map[string]int{}
+	for _, i := range members {
+		id, _ := armid.Parse(reqs[i].ID)
+		groups[strings.ToLower(id.ResourceGroup)]++
+	}
+	for _, n := range groups {
+		if n >= minGroup {
+			cost++
+		} else {
+			cost += n
 		}
-		rest := c.readGroup(ctx, groups[keys[n]], reqs, out)
-		mu.Lock()
-		fallback = append(fallback, rest...)
-		mu.Unlock()
-	})
-	run(ctx, c.Concurrency(), len(fallback), func(ctx context.Context, n int) {
-		i := fallback[n]
-		c.readOne(ctx, reqs[i], &out[i])
-	})
-	return out
+	}
+	return groups, cost
+}
+
+// subscriptionListCost is the expected pages of a subscription-wide list
+// holding n members (more if the subscription holds others of the type).
+func subscriptionListCost(n int) int { return max(1, (n+listPageGuess-1)/listPageGuess) }
+
+// noSubList reports a type whose subscription-wide list held none of
+// several existing members on this endpoint.
+func (c *Client) noSubList(typ string) bool {
+	_, ok := c.noSubLists.Load(strings.ToLower(typ))
+	return ok
 }
 
 // run calls f for 0..n-1 with at most limit calls at a time. It is the
@@ -157,20 +278,30 @@ type readGroup struct {
 	collection string
 	apiVersion string
 	members    []int
+	// maxPages bounds paging (0: one page fewer than members, the cost
+	// of their GETs). subscription marks a subscription-wide list.
+	maxPages     int
+	subscription bool
 }
 
 // readGroup lists one collection, fills the results its items serve, and
-// returns the members that still need a GET.
-func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest, out []ReadResult) []int {
+// returns the members that still need a GET (rest) or, after a
+// subscription-wide list that could not serve them, a per-group read
+// (regroup).
+func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest, out []ReadResult, minGroup int) (rest, regroup []int) {
 	want := make(map[string]bool, len(g.members))
 	for _, i := range g.members {
 		want[armid.Key(reqs[i].ID)] = true
 	}
 	byID := make(map[string]map[string]any, len(g.members))
 	// Paging stops once every member was seen, and before the pages
-	// would cost more requests than the members' GETs: a group of 3
-	// in a collection of 5,000 siblings is read by GET after 2 pages.
-	_, err := c.listPages(ctx, g.collection, g.apiVersion, len(g.members)-1, func(page []map[string]any) bool {
+	// would cost more requests than the alternative: a group of 3 in a
+	// collection of 5,000 siblings is read by GET after 2 pages.
+	maxPages := g.maxPages
+	if maxPages <= 0 {
+		maxPages = len(g.members) - 1
+	}
+	complete, err := c.listPages(ctx, g.collection, g.apiVersion, maxPages, func(page []map[string]any) bool {
 		for _, it := range page {
 			if id, ok := it["id"].(string); ok && want[armid.Key(id)] {
 				byID[armid.Key(id)] = it
@@ -180,22 +311,44 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 	})
 	if err != nil {
 		// A collection without a list operation, a list permission the
-		// identity lacks, a parent that does not exist: GETs will say
-		// what is true of each resource.
-		return g.members
+		// identity lacks, a parent that does not exist: GETs (or the
+		// per-group lists) will say what is true of each resource.
+		if g.subscription {
+			return nil, g.members
+		}
+		return g.members, nil
 	}
-	var rest []int
+	var missing []int
 	for _, i := range g.members {
 		it := byID[armid.Key(reqs[i].ID)]
-		if it == nil || !hasAll(it, reqs[i].Need) {
-			// Missing: a GET confirms the 404 (lists can lag behind
-			// writes). Incomplete: the GET has the full body.
+		if it == nil {
+			missing = append(missing, i)
+			continue
+		}
+		if !hasAll(it, reqs[i].Need) {
+			// Incomplete: the GET has the full body.
 			rest = append(rest, i)
 			continue
 		}
 		out[i] = ReadResult{ID: reqs[i].ID, Body: it, Etag: etagOf(it), Exists: true, Via: ViaList}
 	}
-	return rest
+	if g.subscription && len(missing) > 0 {
+		switch {
+		case !complete:
+			// Paging stopped at the per-group plan's cost.
+			return rest, missing
+		case len(byID) == 0 && len(missing) >= minGroup:
+			// None of several members: the endpoint does not list this
+			// type subscription-wide (or lists something else).
+			if id, err := armid.Parse(reqs[g.members[0]].ID); err == nil {
+				c.noSubLists.Store(strings.ToLower(id.Type()), true)
+			}
+			return rest, missing
+		}
+	}
+	// Missing from a complete list: a GET confirms the 404 (lists can lag
+	// behind writes).
+	return append(rest, missing...), nil
 }
 
 func (c *Client) readOne(ctx context.Context, r ReadRequest, res *ReadResult) {

@@ -1,0 +1,177 @@
+package arm
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// listingARM is a fake ARM holding resources that answers GETs of each,
+// per-group lists and subscription-wide lists
+// (/subscriptions/{id}/providers/{ns}/{type}), paged at pageSize, the way
+// ARM does. subWide=false answers subscription-wide lists empty (as an
+// endpoint that does not list the type there).
+type listingARM struct {
+	*fakeARM
+	mu       sync.Mutex
+	byID     map[string]map[string]any
+	pageSize int
+	subWide  bool
+}
+
+func newListingARM(t *testing.T, pageSize int, subWide bool) *listingARM {
+	l := &listingARM{fakeARM: newFakeARM(t), byID: map[string]map[string]any{}, pageSize: pageSize, subWide: subWide}
+	l.srv.Config.Handler = http.HandlerFunc(l.serve)
+	return l
+}
+
+func (l *listingARM) add(id string, body map[string]any) {
+	body["id"] = id
+	l.mu.Lock()
+	l.byID[strings.ToLower(id)] = body
+	l.mu.Unlock()
+}
+
+func (l *listingARM) serve(w http.ResponseWriter, r *http.Request) {
+	l.fakeARM.mu.Lock()
+	l.seen = append(l.seen, seenReq{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery})
+	l.fakeARM.mu.Unlock()
+	path := strings.ToLower(r.URL.Path)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if b, ok := l.byID[path]; ok {
+		writeJSON(w, 200, b)
+		return
+	}
+	// A collection: every resource whose ID is path + "/" + name, or,
+	// subscription-wide, every resource of the type in the subscription.
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	var items []string
+	for id := range l.byID {
+		switch {
+		case strings.HasPrefix(id, path+"/") && !strings.Contains(id[len(path)+1:], "/"):
+			items = append(items, id)
+		case len(segs) == 5 && segs[2] == "providers" && l.subWide:
+			sub, typ := "/subscriptions/"+segs[1]+"/resourcegroups/", "/providers/"+segs[3]+"/"+segs[4]+"/"
+			if strings.HasPrefix(id, sub) && strings.Contains(id, typ) && !strings.Contains(id[strings.Index(id, typ)+len(typ):], "/") {
+				items = append(items, id)
+			}
+		}
+	}
+	if len(items) == 0 && (!strings.Contains(path, "/providers/") || len(segs) == 8) {
+		w.WriteHeader(404)
+		fmt.Fprint(w, `{"error":{"code":"ResourceNotFound"}}`)
+		return
+	}
+	sort.Strings(items)
+	start, _ := strconv.Atoi(r.URL.Query().Get("$skiptoken"))
+	end := min(start+l.pageSize, len(items))
+	page := map[string]any{"value": []any{}}
+	var vals []any
+	for _, id := range items[start:end] {
+		vals = append(vals, l.byID[id])
+	}
+	if vals != nil {
+		page["value"] = vals
+	}
+	if end < len(items) {
+		page["nextLink"] = fmt.Sprintf("http://%s%s?api-version=%s&$skiptoken=%d", r.Host, r.URL.Path, testAPI, end)
+	}
+	writeJSON(w, 200, page)
+}
+
+// mixed seeds groups x types the way issue 34's layout does: every group
+// holds one or two resources of each of several types.
+func (l *listingARM) mixed(groups int, types []string, perType int) []ReadRequest {
+	var reqs []ReadRequest
+	for g := range groups {
+		for _, typ := range types {
+			for n := range perType {
+				id := fmt.Sprintf("/subscriptions/%s/resourceGroups/rg-%03d/providers/%s/r-%d", testSub, g, typ, n)
+				l.add(id, map[string]any{"name": fmt.Sprintf("r-%d", n), "location": "westeurope", "tags": map[string]any{"g": strconv.Itoa(g)}})
+				reqs = append(reqs, ReadRequest{ID: id, APIVersion: testAPI, Need: []string{"location", "tags.g"}})
+			}
+		}
+	}
+	return reqs
+}
+
+var mixedTypes = []string{
+	"Microsoft.Network/networkSecurityGroups", "Microsoft.Network/publicIPAddresses", "Microsoft.Network/routeTables",
+	"Microsoft.Network/applicationSecurityGroups", "Microsoft.Network/virtualNetworks", "Microsoft.ManagedIdentity/userAssignedIdentities",
+	"Microsoft.Storage/storageAccounts", "Microsoft.Network/networkInterfaces", "Microsoft.Network/loadBalancers",
+	"Microsoft.KeyVault/vaults", "Microsoft.Network/privateDnsZones",
+}
+
+// Issue 34: many groups of a few resources of many types cost one
+// subscription-wide list per type (pages of 100), not a request per group.
+func TestReadManyUsesSubscriptionListsForSpreadTypes(t *testing.T) {
+	l := newListingARM(t, 100, true)
+	reqs := l.mixed(50, mixedTypes, 2) // 1,100 resources, 2 per group and type
+	res := l.client(func(o *Options) { o.Pacing = false }).ReadMany(context.Background(), reqs, ReadManyOptions{})
+	for i, r := range res {
+		if r.Err != nil || !r.Exists || r.Via != ViaList || r.Body["id"] != reqs[i].ID {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+	}
+	// 100 per type: one page each.
+	if n := len(l.requests()); n != len(mixedTypes) {
+		t.Errorf("%d requests for %d resources in 50 groups x %d types, want %d", n, len(reqs), len(mixedTypes), len(mixedTypes))
+	}
+	t.Logf("%d resources: %d requests (%.3f per resource)", len(reqs), len(l.requests()), float64(len(l.requests()))/float64(len(reqs)))
+}
+
+// Without subscription-wide lists on the endpoint the planner pays one
+// request per type to find out, then reads per group as before.
+func TestReadManyFallsBackWhenSubscriptionListIsEmpty(t *testing.T) {
+	l := newListingARM(t, 100, false)
+	reqs := l.mixed(10, mixedTypes[:3], 3) // 3 per group and type: one list per group
+	c := l.client(func(o *Options) { o.Pacing = false })
+	res := c.ReadMany(context.Background(), reqs, ReadManyOptions{})
+	for i, r := range res {
+		if r.Err != nil || !r.Exists || r.Via != ViaList {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+	}
+	if n, want := len(l.requests()), 3+3*10; n != want {
+		t.Errorf("%d requests, want %d (3 empty subscription lists, then 10 groups x 3 types)", n, want)
+	}
+	// The Client remembers: the next read goes per group at once.
+	before := len(l.requests())
+	c.ReadMany(context.Background(), reqs, ReadManyOptions{})
+	if n := len(l.requests()) - before; n != 30 {
+		t.Errorf("second read: %d requests, want 30", n)
+	}
+}
+
+// A subscription holding many more resources of the type than the set:
+// paging stops at the per-group plan's cost, and the rest is read per
+// group; results stay exact.
+func TestReadManySubscriptionListBoundedByPerGroupCost(t *testing.T) {
+	l := newListingARM(t, 10, true)
+	typ := "Microsoft.Network/routeTables"
+	for i := range 500 { // unmanaged, sorted before ours
+		l.add(fmt.Sprintf("/subscriptions/%s/resourceGroups/aaa-%03d/providers/%s/x", testSub, i, typ), map[string]any{"location": "westeurope"})
+	}
+	reqs := l.mixed(4, []string{typ}, 3) // 4 groups of 3: per-group plan costs 4
+	reqs = append(reqs, ReadRequest{ID: fmt.Sprintf("/subscriptions/%s/resourceGroups/rg-000/providers/%s/gone", testSub, typ), APIVersion: testAPI})
+	res := l.client(func(o *Options) { o.Pacing = false }).ReadMany(context.Background(), reqs, ReadManyOptions{})
+	for i, r := range res[:12] {
+		if r.Err != nil || !r.Exists || r.Body["id"] != reqs[i].ID {
+			t.Fatalf("result %d: %+v", i, r)
+		}
+	}
+	if g := res[12]; g.Err != nil || g.Exists {
+		t.Errorf("missing resource: %+v", g)
+	}
+	// The 4-group plan costs 4 (+1 GET of the missing one); the
+	// subscription list may spend at most 3 pages before it.
+	if n := len(l.requests()); n > 3+4+1 {
+		t.Errorf("%d requests, want at most 8", n)
+	}
+}
