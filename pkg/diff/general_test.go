@@ -2,6 +2,7 @@ package diff
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
@@ -247,5 +248,20 @@ func TestDisableRules(t *testing.T) {
 	in.DisableRules = []string{RuleDuration}
 	if r := Compute(in); len(r.Changes) != 1 {
 		t.Fatalf("off: %v", paths(r.Changes))
+	}
+}
+
+// TestNotReturnedCreateOnly: a create-only value live does not return is
+// not written on a first plan (that could only fail or replace the
+// resource); a warning names it, so the intent is not dropped silently.
+func TestNotReturnedCreateOnly(t *testing.T) {
+	d := map[string]any{"properties": map[string]any{"zone": "1", "level": "a"}}
+	s := map[string]any{"properties": map[string]any{"level": "a"}}
+	r := Compute(Input{Desired: d, Live: s, Schema: testSchema})
+	if r.Action != ActionNoOp || len(r.Changes) != 0 {
+		t.Fatalf("got %s %+v", r.Action, r.Changes)
+	}
+	if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "properties.zone: ") {
+		t.Fatalf("warnings = %v", r.Warnings)
 	}
 }
