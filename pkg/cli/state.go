@@ -12,7 +12,7 @@ import (
 func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "state",
-		Short: "Inspect and repair recorded state (list, show, rm, unlock)",
+		Short: "Inspect and repair recorded state (list, show, rm, mv, unlock)",
 	}
 	// format maps -o to the state package's formats; text is its default.
 	format := func() string {
@@ -67,8 +67,37 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 				}
 				return state.Remove(ctx, st, id)
 			}),
+		newStateMoveCommand(g, s),
 		sub("unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", "text", cobra.NoArgs,
 			func(ctx context.Context, st state.Store, _ []string) error { return state.Unlock(ctx, s.Out, st) }),
 	)
+	return cmd
+}
+
+func newStateMoveCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
+	var toSet string
+	cmd := &cobra.Command{
+		Use:   "mv TYPE/NAME|NAME|ID [NEW-ID] [--to-set SET]",
+		Short: "File a record under a new ARM ID (a resource moved to another group) or set, without touching Azure",
+		Example: `  # rg-old's storage account was moved to rg-new with ARM's move operation:
+  kubectl azure state mv storageAccounts/st1 /subscriptions/SUB/resourceGroups/rg-new/providers/Microsoft.Storage/storageAccounts/st1
+  # hand a resource over to another manifest set sharing the state:
+  kubectl azure state mv storageAccounts/st1 --to-set team-b`,
+		Args:        cobra.RangeArgs(1, 2),
+		Annotations: map[string]string{outputsAnnotation: "text"},
+		RunE: func(cmd *cobra.Command, a []string) error {
+			st, err := g.openState(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			newID := ""
+			if len(a) == 2 {
+				newID = a[1]
+			}
+			return moveRecord(cmd.Context(), s.Out, st, a[0], newID, toSet)
+		},
+	}
+	cmd.Flags().StringVar(&toSet, "to-set", "", "file the record under this manifest set")
 	return cmd
 }
