@@ -302,3 +302,37 @@ func httpPost(url string) (rawResp, error) {
 	b, err := io.ReadAll(resp.Body)
 	return rawResp{code: resp.StatusCode, body: string(b)}, err
 }
+
+// TestSecretsReferenceToAValueFromPath: a ${ref:NAME.PATH} to a path the
+// referenced manifest fills from valueFrom is secret where it is used.
+func TestSecretsReferenceToAValueFromPath(t *testing.T) {
+	e := newEnv(t, nil)
+	const clear = "Env-Reached-S3cret-5c0d"
+	t.Setenv("SECRETS_TEST_TAG", clear)
+	e.edit("storage.yaml", "    tags: {app: demo, env: dev}\n", "    tags: {app: demo, env: dev, token: {valueFrom: {env: SECRETS_TEST_TAG}}}\n")
+	texts := map[string]string{"first apply": e.mustRun(0, "apply", "-f", e.dir, "--yes")}
+	// The storage account exists: the reference resolves at plan time.
+	e.edit("keyvault.yaml", "    tags: {app: demo, env: dev}\n", "    tags: {app: demo, env: dev, copied: \"${ref:stdemo001.tags.token}\"}\n")
+	for _, o := range []string{"text", "json", "markdown"} {
+		out, errOut, code := e.run("diff", "-f", e.dir, "-o", o)
+		if code != 1 {
+			t.Fatalf("diff -o %s: exit %d\n%s\n%s", o, code, out, errOut)
+		}
+		texts["plan -o "+o] = out + errOut
+	}
+	saved := filepath.Join(t.TempDir(), "plan.json")
+	e.mustRun(1, "diff", "-f", e.dir, "--out", saved)
+	texts["saved plan"] = readFile(t, saved)
+	texts["apply"] = e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	for k, v := range e.stateFiles() {
+		texts[k] = v
+	}
+	noLeak(t, clear, texts)
+	if !strings.Contains(texts["plan -o json"], "tags.copied") {
+		t.Errorf("the copied tag is not planned:\n%s", texts["plan -o json"])
+	}
+	kv, _ := e.live(rg("rg-demo")+"/providers/Microsoft.KeyVault/vaults/kv-demo-001", "2023-07-01")
+	if tags, _ := kv["tags"].(map[string]any); tags["copied"] != clear {
+		t.Fatalf("the reference was not written (test setup): %v", kv["tags"])
+	}
+}
