@@ -269,6 +269,11 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 			return reply{err: err}
 		}
 	}
+	if m == http.MethodPut {
+		if rep, ok := s.updateAccessPolicy(p, apiVersion, body); ok {
+			return rep
+		}
+	}
 	switch m {
 	case http.MethodGet, http.MethodHead:
 		return s.getResource(p)

@@ -189,3 +189,79 @@ func armRules(ctx context.Context, e *env, r *runner) {
 		return expect(res.StatusCode == 405, "status %d", res.StatusCode)
 	})
 }
+
+// keyVaultAccessPolicies: accessPolicies/add|replace|remove merge entries
+// into the vault's accessPolicies. Source: Key Vault management REST
+// reference "Vaults - Update Access Policy".
+func keyVaultAccessPolicies(ctx context.Context, e *env, r *runner) {
+	vaults, _ := armkeyvault.NewVaultsClient(e.sub, e.cred, e.opts)
+	const tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+	entry := func(obj string, perms ...armkeyvault.SecretPermissions) *armkeyvault.AccessPolicyEntry {
+		p := make([]*armkeyvault.SecretPermissions, len(perms))
+		for i := range perms {
+			p[i] = &perms[i]
+		}
+		return &armkeyvault.AccessPolicyEntry{TenantID: to.Ptr(tenant), ObjectID: to.Ptr(obj), Permissions: &armkeyvault.Permissions{Secrets: p}}
+	}
+	update := func(kind armkeyvault.AccessPolicyUpdateKind, entries ...*armkeyvault.AccessPolicyEntry) error {
+		_, err := vaults.UpdateAccessPolicy(ctx, group, "kv-conf-001", kind, armkeyvault.VaultAccessPolicyParameters{
+			Properties: &armkeyvault.VaultAccessPolicyProperties{AccessPolicies: entries}}, nil)
+		return err
+	}
+	secretsOf := func(obj string) ([]string, bool, error) {
+		v, err := vaults.Get(ctx, group, "kv-conf-001", nil)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, p := range v.Properties.AccessPolicies {
+			if deref(p.ObjectID) == obj {
+				var out []string
+				for _, s := range p.Permissions.Secrets {
+					out = append(out, string(*s))
+				}
+				return out, true, nil
+			}
+		}
+		return nil, false, nil
+	}
+	r.check("keyvault accessPolicies/add appends an entry to the vault", func() error {
+		if err := update(armkeyvault.AccessPolicyUpdateKindAdd, entry("obj-conf-1", armkeyvault.SecretPermissionsGet)); err != nil {
+			return err
+		}
+		got, found, err := secretsOf("obj-conf-1")
+		if err != nil {
+			return err
+		}
+		return expect(found && strings.Join(got, ",") == "get", "entry %v found %v", got, found)
+	})
+	r.check("keyvault accessPolicies/add merges permissions of the same principal", func() error {
+		if err := update(armkeyvault.AccessPolicyUpdateKindAdd, entry("obj-conf-1", armkeyvault.SecretPermissionsList)); err != nil {
+			return err
+		}
+		got, _, err := secretsOf("obj-conf-1")
+		if err != nil {
+			return err
+		}
+		return expect(strings.Join(got, ",") == "get,list", "secrets %v", got)
+	})
+	r.check("keyvault accessPolicies/replace sets the permissions", func() error {
+		if err := update(armkeyvault.AccessPolicyUpdateKindReplace, entry("obj-conf-1", armkeyvault.SecretPermissionsSet)); err != nil {
+			return err
+		}
+		got, _, err := secretsOf("obj-conf-1")
+		if err != nil {
+			return err
+		}
+		return expect(strings.Join(got, ",") == "set", "secrets %v", got)
+	})
+	r.check("keyvault accessPolicies/remove drops an entry left without permissions", func() error {
+		if err := update(armkeyvault.AccessPolicyUpdateKindRemove, entry("obj-conf-1", armkeyvault.SecretPermissionsSet)); err != nil {
+			return err
+		}
+		_, found, err := secretsOf("obj-conf-1")
+		if err != nil {
+			return err
+		}
+		return expect(!found, "entry still there")
+	})
+}

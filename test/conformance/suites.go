@@ -27,6 +27,7 @@ var suites = []func(context.Context, *env, *runner){
 	locks,
 	readOnlyWriteOnly,
 	armRules,
+	keyVaultAccessPolicies,
 }
 
 const (
