@@ -8,9 +8,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-// usageTemplate puts a command's own flags first and the global ones after
-// them, and leaves the kubeconfig flags to `kubectl azure options`, the way
-// kubectl keeps its help about the command at hand.
+// usageTemplate lists only a command's own flags and leaves the global ones
+// (and the kubeconfig flags) to `kubectl azure options`, the way kubectl
+// keeps its help about the command at hand instead of repeating the same
+// sixteen lines under every command.
 const usageTemplate = `Usage:{{if .Runnable}}
   {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
   {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
@@ -25,12 +26,9 @@ Available Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "he
   {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
 
 Flags:
-{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasAvailableInheritedFlags}}
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}
 
-Global Flags:
-{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}{{end}}
-
-Use "kubectl azure options" for the kubeconfig flags (Kubernetes state backend, Secret references).{{if .HasAvailableSubCommands}}
+Use "kubectl azure options" for the global flags (--subscription, --state, --endpoint, -o, ...), accepted by every command.{{if .HasAvailableSubCommands}}
 Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
 `
 

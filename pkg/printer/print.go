@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -130,7 +131,9 @@ func headerParts(p *plan.Plan) []string {
 	if p.State != "" {
 		st := "State: " + p.State
 		if p.Set != "" {
-			st += " (set " + p.Set + ")"
+			// The set is what --prune and delete work within; say so where
+			// the name first appears, since "set" alone means nothing yet.
+			st += " (manifest set " + strconv.Quote(p.Set) + ": --prune deletes only its records)"
 		}
 		parts = append(parts, st)
 	}

@@ -116,10 +116,10 @@ func wordWrap(s string, limit int) []string {
 
 func (t *textPrinter) plan(p *plan.Plan) {
 	t.managed = managedNames(p)
-	// One item per line: a long state path must not wrap the header.
+	// One item per line, each wrapped on its own.
 	if parts := headerParts(p); len(parts) > 0 {
 		for _, h := range parts {
-			t.line(t.st.faint(h))
+			t.wrapped("", "  ", h, t.st.faint)
 		}
 		t.line()
 	}
