@@ -66,11 +66,45 @@ func (s *Server) checkTypeAndVersion(p armPath, apiVersion string) *armError {
 		// index may simply predate it, so accept.
 		return nil
 	}
+	if date <= today && s.namespaceHasVersion(p.Namespace, apiVersion) {
+		// The specs miss versions ARM serves: RPs register their versions
+		// for the namespace, and real recorded traffic uses them for types
+		// whose spec lacks them (a template's backupstorageconfig@2020-02-02,
+		// the SFTP quickstart's localUsers@2021-04-01). A version the
+		// namespace knows is accepted for any of its types.
+		return nil
+	}
 	newest := append([]string(nil), sorted...)
 	sort.Sort(sort.Reverse(sort.StringSlice(newest)))
 	return newError(http.StatusBadRequest, "NoRegisteredProviderFound",
 		"No registered resource provider found for location 'global' and API version '%s' for type '%s'. The supported api-versions are '%s'.",
 		apiVersion, strings.Join(p.Types, "/"), strings.Join(newest, ", "))
+}
+
+// namespaceHasVersion reports whether any type of the namespace has the
+// api-version in the index. The per-namespace sets are built on first use.
+func (s *Server) namespaceHasVersion(ns, version string) bool {
+	s.nsVersionsMu.Lock()
+	defer s.nsVersionsMu.Unlock()
+	key := strings.ToLower(ns)
+	set, ok := s.nsVersions[key]
+	if !ok {
+		set = map[string]bool{}
+		if tl, isTL := s.opts.Schema.(typeLister); isTL && tl != nil {
+			for _, t := range tl.Types() {
+				if n, _, cut := strings.Cut(t, "/"); cut && strings.EqualFold(n, ns) {
+					for _, v := range tl.Versions(t) {
+						set[strings.ToLower(v)] = true
+					}
+				}
+			}
+		}
+		if s.nsVersions == nil {
+			s.nsVersions = map[string]map[string]bool{}
+		}
+		s.nsVersions[key] = set
+	}
+	return set[strings.ToLower(version)]
 }
 
 func (s *Server) knownNamespace(ns string) bool {

@@ -28,6 +28,7 @@ var suites = []func(context.Context, *env, *runner){
 	readOnlyWriteOnly,
 	armRules,
 	keyVaultAccessPolicies,
+	accepts,
 }
 
 const (

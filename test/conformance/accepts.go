@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v6"
+)
+
+// accepts: what ARM accepts must not be refused.
+//   - api-versions ARM serves that a type's spec lacks: the official SFTP
+//     quickstart template (azure-quickstart-templates, storage-sftp) writes
+//     storageAccounts/localUsers@2021-04-01; ARM served it.
+//   - References to a load balancer's inline parts (inboundNatPools) from a
+//     scale set: the documented VMSS-behind-a-load-balancer templates
+//     (Microsoft Learn "Networking for Virtual Machine Scale Sets").
+func accepts(ctx context.Context, e *env, r *runner) {
+	put := func(id, version, body string) error {
+		res, b, err := e.rawDo(ctx, http.MethodPut, id+"?api-version="+version, body)
+		if err != nil {
+			return err
+		}
+		return expect(res.StatusCode < 300, "PUT %s@%s: %d %s", id, version, res.StatusCode, errorCode(b))
+	}
+	sa := e.rg(group) + "/providers/Microsoft.Storage/storageAccounts/stconfsftp1"
+	r.check("accepts: storageAccounts/localUsers@2021-04-01 (SFTP quickstart)", func() error {
+		if err := put(sa, "2021-04-01", `{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"properties":{"isHnsEnabled":true,"isSftpEnabled":true}}`); err != nil {
+			return err
+		}
+		return put(sa+"/localUsers/sftpuser", "2021-04-01", `{"properties":{"hasSshPassword":true,"homeDirectory":"data"}}`)
+	})
+	lbs, _ := armnetwork.NewLoadBalancersClient(e.sub, e.cred, e.opts)
+	lb := e.rg(group) + "/providers/Microsoft.Network/loadBalancers/lb-conf"
+	r.check("accepts: a scale set may reference a load balancer's inboundNatPools and backendAddressPools", func() error {
+		p, err := lbs.BeginCreateOrUpdate(ctx, group, "lb-conf", armnetwork.LoadBalancer{Location: to.Ptr(location),
+			SKU: &armnetwork.LoadBalancerSKU{Name: to.Ptr(armnetwork.LoadBalancerSKUNameStandard)},
+			Properties: &armnetwork.LoadBalancerPropertiesFormat{
+				FrontendIPConfigurations: []*armnetwork.FrontendIPConfiguration{{Name: to.Ptr("fe"), Properties: &armnetwork.FrontendIPConfigurationPropertiesFormat{
+					PrivateIPAllocationMethod: to.Ptr(armnetwork.IPAllocationMethodDynamic),
+					Subnet:                    &armnetwork.Subnet{ID: to.Ptr(e.rg(group) + "/providers/Microsoft.Network/virtualNetworks/vnet-conf/subnets/data")}}}},
+				BackendAddressPools: []*armnetwork.BackendAddressPool{{Name: to.Ptr("be")}},
+				InboundNatPools: []*armnetwork.InboundNatPool{{Name: to.Ptr("ssh"), Properties: &armnetwork.InboundNatPoolPropertiesFormat{
+					FrontendIPConfiguration: &armnetwork.SubResource{ID: to.Ptr(lb + "/frontendIPConfigurations/fe")},
+					Protocol:                to.Ptr(armnetwork.TransportProtocolTCP), FrontendPortRangeStart: to.Ptr[int32](50000),
+					FrontendPortRangeEnd: to.Ptr[int32](50100), BackendPort: to.Ptr[int32](22)}}},
+			}}, nil)
+		if err := settle(ctx, e, p, err); err != nil {
+			return err
+		}
+		return put(e.rg(group)+"/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-conf", "2024-03-01",
+			`{"location":"westeurope","sku":{"name":"Standard_B1s","capacity":1},"properties":{"virtualMachineProfile":{"networkProfile":{"networkInterfaceConfigurations":[{"name":"nic","properties":{"primary":true,"ipConfigurations":[{"name":"ip","properties":{"subnet":{"id":"`+e.rg(group)+`/providers/Microsoft.Network/virtualNetworks/vnet-conf/subnets/data"},"loadBalancerBackendAddressPools":[{"id":"`+lb+`/backendAddressPools/be"}],"loadBalancerInboundNatPools":[{"id":"`+lb+`/inboundNatPools/ssh"}]}}]}}]}}}}`)
+	})
+	r.check("accepts: a reference to a missing inline part is still 400 InvalidResourceReference", func() error {
+		res, b, err := e.rawDo(ctx, http.MethodPut, e.rg(group)+"/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-conf2?api-version=2024-03-01",
+			`{"location":"westeurope","sku":{"name":"Standard_B1s","capacity":1},"properties":{"virtualMachineProfile":{"networkProfile":{"networkInterfaceConfigurations":[{"name":"nic","properties":{"primary":true,"ipConfigurations":[{"name":"ip","properties":{"loadBalancerInboundNatPools":[{"id":"`+lb+`/inboundNatPools/absent"}]}}]}}]}}}}`)
+		if err != nil {
+			return err
+		}
+		return expect(res.StatusCode == 400 && errorCode(b) == "InvalidResourceReference", "%d %s", res.StatusCode, errorCode(b))
+	})
+}
