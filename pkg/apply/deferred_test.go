@@ -311,7 +311,7 @@ func TestRunDAGCycleFails(t *testing.T) {
 	free := &item{id: "/c", planned: plan.Resource{Action: plan.ActionCreate}}
 	e := &Engine{}
 	ran := 0
-	errs := e.runDAG(context.Background(), []*item{a, b, free}, func(it *item) []*item { return it.deps },
+	errs := e.runDAG(context.Background(), context.Background(), []*item{a, b, free}, func(it *item) []*item { return it.deps },
 		func(context.Context, *item) error { ran++; return nil })
 	if ran != 1 || errs[free] != nil || errs[a] == nil || errs[b] == nil {
 		t.Fatalf("ran %d, errs %v", ran, errs)

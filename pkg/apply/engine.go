@@ -49,6 +49,8 @@ type Engine struct {
 	// kids indexes the schema's child types by parent type (cascade check).
 	kidsOnce sync.Once
 	kids     map[string][]string
+	// stop is done once no new write may start (ExecuteUntil).
+	stop context.Context
 }
 
 // item is one resource's planning and execution record.

@@ -53,9 +53,61 @@ func skip(reason string) error { return fmt.Errorf("%w: %s", errSkipped, reason)
 // resource the plan writes (or adopts) with its outcome; the error is an
 // *ExecuteError when any failed or was skipped.
 func (e *Engine) Execute(ctx context.Context, p *Prepared) (*plan.Result, error) {
+	return e.ExecuteUntil(ctx, ctx, p)
+}
+
+// DefaultDrainTimeout is how long, after a first interrupt, writes already
+// sent may take to finish (their long-running operations followed to the
+// end, read back and recorded) before they are abandoned to the journal.
+const DefaultDrainTimeout = 5 * time.Minute
+
+// ExecuteUntil is Execute with a two-stage stop, for Ctrl-C:
+//
+//   - when stop is done (the first interrupt), no resource is started any
+//     more; the writes already sent go on — their long-running operations
+//     are followed, they are read back and recorded — for at most
+//     Options.DrainTimeout (DefaultDrainTimeout when zero), so the next plan
+//     is the truth rather than a list of resources to adopt;
+//   - when ctx is done (a second interrupt, --timeout), everything stops at
+//     once; writes in flight stay journaled and the next run settles them.
+//
+// The error then wraps the cause (errors.Is(err, context.Canceled)).
+func (e *Engine) ExecuteUntil(ctx, stop context.Context, p *Prepared) (*plan.Result, error) {
 	if err := e.Check(p); err != nil {
 		return nil, err
 	}
+	if stop == nil {
+		stop = ctx
+	}
+	work, abandon := context.WithCancelCause(ctx)
+	defer abandon(nil)
+	drain := e.Options.DrainTimeout
+	if drain <= 0 {
+		drain = DefaultDrainTimeout
+	}
+	go func() {
+		select {
+		case <-stop.Done():
+		case <-work.Done():
+			return
+		}
+		t := time.NewTimer(drain)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			abandon(fmt.Errorf("writes in flight did not finish within %s of the interrupt: %w", drain, context.Cause(stop)))
+		case <-work.Done():
+		}
+	}()
+	e.stop = stop
+	defer func() { e.stop = nil }()
+	return e.execute(work, stop, p)
+}
+
+// stopped reports whether no new write may start.
+func (e *Engine) stopped() bool { return e.stop != nil && e.stop.Err() != nil }
+
+func (e *Engine) execute(ctx, stop context.Context, p *Prepared) (*plan.Result, error) {
 	var writes, deletes []*item
 	for _, it := range p.items {
 		if it.planned.Action == plan.ActionDelete {
@@ -64,7 +116,7 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared) (*plan.Result, error)
 			writes = append(writes, it)
 		}
 	}
-	errs := e.runDAG(ctx, writes, func(it *item) []*item { return it.deps }, func(ctx context.Context, it *item) error {
+	errs := e.runDAG(ctx, stop, writes, func(it *item) []*item { return it.deps }, func(ctx context.Context, it *item) error {
 		return e.applyOne(ctx, p, it)
 	})
 	// A resource group this run deletes takes everything in it: the
@@ -85,7 +137,7 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared) (*plan.Result, error)
 			}
 		}
 	}
-	for it, err := range e.runDAG(ctx, deletes, func(it *item) []*item { return dependants[it] }, func(ctx context.Context, it *item) error {
+	for it, err := range e.runDAG(ctx, stop, deletes, func(it *item) []*item { return dependants[it] }, func(ctx context.Context, it *item) error {
 		if err := e.deleteOne(ctx, p, it); err != nil {
 			return err
 		}
@@ -103,11 +155,11 @@ func (e *Engine) Execute(ctx context.Context, p *Prepared) (*plan.Result, error)
 			}
 		}
 	}
-	return e.result(ctx, p, errs)
+	return e.result(ctx, stop, p, errs)
 }
 
 // result builds the per-resource outcome and the matching error.
-func (e *Engine) result(ctx context.Context, p *Prepared, errs map[*item]error) (*plan.Result, error) {
+func (e *Engine) result(ctx, stop context.Context, p *Prepared, errs map[*item]error) (*plan.Result, error) {
 	res := &plan.Result{FormatVersion: plan.FormatVersion, Plan: p.Plan, Results: []plan.ResourceResult{}}
 	ee := &ExecuteError{}
 	for _, it := range p.items {
@@ -132,6 +184,9 @@ func (e *Engine) result(ctx context.Context, p *Prepared, errs map[*item]error) 
 		res.Results = append(res.Results, rr)
 	}
 	ee.Cancelled = ctx.Err()
+	if ee.Cancelled == nil {
+		ee.Cancelled = stop.Err()
+	}
 	if len(ee.Failed)+len(ee.Skipped) > 0 || ee.Cancelled != nil {
 		return res, ee
 	}
@@ -163,9 +218,10 @@ func (e *Engine) recordProtection(ctx context.Context, it *item) error {
 
 // runDAG runs fn for every item once all of its prerequisites succeeded, at
 // most e.concurrency() at once, and returns each item's error. An item whose
-// prerequisite failed, or that had not started when ctx was cancelled, is
-// not run: its error wraps errSkipped.
-func (e *Engine) runDAG(ctx context.Context, items []*item, prereqs func(*item) []*item, fn func(context.Context, *item) error) map[*item]error {
+// prerequisite failed, or that had not started when stop was done, is not
+// run: its error wraps errSkipped. fn runs with ctx, which outlives stop so
+// that what was started can finish.
+func (e *Engine) runDAG(ctx, stop context.Context, items []*item, prereqs func(*item) []*item, fn func(context.Context, *item) error) map[*item]error {
 	in := make(map[*item]bool, len(items))
 	for _, it := range items {
 		in[it] = true
@@ -215,7 +271,7 @@ func (e *Engine) runDAG(ctx context.Context, items []*item, prereqs func(*item) 
 	for len(resolved) < len(items) {
 		for _, it := range ready {
 			resolved[it] = true
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || stop.Err() != nil {
 				mu.Lock()
 				errs[it] = skip("the run was interrupted before it started")
 				mu.Unlock()
@@ -281,7 +337,7 @@ func (e *Engine) event(it *item, st Status, detail string) {
 
 // applyOne writes one resource, waits, reads it back and records it.
 func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error) {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || e.stopped() {
 		return skip("the run was interrupted before it started")
 	}
 	defer func() {
@@ -404,6 +460,10 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 		return skip("the run was interrupted before it started")
 	}
 	defer unlock()
+	if e.stopped() && !it.replaced && it.planned.Action != plan.ActionReplace {
+		// Waited for its parent past the interrupt: nothing was sent yet.
+		return skip("the run was interrupted before it started")
+	}
 	if err := e.Store.BeginIntent(ctx, state.Intent{ID: it.id, Op: op, Type: it.typ, APIVersion: it.ver, Started: time.Now().UTC(), Record: rec}); err != nil {
 		return fmt.Errorf("journaling %s before writing it: %w", it.display(), err)
 	}
@@ -598,7 +658,7 @@ func (e *Engine) settleDelete(ctx context.Context, it *item, derr error) error {
 // deleteOne deletes a resource and forgets it, and the records of the
 // children ARM deleted with it.
 func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err error) {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || e.stopped() {
 		return skip("the run was interrupted before it started")
 	}
 	defer func() {

@@ -2,7 +2,9 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -55,4 +57,78 @@ func (v *vanishing) Delete(ctx context.Context, id, ver string, o *arm.RequestOp
 		v.mu.Unlock()
 	}
 	return v.fakeARM.Delete(ctx, id, ver, o)
+}
+
+// slowPuts holds every PUT for a while and stops the run (first Ctrl-C)
+// when the first PUT of at arrives.
+type slowPuts struct {
+	*fakeARM
+	at   string
+	stop context.CancelFunc
+}
+
+func (s *slowPuts) Put(ctx context.Context, id, v string, b map[string]any, o *arm.RequestOptions) (*arm.Response, error) {
+	if armid.Equal(id, s.at) {
+		s.stop()
+	}
+	select {
+	case <-time.After(100 * time.Millisecond): // a long-running operation
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.fakeARM.Put(ctx, id, v, b, o)
+}
+
+// TestFirstInterruptLetsWritesInFlightFinish: after the first Ctrl-C the
+// writes already sent finish and are recorded, nothing new starts, and the
+// error says the run was interrupted; a second Ctrl-C abandons what is in
+// flight to the journal (issue 33 item 1).
+func TestFirstInterruptLetsWritesInFlightFinish(t *testing.T) {
+	stop, stopNow := context.WithCancel(context.Background())
+	defer stopNow()
+	a := &slowPuts{fakeARM: newFakeARM(), at: idA, stop: stopNow}
+	a.seed(rg1, body())
+	st := newMemStore(recordOf(rg1, body(), DefaultSet))
+	e := newEngine(a, st, DefaultOptions())
+	child := idA + "/federatedIdentityCredentials/f"
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{
+		res(rg1, body()), res(idA, body(), rg1), res(idB, body(), rg1), res(child, body(), idA)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.ExecuteUntil(context.Background(), stop, p)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the interruption", err)
+	}
+	if !st.has(idA) || !st.has(idB) {
+		t.Fatalf("writes in flight at the interrupt were not recorded: A %v B %v", st.has(idA), st.has(idB))
+	}
+	if len(st.intents) != 0 {
+		t.Errorf("intents left: %v", st.intents)
+	}
+	if st.has(child) || len(a.Calls("PUT "+child)) > 0 {
+		t.Error("a write started after the interrupt")
+	}
+	if r.Summary.Done != 2 || r.Summary.Skipped != 1 {
+		t.Errorf("summary %+v, want 2 done and 1 skipped", r.Summary)
+	}
+
+	// A second interrupt (ctx) while a write is in flight: it is abandoned,
+	// still journaled.
+	ctx, abort := context.WithCancel(context.Background())
+	stop2, stopNow2 := context.WithCancel(context.Background())
+	a2 := &slowPuts{fakeARM: newFakeARM(), at: idA, stop: func() { stopNow2(); abort() }}
+	a2.seed(rg1, body())
+	st2 := newMemStore(recordOf(rg1, body(), DefaultSet))
+	e2 := newEngine(a2, st2, DefaultOptions())
+	p2, err := e2.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(idA, body(), rg1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e2.ExecuteUntil(ctx, stop2, p2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if st2.has(idA) || len(st2.intents) != 1 {
+		t.Errorf("an abandoned write must stay journaled, not recorded: recorded %v intents %v", st2.has(idA), st2.intents)
+	}
 }

@@ -56,6 +56,9 @@ type Options struct {
 	// CollectionReads lets the plan read live state with collection GETs
 	// where that needs fewer requests (on by default).
 	CollectionReads bool
+	// DrainTimeout bounds how long writes in flight may take to finish
+	// after the first interrupt (ExecuteUntil); 0 means DefaultDrainTimeout.
+	DrainTimeout time.Duration
 }
 
 // DefaultSet is the set name used when none is given.
