@@ -720,3 +720,32 @@ func TestForgetUnreadableRecord(t *testing.T) {
 		t.Fatalf("after state rm: %d records, %v", len(recs), err)
 	}
 }
+
+// TestRepairForgetsWhatAGroupDeleteTook: a run that deleted a resource
+// group in one DELETE and died before forgetting the records inside it
+// leaves only the group's intent; the repair forgets those records too.
+func TestRepairForgetsWhatAGroupDeleteTook(t *testing.T) {
+	st := openLocalT(t, filepath.Join(t.TempDir(), "state.json"))
+	ctx := context.Background()
+	rg := "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-demo"
+	other := "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-demo2"
+	for _, id := range []string{rg, testID, other} {
+		if err := st.Put(ctx, testRecord(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.BeginIntent(ctx, Intent{ID: rg, Op: OpDelete}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Repair(ctx, st, RepairFuncs{Get: func(context.Context, string, string) (map[string]any, string, bool, error) {
+		return nil, "", false, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]bool{rg: false, testID: false, other: true} {
+		_, err := st.Get(ctx, id)
+		if got := err == nil; got != want {
+			t.Errorf("%s recorded = %v, want %v", id, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -85,7 +86,7 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 		act := RepairAction{Intent: in}
 		switch {
 		case strings.EqualFold(in.Op, OpDelete) && !found:
-			err, act.Outcome = st.Delete(ctx, in.ID), "forgotten"
+			err, act.Outcome = forgetWithContents(ctx, st, in.ID), "forgotten"
 		case strings.EqualFold(in.Op, OpDelete) || !found:
 			err, act.Outcome = st.CommitIntent(ctx, in.ID), "cleared"
 		default:
@@ -128,6 +129,24 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 		done = append(done, act)
 	}
 	return done, nil
+}
+
+// forgetWithContents forgets a deleted resource's record and those of the
+// resources inside it (a resource group deleted whole, in one DELETE): ARM
+// deleted them with it.
+func forgetWithContents(ctx context.Context, st Store, id string) error {
+	recs, err := st.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if armid.Contains(id, r.ID) {
+			if err := st.Delete(ctx, r.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return st.Delete(ctx, id)
 }
 
 // ProjectOwned returns the parts of live at the paths present in owned:
