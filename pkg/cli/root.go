@@ -206,7 +206,11 @@ func (g *GlobalOptions) validate(cmd *cobra.Command) error {
 	if g.Output == "" {
 		g.Output = printer.OutputText
 	}
-	if !slices.Contains(allowed, g.Output) && !(cmd.Name() == "get" && strings.HasPrefix(g.Output, "jsonpath=")) {
+	jsonpath := cmd.Name() == "get"
+	if !slices.Contains(allowed, g.Output) && !(jsonpath && strings.HasPrefix(g.Output, "jsonpath=")) {
+		if jsonpath {
+			allowed = append(slices.Clone(allowed), "jsonpath=TEMPLATE")
+		}
 		return withCode(ExitValidation, fmt.Errorf("unknown output format %q for %s: use -o %s", g.Output, cmd.CommandPath(), strings.Join(allowed, "|")))
 	}
 	return nil

@@ -75,6 +75,7 @@ func cases() []tc {
 		// the GETs: nothing is written, but they should fail before any
 		// request (reported to the pkg/cli owner); Reads tolerates that.
 		{Name: "unknown-output", Args: diff("-o", "xml"), Manifest: good, Code: 2},
+		{Name: "get-unknown-output", Args: []string{"get", "-f", "$DIR/manifest.yaml", "-o", "xml"}, Manifest: good, Code: 2},
 		{Name: "unknown-color", Args: diff("--color", "purple"), Manifest: good, Code: 2},
 		{Name: "unknown-flag", Args: diff("--frobnicate"), Manifest: good, Code: 2},
 		{Name: "unknown-command", Args: []string{"frobnicate"}},
