@@ -206,7 +206,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 		var out []any
 		expand := strings.ToLower(r.URL.Query().Get("$expand"))
 		for _, res := range s.store.topLevel(p.Sub, p.Group) {
-			v := genericView(res.Body)
+			v := genericView(withEnvelope(res))
 			// $expand adds what ARM keeps about the resource itself.
 			if strings.Contains(expand, "createdtime") {
 				v["createdTime"] = res.Created.UTC().Format(time.RFC3339Nano)
@@ -375,9 +375,30 @@ func list(items []any) reply {
 func bodies(rs []*resource) []any {
 	out := make([]any, 0, len(rs))
 	for _, r := range rs {
-		out = append(out, deepCopy(r.Body))
+		out = append(out, withEnvelope(r))
 	}
 	return out
+}
+
+// withEnvelope is a copy of the body with id, name and type filled from
+// the stored ID where the body lacks them: a seeded body may carry none,
+// and ARM's lists always do.
+func withEnvelope(r *resource) map[string]any {
+	b := deepCopy(r.Body)
+	if b == nil {
+		b = map[string]any{}
+	}
+	if _, ok := b["id"]; !ok {
+		b["id"] = r.ID
+	}
+	p, ok := parsePath(r.ID)
+	if _, has := b["name"]; !has && ok {
+		b["name"] = p.Name()
+	}
+	if _, has := b["type"]; !has && ok {
+		b["type"] = p.Type()
+	}
+	return b
 }
 
 // genericView is the shape GET .../resources lists: the envelope without

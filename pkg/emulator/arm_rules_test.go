@@ -290,8 +290,15 @@ func TestParseFilter(t *testing.T) {
 		{"atScope() and assignedTo('p-1')", true, false},
 		{"assignedTo('p-2')", false, false},
 		{"name eq 'o''brien'", false, false},
-		{"name ne 'x'", false, true},
-		{"startswith(name, 'x')", false, true},
+		// ne and startswith are documented for the generic lists.
+		{"name ne 'x'", true, false},
+		{"resourceType ne 'Microsoft.Storage/storageAccounts'", false, false},
+		{"startswith(name, 'x')", false, false},
+		{"startswith(tagName, 'en')", true, false},
+		{"startswith(tagName, 'prod')", false, false},
+		{"name gt 'x'", false, true},
+		{"endswith(name, 'x')", false, true},
+		{"tagName ne 'env'", false, true},
 	}
 	for _, c := range cases {
 		pred, err := parseFilter(c.filter)

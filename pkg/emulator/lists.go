@@ -71,7 +71,8 @@ func (s *Server) page(r *http.Request, items []any) reply {
 // filterClause matches one comparison of the $filter grammar ARM's
 // resource lists accept: field eq 'value', or substringof('value', name).
 var (
-	filterEq        = regexp.MustCompile(`(?i)^\s*([A-Za-z][A-Za-z0-9]*)\s+eq\s+'((?:[^']|'')*)'\s*$`)
+	filterEq        = regexp.MustCompile(`(?i)^\s*([A-Za-z][A-Za-z0-9]*)\s+(eq|ne)\s+'((?:[^']|'')*)'\s*$`)
+	filterStarts    = regexp.MustCompile(`(?i)^\s*startswith\(\s*(tagName|name)\s*,\s*'((?:[^']|'')*)'\s*\)\s*$`)
 	filterSubstring = regexp.MustCompile(`(?i)^\s*substringof\(\s*'((?:[^']|'')*)'\s*,\s*name\s*\)\s*$`)
 	filterAtScope   = regexp.MustCompile(`(?i)^\s*atScope\(\)\s*$`)
 	filterAssigned  = regexp.MustCompile(`(?i)^\s*assignedTo\(\s*'((?:[^']|'')*)'\s*\)\s*$`)
@@ -104,10 +105,45 @@ func parseFilter(f string) (func(map[string]any) bool, *armError) {
 			})
 			continue
 		}
+		// startswith(tagName|name, '…') and FIELD ne '…': documented for
+		// the generic resource lists (ARM REST "Resources - List By
+		// Resource Group", $filter).
+		if m := filterStarts.FindStringSubmatch(c); m != nil {
+			byTag := strings.EqualFold(m[1], "tagName")
+			want := strings.ToLower(strings.ReplaceAll(m[2], "''", "'"))
+			preds = append(preds, func(b map[string]any) bool {
+				if !byTag {
+					n, _ := b["name"].(string)
+					return strings.HasPrefix(strings.ToLower(n), want)
+				}
+				for k := range asMap(b["tags"]) {
+					if strings.HasPrefix(strings.ToLower(k), want) {
+						return true
+					}
+				}
+				return false
+			})
+			continue
+		}
 		m := filterEq.FindStringSubmatch(c)
+		if m != nil && strings.EqualFold(m[2], "ne") {
+			if strings.EqualFold(m[1], "tagName") || strings.EqualFold(m[1], "tagValue") {
+				return nil, newError(http.StatusBadRequest, "InvalidFilterInQueryString",
+					"Invalid $filter '%s' specified in the query string: tags support eq and startswith only.", f)
+			}
+			eq, err := parseFilter(m[1] + " eq '" + m[3] + "'")
+			if err != nil {
+				return nil, err
+			}
+			preds = append(preds, func(b map[string]any) bool { return !eq(b) })
+			continue
+		}
+		if m != nil {
+			m = []string{m[0], m[1], m[3]}
+		}
 		if m == nil {
 			return nil, newError(http.StatusBadRequest, "InvalidFilterInQueryString",
-				"Invalid $filter '%s' specified in the query string. Supported: FIELD eq '…' (resourceType, name, location, resourceGroup, tagName [and tagValue], or a property), substringof('…', name), atScope(), assignedTo('…'), joined by 'and'.", f)
+				"Invalid $filter '%s' specified in the query string. Supported: FIELD eq|ne '…' (resourceType, name, location, resourceGroup, tagName [and tagValue], or a property), substringof('…', name), startswith(tagName|name, '…'), atScope(), assignedTo('…'), joined by 'and'.", f)
 		}
 		field, val := strings.ToLower(m[1]), strings.ReplaceAll(m[2], "''", "'")
 		switch field {

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
 )
 
@@ -75,5 +76,28 @@ func TestReferencesToInlineParts(t *testing.T) {
 	}})
 	if r.Status != 400 || errCode(r) != "InvalidResourceReference" {
 		t.Errorf("reference to a missing part: %d %s, want 400 InvalidResourceReference", r.Status, r.Raw)
+	}
+}
+
+// A seeded body without id, name or type still appears in lists, with the
+// envelope built from its stored ID (ARM's lists always carry one).
+func TestSeededWithoutEnvelopeIsListed(t *testing.T) {
+	s := startTest(t, nil)
+	g := "/subscriptions/" + testSub + "/resourceGroups/seedlist"
+	id := g + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/bare"
+	if err := s.Seed(id, "2023-01-31", map[string]any{"location": "westeurope", "tags": map[string]any{"team": "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		g + "/resources?api-version=2021-04-01",
+		g + "/resources?api-version=2021-04-01&$filter=" + url.QueryEscape("resourceType eq 'Microsoft.ManagedIdentity/userAssignedIdentities'"),
+		g + "/resources?api-version=2021-04-01&$filter=" + url.QueryEscape("startswith(tagName, 'te')"),
+		g + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities?api-version=2023-01-31",
+	} {
+		r := do(t, http.MethodGet, s.URL()+path, nil)
+		items, _ := r.Body["value"].([]any)
+		if len(items) != 1 || str(items[0], "id") != id || str(items[0], "name") != "bare" || str(items[0], "type") != "Microsoft.ManagedIdentity/userAssignedIdentities" {
+			t.Errorf("GET %s = %d %s, want the seeded resource with its envelope", path, r.Status, r.Raw)
+		}
 	}
 }
