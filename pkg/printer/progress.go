@@ -32,6 +32,21 @@ type Progress interface {
 	Finish(r *plan.Result) error
 }
 
+// Notifier is implemented by every Progress NewProgress returns: a notice
+// about the whole run rather than one resource, e.g. the ARM client waiting
+// for the subscription's read or write budget. NoticeWait is the one the
+// CLI sends for that; Notice("") clears a live notice.
+type Notifier interface {
+	Notice(msg string)
+}
+
+// NoticeWait words a wait for ARM's request budget: what is waited for
+// ("read", "write" or "delete") and how long, so every output says it the
+// same way.
+func NoticeWait(budget string, wait time.Duration) string {
+	return fmt.Sprintf("waiting for ARM's %s budget: %s", budget, formatElapsed(max(wait.Round(time.Second), time.Second)))
+}
+
 // tickInterval is how often a live table is redrawn between events, so the
 // elapsed time of a long poll keeps moving.
 const tickInterval = time.Second
@@ -87,6 +102,7 @@ type progress struct {
 	start  time.Time
 	rows   []*row
 	index  map[string]int // lower-cased ID -> rows index; ARM IDs are case-insensitive
+	notice string         // the run-wide notice under a live table
 	drawn  int            // lines of the live table currently on screen
 	frame  int            // spinner frame
 	closed bool
@@ -128,6 +144,25 @@ func (p *progress) Event(id, name string, status Status, detail string) {
 		return
 	}
 	fmt.Fprintln(p.w, p.plainLine(r, now))
+}
+
+// Notice shows a run-wide notice: one line in a log, a line under the live
+// table (until replaced, or cleared with "").
+func (p *progress) Notice(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.notice = CleanLine(msg)
+	now := p.opts.Now()
+	if p.live {
+		p.redraw(now)
+		return
+	}
+	if p.notice != "" {
+		fmt.Fprintf(p.w, "%s %s %s\n", now.Format("15:04:05"), p.st.faint(fmt.Sprintf("%-8s", "notice")), p.notice)
+	}
 }
 
 // plainLine is one event for logs: time, status, name, then what is known.
@@ -211,6 +246,9 @@ func (p *progress) liveLines(now time.Time) []string {
 	}
 	if folded > 0 {
 		lines = append(lines, p.st.faint(fmt.Sprintf("  … %d finished", folded)))
+	}
+	if p.notice != "" {
+		lines = append(lines, p.st.faint("  "+p.notice))
 	}
 	return lines
 }

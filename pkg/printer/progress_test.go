@@ -235,3 +235,29 @@ func ansiWidth(s string) int {
 	s = strings.ReplaceAll(s, "\r", "")
 	return len([]rune(regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`).ReplaceAllString(s, "")))
 }
+
+// A run-wide notice (the ARM client waiting for its request budget) has its
+// own line in logs and under the live table, in one wording.
+func TestProgressNotice(t *testing.T) {
+	if got := NoticeWait("write", 11600*time.Millisecond); got != "waiting for ARM's write budget: 12s" {
+		t.Errorf("NoticeWait = %q", got)
+	}
+	if got := NoticeWait("read", 200*time.Millisecond); got != "waiting for ARM's read budget: 1s" {
+		t.Errorf("NoticeWait under a second = %q", got)
+	}
+	clock := newFakeClock()
+	var buf bytes.Buffer
+	p := NewProgress(&buf, Options{Color: ColorNever, Now: clock.Now})
+	p.(Notifier).Notice(NoticeWait("write", 12*time.Second))
+	if got := buf.String(); got != "12:00:00 notice   waiting for ARM's write budget: 12s\n" {
+		t.Errorf("plain notice: %q", got)
+	}
+	buf.Reset()
+	live := NewProgress(&buf, Options{Color: ColorNever, Live: LiveAlways, Width: 80, Now: clock.Now})
+	live.Event(sub+"/resourceGroups/rg", "", StatusWriting, "PUT")
+	live.(Notifier).Notice(NoticeWait("write", 3*time.Second))
+	if !strings.Contains(buf.String(), "  waiting for ARM's write budget: 3s\n") {
+		t.Errorf("live table lacks the notice:\n%q", buf.String())
+	}
+	_ = live.Close()
+}
