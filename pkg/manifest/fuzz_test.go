@@ -17,6 +17,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("a: [unclosed\n---\n- list\n---\n\xef\xbb\xbf{}"))
 	f.Add([]byte(strings.Replace(kvSecretDoc, "VALUEFROM", "{env: X}", 1)))
 	f.Add([]byte("apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata: {name: a}\nspec: {type: A.B/c@2020-01-01, scope: '${ref:a}${', parent: '$${ref:}'}\n"))
+	f.Add([]byte(rgDoc + "---\napiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata: {name: st, annotations: {azure.kubectl.io/depends-on: rg-demo}}\n" +
+		"spec: {type: Microsoft.Storage/storageAccounts@2023-05-01, name: 'st${uniqueString:${ref:rg-demo},${resourceGroupId:x}}', resourceGroup: rg-demo, body: {tags: {" +
+		"a: {valueFrom: {template: 'k=${secret:k};id=${ref:rg-demo}/x', secrets: {k: {env: X}}}}, b: '/subscriptions/${subscriptionId}/resourceGroups/rg-demo;'}}}\n"))
 	seeds, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "*", "*.yaml"))
 	for _, s := range seeds {
 		if b, err := os.ReadFile(s); err == nil {
