@@ -64,6 +64,40 @@ func (s *Server) postAction(p armPath, apiVersion string, body map[string]any) r
 			map[string]any{"name": "password", "value": derivedKey(id, "password", 24)},
 			map[string]any{"name": "password2", "value": derivedKey(id, "password2", 24)},
 		}})
+	case action == "sharedkeys" && typ == "microsoft.operationalinsights/workspaces":
+		// Log Analytics: POST workspaces/{name}/sharedKeys (REST
+		// reference "Shared Keys - Get Shared Keys").
+		return ok(map[string]any{"primarySharedKey": derivedKey(id, "primarySharedKey", 64), "secondarySharedKey": derivedKey(id, "secondarySharedKey", 64)})
+	case (action == "listkeys" || action == "regeneratekeys") && sasRuleType(typ):
+		// Service Bus / Event Hubs / Relay authorization rules: keys and
+		// the connection strings built from them (REST reference
+		// "Namespaces - List Keys": AccessKeys).
+		return ok(sasKeys(res))
+	case action == "listconnectionstrings" && typ == "microsoft.documentdb/databaseaccounts":
+		// Cosmos DB: "Database Accounts - List Connection Strings".
+		acct := strings.ToLower(p.Names[0])
+		var out []any
+		for _, k := range []struct{ kind, key, desc string }{
+			{"Primary", "primaryMasterKey", "Primary SQL Connection String"},
+			{"Secondary", "secondaryMasterKey", "Secondary SQL Connection String"},
+			{"PrimaryReadonly", "primaryReadonlyMasterKey", "Primary Read-Only SQL Connection String"},
+			{"SecondaryReadonly", "secondaryReadonlyMasterKey", "Secondary Read-Only SQL Connection String"},
+		} {
+			out = append(out, map[string]any{"connectionString": "AccountEndpoint=https://" + acct + ".documents.azure.com:443/;AccountKey=" + derivedKey(id, k.key, 64) + ";",
+				"description": k.desc, "keyKind": k.kind, "type": "Sql"})
+		}
+		return ok(map[string]any{"connectionStrings": out})
+	case action == "listsecrets" && (typ == "microsoft.app/containerapps" || typ == "microsoft.app/jobs"):
+		// Container Apps: "Container Apps - List Secrets" answers the
+		// secrets' names and values (GET never carries the values).
+		var out []any
+		for _, sec := range res.Secrets {
+			out = append(out, deepCopy(sec))
+		}
+		if out == nil {
+			out = []any{}
+		}
+		return ok(map[string]any{"value": out})
 	case action == "listkeys" || action == "regeneratekeys":
 		// Service Bus, Event Hubs, Relay, Search, Cognitive Services …: one
 		// shape covers the common names clients read.
@@ -181,4 +215,39 @@ func defaultNameType(ns string) string {
 		return "registries"
 	}
 	return "storageAccounts"
+}
+
+// sasRuleType reports whether typ is a Service Bus, Event Hubs or Relay
+// namespace or entity authorization rule (or the namespace itself).
+func sasRuleType(typ string) bool {
+	for _, ns := range []string{"microsoft.servicebus/", "microsoft.eventhub/", "microsoft.relay/"} {
+		if strings.HasPrefix(typ, ns) && strings.HasSuffix(typ, "/authorizationrules") {
+			return true
+		}
+	}
+	return false
+}
+
+// sasKeys is the AccessKeys answer for an authorization rule: keys derived
+// from its ID and connection strings naming the namespace's endpoint (and
+// the entity, for a queue, topic or event hub rule).
+func sasKeys(rule *resource) map[string]any {
+	p, _ := parsePath(rule.ID)
+	ns := strings.ToLower(p.Names[0])
+	suffix := ".servicebus.windows.net"
+	name := p.Names[len(p.Names)-1]
+	entity := ""
+	if len(p.Names) == 3 {
+		entity = ";EntityPath=" + p.Names[1]
+	}
+	k1, k2 := derivedKey(rule.ID, "primaryKey", 32), derivedKey(rule.ID, "secondaryKey", 32)
+	cs := func(k string) string {
+		return "Endpoint=sb://" + ns + suffix + "/;SharedAccessKeyName=" + name + ";SharedAccessKey=" + k + entity
+	}
+	out := map[string]any{"primaryKey": k1, "secondaryKey": k2, "keyName": name,
+		"primaryConnectionString": cs(k1), "secondaryConnectionString": cs(k2)}
+	if strings.EqualFold(p.Namespace, "Microsoft.ServiceBus") || strings.EqualFold(p.Namespace, "Microsoft.EventHub") {
+		out["aliasPrimaryConnectionString"], out["aliasSecondaryConnectionString"] = nil, nil
+	}
+	return out
 }

@@ -444,7 +444,7 @@ func (s *Server) checkNativeVersion(typ, apiVersion string) *armError {
 // them, and that is no type the index knows, is not an action ARM routes:
 // it answers as for an unknown resource type.
 var knownActionVerbs = []string{
-	"list", "regenerate", "generate", "get", "check", "restart", "start", "stop", "power", "deallocate",
+	"list", "regenerate", "generate", "sharedkeys", "keys", "get", "check", "restart", "start", "stop", "power", "deallocate",
 	"reimage", "redeploy", "restore", "recover", "purge", "sync", "swap", "failover", "reset", "rotate",
 	"validate", "export", "import", "move", "upgrade", "enable", "disable", "update", "revoke", "grant",
 	"begin", "cancel", "approve", "reject", "apply", "run", "suspend", "resume", "pause", "scale",

@@ -203,6 +203,7 @@ func (s *Server) syncParentFromChild(p armPath, child *resource) {
 // addImplicitChildren creates the children ARM creates with a resource:
 // a storage account's default services, an NSG's default rules.
 func (s *Server) addImplicitChildren(res *resource) {
+	s.addRPChildren(res)
 	switch strings.ToLower(res.Type) {
 	case "microsoft.storage/storageaccounts":
 		services := map[string]map[string]any{

@@ -22,6 +22,9 @@ type resource struct {
 	// default rules). The admin dump leaves them out unless asked, so it
 	// lists what clients wrote.
 	Derived bool
+	// Secrets keeps write-only values an action hands back (a container
+	// app's configuration.secrets for listSecrets); GET never shows them.
+	Secrets []any
 	Created time.Time
 	Changed time.Time // the last client write
 }

@@ -148,8 +148,10 @@ func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *res
 	if prev != nil {
 		res.ID, res.Created = prev.ID, prev.Created
 	}
+	res.Secrets = keptSecrets(res.Type, req, prev)
 	res.Etag = s.envelope(res, p, facts, body, prev, now)
 	applyGenerated(res.ID, res.Type, body)
+	fillServerFields(res.ID, res.Type, body)
 	s.assignPrivateIPs(res.Type, body)
 	res.Body = body
 	s.store.put(res)

@@ -116,6 +116,11 @@ var writeOnlyRules = map[string][]struct {
 		{"properties.osProfile.adminPassword", hideDrop},
 		{"properties.osProfile.customData", hideDrop},
 	},
+	// Container Apps answer configuration.secrets with names only; the
+	// values come from POST listSecrets (Container Apps REST reference,
+	// "Container Apps - List Secrets").
+	"microsoft.app/containerapps": {{"properties.configuration.secrets[].value", hideDrop}},
+	"microsoft.app/jobs":          {{"properties.configuration.secrets[].value", hideDrop}},
 	"microsoft.compute/virtualmachinescalesets": {
 		{"properties.virtualMachineProfile.osProfile.adminPassword", hideDrop},
 		{"properties.virtualMachineProfile.osProfile.customData", hideDrop},

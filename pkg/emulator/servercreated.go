@@ -1,0 +1,171 @@
+package emulator
+
+import (
+	"fmt"
+	"strings"
+)
+
+// What resource providers create or fill in on their own, which a plan
+// must see to stay quiet (sources per entry).
+
+// derivedChild is a child the RP creates with its parent.
+type derivedChild struct {
+	segment, name string
+	body          func(parent *resource) map[string]any
+}
+
+var rpChildren = map[string][]derivedChild{
+	// Service Bus, Event Hubs and Relay namespaces come with the
+	// RootManageSharedAccessKey rule (Listen, Manage, Send). Source:
+	// Microsoft Learn "Service Bus authentication with SAS" / "Event Hubs
+	// … shared access signatures": "every namespace has a
+	// RootManageSharedAccessKey".
+	"microsoft.servicebus/namespaces": {rootSASRule},
+	"microsoft.eventhub/namespaces":   {rootSASRule},
+	"microsoft.relay/namespaces":      {rootSASRule},
+	// Every event hub has the $Default consumer group (Microsoft Learn
+	// "Event Hubs features": "a default consumer group is created").
+	"microsoft.eventhub/namespaces/eventhubs": {{"consumergroups", "$Default", func(*resource) map[string]any {
+		return map[string]any{"properties": map[string]any{}}
+	}}},
+	// A logical SQL server has the master database (Microsoft Learn "What
+	// is a logical server": master is created with the server; its GET
+	// shows sku System).
+	"microsoft.sql/servers": {{"databases", "master", func(p *resource) map[string]any {
+		return map[string]any{"location": p.Body["location"], "kind": "v12.0,system",
+			"sku":        map[string]any{"name": "System", "tier": "System", "capacity": jsonNum(0)},
+			"properties": map[string]any{"collation": "SQL_Latin1_General_CP1_CI_AS", "status": "Online", "maxSizeBytes": jsonNumber("32212254720"), "catalogCollation": "SQL_Latin1_General_CP1_CI_AS"}}
+	}}},
+	// A PostgreSQL flexible server has the postgres, azure_maintenance and
+	// azure_sys databases (Microsoft Learn "Azure Database for PostgreSQL
+	// flexible server – databases").
+	"microsoft.dbforpostgresql/flexibleservers": {
+		pgDatabase("postgres"), pgDatabase("azure_maintenance"), pgDatabase("azure_sys"),
+	},
+	// A site and a slot have config/web, the siteConfig as a resource
+	// (App Service REST: Web Apps - Get Configuration).
+	"microsoft.web/sites":       {webConfig},
+	"microsoft.web/sites/slots": {webConfig},
+}
+
+var rootSASRule = derivedChild{"authorizationRules", "RootManageSharedAccessKey", func(*resource) map[string]any {
+	return map[string]any{"properties": map[string]any{"rights": []any{"Listen", "Manage", "Send"}}}
+}}
+
+func pgDatabase(name string) derivedChild {
+	return derivedChild{"databases", name, func(*resource) map[string]any {
+		return map[string]any{"properties": map[string]any{"charset": "UTF8", "collation": "en_US.utf8"}}
+	}}
+}
+
+var webConfig = derivedChild{"config", "web", func(p *resource) map[string]any {
+	sc := deepCopy(asMap(asMap(p.Body["properties"])["siteConfig"]))
+	if sc == nil {
+		sc = map[string]any{}
+	}
+	// The settings live in config/appsettings; config/web answers them null.
+	sc["appSettings"], sc["connectionStrings"] = nil, nil
+	return map[string]any{"location": p.Body["location"], "properties": sc}
+}}
+
+// addRPChildren creates the children rpChildren lists for res's type.
+// Caller holds s.mu.
+func (s *Server) addRPChildren(res *resource) {
+	for _, c := range rpChildren[strings.ToLower(res.Type)] {
+		id := res.ID + "/" + c.segment + "/" + c.name
+		if s.store.get(id) != nil {
+			continue
+		}
+		typ := res.Type + "/" + c.segment
+		body := c.body(res)
+		body["id"], body["name"], body["type"] = id, c.name, typ
+		setProvisioningState(body, "Succeeded")
+		s.store.put(&resource{ID: id, Type: typ, APIVersion: res.APIVersion, Body: body, Created: s.now(), Changed: s.now(), Derived: true})
+	}
+}
+
+// fillServerFields sets values the RP computes: DNS zone name servers and
+// record-set FQDNs (Azure DNS REST: Zones - Get, RecordSets - Get), a
+// site's and a slot's default host name (App Service: "<site>.
+// azurewebsites.net", "<site>-<slot>.azurewebsites.net").
+func fillServerFields(id, typ string, body map[string]any) {
+	p, ok := parsePath(id)
+	if !ok {
+		return
+	}
+	lt := strings.ToLower(typ)
+	props := asMap(body["properties"])
+	if props == nil {
+		switch {
+		case lt == "microsoft.network/dnszones", lt == "microsoft.web/sites", lt == "microsoft.web/sites/slots", dnsRecordType(lt):
+			props = map[string]any{}
+			body["properties"] = props
+		default:
+			return
+		}
+	}
+	switch {
+	case lt == "microsoft.network/dnszones":
+		n := digest(id, "nameServers")[0]%4 + 1
+		props["nameServers"] = []any{
+			fmt.Sprintf("ns1-0%d.azure-dns.com.", n), fmt.Sprintf("ns2-0%d.azure-dns.net.", n),
+			fmt.Sprintf("ns3-0%d.azure-dns.org.", n), fmt.Sprintf("ns4-0%d.azure-dns.info.", n),
+		}
+		if _, ok := props["maxNumberOfRecordSets"]; !ok {
+			props["maxNumberOfRecordSets"] = jsonNum(10000)
+		}
+		if _, ok := props["zoneType"]; !ok {
+			props["zoneType"] = "Public"
+		}
+	case dnsRecordType(lt):
+		if len(p.Names) == 2 {
+			zone, rec := strings.ToLower(p.Names[0]), p.Names[1]
+			if rec == "@" {
+				props["fqdn"] = zone + "."
+			} else {
+				props["fqdn"] = rec + "." + zone + "."
+			}
+		}
+	case lt == "microsoft.web/sites":
+		host := strings.ToLower(p.Name()) + ".azurewebsites.net"
+		props["defaultHostName"] = host
+		props["hostNames"] = []any{host}
+		props["enabledHostNames"] = []any{host, strings.ToLower(p.Name()) + ".scm.azurewebsites.net"}
+	case lt == "microsoft.web/sites/slots" && len(p.Names) == 2:
+		host := strings.ToLower(p.Names[0]+"-"+p.Names[1]) + ".azurewebsites.net"
+		props["defaultHostName"] = host
+		props["hostNames"] = []any{host}
+		props["enabledHostNames"] = []any{host, strings.ToLower(p.Names[0]+"-"+p.Names[1]) + ".scm.azurewebsites.net"}
+	}
+}
+
+// dnsRecordType reports whether lt (lower-cased) is a DNS record-set type
+// of a public or private zone.
+func dnsRecordType(lt string) bool {
+	for _, z := range []string{"microsoft.network/dnszones/", "microsoft.network/privatednszones/"} {
+		if rest, ok := strings.CutPrefix(lt, z); ok {
+			switch rest {
+			case "a", "aaaa", "caa", "cname", "mx", "ns", "ptr", "soa", "srv", "txt", "ds", "naptr", "tlsa":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keptSecrets is what listSecrets answers for a container app or job: the
+// configuration.secrets the last write sent (names and values), else what
+// the resource had.
+func keptSecrets(typ string, req map[string]any, prev *resource) []any {
+	lt := strings.ToLower(typ)
+	if lt != "microsoft.app/containerapps" && lt != "microsoft.app/jobs" {
+		return nil
+	}
+	if secs, ok := asMap(asMap(req["properties"])["configuration"])["secrets"].([]any); ok {
+		return deepCopy(secs)
+	}
+	if prev != nil {
+		return prev.Secrets
+	}
+	return nil
+}

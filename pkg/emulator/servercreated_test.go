@@ -1,0 +1,110 @@
+package emulator
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Children RPs create on their own, action answers of the right shape and
+// server-filled fields (sources in servercreated.go and actions.go).
+func TestServerCreatedChildrenAndActions(t *testing.T) {
+	s := startTest(t, func(o *Options) { o.LRODuration = 0; o.SkipReferenceCheck = true })
+	u := s.URL()
+	g := "/subscriptions/" + testSub + "/resourceGroups/rp"
+	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	put := func(id, v string, body map[string]any) {
+		t.Helper()
+		if r := do(t, http.MethodPut, u+id+"?api-version="+v, body); r.Status >= 300 && r.Status != 202 {
+			t.Fatalf("PUT %s: %d %s", id, r.Status, r.Raw)
+		}
+	}
+	get := func(id, v string) resp {
+		t.Helper()
+		return do(t, http.MethodGet, u+id+"?api-version="+v, nil)
+	}
+	post := func(id, v string) resp {
+		t.Helper()
+		return do(t, http.MethodPost, u+id+"?api-version="+v, nil)
+	}
+	loc := map[string]any{"location": "westeurope", "properties": map[string]any{}}
+
+	sb := g + "/providers/Microsoft.ServiceBus/namespaces/sbns"
+	put(sb, "2022-10-01-preview", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}})
+	rule := sb + "/authorizationRules/RootManageSharedAccessKey"
+	if r := get(rule, "2022-10-01-preview"); r.Status != 200 || !strings.Contains(r.Raw, "Manage") {
+		t.Errorf("RootManageSharedAccessKey: %d %s", r.Status, r.Raw)
+	}
+	keys := post(rule+"/listKeys", "2022-10-01-preview")
+	if cs := str(keys.Body, "primaryConnectionString"); !strings.HasPrefix(cs, "Endpoint=sb://sbns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=") {
+		t.Errorf("listKeys connection string = %q (%s)", cs, keys.Raw)
+	}
+
+	eh := g + "/providers/Microsoft.EventHub/namespaces/ehns"
+	put(eh, "2024-01-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}})
+	put(eh+"/eventhubs/hub", "2024-01-01", map[string]any{"properties": map[string]any{"partitionCount": 2}})
+	if r := get(eh+"/eventhubs/hub/consumergroups/$Default", "2024-01-01"); r.Status != 200 {
+		t.Errorf("$Default consumer group: %d %s", r.Status, r.Raw)
+	}
+
+	sql := g + "/providers/Microsoft.Sql/servers/sqlsrv"
+	put(sql, "2023-05-01-preview", map[string]any{"location": "westeurope", "properties": map[string]any{"administratorLogin": "a", "administratorLoginPassword": "P@ssw0rd-1234"}})
+	if r := get(sql+"/databases/master", "2023-05-01-preview"); r.Status != 200 || str(r.Body, "sku", "name") != "System" {
+		t.Errorf("master database: %d %s", r.Status, r.Raw)
+	}
+
+	pg := g + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/pgsrv"
+	put(pg, "2023-06-01-preview", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard_B1ms", "tier": "Burstable"}, "properties": map[string]any{"version": "16"}})
+	if r := get(pg+"/databases/postgres", "2023-06-01-preview"); r.Status != 200 {
+		t.Errorf("postgres database: %d %s", r.Status, r.Raw)
+	}
+
+	site := g + "/providers/Microsoft.Web/sites/rpsite"
+	put(site, "2023-12-01", map[string]any{"location": "westeurope", "properties": map[string]any{"siteConfig": map[string]any{"alwaysOn": true}}})
+	if r := get(site+"/config/web", "2023-12-01"); r.Status != 200 || asMap(r.Body["properties"])["alwaysOn"] != true {
+		t.Errorf("config/web: %d %s", r.Status, r.Raw)
+	}
+	if h := str(get(site, "2023-12-01").Body, "properties", "defaultHostName"); h != "rpsite.azurewebsites.net" {
+		t.Errorf("site defaultHostName = %q", h)
+	}
+	put(site+"/slots/staging", "2023-12-01", loc)
+	if h := str(get(site+"/slots/staging", "2023-12-01").Body, "properties", "defaultHostName"); h != "rpsite-staging.azurewebsites.net" {
+		t.Errorf("slot defaultHostName = %q", h)
+	}
+
+	zone := g + "/providers/Microsoft.Network/dnszones/example.com"
+	put(zone, "2018-05-01", map[string]any{"location": "global"})
+	if ns, _ := asMap(get(zone, "2018-05-01").Body["properties"])["nameServers"].([]any); len(ns) != 4 {
+		t.Errorf("zone nameServers = %v", ns)
+	}
+	put(zone+"/A/www", "2018-05-01", map[string]any{"properties": map[string]any{"TTL": 300, "ARecords": []any{map[string]any{"ipv4Address": "10.0.0.1"}}}})
+	if f := str(get(zone+"/A/www", "2018-05-01").Body, "properties", "fqdn"); f != "www.example.com." {
+		t.Errorf("record fqdn = %q", f)
+	}
+
+	la := g + "/providers/Microsoft.OperationalInsights/workspaces/law"
+	put(la, "2022-10-01", loc)
+	if k := post(la+"/sharedKeys", "2022-10-01"); str(k.Body, "primarySharedKey") == "" {
+		t.Errorf("sharedKeys: %d %s", k.Status, k.Raw)
+	}
+
+	cosmos := g + "/providers/Microsoft.DocumentDB/databaseAccounts/cosmosacct"
+	put(cosmos, "2024-05-15", map[string]any{"location": "westeurope", "properties": map[string]any{"databaseAccountOfferType": "Standard", "locations": []any{map[string]any{"locationName": "westeurope"}}}})
+	cs := post(cosmos+"/listConnectionStrings", "2024-05-15")
+	list, _ := cs.Body["connectionStrings"].([]any)
+	if len(list) != 4 || !strings.HasPrefix(str(list[0], "connectionString"), "AccountEndpoint=https://cosmosacct.documents.azure.com:443/;AccountKey=") {
+		t.Errorf("listConnectionStrings: %d %s", cs.Status, cs.Raw)
+	}
+
+	app := g + "/providers/Microsoft.App/containerApps/capp"
+	put(app, "2024-03-01", map[string]any{"location": "westeurope", "properties": map[string]any{"configuration": map[string]any{
+		"secrets": []any{map[string]any{"name": "db", "value": "s3cret-db"}}}}})
+	if r := get(app, "2024-03-01"); strings.Contains(r.Raw, "s3cret-db") {
+		t.Errorf("container app GET carries the secret value: %s", r.Raw)
+	}
+	sec := post(app+"/listSecrets", "2024-03-01")
+	vals, _ := sec.Body["value"].([]any)
+	if len(vals) != 1 || str(vals[0], "name") != "db" || str(vals[0], "value") != "s3cret-db" {
+		t.Errorf("listSecrets: %d %s", sec.Status, sec.Raw)
+	}
+}
