@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -257,5 +259,39 @@ func TestOverlaps(t *testing.T) {
 		if got := overlaps(tc.a, tc.b); got != tc.want {
 			t.Errorf("overlaps(%v, %v) = %v", tc.a, tc.b, got)
 		}
+	}
+}
+
+func TestDirFingerprintIgnoresHiddenAndSkippedFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.yaml", "a")
+	src := &DirSource{Paths: []string{dir}, Skip: []string{filepath.Join(dir, "status.json")}}
+	fp := func() string {
+		t.Helper()
+		s, err := src.Fingerprint(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	first := fp()
+	write("status.json", "{}")
+	write(".status.json.123", "{}")
+	write(".kubectl-azure/state.json", "{}")
+	if fp() != first {
+		t.Fatal("status, temporary and state files changed the fingerprint")
+	}
+	write("b.yaml", "b")
+	if fp() == first {
+		t.Fatal("a new manifest did not change the fingerprint")
 	}
 }

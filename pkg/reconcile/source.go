@@ -192,6 +192,11 @@ func (d *DirSource) walk(root string, skip map[string]bool, lines *[]string) err
 			}
 			return nil
 		}
+		if p != root && strings.HasPrefix(e.Name(), ".") {
+			// Hidden files are no manifests: among them the status and
+			// plan files' temporaries, renamed into place every sweep.
+			return nil
+		}
 		info, err := os.Stat(p) // follows a git-sync symlink
 		if err != nil {
 			return nil
