@@ -1,0 +1,38 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// RoleAssignment returns what a reviewer must check about a role
+// assignment (Microsoft.Authorization/roleAssignments): the role
+// definition ID, the principal ID and the scope, as the manifest resolved
+// them. A value known only after apply is given as its expression
+// (${ref:id-app.properties.principalId}), so a plan can name it even when
+// the assignment's own name is known after apply. ok is false for any
+// other type.
+func (r *Resource) RoleAssignment() (role, principal, scope string, ok bool) {
+	if !strings.EqualFold(r.Type, "Microsoft.Authorization/roleAssignments") {
+		return "", "", "", false
+	}
+	value := func(field string) string {
+		path := "properties." + field
+		if d := r.Deferred[path]; d != nil {
+			return d.Expr
+		}
+		props, _ := r.Body["properties"].(map[string]any)
+		if v, present := props[field]; present && v != nil {
+			return fmt.Sprint(v)
+		}
+		return ""
+	}
+	scope = r.ID
+	if i := strings.LastIndex(strings.ToLower(scope), "/providers/microsoft.authorization/roleassignments/"); i >= 0 {
+		scope = scope[:i]
+	}
+	if scope == "" {
+		scope = "/" // the tenant root
+	}
+	return value("roleDefinitionId"), value("principalId"), scope, true
+}
