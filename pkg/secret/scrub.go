@@ -21,13 +21,57 @@ const minScrubLen = 4
 type Registry struct {
 	mu     sync.RWMutex
 	values map[string]bool
-	// Built lazily from values: the plain forms, longest first, and one
-	// expression each for long and short values that also matches every
-	// JSON-escaped spelling (\", \u003C, \u00c9, escaped again).
-	plain        []string
-	short        []string
-	long, quoted *regexp.Regexp
-	built        bool
+	// Built lazily from values, longest first: the values scrubbed
+	// wherever they occur, and the short ones scrubbed only as whole
+	// quoted values.
+	long, short []*entry
+	built       bool
+}
+
+// entry is one registered value with what finds it in escaped text.
+type entry struct {
+	v string
+	// anchor is the value's longest run of ASCII letters and digits, which
+	// no JSON encoder escapes: text without it cannot hold the value in
+	// any spelling, so the expression need not run.
+	anchor string
+	once   sync.Once
+	re     *regexp.Regexp
+	quoted bool
+}
+
+// expr compiles, once, the expression matching every JSON spelling of the
+// value (for a short value: as a whole quoted value, quotes in groups 1
+// and 2).
+func (e *entry) expr() *regexp.Regexp {
+	e.once.Do(func() {
+		if e.quoted {
+			const q = `((?:\\*")|')`
+			e.re = regexp.MustCompile(q + escapedPattern(e.v) + q)
+		} else {
+			e.re = regexp.MustCompile(escapedPattern(e.v))
+		}
+	})
+	return e.re
+}
+
+func newEntry(v string, quoted bool) *entry {
+	e := &entry{v: v, quoted: quoted}
+	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && isAlnum(v[j]) {
+			j++
+		}
+		if j-i > len(e.anchor) {
+			e.anchor = v[i:j]
+		}
+		i = j + 1
+	}
+	return e
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // Default is the process-wide registry: loaders register every secret they
@@ -66,29 +110,38 @@ func (r *Registry) Scrub(s string) string {
 		r.build()
 	}
 	r.mu.RLock()
-	plain, short, long, quoted := r.plain, r.short, r.long, r.quoted
+	long, short := r.long, r.short
 	r.mu.RUnlock()
-	if !strings.Contains(s, `\`) {
-		// No escape in the text: plain replacement is enough and cheap.
-		for _, v := range plain {
-			if strings.Contains(s, v) {
-				s = strings.ReplaceAll(s, v, Placeholder)
+	escaped := strings.Contains(s, `\`)
+	for _, e := range long {
+		if !escaped {
+			// No escape in the text: plain replacement is enough.
+			if strings.Contains(s, e.v) {
+				s = strings.ReplaceAll(s, e.v, Placeholder)
 			}
+			continue
 		}
-		for _, v := range short {
+		// Plain occurrences first: the expression (slow on long text) runs
+		// only when the value may still be there, escaped.
+		s = strings.ReplaceAll(s, e.v, Placeholder)
+		if e.anchor != "" && !strings.Contains(s, e.anchor) {
+			continue
+		}
+		s = e.expr().ReplaceAllLiteralString(s, Placeholder)
+	}
+	for _, e := range short {
+		if !escaped {
 			for _, q := range []string{`"`, `'`} {
-				if w := q + v + q; strings.Contains(s, w) {
+				if w := q + e.v + q; strings.Contains(s, w) {
 					s = strings.ReplaceAll(s, w, q+Placeholder+q)
 				}
 			}
+			continue
 		}
-		return s
-	}
-	if long != nil {
-		s = long.ReplaceAllLiteralString(s, Placeholder)
-	}
-	if quoted != nil {
-		s = quoted.ReplaceAllString(s, "${1}"+Placeholder+"${2}")
+		if e.anchor != "" && !strings.Contains(s, e.anchor) {
+			continue
+		}
+		s = e.expr().ReplaceAllString(s, "${1}"+Placeholder+"${2}")
 	}
 	return s
 }
@@ -99,48 +152,32 @@ func (r *Registry) build() {
 	if r.built {
 		return
 	}
-	r.plain, r.short = r.plain[:0], r.short[:0]
+	old := map[string]*entry{}
+	for _, e := range append(r.long, r.short...) {
+		old[e.v] = e // keep compiled expressions
+	}
+	r.long, r.short = r.long[:0], r.short[:0]
 	for v := range r.values {
-		if len(v) >= minScrubLen {
-			r.plain = append(r.plain, v)
+		e := old[v]
+		if e == nil {
+			e = newEntry(v, len(v) < minScrubLen)
+		}
+		if e.quoted {
+			r.short = append(r.short, e)
 		} else {
-			r.short = append(r.short, v)
+			r.long = append(r.long, e)
 		}
 	}
 	// Longest first, so a secret containing another is replaced whole.
-	for _, l := range [][]string{r.plain, r.short} {
+	for _, l := range [][]*entry{r.long, r.short} {
 		sort.Slice(l, func(i, j int) bool {
-			if len(l[i]) != len(l[j]) {
-				return len(l[i]) > len(l[j])
+			if len(l[i].v) != len(l[j].v) {
+				return len(l[i].v) > len(l[j].v)
 			}
-			return l[i] < l[j]
+			return l[i].v < l[j].v
 		})
 	}
-	r.long, r.quoted = nil, nil
-	if len(r.plain) > 0 {
-		r.long = regexp.MustCompile(alternatives(r.plain))
-	}
-	if len(r.short) > 0 {
-		// A quote, possibly escaped, on both sides.
-		q := `((?:\\*")|')`
-		r.quoted = regexp.MustCompile(q + alternatives(r.short) + `((?:\\*")|')`)
-	}
 	r.built = true
-}
-
-// alternatives is an expression matching any of values in any JSON
-// spelling, longest first.
-func alternatives(values []string) string {
-	var b strings.Builder
-	b.WriteString("(?:")
-	for i, v := range values {
-		if i > 0 {
-			b.WriteByte('|')
-		}
-		b.WriteString(escapedPattern(v))
-	}
-	b.WriteByte(')')
-	return b.String()
 }
 
 // escapedPattern matches v written plainly or with any of its characters
