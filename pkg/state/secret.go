@@ -89,7 +89,10 @@ func (z *sanitizer) value(p bodypath.Path, path string, v any) (any, error) {
 		if secret.IsHash(t) || t == "" {
 			return t, nil
 		}
-		if z.rule.At(p, t) || secret.Registered(t) {
+		// A registered value is hashed wherever it stands, but only from
+		// four bytes: a short secret ("1") would hash every such value of
+		// every other resource.
+		if z.rule.At(p, t) || (len(t) >= 4 && secret.Registered(t)) {
 			return z.hash(path, t)
 		}
 		return t, nil
