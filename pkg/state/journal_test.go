@@ -240,3 +240,58 @@ func TestRepairBaselineHashesSecretsLikeL(t *testing.T) {
 		t.Errorf("repaired baseline holds a path L does not own: %v", props)
 	}
 }
+
+// TestRunWritesLittleMoreThanTheState: during a run as slow as one at
+// ARM's pace (every flush later than SnapshotInterval), the bytes written
+// to disk stay within 3 times the final state's size (issue 34).
+func TestRunWritesLittleMoreThanTheState(t *testing.T) {
+	ctx := context.Background()
+	var written, journal atomic.Int64
+	snapHook = func(n int) { written.Add(int64(n)) }
+	appendHook = func(n int) { written.Add(int64(n)); journal.Add(int64(n)) }
+	t.Cleanup(func() { snapHook, appendHook = nil, nil })
+	path := filepath.Join(t.TempDir(), "state.json")
+	st, err := Open(ctx, path, Options{SnapshotInterval: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	unlock, err := st.Lock(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1010 {
+		id := fmt.Sprintf("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet-%04d", i)
+		// A network security group with a few rules: bodies of the size
+		// real records have, not only IDs.
+		r := testRecord(id)
+		var rules []any
+		for j := range 4 {
+			rules = append(rules, map[string]any{"name": fmt.Sprint("rule-", j), "properties": map[string]any{
+				"priority": 100 + j, "direction": "Inbound", "access": "Allow", "protocol": "Tcp",
+				"sourceAddressPrefix": "10.0.0.0/8", "sourcePortRange": "*", "destinationAddressPrefix": "*", "destinationPortRange": fmt.Sprint(8000 + j)}})
+		}
+		r.LastApplied = map[string]any{"location": "westeurope", "tags": map[string]any{"env": "prod", "owner": "platform"}, "properties": map[string]any{"securityRules": rules}}
+		r.Baseline = r.LastApplied
+		in := *r
+		in.Baseline = nil // an intent carries L only
+		if err := st.BeginIntent(ctx, Intent{ID: id, Op: OpPut, Record: &in}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ratio := float64(written.Load()) / float64(fi.Size())
+	t.Logf("wrote %d bytes (%d to the journal) for a %d-byte state: %.2fx", written.Load(), journal.Load(), fi.Size(), ratio)
+	if ratio > 3 {
+		t.Errorf("a run wrote %.1f times the final state's size, want at most 3", ratio)
+	}
+}

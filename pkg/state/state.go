@@ -30,7 +30,8 @@
 // lock, up to Options.LockTimeout, in both backends; reads never wait.
 // Within one locked run, the local backend appends changes to a journal
 // and concurrent changes share one fsync (group commit); the whole file is
-// rewritten at most every Options.SnapshotInterval and at unlock.
+// rewritten only when the journal has outgrown it (Options.CompactBytes,
+// CompactFactor) and at unlock.
 //
 // Package statetest starts the real etcd + kube-apiserver that the
 // Kubernetes backend's tests (and pkg/apply's crash tests) run against.
@@ -238,6 +239,13 @@ type Options struct {
 	// whole state file at most this often (and once at unlock); changes in
 	// between are made durable by appending to its journal.
 	SnapshotInterval time.Duration
+	// CompactBytes and CompactFactor: within a locked run the whole file is
+	// rewritten only once the journal holds at least CompactBytes and
+	// CompactFactor times the size of the file it extends, so a run writes
+	// about 2.5 times the final state's size (journal, then the final
+	// file) rather than the whole file every SnapshotInterval.
+	CompactBytes  int64
+	CompactFactor int
 }
 
 // DefaultOptions returns the defaults; zero fields of a caller's Options
@@ -252,6 +260,8 @@ func DefaultOptions() Options {
 		CompressAbove: 16 << 10,
 		// A few full rewrites a second: a 1,000-resource state is ~0.3 MB.
 		SnapshotInterval: 300 * time.Millisecond,
+		CompactBytes:     8 << 20,
+		CompactFactor:    8,
 	}
 }
 
@@ -277,6 +287,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SnapshotInterval == 0 {
 		o.SnapshotInterval = d.SnapshotInterval
+	}
+	if o.CompactBytes == 0 {
+		o.CompactBytes = d.CompactBytes
+	}
+	if o.CompactFactor == 0 {
+		o.CompactFactor = d.CompactFactor
 	}
 	if o.Holder == "" {
 		o.Holder = defaultHolder()
