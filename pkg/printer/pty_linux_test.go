@@ -113,3 +113,29 @@ func TestNoColorOnTerminal(t *testing.T) {
 		t.Errorf("want plain progress lines, got %q", out)
 	}
 }
+
+// On a real 90-column terminal an NSG rule added outside the tool is shown
+// whole, one field per line, within the width, and nothing is cut.
+func TestAddedItemOnTerminal(t *testing.T) {
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("COLUMNS", "")
+	out := onTerminal(t, func(w *os.File) {
+		if err := Print(w, nsgDriftPlan(), Options{}); err != nil {
+			t.Error(err)
+		}
+	})
+	plain := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, "")
+	for _, want := range []string{"priority: 4000", `sourceAddressPrefix: "*"`, `destinationPortRange: "22"`} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("%q not shown on the terminal:\n%s", want, plain)
+		}
+	}
+	if strings.Contains(plain, "…") {
+		t.Errorf("a value was cut on the terminal:\n%s", plain)
+	}
+	for _, l := range strings.Split(strings.ReplaceAll(plain, "\r", ""), "\n") {
+		if len([]rune(l)) > 90 {
+			t.Errorf("line wider than the terminal: %q", l)
+		}
+	}
+}
