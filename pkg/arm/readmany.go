@@ -94,7 +94,8 @@ var reducedListTypes = map[string]bool{
 // {ns}/{type}, ceil(members/100) pages expected) and the per-group plan
 // (one list per resource group holding at least MinGroup members, a GET
 // for each other member). Child resources are listed per parent, groups of
-// MinGroup or more; everything else is read by GET. A subscription list
+// MinGroup or more; resource groups through the subscription's list of
+// groups (MinGroup or more); everything else is read by GET. A subscription list
 // stops paging once it costs as much as the per-group plan, and what it
 // did not serve is read the per-group way; members a complete list lacks
 // get a GET (lists can lag writes), unless the list held none of several
@@ -119,6 +120,12 @@ func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyO
 		id, err := armid.Parse(r.ID)
 		if err != nil {
 			out[i].Err = err
+			continue
+		}
+		if !opt.Disable && id.IsResourceGroup() && id.Subscription != "" {
+			// The subscription's resource-group list carries what a GET of
+			// each group does (location, tags, managedBy, state).
+			addToGroup(groups, "/subscriptions/"+id.Subscription+"/resourcegroups", r.APIVersion, i)
 			continue
 		}
 		coll, ok := collectionOf(id)

@@ -90,6 +90,9 @@ func (l *listingARM) serve(w http.ResponseWriter, r *http.Request) {
 func (l *listingARM) mixed(groups int, types []string, perType int) []ReadRequest {
 	var reqs []ReadRequest
 	for g := range groups {
+		rg := fmt.Sprintf("/subscriptions/%s/resourceGroups/rg-%03d", testSub, g)
+		l.add(rg, map[string]any{"name": fmt.Sprintf("rg-%03d", g), "location": "westeurope"})
+		reqs = append(reqs, ReadRequest{ID: rg, APIVersion: "2021-04-01", Need: []string{"location"}})
 		for _, typ := range types {
 			for n := range perType {
 				id := fmt.Sprintf("/subscriptions/%s/resourceGroups/rg-%03d/providers/%s/r-%d", testSub, g, typ, n)
@@ -119,9 +122,9 @@ func TestReadManyUsesSubscriptionListsForSpreadTypes(t *testing.T) {
 			t.Fatalf("result %d: %+v", i, r)
 		}
 	}
-	// 100 per type: one page each.
-	if n := len(l.requests()); n != len(mixedTypes) {
-		t.Errorf("%d requests for %d resources in 50 groups x %d types, want %d", n, len(reqs), len(mixedTypes), len(mixedTypes))
+	// 100 per type: one page each; the 50 groups: one page of groups.
+	if n := len(l.requests()); n != len(mixedTypes)+1 {
+		t.Errorf("%d requests for %d resources in 50 groups x %d types, want %d", n, len(reqs), len(mixedTypes), len(mixedTypes)+1)
 	}
 	t.Logf("%d resources: %d requests (%.3f per resource)", len(reqs), len(l.requests()), float64(len(l.requests()))/float64(len(reqs)))
 }
@@ -138,14 +141,14 @@ func TestReadManyFallsBackWhenSubscriptionListIsEmpty(t *testing.T) {
 			t.Fatalf("result %d: %+v", i, r)
 		}
 	}
-	if n, want := len(l.requests()), 3+3*10; n != want {
-		t.Errorf("%d requests, want %d (3 empty subscription lists, then 10 groups x 3 types)", n, want)
+	if n, want := len(l.requests()), 1+3+3*10; n != want {
+		t.Errorf("%d requests, want %d (the groups, 3 empty subscription lists, then 10 groups x 3 types)", n, want)
 	}
 	// The Client remembers: the next read goes per group at once.
 	before := len(l.requests())
 	c.ReadMany(context.Background(), reqs, ReadManyOptions{})
-	if n := len(l.requests()) - before; n != 30 {
-		t.Errorf("second read: %d requests, want 30", n)
+	if n := len(l.requests()) - before; n != 31 {
+		t.Errorf("second read: %d requests, want 31", n)
 	}
 }
 
@@ -161,17 +164,17 @@ func TestReadManySubscriptionListBoundedByPerGroupCost(t *testing.T) {
 	reqs := l.mixed(4, []string{typ}, 3) // 4 groups of 3: per-group plan costs 4
 	reqs = append(reqs, ReadRequest{ID: fmt.Sprintf("/subscriptions/%s/resourceGroups/rg-000/providers/%s/gone", testSub, typ), APIVersion: testAPI})
 	res := l.client(func(o *Options) { o.Pacing = false }).ReadMany(context.Background(), reqs, ReadManyOptions{})
-	for i, r := range res[:12] {
+	for i, r := range res[:16] {
 		if r.Err != nil || !r.Exists || r.Body["id"] != reqs[i].ID {
 			t.Fatalf("result %d: %+v", i, r)
 		}
 	}
-	if g := res[12]; g.Err != nil || g.Exists {
+	if g := res[16]; g.Err != nil || g.Exists {
 		t.Errorf("missing resource: %+v", g)
 	}
-	// The 4-group plan costs 4 (+1 GET of the missing one); the
-	// subscription list may spend at most 3 pages before it.
-	if n := len(l.requests()); n > 3+4+1 {
-		t.Errorf("%d requests, want at most 8", n)
+	// The 4-group plan costs 4 (+1 GET of the missing one, +1 list of
+	// the groups); the subscription list may spend at most 3 pages before.
+	if n := len(l.requests()); n > 3+4+1+1 {
+		t.Errorf("%d requests, want at most 9", n)
 	}
 }
