@@ -129,6 +129,14 @@ func TestPreventDestroyIsRecordedUntilLifted(t *testing.T) {
 		_, err = e.Execute(ctx, p)
 		return err
 	}
+	e := newEngine(a, st, o)
+	p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), protectedRes(idA, body(), rg1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Plan.HasChanges() || len(p.StateOnly()) != 1 {
+		t.Fatalf("adding the annotation: changes %v, state-only %q; want none and one", p.Plan.HasChanges(), p.StateOnly())
+	}
 	if err := run(o, res(rg1, body()), protectedRes(idA, body(), rg1)); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -80,4 +81,23 @@ func (e *Engine) parentLock(ctx context.Context, id string) (unlock func(), err 
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// StateOnly lists the resources whose state record this apply changes
+// without any write to Azure — prevent-destroy added or removed in the
+// manifest — one line each. A plan without changes must still be executed
+// when it is not empty, or the protection is never recorded (or lifted).
+func (p *Prepared) StateOnly() []string {
+	var out []string
+	for _, it := range p.items {
+		if it.planned.Action != plan.ActionNoOp || !it.protectionChange() || it.otherSet != "" {
+			continue
+		}
+		verb := "recorded in state"
+		if !it.annotated {
+			verb = "lifted in state"
+		}
+		out = append(out, it.display()+": prevent-destroy will be "+verb)
+	}
+	return out
 }
