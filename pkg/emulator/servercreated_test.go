@@ -108,3 +108,20 @@ func TestServerCreatedChildrenAndActions(t *testing.T) {
 		t.Errorf("listSecrets: %d %s", sec.Status, sec.Raw)
 	}
 }
+
+func TestBuiltinRoleDefinitions(t *testing.T) {
+	s := startTest(t, nil)
+	sub := "/subscriptions/" + testSub + "/providers/Microsoft.Authorization/roleDefinitions"
+	r := do(t, http.MethodGet, s.URL()+sub+"/acdd72a7-3385-48ef-bd42-f606fba81ae7?api-version=2022-04-01", nil)
+	if r.Status != 200 || str(r.Body, "properties", "roleName") != "Reader" || str(r.Body, "properties", "type") != "BuiltInRole" {
+		t.Fatalf("GET Reader: %d %s", r.Status, r.Raw)
+	}
+	l := do(t, http.MethodGet, s.URL()+sub+"?api-version=2022-04-01&$filter=roleName%20eq%20%27Storage%20Blob%20Data%20Contributor%27", nil)
+	items, _ := l.Body["value"].([]any)
+	if len(items) != 1 || str(items[0], "name") != "ba92f5b4-2d11-453d-a403-e96b0029c9fe" {
+		t.Fatalf("list by roleName: %d %s", l.Status, l.Raw)
+	}
+	if r := do(t, http.MethodGet, s.URL()+sub+"/99999999-9999-4999-8999-999999999999?api-version=2022-04-01", nil); r.Status != 404 {
+		t.Errorf("unknown role definition: %d", r.Status)
+	}
+}

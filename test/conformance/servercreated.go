@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/authorization/armauthorization/v2"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
+)
+
+// serverCreated: what ARM's providers create, compute or serve on their
+// own. Sources: Microsoft Learn ("every namespace has a
+// RootManageSharedAccessKey"; "a default consumer group $Default"; the
+// logical server's master database; App Service default host names),
+// the REST references (Shared Keys - Get Shared Keys; Namespaces - List
+// Keys; Zones - Get nameServers; RecordSets fqdn; Role Definitions - Get
+// / List with roleName filter; Resources - List $filter startswith and
+// ne). Service Bus, Event Hubs, SQL, DNS and Log Analytics clients are
+// not in the module cache: those checks are raw requests.
+func serverCreated(ctx context.Context, e *env, r *runner) {
+	put := func(id, version, body string) error {
+		res, b, err := e.rawDo(ctx, http.MethodPut, id+"?api-version="+version, body)
+		if err != nil {
+			return err
+		}
+		return expect(res.StatusCode < 300, "PUT %s: %d %s", id, res.StatusCode, errorCode(b))
+	}
+	get := func(id, version string) (map[string]any, error) {
+		res, b, err := e.rawGet(ctx, id+"?api-version="+version)
+		if err != nil {
+			return nil, err
+		}
+		return b, expect(res.StatusCode == 200, "GET %s: %d %s", id, res.StatusCode, errorCode(b))
+	}
+	post := func(id, version string) (map[string]any, error) {
+		res, b, err := e.rawDo(ctx, http.MethodPost, id+"?api-version="+version, "")
+		if err != nil {
+			return nil, err
+		}
+		return b, expect(res.StatusCode == 200, "POST %s: %d %s", id, res.StatusCode, errorCode(b))
+	}
+	g := e.rg(group)
+	sb := g + "/providers/Microsoft.ServiceBus/namespaces/sb-conf-ns"
+	r.check("server-created: a Service Bus namespace has RootManageSharedAccessKey", func() error {
+		if err := put(sb, "2022-10-01-preview", `{"location":"westeurope","sku":{"name":"Standard"}}`); err != nil {
+			return err
+		}
+		_, err := get(sb+"/authorizationRules/RootManageSharedAccessKey", "2022-10-01-preview")
+		return err
+	})
+	r.check("server-created: Service Bus listKeys answers connection strings", func() error {
+		b, err := post(sb+"/authorizationRules/RootManageSharedAccessKey/listKeys", "2022-10-01-preview")
+		if err != nil {
+			return err
+		}
+		cs, _ := b["primaryConnectionString"].(string)
+		return expect(strings.HasPrefix(cs, "Endpoint=sb://sb-conf-ns.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey="), "connection string %q", cs)
+	})
+	r.check("server-created: an event hub has the $Default consumer group", func() error {
+		eh := g + "/providers/Microsoft.EventHub/namespaces/eh-conf-ns"
+		if err := put(eh, "2024-01-01", `{"location":"westeurope","sku":{"name":"Standard"}}`); err != nil {
+			return err
+		}
+		if err := put(eh+"/eventhubs/hub", "2024-01-01", `{"properties":{"partitionCount":2}}`); err != nil {
+			return err
+		}
+		_, err := get(eh+"/eventhubs/hub/consumergroups/$Default", "2024-01-01")
+		return err
+	})
+	r.check("server-created: a SQL server has the master database", func() error {
+		sql := g + "/providers/Microsoft.Sql/servers/sql-conf-srv"
+		if err := put(sql, "2023-05-01-preview", `{"location":"westeurope","properties":{"administratorLogin":"conf","administratorLoginPassword":"Conf-Passw0rd!"}}`); err != nil {
+			return err
+		}
+		_, err := get(sql+"/databases/master", "2023-05-01-preview")
+		return err
+	})
+	r.check("server-created: Log Analytics sharedKeys answers primarySharedKey", func() error {
+		la := g + "/providers/Microsoft.OperationalInsights/workspaces/law-conf"
+		if err := put(la, "2022-10-01", `{"location":"westeurope","properties":{}}`); err != nil {
+			return err
+		}
+		b, err := post(la+"/sharedKeys", "2022-10-01")
+		if err != nil {
+			return err
+		}
+		return expect(b["primarySharedKey"] != nil && b["secondarySharedKey"] != nil, "answer %v", keys(b))
+	})
+	r.check("server-created: a DNS zone has four name servers and a record its FQDN", func() error {
+		zone := g + "/providers/Microsoft.Network/dnszones/conformance.example"
+		if err := put(zone, "2018-05-01", `{"location":"global"}`); err != nil {
+			return err
+		}
+		b, err := get(zone, "2018-05-01")
+		if err != nil {
+			return err
+		}
+		ns, _ := mapAt(b, "properties")["nameServers"].([]any)
+		if len(ns) != 4 {
+			return expect(false, "nameServers %v", ns)
+		}
+		if err := put(zone+"/A/www", "2018-05-01", `{"properties":{"TTL":300,"ARecords":[{"ipv4Address":"10.1.2.3"}]}}`); err != nil {
+			return err
+		}
+		rec, err := get(zone+"/A/www", "2018-05-01")
+		if err != nil {
+			return err
+		}
+		return expect(mapAt(rec, "properties")["fqdn"] == "www.conformance.example.", "fqdn %v", mapAt(rec, "properties")["fqdn"])
+	})
+	rd, _ := armauthorization.NewRoleDefinitionsClient(e.cred, e.opts)
+	r.check("server-created: built-in role definition Reader is readable", func() error {
+		res, err := rd.Get(ctx, "/subscriptions/"+e.sub, "acdd72a7-3385-48ef-bd42-f606fba81ae7", nil)
+		if err != nil {
+			return err
+		}
+		return expect(deref(res.Properties.RoleName) == "Reader" && deref(res.Properties.RoleType) == "BuiltInRole", "role %q type %q", deref(res.Properties.RoleName), deref(res.Properties.RoleType))
+	})
+	r.check("server-created: role definitions list filters by roleName", func() error {
+		p := rd.NewListPager("/subscriptions/"+e.sub, &armauthorization.RoleDefinitionsClientListOptions{Filter: to.Ptr("roleName eq 'Storage Blob Data Contributor'")})
+		var names []string
+		for p.More() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return err
+			}
+			for _, d := range page.Value {
+				names = append(names, deref(d.Name))
+			}
+		}
+		return expect(len(names) == 1 && names[0] == "ba92f5b4-2d11-453d-a403-e96b0029c9fe", "names %v", names)
+	})
+	res, _ := armresources.NewClient(e.sub, e.cred, e.opts)
+	listNames := func(filter string) ([]string, error) {
+		p := res.NewListByResourceGroupPager(group, &armresources.ClientListByResourceGroupOptions{Filter: to.Ptr(filter)})
+		var out []string
+		for p.More() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, it := range page.Value {
+				out = append(out, deref(it.Name))
+			}
+		}
+		return out, nil
+	}
+	r.check("server-created: $filter startswith(tagName, ...) lists tagged resources", func() error {
+		names, err := listNames("startswith(tagName, 'merg')")
+		if err != nil {
+			return err
+		}
+		return expect(len(names) == 1 && names[0] == "stconf001", "names %v", names)
+	})
+	r.check("server-created: $filter resourceType ne ... leaves that type out", func() error {
+		names, err := listNames("resourceType ne 'Microsoft.Storage/storageAccounts'")
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if strings.HasPrefix(n, "stconf") {
+				return expect(false, "storage account %s listed", n)
+			}
+		}
+		return expect(len(names) > 0, "nothing listed")
+	})
+	r.check("server-created: a seeded body without id/name/type is listed with its envelope", func() error {
+		id := g + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-seeded-bare"
+		resp, _, err := e.rawDo(ctx, http.MethodPost, "/_emulator/resources", `{"id":"`+id+`","apiVersion":"2023-01-31","body":{"location":"westeurope"}}`)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != 201 {
+			return expect(false, "seed %d (this check needs the emulator's admin API)", resp.StatusCode)
+		}
+		names, err := listNames("resourceType eq 'Microsoft.ManagedIdentity/userAssignedIdentities'")
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if n == "id-seeded-bare" {
+				return nil
+			}
+		}
+		return expect(false, "names %v", names)
+	})
+}
