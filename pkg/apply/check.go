@@ -14,7 +14,7 @@ import (
 // It runs before any write, so a refused plan writes nothing. Every refusal
 // is reported at once, each with the flag (or edit) that lifts it.
 func (e *Engine) Check(p *Prepared) error {
-	var adopt, replace, unmanaged, protected, cascade, required, takeover []string
+	var adopt, replace, unmanaged, protected, cascade, required, takeover, declaredGone []string
 	prunes := 0
 	for _, it := range p.items {
 		a := it.planned.Action
@@ -57,6 +57,11 @@ func (e *Engine) Check(p *Prepared) error {
 			protected = append(protected, d)
 		}
 		for _, c := range it.planned.Cascade {
+			if a == plan.ActionDelete && p.keeps(armid.Key(c.ID)) {
+				// The manifests still declare it: deleting its parent
+				// (a pruned group) would delete it without a word.
+				declaredGone = append(declaredGone, it.display()+" would also delete "+c.ID)
+			}
 			if p.protectedKeys[armid.Key(c.ID)] {
 				protected = append(protected, it.display()+" would also delete "+c.ID+", which is protected")
 			}
@@ -72,6 +77,7 @@ func (e *Engine) Check(p *Prepared) error {
 		}
 	}
 	add(protected, "%d resource(s) are protected by azure.kubectl.io/prevent-destroy but the plan deletes or replaces them, directly or with their parent; nothing was written. If destroying them is intended, remove the annotation and apply that first; otherwise revert the change that forces it:")
+	add(declaredGone, "%d resource(s) the manifests still declare would be deleted by ARM together with a parent this plan deletes; nothing was written. Declare the parent again, or remove them from the manifests too:")
 	add(required, "%d required propert(y/ies) missing from resources this plan creates; nothing was written. ARM would refuse the create: add them to the manifests:")
 	add(takeover, "%d resource(s) are recorded in state under another set; nothing was written. Writing them would move them to set "+fmt.Sprintf("%q", e.set())+" (and the other set's manifests would lose them); rerun with --adopt if this set should take them over, or remove them from these manifests:")
 	add(adopt, "%d resource(s) exist in Azure but are not in state; nothing was written. Review the plan, then rerun with --adopt to take them over, or run `kubectl azure import` first:")
@@ -102,4 +108,18 @@ func missingOnCreate(it *item) []string {
 		}
 	}
 	return out
+}
+
+// keeps reports whether the plan declares the resource and does not delete
+// it: it is meant to exist after the apply.
+func (p *Prepared) keeps(key string) bool {
+	p.keptOnce.Do(func() {
+		p.kept = map[string]bool{}
+		for _, it := range p.items {
+			if it.res != nil && it.planned.Action != plan.ActionDelete {
+				p.kept[it.key] = true
+			}
+		}
+	})
+	return p.kept[key]
 }

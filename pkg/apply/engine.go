@@ -134,8 +134,10 @@ type Prepared struct {
 	// of something it deletes, is refused.
 	protectedKeys map[string]bool
 
-	ownOnce sync.Once
-	own     map[string]bool
+	ownOnce  sync.Once
+	own      map[string]bool
+	keptOnce sync.Once
+	kept     map[string]bool
 }
 
 // ErrPruneEmpty refuses a prune with no manifests: it would delete every

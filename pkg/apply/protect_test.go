@@ -258,3 +258,23 @@ func TestOneSetDoesNotTakeOverAnother(t *testing.T) {
 		t.Fatalf("after --adopt the record is in set %q, want b", r.Set)
 	}
 }
+
+// TestPruneOfAGroupKeepingDeclaredResourcesIsRefused: dropping a resource
+// group's document while resources in it are still declared would have
+// the group's prune delete them too.
+func TestPruneOfAGroupKeepingDeclaredResourcesIsRefused(t *testing.T) {
+	a := newFakeARM()
+	a.seed(rg1, body())
+	a.seed(idA, body())
+	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet))
+	o := DefaultOptions()
+	o.Prune, o.AllowCascade = true, true
+	e := newEngine(a, st, o)
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(idA, body())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(p); err == nil || !strings.Contains(err.Error(), "still declare") {
+		t.Fatalf("Check = %v, want a refusal: the prune of the group would delete a declared resource", err)
+	}
+}
