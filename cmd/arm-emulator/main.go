@@ -3,7 +3,7 @@
 //
 // Contract (stable; outside checks rely on it): --addr, --throttle off|reads=S/R,writes=S/R,deletes=S/R,
 // --latency 50ms, --lro 2s, --quirks corpus|none, --faults 503=0.1,reset=0.02;
-// admin API under /_emulator.
+// admin API under /_emulator (see --help).
 package main
 
 import (
@@ -45,8 +45,38 @@ func flagHelp(d emulator.Options) []struct{ name, def, help string } {
 		{"faults", "", "fault rates, e.g. 503=0.1,500=0.01,reset=0.02,lro=0.05"},
 		{"tls-cert-dir", "", "serve HTTPS with a self-signed certificate written to DIR/cert.pem"},
 		{"seed", "0", "seed for jitter and faults (0: from the clock)"},
+		{"page-size", "0", "items per list page before a nextLink (0: 100, as ARM's RPs page)"},
+		{"no-parent-locks", "false", "true: let writes under one virtual network, NSG, … overlap (no 409 AnotherOperationInProgress)"},
+		{"skip-reference-check", "false", "true: accept references to resources this emulator never saw (replays of recorded traffic; ARM refuses them)"},
 	}
 }
+
+// usageText is what --help prints after the flags: the admin API and the
+// behaviours that are always on, so a user knows what the server enforces.
+const usageText = `
+Admin API (never throttled, delayed, faulted, counted or validated):
+  POST   /_emulator/resources   {"id": ARM_ID, "apiVersion": V, "body": {...}}
+                                stores the body verbatim (parents created); GET returns it as is
+  GET    /_emulator/resources   {"value": [{"id", "apiVersion", "body"}]}; ?derived=true adds
+                                the children the server made itself
+  DELETE /_emulator/resources   forget every resource and operation, zero the counters
+  GET    /_emulator/stats       {"requests": {"GET","PUT","PATCH","DELETE","POST","POLL"},
+                                 "throttled", "faults", "byClient": {"<User-Agent>": {...}}}
+
+With --tls-cert-dir the server speaks HTTPS and answers Entra ID token requests
+(POST /{tenant}/oauth2/v2.0/token, OpenID discovery), so azidentity credentials work.
+
+Always on (ARM's own rules, whatever --quirks says):
+  validation with ARM's codes (api-version on every path, names, locations, JSON types,
+  required properties, references); management locks (CanNotDelete, ReadOnly → 409
+  ScopeLocked); readonly input ignored; write-only values never returned; globally unique
+  names and Key Vault soft delete; role-assignment rules; tag limits; unknown POST actions
+  refused; 405 for types without DELETE; the Microsoft.Resources/tags extension resource;
+  children and action answers RPs create; long-running operations with
+  Azure-AsyncOperation/Location; etags and If-Match/If-None-Match; paging and $filter.
+--quirks corpus adds what recorded traffic shows per type (server-added keys, value
+normalisation, ID casing, etag style). See pkg/emulator/README.md.
+`
 
 func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("arm-emulator", flag.ContinueOnError)
@@ -57,6 +87,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	vals := map[string]*string{}
 	for _, f := range flagHelp(opts) {
 		vals[f.name] = fs.String(f.name, f.def, f.help)
+	}
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: arm-emulator [flags]\n\nA local Azure Resource Manager for demos and tests.\n\nFlags:")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), usageText)
 	}
 	if err := fs.Parse(args); err != nil {
 		return err

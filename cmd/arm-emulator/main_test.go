@@ -57,8 +57,9 @@ func TestBinaryAdminAPI(t *testing.T) {
 	}
 	code, stats := call(t, "GET", base+"/_emulator/stats", "")
 	var st struct {
-		Requests  map[string]int `json:"requests"`
-		Throttled int            `json:"throttled"`
+		Requests  map[string]int            `json:"requests"`
+		Throttled int                       `json:"throttled"`
+		ByClient  map[string]map[string]int `json:"byClient"`
 	}
 	if err := json.Unmarshal([]byte(stats), &st); err != nil || code != 200 {
 		t.Fatalf("stats: %d %s", code, stats)
@@ -70,6 +71,10 @@ func TestBinaryAdminAPI(t *testing.T) {
 		if _, ok := st.Requests[m]; !ok {
 			t.Errorf("stats lacks %s: %s", m, stats)
 		}
+	}
+	// Go's client sends its own User-Agent: all three GETs are its.
+	if by := st.ByClient["Go-http-client/1.1"]; by["GET"] != 3 || len(st.ByClient) != 1 {
+		t.Errorf("stats byClient = %v, want the three GETs under Go-http-client/1.1: %s", st.ByClient, stats)
 	}
 	if code, _ := call(t, "DELETE", base+"/_emulator/resources", ""); code != 204 {
 		t.Fatalf("admin DELETE: %d", code)
@@ -128,4 +133,24 @@ func jsonEqual(t *testing.T, a, b string) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
+}
+
+// --help documents every flag, the admin API and the behaviours that are
+// always on.
+func TestHelpDocumentsAdminAPIAndSwitches(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run([]string{"--help"}, &out, &errOut); err == nil {
+		t.Fatal("--help did not stop")
+	}
+	help := errOut.String()
+	for _, want := range []string{
+		"-addr", "-throttle", "-latency", "-lro", "-quirks", "-faults", "-tls-cert-dir", "-seed", "-config",
+		"-page-size", "-no-parent-locks", "-skip-reference-check",
+		"POST   /_emulator/resources", "GET    /_emulator/resources", "DELETE /_emulator/resources", "GET    /_emulator/stats",
+		"byClient", "oauth2/v2.0/token", "ScopeLocked", "write-only", "--quirks corpus",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--help lacks %q:\n%s", want, help)
+		}
+	}
 }

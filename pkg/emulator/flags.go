@@ -201,6 +201,24 @@ func ApplyFlag(o *Options, name, v string) error {
 		return ParseFaults(&o.Faults, v)
 	case "tls-cert-dir":
 		o.TLSCertDir = v
+	case "page-size":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("--page-size %q: not a non-negative integer", v)
+		}
+		o.PageSize = n
+	case "no-parent-locks":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("--no-parent-locks %q: use true or false", v)
+		}
+		o.NoParentLocks = b
+	case "skip-reference-check":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("--skip-reference-check %q: use true or false", v)
+		}
+		o.SkipReferenceCheck = b
 	case "seed":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {

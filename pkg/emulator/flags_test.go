@@ -34,6 +34,15 @@ func TestFlagParsers(t *testing.T) {
 	if o.LRODuration != 3*time.Second || o.lroDuration("microsoft.foo/BARS") != time.Minute {
 		t.Errorf("lro = %v %v", o.LRODuration, o.LROByType)
 	}
+	must(ApplyFlag(&o, "page-size", "7"))
+	must(ApplyFlag(&o, "no-parent-locks", "true"))
+	must(ApplyFlag(&o, "skip-reference-check", "true"))
+	if o.PageSize != 7 || !o.NoParentLocks || !o.SkipReferenceCheck {
+		t.Errorf("page-size/no-parent-locks/skip-reference-check = %d %v %v", o.PageSize, o.NoParentLocks, o.SkipReferenceCheck)
+	}
+	if ApplyFlag(&o, "page-size", "-1") == nil || ApplyFlag(&o, "no-parent-locks", "maybe") == nil {
+		t.Error("bad page-size or no-parent-locks accepted")
+	}
 	must(ApplyFlag(&o, "faults", "503=0.1,500=0.05,reset=0.02,lro=0.5"))
 	if o.Faults.Status[503] != 0.1 || o.Faults.Status[500] != 0.05 || o.Faults.Reset != 0.02 || o.Faults.LROFailure != 0.5 {
 		t.Errorf("faults = %+v", o.Faults)
