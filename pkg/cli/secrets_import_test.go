@@ -71,3 +71,21 @@ func TestSecretsImportNeverPrintsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsImportNamesSecretsAzureWithholds: GET never returns a Key
+// Vault secret's value; the imported manifest says it is left out and how
+// to supply it.
+func TestSecretsImportNamesSecretsAzureWithholds(t *testing.T) {
+	e := newEnv(t, nil)
+	id := rg("rg-imp") + "/providers/Microsoft.KeyVault/vaults/kvimp/secrets/db"
+	if err := e.srv.Seed(id, "2023-07-01", map[string]any{"properties": map[string]any{"contentType": "text/plain"}}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := e.run("import", id, "--no-state")
+	if code != 0 {
+		t.Fatalf("import: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "under spec.body.properties:") || !strings.Contains(out, "value: {valueFrom:") {
+		t.Errorf("the withheld secret value is not named:\n%s\n%s", out, errOut)
+	}
+}

@@ -269,11 +269,19 @@ func sameScalar(a, b any) bool {
 // body has: GET never returns them, so the manifest explains how to
 // supply one.
 func (m *minimizer) schemaSecrets(body map[string]any) {
-	if m.t == nil {
-		return
+	var paths []string
+	if m.t != nil {
+		for sp, p := range m.t.Properties {
+			if p.Secret && !p.ReadOnly {
+				paths = append(paths, sp)
+			}
+		}
 	}
-	for sp, p := range m.t.Properties {
-		if !p.Secret || p.ReadOnly || strings.ContainsAny(sp, "[*") {
+	// And where the type keeps a secret the schema does not mark (a Key
+	// Vault secret's value, which GET never returns).
+	paths = append(paths, secret.TypePathsOf(m.selfID)...)
+	for _, sp := range paths {
+		if strings.ContainsAny(sp, "[*") {
 			continue
 		}
 		if _, ok := bodypath.Get(body, sp); ok {
