@@ -204,6 +204,7 @@ func (s *Server) syncParentFromChild(p armPath, child *resource) {
 // a storage account's default services, an NSG's default rules.
 func (s *Server) addImplicitChildren(res *resource) {
 	s.addRPChildren(res)
+	s.restoreDiagnosticSettings(res.ID)
 	switch strings.ToLower(res.Type) {
 	case "microsoft.storage/storageaccounts":
 		services := map[string]map[string]any{

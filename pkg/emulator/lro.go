@@ -117,6 +117,7 @@ func (s *Server) settleLocked() {
 		}
 		switch {
 		case op.Kind == opDelete && !op.Fail:
+			s.keepDiagnosticSettings(op.ResourceID)
 			s.store.removeTree(op.ResourceID)
 			if pp, ok := parsePath(op.ResourceID); ok {
 				s.syncParentFromChild(pp, nil)

@@ -32,7 +32,10 @@ type Server struct {
 	// deletedVaults are soft-deleted Key Vaults by lower-cased name;
 	// subTags the tag sets of subscriptions (Microsoft.Resources/tags).
 	deletedVaults map[string]deletedVault
-	subTags       map[string]map[string]any
+	// orphanDiag holds diagnostic settings whose resource was deleted, by
+	// lower-cased ID: they come back when the resource is created again.
+	orphanDiag map[string]*resource
+	subTags    map[string]map[string]any
 
 	nsVersionsMu sync.Mutex
 	nsVersions   map[string]map[string]bool // namespace → api-versions of any of its types
@@ -65,6 +68,7 @@ func New(opts Options) (*Server, error) {
 		stats: newStatsCounter(),
 
 		deletedVaults: map[string]deletedVault{},
+		orphanDiag:    map[string]*resource{},
 		subTags:       map[string]map[string]any{},
 		throttle:      newThrottler(opts.Throttle),
 	}
@@ -153,6 +157,7 @@ func (s *Server) Reset() {
 	s.ops = map[string]*operation{}
 	s.pending = nil
 	s.deletedVaults = map[string]deletedVault{}
+	s.orphanDiag = map[string]*resource{}
 	s.subTags = map[string]map[string]any{}
 	s.mu.Unlock()
 	s.stats.reset()

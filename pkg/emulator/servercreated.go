@@ -3,6 +3,8 @@ package emulator
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // What resource providers create or fill in on their own, which a plan
@@ -168,4 +170,28 @@ func keptSecrets(typ string, req map[string]any, prev *resource) []any {
 		return prev.Secrets
 	}
 	return nil
+}
+
+// Diagnostic settings outlive their resource: deleting a resource leaves
+// its Microsoft.Insights/diagnosticSettings behind, and creating a
+// resource with the same ID brings them back. Source: Microsoft Learn
+// "Diagnostic settings in Azure Monitor" (resource deletion: the settings
+// are not removed with the resource and apply again to a resource
+// re-created with the same name). Caller holds s.mu.
+func (s *Server) keepDiagnosticSettings(deleted string) {
+	for k, r := range s.store.res {
+		if strings.EqualFold(r.Type, "Microsoft.Insights/diagnosticSettings") && (armid.Contains(deleted, r.ID)) {
+			s.orphanDiag[k] = r
+		}
+	}
+}
+
+func (s *Server) restoreDiagnosticSettings(created string) {
+	for k, r := range s.orphanDiag {
+		p, ok := parsePath(r.ID)
+		if ok && armid.Equal(p.Scope, created) {
+			s.store.put(r)
+			delete(s.orphanDiag, k)
+		}
+	}
 }

@@ -125,3 +125,28 @@ func TestBuiltinRoleDefinitions(t *testing.T) {
 		t.Errorf("unknown role definition: %d", r.Status)
 	}
 }
+
+// Diagnostic settings survive their resource's deletion and come back when
+// it is created again (source in servercreated.go).
+func TestDiagnosticSettingsOutliveTheirResource(t *testing.T) {
+	s := startTest(t, func(o *Options) { o.LRODuration = 0; o.SkipReferenceCheck = true })
+	u := s.URL()
+	g := "/subscriptions/" + testSub + "/resourceGroups/diag"
+	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	id := g + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/idd"
+	do(t, http.MethodPut, u+id+"?api-version=2023-01-31", map[string]any{"location": "westeurope"})
+	diag := id + "/providers/Microsoft.Insights/diagnosticSettings/toLaw?api-version=2021-05-01-preview"
+	if r := do(t, http.MethodPut, u+diag, map[string]any{"properties": map[string]any{"workspaceId": g + "/providers/Microsoft.OperationalInsights/workspaces/law", "logs": []any{}}}); r.Status >= 300 {
+		t.Fatalf("diagnostic setting: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodDelete, u+id+"?api-version=2023-01-31", nil); r.Status >= 300 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodGet, u+diag, nil); r.Status != 404 {
+		t.Errorf("diagnostic setting while its resource is gone: %d", r.Status)
+	}
+	do(t, http.MethodPut, u+id+"?api-version=2023-01-31", map[string]any{"location": "westeurope"})
+	if r := do(t, http.MethodGet, u+diag, nil); r.Status != 200 || str(r.Body, "properties", "workspaceId") == "" {
+		t.Errorf("diagnostic setting after re-create: %d %s", r.Status, r.Raw)
+	}
+}

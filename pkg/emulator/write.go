@@ -214,6 +214,7 @@ func (s *Server) deleteResource(r *http.Request, p armPath, apiVersion string) r
 	s.rememberDeletedVault(res)
 	facts := s.facts(p.Type(), apiVersion)
 	if !facts.deleteLRO {
+		s.keepDiagnosticSettings(res.ID)
 		s.store.removeTree(res.ID)
 		s.syncParentFromChild(p, nil)
 		return reply{status: http.StatusOK}
