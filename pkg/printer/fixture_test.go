@@ -113,6 +113,9 @@ func samplePlan() *plan.Plan {
 			},
 		},
 		Warnings: []string{"infra/storage.yaml#0: readonly property properties.provisioningState ignored"},
+		Problems: []plan.Problem{{File: "infra/storage.yaml", Document: 0, Line: 14, Path: "spec.body.properties.minimumTlsVersoin", Severity: plan.SeverityWarning,
+			Message: "unknown property: Microsoft.Storage/storageAccounts 2023-05-01 does not declare it; did you mean minimumTlsVersion?"}},
+		Undeclared: []string{sub + "/resourceGroups/rg-demo/providers/Microsoft.Network/privateDnsZones/old.internal"},
 	}
 }
 

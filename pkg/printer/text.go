@@ -149,7 +149,8 @@ func (t *textPrinter) plan(p *plan.Plan) {
 		for _, id := range p.Undeclared {
 			name := armid.Printable(DisplayName(id, ""))
 			if rg := resourceGroup(id); rg != "" {
-				name += " " + t.st.faint("in "+armid.Printable(rg))
+				// Styled word by word: the line may be wrapped at any space.
+				name += " " + t.st.faint("in") + " " + t.st.faint(armid.Printable(rg))
 			}
 			t.wrapped("  - ", "      ", name, identity)
 		}
