@@ -178,3 +178,36 @@ func TestReadManySubscriptionListBoundedByPerGroupCost(t *testing.T) {
 		t.Errorf("%d requests, want at most 9", n)
 	}
 }
+
+// The layout of BenchmarkPlanMixed1000/10000 (per group: 2 each of 7
+// types, 3 identities, a vnet, a DNS zone, a workspace) against an
+// endpoint that lists subscription-wide, paged at 100 as ARM's providers
+// commonly do. Issue 34's targets: ≤ 25 reads for 1,000; ≤ 60 for 10,000
+// (pages of 100 put the floor at about one read per 100 resources).
+func TestReadManyMixedLayoutCost(t *testing.T) {
+	for _, tc := range []struct {
+		groups int
+		max    int
+	}{{50, 25}, {500, 110}} {
+		if tc.groups > 50 && testing.Short() {
+			continue
+		}
+		l := newListingARM(t, 100, true)
+		reqs := l.mixed(tc.groups, mixedTypes[:7], 2)
+		reqs = append(reqs, l.mixed(tc.groups, mixedTypes[7:8], 3)[tc.groups:]...)
+		for _, typ := range mixedTypes[8:] {
+			reqs = append(reqs, l.mixed(tc.groups, []string{typ}, 1)[tc.groups:]...)
+		}
+		res := l.client(func(o *Options) { o.Pacing = false }).ReadMany(context.Background(), reqs, ReadManyOptions{})
+		for i, r := range res {
+			if r.Err != nil || !r.Exists {
+				t.Fatalf("result %d: %+v", i, r)
+			}
+		}
+		n := len(l.requests())
+		t.Logf("%d groups, %d resources: %d reads (%.4f per resource)", tc.groups, len(reqs), n, float64(n)/float64(len(reqs)))
+		if n > tc.max {
+			t.Errorf("%d reads, want at most %d", n, tc.max)
+		}
+	}
+}
