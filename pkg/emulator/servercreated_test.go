@@ -150,3 +150,11 @@ func TestDiagnosticSettingsOutliveTheirResource(t *testing.T) {
 		t.Errorf("diagnostic setting after re-create: %d %s", r.Status, r.Raw)
 	}
 }
+
+func TestBuiltinPolicyDefinitions(t *testing.T) {
+	s := startTest(t, nil)
+	r := do(t, http.MethodGet, s.URL()+"/providers/Microsoft.Authorization/policyDefinitions/e56962a6-4747-49cd-b67b-bf8b01975c4c?api-version=2023-04-01", nil)
+	if r.Status != 200 || str(r.Body, "properties", "displayName") != "Allowed locations" || str(r.Body, "properties", "policyType") != "BuiltIn" {
+		t.Fatalf("GET Allowed locations: %d %s", r.Status, r.Raw)
+	}
+}

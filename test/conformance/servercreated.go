@@ -110,6 +110,34 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 		}
 		return expect(mapAt(rec, "properties")["fqdn"] == "www.conformance.example.", "fqdn %v", mapAt(rec, "properties")["fqdn"])
 	})
+	r.check("server-created: a built-in policy definition is readable", func() error {
+		b, err := get("/providers/Microsoft.Authorization/policyDefinitions/e56962a6-4747-49cd-b67b-bf8b01975c4c", "2023-04-01")
+		if err != nil {
+			return err
+		}
+		return expect(mapAt(b, "properties")["policyType"] == "BuiltIn", "policyType %v", mapAt(b, "properties")["policyType"])
+	})
+	// Microsoft Learn "Diagnostic settings in Azure Monitor": the settings
+	// are not deleted with their resource and apply again to a resource
+	// re-created with the same name.
+	r.check("server-created: diagnostic settings outlive their resource", func() error {
+		id := g + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-conf-diag"
+		diag := id + "/providers/Microsoft.Insights/diagnosticSettings/to-law"
+		if err := put(id, "2023-01-31", `{"location":"westeurope"}`); err != nil {
+			return err
+		}
+		if err := put(diag, "2021-05-01-preview", `{"properties":{"workspaceId":"`+g+`/providers/Microsoft.OperationalInsights/workspaces/law-conf","logs":[]}}`); err != nil {
+			return err
+		}
+		if res, _, err := e.rawDo(ctx, http.MethodDelete, id+"?api-version=2023-01-31", ""); err != nil || res.StatusCode >= 300 {
+			return expect(false, "delete: %v %v", res, err)
+		}
+		if err := put(id, "2023-01-31", `{"location":"westeurope"}`); err != nil {
+			return err
+		}
+		_, err := get(diag, "2021-05-01-preview")
+		return err
+	})
 	rd, _ := armauthorization.NewRoleDefinitionsClient(e.cred, e.opts)
 	r.check("server-created: built-in role definition Reader is readable", func() error {
 		res, err := rd.Get(ctx, "/subscriptions/"+e.sub, "acdd72a7-3385-48ef-bd42-f606fba81ae7", nil)
