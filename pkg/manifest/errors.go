@@ -118,6 +118,9 @@ func (e *ValidationError) Error() string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		lines[i] = p.String()
+		if p.Severity == SeverityWarning {
+			lines[i] = "warning: " + lines[i]
+		}
 	}
 	return strings.Join(lines, "\n")
 }

@@ -125,6 +125,11 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 		set.Subscription = l.acct.subscription
 	}
 	if err := ps.err(rd.fileOrder); err != nil {
+		// The warnings found with the errors go with them, so a misspelt
+		// property is not hidden by an unrelated error in another file.
+		if ve, ok := err.(*ValidationError); ok {
+			ve.Problems = append(ve.Problems, l.findings...)
+		}
 		return nil, err
 	}
 	for _, e := range l.entries {

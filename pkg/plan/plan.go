@@ -155,7 +155,7 @@ type Change struct {
 	Sensitive  bool       `json:"sensitive,omitempty"`  // values withheld
 	CreateOnly bool       `json:"createOnly,omitempty"` // forces replace
 	// Cause says why the change is planned: CauseUser, CauseDrift,
-	// CauseRemoval or CauseDefaultReset.
+	// CauseRemoval, CauseDefaultReset or CauseUnverifiable.
 	Cause string `json:"cause,omitempty"`
 	// KnownAfterApply marks an After that depends on a value Azure
 	// generates during this apply; After then holds KnownAfterApply.
@@ -174,6 +174,7 @@ const (
 	CauseDrift        = "drift"         // Azure changed outside this tool
 	CauseRemoval      = "removal"       // removed from the manifest; the service decides the value
 	CauseDefaultReset = "default-reset" // removed from the manifest; reset to the schema default
+	CauseUnverifiable = "unverifiable"  // first plan: the service never returns this value, so it is written once
 )
 
 // KnownAfterApply is shown in place of a value Azure generates during the apply.

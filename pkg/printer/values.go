@@ -205,6 +205,8 @@ func causeNotes(c plan.Change) []string {
 		n = append(n, "removed from the manifest: reset to the default")
 	case c.Cause == plan.CauseRemoval:
 		n = append(n, "removed from the manifest: no longer managed")
+	case c.Cause == plan.CauseUnverifiable:
+		n = append(n, "unverifiable: the service does not return it; written once, then judged by what is read back")
 	case c.Kind == plan.KindRemove:
 		n = append(n, "removed")
 	}
