@@ -394,10 +394,6 @@ func (o *planOptions) plan(ctx context.Context) (*session, *apply.Prepared, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkVersions(ctx, sess.reg, sess.arm, set, o.apply.Subscription, o.streams.ErrOut); err != nil {
-		sess.store.Close()
-		return nil, nil, err
-	}
 	prep, err := sess.eng.Plan(ctx, set)
 	if err != nil {
 		sess.store.Close()
@@ -669,10 +665,6 @@ func (o *planOptions) deleteOrLoad(ctx context.Context) (*manifest.Set, *session
 	}
 	sess, err := o.open(ctx)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := checkVersions(ctx, sess.reg, sess.arm, set, o.apply.Subscription, o.streams.ErrOut); err != nil {
-		sess.store.Close()
 		return nil, nil, err
 	}
 	return set, sess, nil

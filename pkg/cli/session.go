@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -105,6 +106,22 @@ func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, strea
 			return nil, err
 		}
 		lo.Schema = manifest.RegistryValidator(reg)
+		lo.Versions = reg.Versions
+	}
+	if lo.ServedVersions == nil {
+		// An api-version the schema index lacks is checked with ARM's
+		// providers API by the loader, so the verdict is one problem with
+		// its line. The client is built only when such a version exists.
+		var once sync.Once
+		var c *arm.Client
+		var cerr error
+		lo.ServedVersions = func(ctx context.Context, subscription, namespace string) (map[string][]string, error) {
+			once.Do(func() { c, cerr = g.armClient(streams) })
+			if cerr != nil {
+				return nil, cerr
+			}
+			return c.ProviderAPIVersions(ctx, subscription, namespace)
+		}
 	}
 	if lo.Secrets == nil {
 		lo.Secrets = &manifest.KubeSecrets{Client: func() (corev1client.SecretsGetter, string, error) {
