@@ -37,9 +37,6 @@ type Server struct {
 	orphanDiag map[string]*resource
 	subTags    map[string]map[string]any
 
-	nsVersionsMu sync.Mutex
-	nsVersions   map[string]map[string]bool // namespace → api-versions of any of its types
-
 	nsOnce     sync.Once
 	namespaces map[string]bool // lower-cased namespaces the schema index knows
 
