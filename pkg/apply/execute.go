@@ -138,6 +138,14 @@ func (e *Engine) execute(ctx, stop context.Context, p *Prepared) (*plan.Result, 
 		}
 	}
 	for it, err := range e.runDAG(ctx, stop, deletes, func(it *item) []*item { return dependants[it] }, func(ctx context.Context, it *item) error {
+		if !e.stopped() {
+			// Children first, as if deleted one by one (items are in
+			// parents-first order).
+			ms := members[it]
+			for i := len(ms) - 1; i >= 0; i-- {
+				e.event(ms[i], StatusWriting, "DELETE with its resource group")
+			}
+		}
 		if err := e.deleteOne(ctx, p, it); err != nil {
 			return err
 		}
