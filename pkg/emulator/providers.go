@@ -64,28 +64,49 @@ func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// providerTypes groups the index's types by namespace, with their
-// api-versions newest first.
+// providerTypes groups the index's types by namespace, with the
+// api-versions the providers API lists for each, newest first: every
+// version any type of the namespace has. ARM's providers register their
+// versions for the namespace, and real traffic used versions a type's own
+// spec lacks (a template's backupstorageconfig@2020-02-02, the SFTP
+// quickstart's localUsers@2021-04-01), so a client that asks ARM whether
+// it serves a version must not be told no for those. Built once.
 func (s *Server) providerTypes() map[string]map[string][]string {
-	out := map[string]map[string][]string{}
-	tl, ok := s.opts.Schema.(typeLister)
-	if !ok || tl == nil {
-		return out
-	}
-	for _, t := range tl.Types() {
-		ns, rest, ok := strings.Cut(t, "/")
-		if !ok {
-			continue
+	s.provOnce.Do(func() {
+		out := map[string]map[string][]string{}
+		tl, ok := s.opts.Schema.(typeLister)
+		if !ok || tl == nil {
+			s.provTypes = out
+			return
 		}
-		vs := tl.Versions(t)
-		sorted := append([]string(nil), vs...)
-		sort.Sort(sort.Reverse(sort.StringSlice(sorted)))
-		if out[ns] == nil {
-			out[ns] = map[string][]string{}
+		nsVersions := map[string]map[string]bool{}
+		for _, t := range tl.Types() {
+			ns, rest, ok := strings.Cut(t, "/")
+			if !ok {
+				continue
+			}
+			if out[ns] == nil {
+				out[ns] = map[string][]string{}
+				nsVersions[ns] = map[string]bool{}
+			}
+			out[ns][rest] = nil
+			for _, v := range tl.Versions(t) {
+				nsVersions[ns][v] = true
+			}
 		}
-		out[ns][rest] = sorted
-	}
-	return out
+		for ns, types := range out {
+			all := make([]string, 0, len(nsVersions[ns]))
+			for v := range nsVersions[ns] {
+				all = append(all, v)
+			}
+			sort.Sort(sort.Reverse(sort.StringSlice(all)))
+			for t := range types {
+				types[t] = all
+			}
+		}
+		s.provTypes = out
+	})
+	return s.provTypes
 }
 
 func providerBody(sub, ns string, types map[string][]string) map[string]any {

@@ -101,3 +101,24 @@ func TestSeededWithoutEnvelopeIsListed(t *testing.T) {
 		}
 	}
 }
+
+// The providers API lists the versions a client may use, so a tool that
+// asks ARM whether it serves a version is not told no for one real
+// traffic used.
+func TestProvidersListServedVersions(t *testing.T) {
+	s := startTest(t, nil)
+	r := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/providers/Microsoft.Storage?api-version=2021-04-01", nil)
+	rts, _ := r.Body["resourceTypes"].([]any)
+	for _, rt := range rts {
+		if str(rt, "resourceType") != "storageAccounts/localUsers" {
+			continue
+		}
+		for _, v := range asMap(rt)["apiVersions"].([]any) {
+			if v == "2021-04-01" {
+				return
+			}
+		}
+		t.Fatalf("storageAccounts/localUsers versions lack 2021-04-01: %v", asMap(rt)["apiVersions"])
+	}
+	t.Fatalf("no storageAccounts/localUsers in %s", truncate(r.Raw, 300))
+}

@@ -37,6 +37,9 @@ type Server struct {
 	orphanDiag map[string]*resource
 	subTags    map[string]map[string]any
 
+	provOnce  sync.Once
+	provTypes map[string]map[string][]string // the providers API's types and versions
+
 	nsOnce     sync.Once
 	namespaces map[string]bool // lower-cased namespaces the schema index knows
 

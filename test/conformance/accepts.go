@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v6"
+	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/resources/armresources"
 )
 
 // accepts: what ARM accepts must not be refused.
@@ -29,6 +31,25 @@ func accepts(ctx context.Context, e *env, r *runner) {
 			return err
 		}
 		return put(sa+"/localUsers/sftpuser", "2021-04-01", `{"properties":{"hasSshPassword":true,"homeDirectory":"data"}}`)
+	})
+	providers, _ := armresources.NewProvidersClient(e.sub, e.cred, e.opts)
+	r.check("accepts: the providers API lists localUsers@2021-04-01 (a version ARM served)", func() error {
+		res, err := providers.Get(ctx, "Microsoft.Storage", nil)
+		if err != nil {
+			return err
+		}
+		for _, rt := range res.ResourceTypes {
+			if !strings.EqualFold(deref(rt.ResourceType), "storageAccounts/localUsers") {
+				continue
+			}
+			for _, v := range rt.APIVersions {
+				if deref(v) == "2021-04-01" {
+					return nil
+				}
+			}
+			return expect(false, "versions lack 2021-04-01")
+		}
+		return expect(false, "no storageAccounts/localUsers")
 	})
 	lbs, _ := armnetwork.NewLoadBalancersClient(e.sub, e.cred, e.opts)
 	lb := e.rg(group) + "/providers/Microsoft.Network/loadBalancers/lb-conf"
