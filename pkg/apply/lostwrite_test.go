@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,15 +61,17 @@ func (v *vanishing) Delete(ctx context.Context, id, ver string, o *arm.RequestOp
 }
 
 // slowPuts holds every PUT for a while and stops the run (first Ctrl-C)
-// when the first PUT of at arrives.
+// once `after` PUTs are in flight.
 type slowPuts struct {
 	*fakeARM
-	at   string
-	stop context.CancelFunc
+	after int
+	stop  context.CancelFunc
+
+	n atomic.Int32
 }
 
 func (s *slowPuts) Put(ctx context.Context, id, v string, b map[string]any, o *arm.RequestOptions) (*arm.Response, error) {
-	if armid.Equal(id, s.at) {
+	if int(s.n.Add(1)) == s.after {
 		s.stop()
 	}
 	select {
@@ -86,7 +89,7 @@ func (s *slowPuts) Put(ctx context.Context, id, v string, b map[string]any, o *a
 func TestFirstInterruptLetsWritesInFlightFinish(t *testing.T) {
 	stop, stopNow := context.WithCancel(context.Background())
 	defer stopNow()
-	a := &slowPuts{fakeARM: newFakeARM(), at: idA, stop: stopNow}
+	a := &slowPuts{fakeARM: newFakeARM(), after: 2, stop: stopNow} // A and B in flight
 	a.seed(rg1, body())
 	st := newMemStore(recordOf(rg1, body(), DefaultSet))
 	e := newEngine(a, st, DefaultOptions())
@@ -117,7 +120,7 @@ func TestFirstInterruptLetsWritesInFlightFinish(t *testing.T) {
 	// still journaled.
 	ctx, abort := context.WithCancel(context.Background())
 	stop2, stopNow2 := context.WithCancel(context.Background())
-	a2 := &slowPuts{fakeARM: newFakeARM(), at: idA, stop: func() { stopNow2(); abort() }}
+	a2 := &slowPuts{fakeARM: newFakeARM(), after: 1, stop: func() { stopNow2(); abort() }}
 	a2.seed(rg1, body())
 	st2 := newMemStore(recordOf(rg1, body(), DefaultSet))
 	e2 := newEngine(a2, st2, DefaultOptions())
