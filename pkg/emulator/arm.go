@@ -182,6 +182,9 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 	if rep, ok := s.serveBuiltinPolicies(r, p); ok {
 		return rep
 	}
+	if rep, ok := s.servePGParameters(r, p); ok {
+		return rep
+	}
 	switch p.Kind {
 	case kindSubscriptions:
 		if m != http.MethodGet {

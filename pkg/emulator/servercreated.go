@@ -2,6 +2,8 @@ package emulator
 
 import (
 	"fmt"
+	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -194,4 +196,72 @@ func (s *Server) restoreDiagnosticSettings(created string) {
 			delete(s.orphanDiag, k)
 		}
 	}
+}
+
+// pgParameters are server parameters every PostgreSQL flexible server has,
+// with their defaults: GET …/configurations/{name} answers them before any
+// PUT, and the list shows them (ARM REST "Configurations - Get / List By
+// Server"; defaults from Microsoft Learn "Server parameters in Azure
+// Database for PostgreSQL flexible server").
+var pgParameters = map[string]struct{ value, dataType string }{
+	"require_secure_transport":            {"on", "Boolean"},
+	"azure.extensions":                    {"", "Set"},
+	"shared_preload_libraries":            {"pg_cron,pg_stat_statements", "Set"},
+	"log_min_duration_statement":          {"-1", "Integer"},
+	"log_connections":                     {"on", "Boolean"},
+	"log_disconnections":                  {"on", "Boolean"},
+	"log_checkpoints":                     {"on", "Boolean"},
+	"work_mem":                            {"4096", "Integer"},
+	"timezone":                            {"UTC", "Enumeration"},
+	"ssl_min_protocol_version":            {"TLSv1.2", "Enumeration"},
+	"password_encryption":                 {"scram-sha-256", "Enumeration"},
+	"statement_timeout":                   {"0", "Integer"},
+	"idle_in_transaction_session_timeout": {"0", "Integer"},
+	"pgbouncer.enabled":                   {"false", "Boolean"},
+}
+
+// servePGParameters answers GET of a parameter no client wrote yet, and
+// the list with every parameter. Caller holds s.mu.
+func (s *Server) servePGParameters(r *http.Request, p armPath) (reply, bool) {
+	if r.Method != http.MethodGet || !strings.EqualFold(p.Type(), "Microsoft.DBforPostgreSQL/flexibleServers/configurations") {
+		return reply{}, false
+	}
+	server := s.store.get(p.ParentID())
+	if server == nil {
+		return reply{}, false
+	}
+	view := func(name string) map[string]any {
+		d := pgParameters[name]
+		return map[string]any{"id": server.ID + "/configurations/" + name, "name": name, "type": "Microsoft.DBforPostgreSQL/flexibleServers/configurations",
+			"properties": map[string]any{"value": d.value, "defaultValue": d.value, "dataType": d.dataType, "source": "system-default",
+				"isDynamicConfig": true, "isReadOnly": false, "isConfigPendingRestart": false}}
+	}
+	switch p.Kind {
+	case kindResource:
+		name := strings.ToLower(p.Name())
+		if _, ok := pgParameters[name]; !ok || s.store.get(p.Raw) != nil {
+			return reply{}, false
+		}
+		return ok200(view(name)), true
+	case kindCollection:
+		byName := map[string]any{}
+		for n := range pgParameters {
+			byName[n] = view(n)
+		}
+		for _, c := range s.store.children(server.ID, p.Type()) {
+			cp, _ := parsePath(c.ID)
+			byName[strings.ToLower(cp.Name())] = withEnvelope(c)
+		}
+		names := make([]string, 0, len(byName))
+		for n := range byName {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		items := make([]any, 0, len(names))
+		for _, n := range names {
+			items = append(items, byName[n])
+		}
+		return s.page(r, items), true
+	}
+	return reply{}, false
 }

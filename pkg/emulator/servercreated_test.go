@@ -158,3 +158,31 @@ func TestBuiltinPolicyDefinitions(t *testing.T) {
 		t.Fatalf("GET Allowed locations: %d %s", r.Status, r.Raw)
 	}
 }
+
+// PostgreSQL server parameters exist before any write; a PUT changes one.
+func TestPostgresParameters(t *testing.T) {
+	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
+	u := s.URL()
+	g := "/subscriptions/" + testSub + "/resourceGroups/pgp"
+	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	srv := g + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/pgp1"
+	const v = "?api-version=2023-06-01-preview"
+	do(t, http.MethodPut, u+srv+v, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard_B1ms", "tier": "Burstable"}, "properties": map[string]any{"version": "16"}})
+	if r := do(t, http.MethodGet, u+srv+"/configurations/require_secure_transport"+v, nil); r.Status != 200 || str(r.Body, "properties", "value") != "on" {
+		t.Fatalf("default parameter: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodPut, u+srv+"/configurations/require_secure_transport"+v, map[string]any{"properties": map[string]any{"value": "off", "source": "user-override"}}); r.Status >= 300 {
+		t.Fatalf("PUT parameter: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodGet, u+srv+"/configurations/require_secure_transport"+v, nil); str(r.Body, "properties", "value") != "off" {
+		t.Errorf("after PUT: %s", r.Raw)
+	}
+	l := do(t, http.MethodGet, u+srv+"/configurations"+v, nil)
+	items, _ := l.Body["value"].([]any)
+	if len(items) != len(pgParameters) || !strings.Contains(l.Raw, `"off"`) {
+		t.Errorf("list: %d items %s", len(items), truncate(l.Raw, 200))
+	}
+	if r := do(t, http.MethodDelete, u+srv+"/configurations/require_secure_transport"+v, nil); r.Status != 405 {
+		t.Errorf("DELETE parameter: %d, want 405", r.Status)
+	}
+}

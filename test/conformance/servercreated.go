@@ -77,6 +77,20 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 		_, err := get(sql+"/databases/master", "2023-05-01-preview")
 		return err
 	})
+	r.check("server-created: a PostgreSQL flexible server has the postgres database and its server parameters", func() error {
+		pg := g + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg-conf-srv"
+		if err := put(pg, "2023-06-01-preview", `{"location":"westeurope","sku":{"name":"Standard_B1ms","tier":"Burstable"},"properties":{"version":"16"}}`); err != nil {
+			return err
+		}
+		if _, err := get(pg+"/databases/postgres", "2023-06-01-preview"); err != nil {
+			return err
+		}
+		b, err := get(pg+"/configurations/require_secure_transport", "2023-06-01-preview")
+		if err != nil {
+			return err
+		}
+		return expect(mapAt(b, "properties")["value"] == "on", "require_secure_transport %v", mapAt(b, "properties")["value"])
+	})
 	r.check("server-created: Log Analytics sharedKeys answers primarySharedKey", func() error {
 		la := g + "/providers/Microsoft.OperationalInsights/workspaces/law-conf"
 		if err := put(la, "2022-10-01", `{"location":"westeurope","properties":{}}`); err != nil {
