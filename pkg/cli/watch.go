@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/pkg/version"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 )
@@ -187,6 +190,18 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 		Schemas: reg, Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log,
 		PlanSource: apply.Source{Filenames: load.Filenames, Recursive: load.Recursive, Kustomize: load.Kustomize,
 			Selector: load.Selector, Subscription: g.Subscription, State: g.State}}
+	if ns, set, err := state.ParseKubernetesRef(g.State); err == nil && strings.HasPrefix(g.State, "kubernetes://") {
+		// With the Kubernetes state, what happens to a resource is also
+		// an Event on its state ConfigMap.
+		if cfg, err := g.KubeFlags.ToRESTConfig(); err == nil {
+			if cs, err := kubernetes.NewForConfig(cfg); err == nil {
+				host, _ := os.Hostname()
+				ctl.Events = reconcile.KubeEvents(cs, ns, set, host, func(err error) {
+					fmt.Fprintf(log, "warning: posting an Event: %v\n", err)
+				})
+			}
+		}
+	}
 	if w.metricsAddr != "" {
 		addr, err := reconcile.Serve(ctx, w.metricsAddr, metrics, ctl)
 		if err != nil {

@@ -47,6 +47,10 @@ type Controller struct {
 	Metrics    *Metrics
 	// Log receives one line per event worth a person's attention.
 	Log io.Writer
+	// Events, when set, also receives those events (Kubernetes Events on
+	// the state objects in a cluster). It is called on a goroutine of its
+	// own: a slow API server never holds the loop up.
+	Events func(e Event)
 	// Now is the clock (tests inject one).
 	Now func() time.Time
 
@@ -101,6 +105,29 @@ func (c *Controller) now() time.Time {
 		return c.Now()
 	}
 	return time.Now()
+}
+
+// Event is one thing that happened to a resource.
+type Event struct {
+	Reason  string // EventDriftDetected, ...
+	ID      string
+	Message string
+	Warning bool
+}
+
+// Reasons of Events.
+const (
+	EventDriftDetected  = "DriftDetected"
+	EventDriftCorrected = "DriftCorrected"
+	EventDriftContested = "DriftContested"
+	EventUnconvergeable = "Unconvergeable"
+	EventWriteFailed    = "WriteFailed"
+)
+
+func (c *Controller) event(reason, id, msg string, warning bool) {
+	if c.Events != nil {
+		go c.Events(Event{Reason: reason, ID: id, Message: msg, Warning: warning})
+	}
 }
 
 func (c *Controller) logf(format string, args ...any) {
@@ -465,6 +492,7 @@ func (c *Controller) drifted(key, id, policy string, drift, all []plan.Change, a
 			c.Metrics.driftDetected.WithLabelValues(plan.CauseDrift, kindOf(ch)).Inc()
 		}
 		c.logf("drift: %s: %s", id, strings.Join(paths, ", "))
+		c.event(EventDriftDetected, id, "changed outside kubectl-azure: "+strings.Join(paths, ", ")+" (policy "+policy+")", true)
 	}
 	switch {
 	case st.state == StateUnconvergeable && known:
@@ -490,6 +518,7 @@ func (c *Controller) drifted(key, id, policy string, drift, all []plan.Change, a
 			st.message = fmt.Sprintf("%s changed again after %d correction(s) within %s: another client or person is writing it; not correcting until %s (stop the other writer, or take the path into the manifest's ignore-changes)",
 				strings.Join(paths, ", "), n, c.Options.ContestWindow, st.until.UTC().Format(time.RFC3339))
 			c.logf("contested: %s: %s", id, st.message)
+			c.event(EventDriftContested, id, st.message, true)
 		} else {
 			st.state = StateCorrecting
 			st.message = "correcting drift"
@@ -593,6 +622,7 @@ func (c *Controller) work(ctx context.Context) bool {
 		}
 		c.mu.Unlock()
 		c.logf("write failed: %s: %s (retrying with backoff)", key, oneLine(err))
+		c.event(EventWriteFailed, c.idOf(key), oneLine(err), true)
 		c.Metrics.writes.WithLabelValues("failed").Inc()
 		c.queue.AddRateLimited(key)
 	case retry:
@@ -802,11 +832,13 @@ func (c *Controller) written(ctx context.Context, set *manifest.Set, pr plan.Res
 			st.corrections = st.corrections[1:]
 		}
 		c.logf("corrected: %s: %s", pr.ID, strings.Join(pathsOf(drift), ", "))
+		c.event(EventDriftCorrected, pr.ID, "wrote the manifest's values back: "+strings.Join(pathsOf(drift), ", "), false)
 	}
 	if len(kept) > 0 {
 		st.state, st.changes, st.stuckOn = StateUnconvergeable, kept, set
 		st.message = "written, but Azure still holds the drifted value at " + strings.Join(pathsOf(kept), ", ") + ": not corrected again until the manifests change (the service may refuse or override that value)"
 		c.logf("unconvergeable: %s: %s", pr.ID, st.message)
+		c.event(EventUnconvergeable, pr.ID, st.message, true)
 		return
 	}
 	st.state, st.changes, st.message = StateInSync, nil, ""
@@ -842,6 +874,16 @@ func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// idOf returns the ARM ID of a queue key as the manifests spell it.
+func (c *Controller) idOf(key string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.res[key]; st != nil {
+		return st.id
+	}
+	return key
 }
 
 func lockHolder(le *state.LockedError) string {

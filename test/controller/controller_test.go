@@ -108,12 +108,12 @@ type loop struct {
 
 func startLoop(t testing.TB, endpoint, dir, statePath string, o reconcile.Options) *loop {
 	t.Helper()
-	return startLoopWith(t, endpoint, dir, statePath, o, nil)
+	return startLoopWith(t, endpoint, dir, statePath, o, nil, nil)
 }
 
 // startLoopWith starts a loop; with elect set it runs under leader
 // election (its stop then behaves as a kill: the Lease is not released).
-func startLoopWith(t testing.TB, endpoint, dir, statePath string, o reconcile.Options, elect *reconcile.Election) *loop {
+func startLoopWith(t testing.TB, endpoint, dir, statePath string, o reconcile.Options, elect *reconcile.Election, events func(reconcile.Event)) *loop {
 	t.Helper()
 	metrics := reconcile.NewMetrics()
 	budget := reconcile.NewBudget(nil, o.ReadBudget, func(m string, code int) {
@@ -147,7 +147,7 @@ func startLoopWith(t testing.TB, endpoint, dir, statePath string, o reconcile.Op
 	eo.Subscription = harness.Sub
 	ctl := &reconcile.Controller{Options: o, Reflector: reconcile.NewReflector(src), Store: st,
 		ObserveARM: client(budget, 4), WriteARM: client(reconcile.NewCounter(nil, metrics.Request), 16),
-		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: io.Discard}
+		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: io.Discard, Events: events}
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &loop{ctl: ctl, budget: budget, done: make(chan error, 1)}
 	go func() {
@@ -311,7 +311,13 @@ func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 	o := fastLoop()
 	o.ReadBudget = 0.5
 	o.DriftPolicy = reconcile.PolicyCorrect
-	l := startLoop(t, f.URL, dir, statePath, o)
+	var evMu sync.Mutex
+	events := map[string]int{}
+	l := startLoopWith(t, f.URL, dir, statePath, o, nil, func(e reconcile.Event) {
+		evMu.Lock()
+		events[e.Reason]++
+		evMu.Unlock()
+	})
 	if _, ok := waitState(t, l, 20*time.Second, inSync(33)); !ok {
 		t.Fatal("not in sync")
 	}
@@ -338,6 +344,11 @@ func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 	if w := f.writes("loop"); w != len(drifted) {
 		t.Fatalf("sweeps after the corrections wrote %d more times", w-len(drifted))
 	}
+	evMu.Lock()
+	if events[reconcile.EventDriftDetected] != len(drifted) || events[reconcile.EventDriftCorrected] != len(drifted) || len(events) != 2 {
+		t.Errorf("events %v, want %d DriftDetected and %d DriftCorrected", events, len(drifted), len(drifted))
+	}
+	evMu.Unlock()
 	if n := f.throttles("loop"); n != 0 {
 		t.Fatalf("%d throttled", n)
 	}

@@ -49,8 +49,8 @@ func TestLeaderFailover(t *testing.T) {
 		return &reconcile.Election{Client: cs, Namespace: ns, Name: "kubectl-azure-controller-test", Identity: id,
 			LeaseDuration: lease, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond}
 	}
-	a := startLoopWith(t, f.URL, dir, statePath, o, elect("a"))
-	b := startLoopWith(t, f.URL, dir, statePath, o, elect("b"))
+	a := startLoopWith(t, f.URL, dir, statePath, o, elect("a"), nil)
+	b := startLoopWith(t, f.URL, dir, statePath, o, elect("b"), nil)
 
 	leader := func() (lead, standby *loop, ok bool) {
 		la, lb := a.ctl.Leader(), b.ctl.Leader()

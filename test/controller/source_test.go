@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state/statetest"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
 )
@@ -103,3 +104,37 @@ func waitFor(t *testing.T, ok func() bool) {
 }
 
 func sleep() { time.Sleep(50 * time.Millisecond) }
+
+// TestKubeEventsLandOnTheStateConfigMap: an Event names the resource's
+// state ConfigMap, so `kubectl describe` shows drift where its state is.
+func TestKubeEventsLandOnTheStateConfigMap(t *testing.T) {
+	env := statetest.Shared(t)
+	ns := env.NewNamespace(t)
+	cfg, err := env.ConfigFlags().ToRESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var postErr error
+	sink := reconcile.KubeEvents(cs, ns, "prod", "test", func(err error) { postErr = err })
+	id := identity("ev", 0, 1)
+	sink(reconcile.Event{Reason: reconcile.EventDriftDetected, ID: id, Message: "changed outside kubectl-azure: tags.env", Warning: true})
+	if postErr != nil {
+		t.Fatal(postErr)
+	}
+	evs, err := cs.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs.Items) != 1 {
+		t.Fatalf("%d events", len(evs.Items))
+	}
+	ev := evs.Items[0]
+	if ev.Reason != reconcile.EventDriftDetected || ev.Type != corev1.EventTypeWarning || ev.InvolvedObject.Kind != "ConfigMap" ||
+		ev.InvolvedObject.Name != state.ConfigMapName("prod", id) || !strings.Contains(ev.Message, "tags.env") {
+		t.Fatalf("event %+v", ev)
+	}
+}
