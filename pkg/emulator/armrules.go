@@ -139,6 +139,9 @@ func errVaultSoftDeleted(name string) *armError {
 // (res itself, or the vaults in a deleted group). Caller holds s.mu.
 func (s *Server) rememberDeletedVault(res *resource) {
 	if !strings.EqualFold(res.Type, "Microsoft.KeyVault/vaults") {
+		if !strings.EqualFold(res.Type, "Microsoft.Resources/resourceGroups") {
+			return // vaults live directly in groups: nothing else holds one
+		}
 		for _, r := range s.store.res {
 			if strings.EqualFold(r.Type, "Microsoft.KeyVault/vaults") && armid.Contains(res.ID, r.ID) {
 				s.rememberDeletedVault(r)

@@ -80,10 +80,7 @@ func (s *Server) checkLocks(target string, op lockOp) *armError {
 		return nil
 	}
 	var locked []string
-	for _, res := range s.store.res {
-		if !strings.EqualFold(res.Type, "Microsoft.Authorization/locks") {
-			continue
-		}
+	for _, res := range s.store.ofType("microsoft.authorization/locks") {
 		lp, ok := parsePath(res.ID)
 		if !ok || lp.Kind != kindResource {
 			continue

@@ -181,9 +181,9 @@ func keptSecrets(typ string, req map[string]any, prev *resource) []any {
 // are not removed with the resource and apply again to a resource
 // re-created with the same name). Caller holds s.mu.
 func (s *Server) keepDiagnosticSettings(deleted string) {
-	for k, r := range s.store.res {
-		if strings.EqualFold(r.Type, "Microsoft.Insights/diagnosticSettings") && (armid.Contains(deleted, r.ID)) {
-			s.orphanDiag[k] = r
+	for _, r := range s.store.ofType("microsoft.insights/diagnosticsettings") {
+		if armid.Contains(deleted, r.ID) {
+			s.orphanDiag[armid.Key(r.ID)] = r
 		}
 	}
 }

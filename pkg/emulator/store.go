@@ -33,13 +33,43 @@ type resource struct {
 // guards it.
 type store struct {
 	res map[string]*resource
+	// indexed holds, for the few types every write or delete must find
+	// (management locks, diagnostic settings), the keys of their
+	// resources, so those checks do not scan the whole store.
+	indexed map[string]map[string]bool
 }
 
-func newStore() *store { return &store{res: map[string]*resource{}} }
+// indexedTypes are the lower-cased types store.indexed tracks.
+var indexedTypes = []string{"microsoft.authorization/locks", "microsoft.insights/diagnosticsettings"}
+
+func newStore() *store {
+	s := &store{res: map[string]*resource{}, indexed: map[string]map[string]bool{}}
+	for _, t := range indexedTypes {
+		s.indexed[t] = map[string]bool{}
+	}
+	return s
+}
 
 func (s *store) get(id string) *resource { return s.res[armid.Key(id)] }
 
-func (s *store) put(r *resource) { s.res[armid.Key(r.ID)] = r }
+func (s *store) put(r *resource) {
+	k := armid.Key(r.ID)
+	s.res[k] = r
+	if idx := s.indexed[strings.ToLower(r.Type)]; idx != nil {
+		idx[k] = true
+	}
+}
+
+// ofType returns the resources of an indexed type.
+func (s *store) ofType(lowerType string) []*resource {
+	var out []*resource
+	for k := range s.indexed[lowerType] {
+		if r := s.res[k]; r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // removeTree deletes a resource and everything under it: child resources
 // and extension resources scoped to it. It returns how many were removed.
@@ -48,6 +78,9 @@ func (s *store) removeTree(id string) int {
 	n := 0
 	for key := range s.res {
 		if key == k || strings.HasPrefix(key, k+"/") {
+			for _, idx := range s.indexed {
+				delete(idx, key)
+			}
 			delete(s.res, key)
 			n++
 		}
