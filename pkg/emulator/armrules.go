@@ -459,6 +459,13 @@ var knownActionVerbs = []string{
 	"unlink", "link", "verify", "what", "acquire", "break", "change", "clear", "collect", "complete",
 	"copy", "disconnect", "connect", "flush", "mark", "pin", "promote", "provision", "read", "rerun",
 	"resend", "setup", "shutdown", "submit", "switch", "terminate", "toggle", "unpin",
+	// Verbs of App Service, Compute, Network and AKS actions: slotsswap,
+	// discoverbackup, iscloneable, generalize, assessPatches, endGetAccess,
+	// abort, effectiveRouteTable, backendhealth, hostruntime, extend…
+	"slots", "discover", "is", "generalize", "assess", "end", "abort", "effective", "backend",
+	"host", "extend", "shrink", "usages", "reapply", "prepare", "commit", "lock", "unlock",
+	"archive", "rehydrate", "snapshot", "clone", "attach", "detach", "bind", "unbind", "notify",
+	"listen", "encrypt", "decrypt", "sign", "wrap", "unwrap", "save", "load", "open", "close",
 }
 
 func knownAction(action string) bool {

@@ -138,3 +138,15 @@ func TestTagsExtensionResource(t *testing.T) {
 		t.Errorf("bad tag through the tags resource: %d %s", r.Status, r.Raw)
 	}
 }
+
+func TestKnownActions(t *testing.T) {
+	for action, want := range map[string]bool{
+		"listKeys": true, "regenerateKey": true, "restart": true, "powerOff": true, "slotsswap": true,
+		"sharedKeys": true, "listConnectionStrings": true, "generalize": true, "backendhealth": true,
+		"fooBar": false, "frobnicate": false, "xyz": false, "doSomething": false,
+	} {
+		if got := knownAction(action); got != want {
+			t.Errorf("knownAction(%q) = %v, want %v", action, got, want)
+		}
+	}
+}
