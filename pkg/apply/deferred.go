@@ -161,19 +161,13 @@ func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool)) 
 	return body, unknown, nil
 }
 
-// readsSecret reports whether an expression reads a credential-named path
-// of another resource's live body (properties.ConnectionString,
-// keys[0].value under listKeys-like paths).
+// readsSecret reports whether an expression reads a sensitive path of
+// another resource's live body, by the one rule (secret.Ref): a credential
+// name (properties.ConnectionString), a path its type keeps secrets at (a
+// Key Vault secret's properties.value), a credential container.
 func readsSecret(d *manifest.Deferred) bool {
 	for _, ref := range d.Refs {
-		last := ref.Path
-		if i := strings.LastIndexByte(last, '.'); i >= 0 {
-			last = last[i+1:]
-		}
-		if i := strings.IndexByte(last, '['); i >= 0 {
-			last = last[:i]
-		}
-		if secret.CredentialName(last) {
+		if secret.Ref(ref.Target, ref.Path) {
 			return true
 		}
 	}

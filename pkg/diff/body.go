@@ -272,7 +272,7 @@ func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ..
 			return v
 		}
 		under = under || underAny(c.path, forced)
-		if isScalar(v) && (under || secretPath(f, sp, k, v)) {
+		if isScalar(v) && (under || secretPath(f, sp, k, v) || secret.UnderContainer(c.path)) {
 			if secret.IsHash(v) {
 				return v
 			}

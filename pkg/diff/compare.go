@@ -196,7 +196,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 	// Secrets: L holds a salted hash; live never shows the value.
 	if ys, ok := y.(string); ok && strings.HasPrefix(ys, secret.HashPrefix) {
 		if c.mode == modeSym {
-			if secret.Hash(c.key, sp, x) == ys {
+			if secret.Matches(c.key, sp, x, ys) {
 				c.eq(RuleSecretHash)
 				return
 			}
@@ -208,7 +208,7 @@ func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
 	// hashes the same; otherwise the difference cannot be told from a
 	// masked or re-encoded answer, so it is unverifiable, never drift.
 	if xs, ok := x.(string); ok && c.mode == modeOwner && secret.IsHash(xs) && isScalar(y) {
-		if c.key != nil && secret.Hash(c.key, sp, y) == xs {
+		if c.key != nil && secret.Matches(c.key, sp, y, xs) {
 			c.eq(RuleSecretHash)
 			return
 		}
@@ -516,18 +516,7 @@ func (c *comparer) underSecret() bool { return underSecretPath(c.path) }
 // underSecretPath reports whether a leaf path lies inside a credential
 // container; identifiers of secret entries (name, id, type) do not count.
 func underSecretPath(p bodypath.Path) bool {
-	if n := len(p); n > 0 && p[n-1].Kind == bodypath.Member {
-		switch p[n-1].Name {
-		case "name", "id", "type":
-			return false
-		}
-	}
-	for _, s := range p[:max(0, len(p)-1)] {
-		if s.Kind == bodypath.Member && secretContainer(s.Name) {
-			return true
-		}
-	}
-	return false
+	return secret.UnderContainer(p) // the one rule (pkg/secret)
 }
 
 // masked reports whether s is a server-side mask of a withheld value.

@@ -156,7 +156,7 @@ func prepare(in Input) prepared {
 	if p.b != nil {
 		p.b, p.whole = wholeCollections(p.b)
 	}
-	for _, sp := range parsePatterns(in.SecretPaths) {
+	for _, sp := range parsePatterns(append(secret.TypePathsOf(in.ID), in.SecretPaths...)) {
 		p.secrets = append(p.secrets, resolve(p.f, p.d, sp)...)
 		p.secrets = append(p.secrets, resolve(p.f, p.l, sp)...)
 	}
@@ -321,7 +321,7 @@ func (r *Result) addUnknown(p prepared, live map[string]any) {
 // withState computes user changes (D vs L, confirmed against S) and drift
 // (S vs B) on owned paths.
 func (r *Result) withState(p prepared, in Input) {
-	user := comparer{f: p.f, mode: modeSym, key: in.SecretKey, explain: in.Explain, secrets: p.secrets}
+	user := comparer{f: p.f, mode: modeSym, key: secret.ResourceKey(in.SecretKey, in.ID), explain: in.Explain, secrets: p.secrets}
 	user.compareRoot(p.d, p.l)
 	var equal []equalAt
 	var userPaths []bodypath.Path
@@ -376,7 +376,7 @@ func (r *Result) withState(p prepared, in Input) {
 	if base == nil {
 		base = p.l
 	}
-	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil, secrets: p.secrets, key: in.SecretKey}
+	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil, secrets: p.secrets, key: secret.ResourceKey(in.SecretKey, in.ID)}
 	drift.compareRoot(base, p.s)
 	for _, e := range drift.out {
 		if overlaps(e.path, userPaths) {
