@@ -134,9 +134,8 @@ const (
 )
 
 // CauseUnverifiable is the plan cause of a change planned only because
-// live does not show the path (see Result.addUnverifiable). The plan's
-// Cause field is a free string; pkg/plan lists the other causes.
-const CauseUnverifiable = "unverifiable"
+// live does not show the path (see Result.addUnverifiable).
+const CauseUnverifiable = plan.CauseUnverifiable
 
 // prepared holds the hook-processed bodies and facts for one Input.
 type prepared struct {
