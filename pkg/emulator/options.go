@@ -16,7 +16,8 @@ const (
 	QuirksCorpus QuirksMode = "corpus"
 	// QuirksNone gives a plain server: GET returns what was PUT plus the
 	// envelope fields every ARM resource has (id, name, type, etag,
-	// systemData, provisioningState).
+	// systemData, provisioningState). ARM's own rules still hold (locks,
+	// readonly input ignored, write-only values hidden, validation).
 	QuirksNone QuirksMode = "none"
 )
 
