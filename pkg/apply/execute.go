@@ -512,7 +512,11 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 //   - the read fails or the run was interrupted: the intent stays in the
 //     journal and the next run settles it the same way.
 func (e *Engine) settleWrite(ctx context.Context, p *Prepared, it *item, werr error) error {
-	if ctx.Err() != nil {
+	var ae *arm.Error
+	if ctx.Err() != nil || (errors.As(werr, &ae) && ae.OperationStatus != "") {
+		// Interrupted, or the operation itself ended Failed or Canceled
+		// (an answer, not a lost one): the intent stays for the next run,
+		// which records what exists without trusting the write.
 		return werr
 	}
 	resp, err := e.ARM.Get(ctx, it.id, it.ver)
@@ -526,7 +530,7 @@ func (e *Engine) settleWrite(ctx context.Context, p *Prepared, it *item, werr er
 	if err != nil {
 		return fmt.Errorf("%w; reading it to see whether the write landed failed too (%v): the journal keeps the write and the next run settles it", werr, err)
 	}
-	if e.landed(p, it, resp.Body) {
+	if e.landed(p, it, resp.Body) && !failedState(resp.Body) {
 		if err := e.record(ctx, p, it, resp.Body, resp.ETag); err != nil {
 			return err
 		}
@@ -546,6 +550,14 @@ func (e *Engine) settleWrite(ctx context.Context, p *Prepared, it *item, werr er
 	}
 	_ = e.Store.CommitIntent(ctx, it.id)
 	return werr
+}
+
+// failedState reports a resource whose provisioning failed: it may carry
+// the intended values and still not be what was asked for.
+func failedState(live map[string]any) bool {
+	props, _ := live["properties"].(map[string]any)
+	ps, _ := props["provisioningState"].(string)
+	return strings.EqualFold(ps, "Failed") || strings.EqualFold(ps, "Canceled")
 }
 
 // landed reports whether live carries what the item meant to write,
