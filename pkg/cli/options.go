@@ -60,6 +60,9 @@ type GlobalOptions struct {
 	// KubeFlags are the standard kubeconfig flags; the Kubernetes state
 	// backend and Kubernetes Secret references use them.
 	KubeFlags *genericclioptions.ConfigFlags
+
+	// waits reports waits for ARM's budget (see waits.go).
+	waits waitNotices
 }
 
 // DefaultGlobalOptions returns the defaults, with environment fallbacks applied.

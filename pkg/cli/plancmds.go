@@ -611,6 +611,10 @@ func (o *planOptions) runApply(ctx context.Context) error {
 	}
 	prog := printer.NewProgress(progOut, popts)
 	sess.eng.Progress = progressAdapter{prog}
+	if n, ok := prog.(printer.Notifier); ok {
+		o.g.waits.attach(n)
+		defer o.g.waits.attach(nil)
+	}
 	res, execErr := sess.eng.Execute(ctx, prep)
 	if res == nil {
 		_ = prog.Close()

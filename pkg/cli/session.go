@@ -36,6 +36,12 @@ func (g *GlobalOptions) armClient(log io.Writer) (*arm.Client, error) {
 		o.Timeout = g.Timeout
 	}
 	o.Log = log
+	g.waits.mu.Lock()
+	if g.waits.out == nil {
+		g.waits.out = log
+	}
+	g.waits.mu.Unlock()
+	o.OnWait = g.waits.notify
 	if g.Concurrency > 0 {
 		o.Concurrency = g.Concurrency
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 )
 
 // TestUnservedAPIVersionIsOneProblem: an api-version the schema index lacks
@@ -38,5 +40,20 @@ spec:
 	}
 	if _, err := os.Stat(e.state); err == nil {
 		t.Errorf("state was written for invalid input")
+	}
+}
+
+// TestPlanSaysWhenItWaitsForARMsBudget: a plan slowed by a small read
+// bucket says so on stderr, naming the bucket, instead of going quiet.
+func TestPlanSaysWhenItWaitsForARMsBudget(t *testing.T) {
+	e := newEnv(t, func(o *emulator.Options) {
+		o.Throttle.Reads = emulator.Bucket{Size: 2, Refill: 4}
+	})
+	_, stderr, code := e.run("diff", "-f", e.dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (changes)\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "waiting for ARM's read budget") || !strings.Contains(stderr, "subscription reads") {
+		t.Errorf("stderr does not say the plan waited for ARM's read budget:\n%s", stderr)
 	}
 }

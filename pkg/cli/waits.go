@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+)
+
+// waitNotices tells the user when requests wait for ARM's budget, so a plan
+// that takes seconds instead of a fraction of one says why. The ARM client
+// exists before the live progress view does: until a view is attached, a
+// wait is one plain line on stderr.
+type waitNotices struct {
+	mu   sync.Mutex
+	out  io.Writer
+	view printer.Notifier
+}
+
+// attach sends later waits to a live view; nil goes back to plain lines.
+func (w *waitNotices) attach(n printer.Notifier) {
+	w.mu.Lock()
+	w.view = n
+	w.mu.Unlock()
+}
+
+// notify is the ARM client's OnWait: called once per stall, from request
+// goroutines, so it only formats and hands over.
+func (w *waitNotices) notify(e arm.WaitEvent) {
+	msg := printer.NoticeWait(strings.TrimSuffix(e.Class, "s"), e.Wait) + " (" + e.Bucket()
+	if e.Throttled {
+		msg += ", ARM answered 429"
+	}
+	msg += ")"
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.view != nil:
+		w.view.Notice(msg)
+	case w.out != nil:
+		fmt.Fprintln(w.out, msg)
+	}
+}
