@@ -92,6 +92,19 @@ var globalNames = map[string]func(name string, sameSub bool) *armError{
 	"microsoft.web/sites": func(name string, _ bool) *armError {
 		return newError(http.StatusConflict, "Conflict", "Website with given name %s already exists.", name)
 	},
+	// Container Registry: the login server <name>.azurecr.io is global
+	// (registries checkNameAvailability reason AlreadyExists; create
+	// answers 409 AlreadyInUse).
+	"microsoft.containerregistry/registries": func(name string, _ bool) *armError {
+		return newError(http.StatusConflict, "AlreadyInUse",
+			"The registry DNS name %s.azurecr.io is already in use. You can check if the name is already claimed using following API: https://docs.microsoft.com/en-us/rest/api/containerregistry/registries/checknameavailability", strings.ToLower(name))
+	},
+	// SQL logical servers: <name>.database.windows.net is global (409
+	// NameAlreadyExists).
+	"microsoft.sql/servers": func(name string, _ bool) *armError {
+		return newError(http.StatusConflict, "NameAlreadyExists",
+			"The name '%s.database.windows.net' already exists. Choose a different name.", strings.ToLower(name))
+	},
 }
 
 // checkGlobalName refuses creating a globally named resource whose name

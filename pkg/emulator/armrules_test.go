@@ -66,6 +66,11 @@ func TestARMRules(t *testing.T) {
 		{"site created", "PUT", sub + "/resourceGroups/a/providers/Microsoft.Web/sites/site-global-1?api-version=2023-12-01", map[string]any{"location": "westeurope", "properties": map[string]any{}}, 200, ""},
 		{"same site name elsewhere", "PUT", other + "/resourceGroups/c/providers/Microsoft.Web/sites/site-global-1?api-version=2023-12-01", map[string]any{"location": "westeurope", "properties": map[string]any{}}, 409, "Conflict"},
 
+		{"registry created", "PUT", sub + "/resourceGroups/a/providers/Microsoft.ContainerRegistry/registries/acrglobal1?api-version=2023-07-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Basic"}}, 200, ""},
+		{"same registry name elsewhere", "PUT", other + "/resourceGroups/c/providers/Microsoft.ContainerRegistry/registries/acrglobal1?api-version=2023-07-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Basic"}}, 409, "AlreadyInUse"},
+		{"SQL server created", "PUT", sub + "/resourceGroups/a/providers/Microsoft.Sql/servers/sqlglobal1?api-version=2023-05-01-preview", map[string]any{"location": "westeurope", "properties": map[string]any{"administratorLogin": "a", "administratorLoginPassword": "P@ssw0rd-1234"}}, 200, ""},
+		{"same SQL server name elsewhere", "PUT", sub + "/resourceGroups/b/providers/Microsoft.Sql/servers/sqlglobal1?api-version=2023-05-01-preview", map[string]any{"location": "westeurope", "properties": map[string]any{"administratorLogin": "a", "administratorLoginPassword": "P@ssw0rd-1234"}}, 409, "NameAlreadyExists"},
+
 		{"role assignment created", "PUT", role(sub+"/resourceGroups/a") + "11111111-1111-4111-8111-111111111111?api-version=2022-04-01",
 			raBody("22222222-2222-4222-8222-222222222222", sub+"/providers/Microsoft.Authorization/roleDefinitions/"+reader), 201, ""},
 		{"same principal, role and scope under another name", "PUT", role(sub+"/resourceGroups/a") + "33333333-3333-4333-8333-333333333333?api-version=2022-04-01",
