@@ -47,24 +47,43 @@ const cascadeListConcurrency = 16
 // --allow-cascade.
 const unknownType = "(unknown)"
 
-// implicitChild reports children the service creates with their parent
+// implicitChildren are children the service creates with their parent
 // and deletes with it whoever asked: not user data, never a reason to
-// refuse. Keys are lower-cased child type, value the fixed name ("" any).
+// refuse. Keys are lower-cased child types; the value is the name ("" any
+// name, "*.suffix" a suffix).
 var implicitChildren = map[string]string{
-	"microsoft.storage/storageaccounts/blobservices":               "default",
-	"microsoft.storage/storageaccounts/fileservices":               "default",
-	"microsoft.storage/storageaccounts/queueservices":              "default",
-	"microsoft.storage/storageaccounts/tableservices":              "default",
 	"microsoft.network/networksecuritygroups/defaultsecurityrules": "",
 	"microsoft.network/dnszones/soa":                               "@",
 	"microsoft.network/dnszones/ns":                                "@",
 	"microsoft.network/privatednszones/soa":                        "@",
+	"microsoft.keyvault/vaults/accesspolicies":                     "", // part of the vault's body
+	"microsoft.web/sites/config":                                   "",
+	"microsoft.web/sites/slots/config":                             "",
+	"microsoft.web/sites/basicpublishingcredentialspolicies":       "",
+	"microsoft.web/sites/hostnamebindings":                         "*.azurewebsites.net",
 	"microsoft.sql/servers/databases":                              "master",
+	"microsoft.dbformysql/flexibleservers/configurations":          "",
+	"microsoft.dbforpostgresql/flexibleservers/configurations":     "",
 }
 
+// implicitChild reports children the service creates with their parent:
+// those listed above, and settings singletons named "default" or
+// "current" (a storage account's blob service, a SQL server's auditing
+// settings), which hold configuration of the parent, not data.
 func implicitChild(typ, name string) bool {
+	if strings.EqualFold(name, "default") || strings.EqualFold(name, "current") {
+		return true
+	}
 	n, ok := implicitChildren[strings.ToLower(typ)]
-	return ok && (n == "" || strings.EqualFold(n, name))
+	switch {
+	case !ok:
+		return false
+	case n == "":
+		return true
+	case strings.HasPrefix(n, "*"):
+		return strings.HasSuffix(strings.ToLower(name), n[1:])
+	}
+	return strings.EqualFold(n, name)
 }
 
 // planCascades lists, for every delete or replace, what ARM deletes with
