@@ -496,6 +496,7 @@ func warnInterrupted(ctx context.Context, st state.Store, w io.Writer) {
 
 func newApplyCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
 	o := newPlanOptions(g, s, cmdApply)
+	var w *watchOptions // --watch: the reconcile loop (watch.go)
 	cmd := &cobra.Command{
 		Use:   "apply -f FILE|DIR | apply PLAN.json",
 		Short: "Plan, confirm, write, wait and record",
@@ -506,6 +507,9 @@ func newApplyCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{outputsAnnotation: planOutputs},
 		RunE: o.runE(func(ctx context.Context) error {
+			if w.watch {
+				return w.runApply(ctx, o)
+			}
 			switch o.dryRun {
 			case dryRunClient:
 				return o.runClientDryRun(ctx)
@@ -516,6 +520,7 @@ func newApplyCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		}),
 	}
 	o.addFlags(cmd)
+	w = addWatchFlags(cmd)
 	return cmd
 }
 

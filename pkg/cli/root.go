@@ -177,6 +177,8 @@ holds now. It stays silent when nothing you own changed.`,
 		newImportCommand(g, streams),
 		newExplainCommand(g, streams),
 		newStateCommand(g, streams),
+		newControllerCommand(g, streams),
+		newStatusCommand(g, streams),
 		newOptionsCommand(streams),
 		newCompletionCommand(streams),
 	)

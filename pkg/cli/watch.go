@@ -46,7 +46,7 @@ func (w *watchOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.readBudget, "read-budget", w.readBudget, "share of ARM's measured read bucket the observer may spend, e.g. 5%")
 	fs.StringVar(&w.loop.DriftPolicy, "drift-policy", w.loop.DriftPolicy, "detect (report drift) or correct (write the manifest's values back); a resource's azure.kubectl.io/drift-policy annotation wins")
 	fs.StringVar(&w.loop.StatusFile, "status-file", w.loop.StatusFile, "keep a JSON status of every resource in this file (replaced atomically)")
-	fs.StringVar(&w.loop.PlanFile, "plan-file", w.loop.PlanFile, "while anything drifted, keep the plan of the last sweep here, for `kubectl azure apply PATH` (applied only if Azure has not moved since)")
+	fs.StringVar(&w.loop.PlanFile, "plan-file", w.loop.PlanFile, "while anything drifted, keep the plan of the last sweep here, for kubectl azure apply PATH (applied only if Azure has not moved since)")
 	fs.StringVar(&w.metricsAddr, "metrics-addr", w.metricsAddr, "serve Prometheus metrics (/metrics) and health (/healthz, /readyz) on this address, e.g. :8080")
 	fs.DurationVar(&w.loop.MinSweepInterval, "sweep-interval", w.loop.MinSweepInterval, "least time between two observation sweeps (the read budget may space them further)")
 	fs.DurationVar(&w.loop.SourceInterval, "source-interval", w.loop.SourceInterval, "how often the manifests are checked for changes")

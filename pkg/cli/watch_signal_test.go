@@ -5,7 +5,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"regexp"
@@ -24,18 +23,7 @@ import (
 // applyWatchCommand is apply with --watch as the lead wires it: the same
 // planOptions, the watch flags, and runApply when --watch is given.
 func applyWatchCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := newPlanOptions(g, s, cmdApply)
-	var w *watchOptions
-	cmd := &cobra.Command{Use: "apply", Annotations: map[string]string{outputsAnnotation: planOutputs},
-		RunE: o.runE(func(ctx context.Context) error {
-			if w.watch {
-				return w.runApply(ctx, o)
-			}
-			return o.runApply(ctx)
-		})}
-	o.addFlags(cmd)
-	w = addWatchFlags(cmd)
-	return cmd
+	return newApplyCommand(g, s)
 }
 
 // TestApplyWatchStopsOnSIGTERMWithExit0 runs `apply -f DIR --watch` the way
