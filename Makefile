@@ -10,7 +10,12 @@ export CGO_ENABLED := 0
 
 all: build
 
-build: bin/kubectl-azure bin/arm-emulator
+build: bin/kubectl-azure bin/arm-emulator bin/kubectl_complete-azure
+
+# kubectl completes `kubectl azure <TAB>` through this script on PATH.
+bin/kubectl_complete-azure: bin/kubectl-azure
+	bin/kubectl-azure completion kubectl >$@
+	chmod 0755 $@
 
 bin/%: FORCE
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./cmd/$*

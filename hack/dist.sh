@@ -11,6 +11,12 @@ platforms="linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windo
 
 rm -rf dist
 mkdir -p dist
+# kubectl's completion of plugins runs kubectl_complete-azure: one script for
+# every Unix platform, printed by the tool itself (a host build).
+go build -trimpath -o dist/kubectl-azure-host ./cmd/kubectl-azure
+dist/kubectl-azure-host completion kubectl >dist/kubectl_complete-azure
+chmod 0755 dist/kubectl_complete-azure
+rm -f dist/kubectl-azure-host
 declare -A sums
 for p in $platforms; do
   os=${p%/*}
@@ -23,12 +29,13 @@ for p in $platforms; do
     -ldflags "-s -w -X github.com/kubectl-azure/kubectl-azure/pkg/version.Version=$version" \
     -o "$stage/kubectl-azure$ext" ./cmd/kubectl-azure
   cp README.md "$stage/"
+  [ "$os" = windows ] || cp dist/kubectl_complete-azure "$stage/"
   archive="dist/kubectl-azure_${os}_${arch}.tar.gz"
   tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$stage" -cf - . | gzip -n -9 >"$archive"
   sums[$p]=$(sha256sum "$archive" | cut -d' ' -f1)
   echo "built $archive ${sums[$p]}"
 done
-rm -rf dist/stage
+rm -rf dist/stage dist/kubectl_complete-azure
 (cd dist && sha256sum ./*.tar.gz >SHA256SUMS)
 
 {
@@ -72,6 +79,10 @@ YAML
     - from: kubectl-azure$ext
       to: .
     - from: README.md
+      to: .
+YAML
+    [ "$os" = windows ] || cat <<YAML
+    - from: kubectl_complete-azure
       to: .
 YAML
   done
