@@ -87,6 +87,12 @@ func (s *Server) postAction(p armPath, apiVersion string, body map[string]any) r
 				"description": k.desc, "keyKind": k.kind, "type": "Sql"})
 		}
 		return ok(map[string]any{"connectionStrings": out})
+	case action == "list" && (typ == "microsoft.web/sites/config" || typ == "microsoft.web/sites/slots/config"):
+		// App Service: POST {site}/config/appsettings/list answers the
+		// settings the site's siteConfig.appSettings or a PUT of
+		// config/appsettings set (Web Apps - List Application Settings);
+		// the site's GET shows them null.
+		return ok(s.siteConfigList(res))
 	case action == "listsecrets" && (typ == "microsoft.app/containerapps" || typ == "microsoft.app/jobs"):
 		// Container Apps: "Container Apps - List Secrets" answers the
 		// secrets' names and values (GET never carries the values).
@@ -250,4 +256,16 @@ func sasKeys(rule *resource) map[string]any {
 		out["aliasPrimaryConnectionString"], out["aliasSecondaryConnectionString"] = nil, nil
 	}
 	return out
+}
+
+// siteConfigList is the answer of config/appsettings/list or
+// config/connectionstrings/list for the config resource res (stored, or
+// the settings the site's own body carried). Caller holds s.mu.
+func (s *Server) siteConfigList(res *resource) map[string]any {
+	props := asMap(deepCopy(res.Body["properties"]))
+	if props == nil {
+		props = map[string]any{}
+	}
+	delete(props, "provisioningState")
+	return map[string]any{"id": res.ID, "name": res.ID[strings.LastIndex(res.ID, "/")+1:], "type": res.Type, "properties": props}
 }

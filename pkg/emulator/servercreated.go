@@ -265,3 +265,41 @@ func (s *Server) servePGParameters(r *http.Request, p armPath) (reply, bool) {
 	}
 	return reply{}, false
 }
+
+// syncSiteSettings keeps a site's app settings and connection strings,
+// which its GET shows null, in config/appsettings and
+// config/connectionstrings, as App Service does: a site PUT whose
+// siteConfig carries them sets those resources, and POST …/list reads
+// them back (Web Apps - List Application Settings / List Connection
+// Strings). Caller holds s.mu.
+func (s *Server) syncSiteSettings(res *resource, req map[string]any) {
+	lt := strings.ToLower(res.Type)
+	if lt != "microsoft.web/sites" && lt != "microsoft.web/sites/slots" {
+		return
+	}
+	sc := asMap(asMap(req["properties"])["siteConfig"])
+	put := func(name string, props map[string]any) {
+		id := res.ID + "/config/" + name
+		body := map[string]any{"id": id, "name": name, "type": res.Type + "/config", "location": res.Body["location"], "properties": props}
+		s.store.put(&resource{ID: id, Type: res.Type + "/config", APIVersion: res.APIVersion, Body: body, Created: s.now(), Changed: s.now(), Derived: true})
+	}
+	if list, ok := sc["appSettings"].([]any); ok {
+		props := map[string]any{}
+		for _, it := range list {
+			if n, _ := asMap(it)["name"].(string); n != "" {
+				props[n] = asMap(it)["value"]
+			}
+		}
+		put("appsettings", props)
+	}
+	if list, ok := sc["connectionStrings"].([]any); ok {
+		props := map[string]any{}
+		for _, it := range list {
+			m := asMap(it)
+			if n, _ := m["name"].(string); n != "" {
+				props[n] = map[string]any{"value": m["connectionString"], "type": m["type"]}
+			}
+		}
+		put("connectionstrings", props)
+	}
+}

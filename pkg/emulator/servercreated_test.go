@@ -186,3 +186,25 @@ func TestPostgresParameters(t *testing.T) {
 		t.Errorf("DELETE parameter: %d, want 405", r.Status)
 	}
 }
+
+// A site's app settings are null on its GET and read back with POST
+// config/appsettings/list.
+func TestSiteAppSettingsList(t *testing.T) {
+	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
+	u := s.URL()
+	g := "/subscriptions/" + testSub + "/resourceGroups/apps"
+	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	site := g + "/providers/Microsoft.Web/sites/appsite1"
+	const v = "?api-version=2023-12-01"
+	do(t, http.MethodPut, u+site+v, map[string]any{"location": "westeurope", "properties": map[string]any{"siteConfig": map[string]any{
+		"appSettings": []any{map[string]any{"name": "MODE", "value": "prod"}}}}})
+	r := do(t, http.MethodPost, u+site+"/config/appsettings/list"+v, nil)
+	if r.Status != 200 || str(r.Body, "properties", "MODE") != "prod" {
+		t.Fatalf("appsettings/list: %d %s", r.Status, r.Raw)
+	}
+	do(t, http.MethodPut, u+site+"/config/appsettings"+v, map[string]any{"properties": map[string]any{"MODE": "dev", "X": "1"}})
+	r = do(t, http.MethodPost, u+site+"/config/appsettings/list"+v, nil)
+	if str(r.Body, "properties", "MODE") != "dev" || str(r.Body, "properties", "X") != "1" {
+		t.Errorf("appsettings/list after PUT: %s", r.Raw)
+	}
+}

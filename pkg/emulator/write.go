@@ -156,6 +156,7 @@ func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *res
 	res.Body = body
 	s.store.put(res)
 	s.syncChildrenFromParent(res.ID, res.Type, apiVersion, req, body)
+	s.syncSiteSettings(res, req)
 	if prev == nil {
 		s.addImplicitChildren(res)
 	}
