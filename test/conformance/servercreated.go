@@ -91,6 +91,13 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 		}
 		return expect(mapAt(b, "properties")["value"] == "on", "require_secure_transport %v", mapAt(b, "properties")["value"])
 	})
+	r.check("server-created: a site's app settings are read back with POST config/appsettings/list", func() error {
+		b, err := post(g+"/providers/Microsoft.Web/sites/site-conf-wo/config/appsettings/list", "2023-12-01")
+		if err != nil {
+			return err
+		}
+		return expect(mapAt(b, "properties")["PASSWORD"] != nil, "settings %v", keys(mapAt(b, "properties")))
+	})
 	r.check("server-created: Log Analytics sharedKeys answers primarySharedKey", func() error {
 		la := g + "/providers/Microsoft.OperationalInsights/workspaces/law-conf"
 		if err := put(la, "2022-10-01", `{"location":"westeurope","properties":{}}`); err != nil {
