@@ -367,6 +367,14 @@ func (s *Server) checkRoleAssignment(p armPath, body map[string]any, prev *resou
 			return newError(http.StatusBadRequest, "RoleAssignmentUpdateNotPermitted",
 				"Tenant ID, application ID, principal ID, and scope are not allowed to be updated.")
 		}
+		// Only the description and the condition of an assignment change in
+		// place; another role is another assignment.
+		ord, _ := old["roleDefinitionId"].(string)
+		og, _ := roleDefinitionGUID(ord)
+		if g, _ := roleDefinitionGUID(rd); og != "" && g != "" && og != g {
+			return newError(http.StatusBadRequest, "RoleAssignmentUpdateNotPermitted",
+				"The role definition of an existing role assignment cannot be changed; create another assignment instead.")
+		}
 		return nil
 	}
 	for _, r := range s.store.res {
