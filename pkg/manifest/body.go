@@ -134,7 +134,7 @@ func (l *loader) idEdges(e *entry, docPath, written, val string) {
 		if t == nil || !ok {
 			continue
 		}
-		e.edges = append(e.edges, edge{to: t, path: docPath})
+		e.edges = append(e.edges, edge{to: t, path: docPath, literal: !strings.Contains(written, "${ref:")})
 		if start != 0 || end != len(val) || strings.Contains(written, "${ref:") {
 			continue
 		}

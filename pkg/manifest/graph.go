@@ -88,13 +88,51 @@ func depthFirst(n int, next func(int) []int, onCycle func([]int)) []int {
 }
 
 // checkCycles finds dependency cycles among resolved resources (references
-// both ways, a scope that refers back, ...) and reports each once.
+// both ways, a scope that refers back, ...) and reports each once. A cycle
+// closed by an ID written out literally (two vnets peered both ways, one
+// by ${ref:...}, the other by its ID) is broken at that edge with a
+// warning: ARM itself cannot create such a pair in one step, and refusing
+// would make imported manifests unloadable.
 func (l *loader) checkCycles() {
+	for l.breakLiteralCycle() {
+	}
+	var cycles [][]*entry
+	l.findCycles(func(c []*entry) { cycles = append(cycles, c) })
+	for _, c := range cycles {
+		l.reportCycle(c)
+	}
+}
+
+// breakLiteralCycle drops one literal edge of the first cycle that has
+// one, and says whether it did.
+func (l *loader) breakLiteralCycle() bool {
+	broke := false
+	l.findCycles(func(c []*entry) {
+		if broke {
+			return
+		}
+		for k, from := range c {
+			to := c[(k+1)%len(c)]
+			for i, ed := range from.edges {
+				if ed.to != to || !ed.literal {
+					continue
+				}
+				from.edges = append(from.edges[:i:i], from.edges[i+1:]...)
+				l.warn(from.res.Origin, ed.path, "the ID of %s here would close a dependency cycle, so it orders nothing: the two may be written in either order (write the link as a child resource of its own if ARM needs the other to exist first)", to.describe())
+				broke = true
+				return
+			}
+		}
+	})
+	return broke
+}
+
+// findCycles reports each cycle among resolved resources to onCycle.
+func (l *loader) findCycles(onCycle func([]*entry)) {
 	index := make(map[*entry]int, len(l.entries))
 	for i, e := range l.entries {
 		index[e] = i
 	}
-	var cycles [][]*entry
 	depthFirst(len(l.entries), func(i int) []int {
 		e := l.entries[i]
 		if e.state != idDone {
@@ -112,11 +150,8 @@ func (l *loader) checkCycles() {
 		for k, i := range c {
 			cycle[k] = l.entries[i]
 		}
-		cycles = append(cycles, cycle)
+		onCycle(cycle)
 	})
-	for _, c := range cycles {
-		l.reportCycle(c)
-	}
 }
 
 // reportCycle reports a cycle on its member declared first, naming the

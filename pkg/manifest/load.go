@@ -288,6 +288,9 @@ func (l *loader) typeNameKey(typ, name string) typeNameKey {
 type edge struct {
 	to   *entry
 	path string // field that created the edge, for cycle messages
+	// literal: inferred from an ARM ID written out (no ${ref:...}); such an
+	// edge gives way when it alone closes a cycle (see checkCycles).
+	literal bool
 }
 
 func (e *entry) describe() string {
