@@ -268,6 +268,9 @@ func resolve(ctx context.Context, res *Result, validator manifest.SchemaValidato
 		if errors.As(err, &ve) {
 			bad = map[int]string{}
 			for _, p := range ve.Problems {
+				if p.Severity == manifest.SeverityWarning {
+					continue // the loader returns warnings with its errors
+				}
 				if p.Index < 0 || p.Index >= len(res.Resources) {
 					bad = nil
 					break
