@@ -121,7 +121,11 @@ func Problems(err error) []Problem {
 	if errors.As(err, &ve) {
 		out := make([]Problem, 0, len(ve.Problems))
 		for _, p := range ve.Problems {
-			out = append(out, Problem{File: p.File, Line: p.Line, Path: p.Path, Message: p.Message})
+			msg := p.Message
+			if p.Severity == manifest.SeverityWarning {
+				msg = "warning: " + msg // the loader returns warnings with its errors
+			}
+			out = append(out, Problem{File: p.File, Line: p.Line, Path: p.Path, Message: msg})
 		}
 		return out
 	}
