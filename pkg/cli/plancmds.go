@@ -602,10 +602,21 @@ func (o *planOptions) runApply(ctx context.Context) error {
 	if err := sess.eng.Check(prep); err != nil {
 		return withCode(ExitError, err)
 	}
-	if !needsExecute(prep.Plan, o.apply.Adopt) {
+	// A change of prevent-destroy alone writes nothing to Azure but must be
+	// recorded (or lifted) in state, so it still executes.
+	stateOnly := prep.StateOnly()
+	writes := needsExecute(prep.Plan, o.apply.Adopt)
+	if !writes && len(stateOnly) == 0 {
 		return o.printResult(&plan.Result{FormatVersion: plan.FormatVersion, Plan: prep.Plan, Results: []plan.ResourceResult{}})
 	}
-	if !o.yes {
+	noteOut := o.streams.Out
+	if o.machine() {
+		noteOut = o.streams.ErrOut
+	}
+	for _, line := range stateOnly {
+		fmt.Fprintln(noteOut, printer.CleanText(line))
+	}
+	if writes && !o.yes {
 		if err := o.confirm(prep.Plan); err != nil {
 			return err
 		}
@@ -620,7 +631,10 @@ func (o *planOptions) runApply(ctx context.Context) error {
 		o.g.waits.attach(n)
 		defer o.g.waits.attach(nil)
 	}
-	res, execErr := sess.eng.Execute(ctx, prep)
+	// The first Ctrl-C cancels ctx: nothing new starts, but writes already
+	// sent finish and are recorded (apply.DefaultDrainTimeout at most); a
+	// second Ctrl-C ends the process (interruptContext).
+	res, execErr := sess.eng.ExecuteUntil(context.WithoutCancel(ctx), ctx, prep)
 	if res == nil {
 		_ = prog.Close()
 		return withCode(ExitError, execErr)

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
@@ -77,9 +78,10 @@ func report(g *GlobalOptions, streams genericiooptions.IOStreams, stdoutUsed boo
 	}
 }
 
-// interruptContext cancels on the first SIGINT or SIGTERM, so in-flight
-// writes finish and stay journaled for the next run to repair; a second
-// signal exits at once with 130.
+// interruptContext cancels on the first SIGINT or SIGTERM: reads stop and
+// no new write starts, while apply lets writes already sent finish and be
+// recorded (ExecuteUntil); a second signal exits at once with 130, leaving
+// them journaled for the next run to repair.
 func interruptContext(errOut io.Writer) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -91,7 +93,7 @@ func interruptContext(errOut io.Writer) (context.Context, func()) {
 		case <-done:
 			return
 		}
-		fmt.Fprintln(errOut, "Interrupted: waiting for requests in flight (press Ctrl-C again to stop now; the next apply repairs what was cut short).")
+		fmt.Fprintf(errOut, "Interrupted: nothing new starts; writes already sent finish and are recorded (up to %s). Press Ctrl-C again to stop now; the next apply repairs what was cut short.\n", apply.DefaultDrainTimeout)
 		cancel()
 		select {
 		case <-sigs:

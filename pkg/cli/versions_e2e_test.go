@@ -57,3 +57,29 @@ func TestPlanSaysWhenItWaitsForARMsBudget(t *testing.T) {
 		t.Errorf("stderr does not say the plan waited for ARM's read budget:\n%s", stderr)
 	}
 }
+
+// TestPreventDestroyAloneIsRecorded: adding the annotation to a resource
+// that needs no write still records the protection (apply executes a plan
+// with no changes for it), so a later prune or delete is refused even
+// after the document is dropped.
+func TestPreventDestroyAloneIsRecorded(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	writes := e.writes()
+	e.edit("role-assignment.yaml", "  labels: {app: demo, tier: security}",
+		"  labels: {app: demo, tier: security}\n  annotations: {azure.kubectl.io/prevent-destroy: \"true\"}")
+	out := e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	if !strings.Contains(out, "prevent-destroy will be recorded in state") {
+		t.Errorf("apply does not say the protection is recorded:\n%s", out)
+	}
+	if e.writes() != writes {
+		t.Errorf("recording the protection wrote to Azure (%d writes)", e.writes()-writes)
+	}
+	if err := os.Remove(filepath.Join(e.dir, "role-assignment.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := e.run("apply", "-f", e.dir, "--yes", "--prune")
+	if code == 0 || !strings.Contains(stderr, "prevent-destroy") {
+		t.Fatalf("prune of a protected resource: exit %d, want a refusal naming prevent-destroy\n%s", code, stderr)
+	}
+}
