@@ -36,7 +36,15 @@ go test ./pkg/diff -run '^$' -bench . -benchmem -count 1 | tee "$work/diff.txt" 
 echo "bench: scenarios against the emulator (several minutes)" >&2
 # The benchmarks run in their package directory: pass an absolute path.
 KUBECTL_AZURE_TEST_CLI="$PWD/$cli" KUBECTL_AZURE_BENCH_LOGS="$work/logs" \
-  go test ./test/scenario -run '^$' -bench . -benchtime 1x -timeout 60m | tee "$work/scenario.txt" >&2
+  go test ./test/scenario -run '^$' -bench '^Benchmark(Plan1010|Plan1000Unchanged|Apply200DAG|Plan10000Memory|PlanMixed1000)$' \
+    -benchtime 1x -timeout 60m | tee "$work/scenario.txt" >&2
+
+# The reconcile loop (apply --watch) on 1,000 resources: time to notice a
+# tag changed by another client, share of the read refill spent, writes.
+# BenchmarkWatch10000 and BenchmarkPlanMixed10000 take 7-15 minutes each:
+# run them by hand (docs/controller.md, docs/arm-client.md).
+echo "bench: reconcile loop, 1,000 resources" >&2
+go test ./test/controller -run '^$' -bench '^BenchmarkWatch1000$' -benchtime 1x -timeout 30m | tee "$work/watch.txt" >&2
 
 echo "bench: apply of 1,010 new resources, unthrottled, zero latency" >&2
 go test ./test/crash -run '^$' -bench Apply1010 -benchtime 1x -timeout 20m | tee "$work/apply1010.txt" >&2
@@ -97,6 +105,16 @@ ap_wall=$(awk -v n="${ap_ns:-0}" 'BEGIN { printf "%.2f", n/1e9 }')
 m_rss=$(metric BenchmarkPlan10000Memory peak-RSS-MB)
 m_wall=$(metric BenchmarkPlan10000Memory wall-s)
 m_gets=$(metric BenchmarkPlan10000Memory GETs)
+x_gets=$(metric BenchmarkPlanMixed1000 GETs)
+x_rpr=$(metric BenchmarkPlanMixed1000 reads/resource)
+x_wall=$(metric BenchmarkPlanMixed1000 wall-s)
+x_429=$(metric BenchmarkPlanMixed1000 429s)
+wmetric() {
+  awk -v b="$1" -v u="$2" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 3; i <= NF; i++) if ($i == u) { print $(i-1); exit } }' "$work/watch.txt"
+}
+w_notice=$(wmetric BenchmarkWatch1000 s-to-notice)
+w_share=$(wmetric BenchmarkWatch1000 %-of-read-refill)
+w_writes=$(wmetric BenchmarkWatch1000 writes)
 
 # Everything from the marker on is hand-written analysis: keep it.
 marker='<!-- kept by hack/bench.sh: hand-written analysis below -->'
@@ -132,6 +150,8 @@ fi
   echo "| Plan of 1,010 resources, one drifted, collection reads (read bucket, 20 ms latency) | ≤ 50 reads, ≤ 3 s, 0 writes, 0 429s, exactly 1 planned | $l_gets reads, ${l_wall} s, $l_writes writes, $l_429 429s, $l_planned planned | $(verdict "$l_gets <= 50 && $l_wall <= 3 && $l_writes == 0 && $l_429 == 0 && $l_planned == 1") |"
   echo "| Same, one GET per resource (\`--collection-reads=false\`) | (diagnostic) | $g_gets reads, ${g_wall} s | — |"
   echo "| Apply of 1,010 new resources, unthrottled, zero latency | ≤ 10 s | ${ap_wall} s | $(verdict "$ap_wall <= 10") |"
+  echo "| Mixed layout, no-change plan of 1,050 (50 groups × 21 of 11 types; ARM-like latency and buckets) | ≤ 25 reads, ≤ 1.5 s | $x_gets reads ($x_rpr per resource), ${x_wall} s, $x_429 429s | $(verdict "$x_gets <= 25 && $x_wall <= 1.5") |"
+  echo "| \`apply --watch\`, 1,000 resources: a tag changed by another client | noticed ≤ 15 s on ≤ 5% of the read refill, 0 writes | ${w_notice} s, ${w_share}% of the refill, $w_writes writes | $(verdict "$w_notice <= 15 && $w_share <= 5.05 && $w_writes == 0") |"
   echo "| Peak RSS, plan of 10,000 resources | ≤ 150 MB | ${m_rss} MB (plan of $m_gets GETs took ${m_wall} s, throttling lifted) | $(verdict "$m_rss <= 150") |"
   echo "| \`kubectl azure version\` start-up | < 50 ms | ${startup_ms} ms (sd ${startup_sd} ms) | $(verdict "$startup_ms < 50") |"
   echo
@@ -149,6 +169,7 @@ fi
   echo
   echo '```'
   grep -E '^(Benchmark|cpu:)' "$work/scenario.txt" || true
+  grep -E '^Benchmark' "$work/watch.txt" || true
   echo '```'
   echo
   echo "## diff micro-benchmarks"
