@@ -25,6 +25,16 @@ import (
 
 // armClient builds the ARM client from the global flags.
 func (g *GlobalOptions) armClient(log io.Writer) (*arm.Client, error) {
+	c, err := arm.New(g.armOptions(log))
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
+	return c, nil
+}
+
+// armOptions are the ARM client's options from the global flags: the one
+// place every command's client (and the reconcile loop's) starts from.
+func (g *GlobalOptions) armOptions(log io.Writer) arm.Options {
 	o := arm.DefaultOptions()
 	o.Version = version.Version
 	o.Endpoint = g.Endpoint
@@ -45,11 +55,7 @@ func (g *GlobalOptions) armClient(log io.Writer) (*arm.Client, error) {
 	if g.Concurrency > 0 {
 		o.Concurrency = g.Concurrency
 	}
-	c, err := arm.New(o)
-	if err != nil {
-		return nil, withCode(ExitError, err)
-	}
-	return c, nil
+	return o
 }
 
 // schemas returns the embedded registry, or the user's specs checkout.

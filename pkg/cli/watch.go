@@ -20,7 +20,6 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
-	"github.com/kubectl-azure/kubectl-azure/pkg/version"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 )
 
@@ -228,20 +227,9 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 // global --concurrency. Its User-Agent names the loop, so Azure's activity
 // log tells its writes from a person's.
 func (g *GlobalOptions) loopARMClient(log io.Writer, rt http.RoundTripper, concurrency int) (*arm.Client, error) {
-	o := arm.DefaultOptions()
-	o.Version = version.Version + " reconcile"
-	o.Endpoint = g.Endpoint
-	o.Cloud = g.Cloud
-	o.Auth = g.Auth
-	o.AuthorityHost = g.AuthorityHost
-	o.Verbosity = g.Verbosity
-	if g.Timeout > 0 {
-		o.Timeout = g.Timeout
-	}
-	o.Log = log
-	if g.Concurrency > 0 {
-		o.Concurrency = g.Concurrency
-	}
+	o := g.armOptions(log)
+	o.Version += " reconcile"
+	o.OnWait = nil // the loop paces itself below ARM's budget and reports in its status
 	if concurrency > 0 && concurrency < o.Concurrency {
 		o.Concurrency = concurrency
 	}
