@@ -1,20 +1,32 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 )
 
-// The krew manifest that `make dist` writes must be a valid Plugin for the
-// six platforms, each with its archive's sha256 and the right binary name.
+// The krew manifest that `make dist` writes (hack/krew-manifest.sh, fed the
+// archives' checksums) must be a valid Plugin for the six platforms, each
+// with its archive's sha256, the right binary name and, on Unix, the
+// completion helper kubectl runs.
 func TestKrewManifest(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", ".krew.yaml"))
+	var sums strings.Builder
+	for i, p := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"} {
+		fmt.Fprintf(&sums, "%s %064x\n", p, i+1)
+	}
+	cmd := exec.Command("bash", filepath.Join("..", "..", "hack", "krew-manifest.sh"), "v1.2.3", "https://example.invalid/releases/v1.2.3")
+	cmd.Stdin = strings.NewReader(sums.String())
+	cmd.Stderr = os.Stderr
+	data, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("reading .krew.yaml (make dist writes it): %v", err)
+		t.Fatalf("hack/krew-manifest.sh: %v", err)
 	}
 	var m struct {
 		APIVersion string `json:"apiVersion"`
@@ -27,6 +39,7 @@ func TestKrewManifest(t *testing.T) {
 				URI      string
 				Sha256   string
 				Bin      string
+				Files    []struct{ From, To string }
 			}
 		}
 	}
@@ -50,6 +63,13 @@ func TestKrewManifest(t *testing.T) {
 		}
 		if p.Bin != wantBin {
 			t.Errorf("%s/%s: bin %q, want %q", os, arch, p.Bin, wantBin)
+		}
+		completion := false
+		for _, f := range p.Files {
+			completion = completion || f.From == "kubectl_complete-azure"
+		}
+		if completion != (os != "windows") {
+			t.Errorf("%s/%s: ships kubectl_complete-azure = %v", os, arch, completion)
 		}
 	}
 	for _, want := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"} {
