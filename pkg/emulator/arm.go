@@ -238,6 +238,9 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 			if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
 				return reply{err: err}
 			}
+			if subscriptionWide(p) {
+				return s.page(r, bodies(s.store.inSubscription(p.Sub, p.Type())))
+			}
 			return s.page(r, bodies(s.store.children(p.ParentID(), p.Type())))
 		case http.MethodPost:
 			if len(p.Names) > 0 {
@@ -438,3 +441,24 @@ func subscriptionBody(sub string) map[string]any {
 }
 
 func groupID(p armPath) string { return "/subscriptions/" + p.Sub + "/resourceGroups/" + p.Group }
+
+// subscriptionWide reports whether a collection GET is ARM's list of a type
+// across the whole subscription (GET /subscriptions/{s}/providers/{ns}/{type}),
+// which returns the type's resources in every resource group, full bodies,
+// paged with nextLink (ARM REST "Storage Accounts - List", "Virtual Networks
+// - List All", "User Assigned Identities - List By Subscription").
+// Microsoft.Authorization's lists keep their own scope rules
+// ($filter=atScope(), assignedTo()), so they are left as they are.
+func subscriptionWide(p armPath) bool {
+	if p.Kind != kindCollection || p.Sub == "" || p.Group != "" || len(p.Names) != 0 || len(p.Types) != 1 {
+		return false
+	}
+	if !strings.EqualFold(p.Scope, "/subscriptions/"+p.Sub) {
+		return false
+	}
+	switch strings.ToLower(p.Namespace) {
+	case "microsoft.authorization", "microsoft.resources":
+		return false
+	}
+	return true
+}

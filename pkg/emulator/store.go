@@ -103,6 +103,33 @@ func (s *store) children(parentID, typ string) []*resource {
 	return out
 }
 
+// inSubscription lists every resource of type typ that sits directly in
+// the subscription or in one of its resource groups, sorted by ID: what
+// ARM's subscription-wide list GET /subscriptions/{s}/providers/{ns}/{type}
+// returns for a type that lives in resource groups (storage accounts,
+// virtual networks, NSGs, identities...). Children and extension resources
+// scoped to another resource are not included, as ARM's are not.
+func (s *store) inSubscription(sub, typ string) []*resource {
+	var out []*resource
+	subID := "/subscriptions/" + sub
+	for _, r := range s.res {
+		p, ok := parsePath(r.ID)
+		if !ok || p.Kind != kindResource || len(p.Names) != 1 || !strings.EqualFold(p.Sub, sub) || !strings.EqualFold(p.Type(), typ) {
+			continue
+		}
+		if p.Group == "" {
+			if !strings.EqualFold(p.Scope, subID) {
+				continue
+			}
+		} else if !strings.EqualFold(p.Scope, subID+"/resourceGroups/"+p.Group) {
+			continue
+		}
+		out = append(out, r)
+	}
+	sortResources(out)
+	return out
+}
+
 // topLevel lists the resources directly in a resource group (group != "")
 // or a whole subscription, as ARM's generic /resources list does: top-level
 // resources only, no child or extension resources.

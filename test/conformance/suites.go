@@ -30,6 +30,7 @@ var suites = []func(context.Context, *env, *runner){
 	keyVaultAccessPolicies,
 	accepts,
 	serverCreated,
+	subscriptionLists,
 }
 
 const (
