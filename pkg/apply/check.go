@@ -32,7 +32,8 @@ func (e *Engine) Check(p *Prepared) error {
 				adopt = append(adopt, it.display())
 			}
 		case plan.ActionReplace:
-			if !e.Options.AllowReplace {
+			// Naming the resource with --replace is the consent.
+			if !e.Options.AllowReplace && !e.replaceRequested(it) {
 				replace = append(replace, it.display())
 			}
 		case plan.ActionDelete:

@@ -578,6 +578,15 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 	case res.Action == diff.ActionReplace:
 		pr.Action, pr.Method = plan.ActionReplace, "DELETE+PUT"
 		pr.Reason = "a create-only property changed: the resource must be deleted and created again (needs --allow-replace)"
+		if e.replaceRequested(it) {
+			pr.Reason = "a create-only property changed, and " + ReasonReplaceRequested
+		}
+	case e.replaceRequested(it):
+		pr.Action, pr.Method = plan.ActionReplace, "DELETE+PUT"
+		pr.Reason = ReasonReplaceRequested
+		// Contract: a write must have changes; the whole resource is
+		// deleted and written again.
+		pr.Changes = append([]plan.Change{{Path: "", Before: "(exists)", After: "(new resource)", Kind: plan.KindChange, Reason: pr.Reason, Cause: plan.CauseUser}}, pr.Changes...)
 	case len(pr.Changes) > 0:
 		pr.Action = plan.ActionUpdate
 		pr.Method = e.method(it)
@@ -588,6 +597,20 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 		pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"
 	}
 	it.planned = pr
+}
+
+// ReasonReplaceRequested is the plan's reason for a replacement the user
+// asked for by name.
+const ReasonReplaceRequested = "replacement requested with --replace"
+
+// replaceRequested reports whether --replace names the item.
+func (e *Engine) replaceRequested(it *item) bool {
+	for _, id := range e.Options.Replace {
+		if armid.Equal(id, it.id) {
+			return true
+		}
+	}
+	return false
 }
 
 // method picks PATCH when the type's PATCH model takes every changed path,

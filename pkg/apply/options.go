@@ -23,6 +23,14 @@ type Options struct {
 	Concurrency int
 	// AllowReplace permits delete-and-recreate when a create-only property changed.
 	AllowReplace bool
+	// Replace holds the ARM IDs of resources to delete and create again
+	// although nothing forces it (--replace). Naming a resource is the
+	// consent to replace it; prevent-destroy and the cascade check still
+	// refuse.
+	Replace []string
+	// RefreshOnly plans only drift and, on apply, records the live bodies
+	// as the new baseline without writing to Azure (--refresh-only).
+	RefreshOnly bool
 	// Prune deletes resources the state holds for this set that the
 	// manifests no longer declare.
 	Prune bool

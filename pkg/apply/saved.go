@@ -26,7 +26,9 @@ type Source struct {
 	State        string   `json:"state,omitempty"`
 	Prune        bool     `json:"prune,omitempty"`
 	AllowReplace bool     `json:"allowReplace,omitempty"`
-	Adopt        bool     `json:"adopt,omitempty"`
+	// Replace holds the IDs --replace named when the plan was made.
+	Replace []string `json:"replace,omitempty"`
+	Adopt   bool     `json:"adopt,omitempty"`
 }
 
 // SavedPlan is the file `diff --out` writes: the JSON plan (docs/plan-format.md)

@@ -59,6 +59,9 @@ type planOptions struct {
 	driftOnly bool
 	// refs are delete's TYPE/NAME arguments.
 	refs []string
+	// replace are the --replace refs (TYPE/NAME or ARM ID), resolved to
+	// IDs in o.apply.Replace once the manifests are loaded.
+	replace []string
 
 	// Filled by complete.
 	savedPath string
@@ -88,6 +91,8 @@ func (o *planOptions) addFlags(cmd *cobra.Command) {
 	}
 	if o.command != cmdDelete {
 		fs.BoolVar(&o.apply.Adopt, "adopt", false, "take over resources that exist in Azure but not in state")
+		fs.StringArrayVar(&o.replace, "replace", nil, "delete and create again this resource (TYPE/NAME or ARM ID; repeatable) although nothing forces it; naming it is the consent")
+		fs.BoolVar(&o.apply.RefreshOnly, "refresh-only", false, "plan only drift (changes made in Azure outside this tool); apply records the live values as the new baseline and writes nothing to Azure")
 	}
 	if o.command == cmdDiff {
 		fs.BoolVar(&o.driftOnly, "drift-only", false, "exit 1 only when something changed in Azure outside this tool (drift), not for manifest edits")
@@ -166,6 +171,13 @@ func (o *planOptions) completeSaved(cmd *cobra.Command, path string) error {
 		}
 		o.g.Set = set
 	}
+	if o.apply.RefreshOnly {
+		return withCode(ExitValidation, errors.New("--refresh-only cannot apply a saved plan: run `kubectl azure apply -f ... --refresh-only` (or diff --refresh-only first to review)"))
+	}
+	if len(o.replace) > 0 {
+		return withCode(ExitValidation, fmt.Errorf("--replace cannot be added to the saved plan %s: make a new plan with it (kubectl azure diff ... --replace TYPE/NAME --out %s)", path, path))
+	}
+	o.replace = append(o.replace, sp.Source.Replace...)
 	o.apply.Prune = o.apply.Prune || sp.Source.Prune
 	o.apply.AllowReplace = o.apply.AllowReplace || sp.Source.AllowReplace
 	o.apply.Adopt = o.apply.Adopt || sp.Source.Adopt
@@ -234,6 +246,9 @@ func diffCommand(sp *apply.SavedPlan, out string) string {
 	if src.Adopt {
 		args = append(args, "--adopt")
 	}
+	for _, id := range src.Replace {
+		args = append(args, "--replace", id)
+	}
 	args = append(args, "--out", out)
 	for i, a := range args {
 		args[i] = shellQuote(a)
@@ -266,6 +281,16 @@ func (o *planOptions) validate() error {
 	if o.apply.Prune && o.load.Selector != "" {
 		return withCode(ExitValidation, errors.New("--prune cannot be combined with -l: resources the selector leaves out would look undeclared and be deleted; prune without a selector"))
 	}
+	if o.apply.RefreshOnly {
+		switch {
+		case o.apply.Prune:
+			return withCode(ExitValidation, errors.New("--refresh-only cannot be combined with --prune: a refresh never deletes; run the prune separately"))
+		case len(o.replace) > 0:
+			return withCode(ExitValidation, errors.New("--refresh-only cannot be combined with --replace: a refresh writes nothing to Azure; run the replacement separately"))
+		case o.saved != nil:
+			return withCode(ExitValidation, errors.New("--refresh-only cannot apply a saved plan"))
+		}
+	}
 	if len(o.load.Filenames) == 0 && o.load.Kustomize == "" && len(o.refs) == 0 {
 		if o.command == cmdDelete {
 			return withCode(ExitValidation, errors.New("nothing to delete: use -f FILE|DIR, -k DIR, or name resources as TYPE/NAME (see `kubectl azure state list`)"))
@@ -286,7 +311,82 @@ func (o *planOptions) loadSet(ctx context.Context) (*manifest.Set, error) {
 		return nil, withCode(ExitValidation, fmt.Errorf("no resources loaded from %s: check the paths, -R for subdirectories, and the -l selector", o.sources()))
 	}
 	o.findings = manifestProblems(set.Findings)
+	if err := o.resolveReplace(set); err != nil {
+		return nil, err
+	}
 	return set, nil
+}
+
+// resolveReplace turns the --replace refs into the IDs of the manifest
+// resources they name, matched as delete TYPE/NAME matches. A ref that
+// names nothing is invalid input: replacing nothing silently would hide a
+// typo behind a plan that looks like the one asked for.
+func (o *planOptions) resolveReplace(set *manifest.Set) error {
+	o.apply.Replace = nil
+	if len(o.replace) == 0 {
+		return nil
+	}
+	cs := make([]candidate, len(set.Resources))
+	for i, r := range set.Resources {
+		cs[i] = candidate{id: r.ID, typ: r.Type, name: r.Name}
+	}
+	for _, ref := range o.replace {
+		i, err := resolveRef(ref, cs)
+		if err != nil {
+			if near := suggestRef(ref, cs); len(near) > 0 {
+				err = withCode(ExitValidation, fmt.Errorf("--replace %w; did you mean %s?", err, strings.Join(near, " or ")))
+			} else {
+				err = withCode(ExitValidation, fmt.Errorf("--replace %w", err))
+			}
+			return err
+		}
+		o.apply.Replace = append(o.apply.Replace, cs[i].id)
+	}
+	return nil
+}
+
+// suggestRef lists the TYPE/NAMEs of the candidates closest to ref, in the
+// form ref was given (full type, short type, or manifest name).
+func suggestRef(ref string, cs []candidate) []string {
+	byForm := map[string]string{}
+	var forms []string
+	add := func(form, show string) {
+		if _, ok := byForm[form]; !ok {
+			byForm[form] = show
+			forms = append(forms, form)
+		}
+	}
+	r := strings.Trim(ref, "/")
+	for _, c := range cs {
+		disp := printer.DisplayName(c.id, c.typ)
+		switch {
+		case strings.HasPrefix(ref, "/"):
+			add(c.id, disp)
+		case strings.Count(r, "/") >= 2:
+			add(disp, disp)
+		case strings.Contains(r, "/"):
+			short := disp
+			if parts := strings.Split(disp, "/"); len(parts) >= 2 {
+				short = strings.Join(parts[len(parts)-2:], "/")
+			}
+			add(short, disp)
+		default:
+			add(lastName(c.id), disp)
+			if c.name != "" {
+				add(c.name, disp)
+			}
+		}
+	}
+	var out []string
+	for _, f := range schema.Suggest(r, forms) {
+		out = append(out, byForm[f])
+	}
+	return out
+}
+
+// lastName is the name of the resource an ID names.
+func lastName(id string) string {
+	return id[strings.LastIndex(strings.TrimRight(id, "/"), "/")+1:]
 }
 
 func (o *planOptions) sources() string {
@@ -456,7 +556,8 @@ func (o *planOptions) runDiff(ctx context.Context) error {
 	}
 	if o.out != "" {
 		src := apply.Source{Filenames: o.load.Filenames, Recursive: o.load.Recursive, Kustomize: o.load.Kustomize,
-			Selector: o.load.Selector, Subscription: o.g.Subscription, State: o.g.State, Prune: o.apply.Prune, Adopt: o.apply.Adopt}
+			Selector: o.load.Selector, Subscription: o.g.Subscription, State: o.g.State, Prune: o.apply.Prune, Adopt: o.apply.Adopt,
+			Replace: o.apply.Replace}
 		if err := apply.WriteSaved(o.out, p, src); err != nil {
 			return fmt.Errorf("saving the plan: %w", err)
 		}
