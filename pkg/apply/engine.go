@@ -134,6 +134,9 @@ type Prepared struct {
 	// of something it deletes, is refused.
 	protectedKeys map[string]bool
 
+	// refreshOnly: the plan only records drift (no state-only changes).
+	refreshOnly bool
+
 	ownOnce  sync.Once
 	own      map[string]bool
 	keptOnce sync.Once
@@ -176,7 +179,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 		declared[it.key] = true
 	}
 	e.declared = declared
-	if e.Options.Prune && !e.Options.Delete {
+	if e.Options.Prune && !e.Options.Delete && !e.Options.RefreshOnly {
 		for _, r := range records {
 			k := armid.Key(r.ID)
 			if declared[k] || inScope[k] == nil {
@@ -250,7 +253,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	p.Subscriptions = subscriptions(items)
 	order(p, items)
 	p.Summarize()
-	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: len(inScope), protectedKeys: protectedKeys(items, records)}, nil
+	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: len(inScope), protectedKeys: protectedKeys(items, records), refreshOnly: e.Options.RefreshOnly}, nil
 }
 
 // referenced marks the items another item reads at plan or execute time:
@@ -553,6 +556,11 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 		e.warnf("%s: %s", it.display(), w)
 	}
 
+	if e.Options.RefreshOnly {
+		e.decideRefresh(it, &pr)
+		it.planned = pr
+		return
+	}
 	switch {
 	case it.nameDeferred:
 		pr.Action, pr.Method = plan.ActionCreate, "PUT"
@@ -597,6 +605,51 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 		pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"
 	}
 	it.planned = pr
+}
+
+// Reasons of a refresh-only plan.
+const (
+	ReasonRefreshDrift = "changed in Azure outside kubectl-azure: refresh only records the live value as the new baseline; nothing is written to Azure"
+	reasonRefreshSkip  = "refresh only: left alone"
+)
+
+// decideRefresh keeps only the drift of a recorded resource, told the
+// other way round: what the record held becomes what Azure holds now.
+// Nothing else is planned: a refresh never creates, deletes, adopts or
+// writes a manifest edit.
+func (e *Engine) decideRefresh(it *item, pr *plan.Resource) {
+	pr.Action, pr.Method = plan.ActionNoOp, ""
+	drift := []plan.Change{}
+	for _, c := range pr.Changes {
+		if !c.Drift && c.Cause != plan.CauseDrift {
+			continue
+		}
+		c.Before, c.After = c.After, c.Before
+		switch c.Kind {
+		case plan.KindAdd:
+			c.Kind = plan.KindRemove
+		case plan.KindRemove:
+			c.Kind = plan.KindAdd
+		}
+		c.ChildDelete = false
+		c.Reason = ReasonRefreshDrift
+		drift = append(drift, c)
+	}
+	pr.Changes = drift
+	switch {
+	case it.nameDeferred, it.live == nil:
+		pr.Reason = reasonRefreshSkip + " (not in Azure; a refresh never creates)"
+		pr.Changes = []plan.Change{}
+	case it.record == nil:
+		pr.Reason = reasonRefreshSkip + " (not in state; a refresh never adopts)"
+		pr.Changes = []plan.Change{}
+	case it.otherSet != "":
+		pr.Reason = reasonRefreshSkip + " (recorded under set " + it.otherSet + "; refresh it with --set " + it.otherSet + ")"
+		pr.Changes = []plan.Change{}
+	case len(drift) > 0:
+		pr.Action = plan.ActionUpdate
+		pr.Reason = ReasonRefreshDrift
+	}
 }
 
 // ReasonReplaceRequested is the plan's reason for a replacement the user

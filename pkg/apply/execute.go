@@ -353,6 +353,9 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 			e.event(it, StatusFailed, err.Error())
 		}
 	}()
+	if e.Options.RefreshOnly {
+		return e.refreshRecord(ctx, p, it)
+	}
 	if err := e.prepareWrite(ctx, p, it); err != nil {
 		return err
 	}
@@ -582,6 +585,35 @@ func (e *Engine) recordAfterRead(ctx context.Context, p *Prepared, it *item) err
 		return fmt.Errorf("reading %s back after the write (the write succeeded; the next run records it): %w", it.display(), err)
 	}
 	return e.record(ctx, p, it, resp.Body, resp.ETag)
+}
+
+// refreshRecord accepts a resource's drift (--refresh-only): it reads the
+// resource again and records what Azure holds as the new baseline, through
+// the same record builder a write's read-back uses. What was last applied
+// (L), the set and the protection stay as recorded, so a manifest edit not
+// yet applied is still planned next time. Nothing is written to Azure.
+func (e *Engine) refreshRecord(ctx context.Context, p *Prepared, it *item) error {
+	if it.planned.Action != plan.ActionUpdate || it.record == nil || it.result == nil {
+		return nil
+	}
+	resp, err := e.ARM.Get(ctx, it.id, it.ver)
+	if err == nil && (resp == nil || resp.Body == nil) {
+		err = errNoBody
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s to refresh its record (nothing was recorded): %w", it.display(), err)
+	}
+	rec, err := e.newRecord(p, it, resp.Body, resp.ETag)
+	if err != nil {
+		return err
+	}
+	rec.LastApplied, rec.Set, rec.PreventDestroy = it.record.LastApplied, it.record.Set, it.record.PreventDestroy
+	if err := e.Store.Put(ctx, rec); err != nil {
+		return fmt.Errorf("recording the refreshed baseline of %s: %w", it.display(), err)
+	}
+	it.live = resp.Body
+	e.event(it, StatusDone, "")
+	return nil
 }
 
 // record stores the record for what was written and the live body read

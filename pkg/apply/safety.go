@@ -89,6 +89,10 @@ func (e *Engine) parentLock(ctx context.Context, id string) (unlock func(), err 
 // when it is not empty, or the protection is never recorded (or lifted).
 func (p *Prepared) StateOnly() []string {
 	var out []string
+	if p.refreshOnly {
+		// A refresh records only the drift it accepts.
+		return nil
+	}
 	for _, it := range p.items {
 		if it.planned.Action != plan.ActionNoOp || !it.protectionChange() || it.otherSet != "" {
 			continue

@@ -461,7 +461,9 @@ func newDiffCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comma
 		Short: "Show what apply would change, and why (exit 0: nothing, 1: changes)",
 		Example: `  kubectl azure diff -f infra/
   kubectl azure diff -k overlays/prod -o markdown >> "$GITHUB_STEP_SUMMARY"
-  kubectl azure diff -f infra/ --out plan.json && kubectl azure apply plan.json --yes`,
+  kubectl azure diff -f infra/ --out plan.json && kubectl azure apply plan.json --yes
+  kubectl azure diff -f infra/ --replace storageAccounts/stdemo001   # plan its delete and create
+  kubectl azure diff -f infra/ --refresh-only       # only what changed in Azure outside this tool`,
 		Args:        cobra.NoArgs,
 		Annotations: map[string]string{outputsAnnotation: planOutputs},
 		RunE:        o.runE(o.runDiff),
@@ -547,6 +549,7 @@ func (o *planOptions) runDiff(ctx context.Context) error {
 	p := prep.Plan
 	warnInterrupted(ctx, sess.store, o.streams.ErrOut)
 	runtime.GC()
+	o.refreshHeader()
 	if ext := os.Getenv(EnvExternalDiff); ext != "" && o.g.Output == printer.OutputText {
 		if err := externalDiff(ctx, ext, p, o.streams); err != nil {
 			return err
@@ -604,7 +607,9 @@ func newApplyCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		Example: `  kubectl azure apply -f infra/
   kubectl azure apply -f infra/ --yes --prune
   kubectl azure apply -f infra/ --dry-run=server   # the plan, nothing written
-  kubectl azure apply plan.json --yes              # exactly the plan saved by diff --out`,
+  kubectl azure apply plan.json --yes              # exactly the plan saved by diff --out
+  kubectl azure apply -f infra/ --replace Microsoft.Storage/storageAccounts/stdemo001
+  kubectl azure apply -f infra/ --refresh-only --yes   # accept drift as the new baseline, write nothing`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{outputsAnnotation: planOutputs},
 		RunE: o.runE(func(ctx context.Context) error {
@@ -662,7 +667,24 @@ func (o *planOptions) runServerDryRun(ctx context.Context) error {
 		return err
 	}
 	defer sess.store.Close()
+	o.refreshHeader()
 	return printer.Print(o.streams.Out, prep.Plan, o.printOpts())
+}
+
+// RefreshOnlyHeader heads a --refresh-only plan.
+const RefreshOnlyHeader = "refresh only: nothing will be written to Azure; drift below is recorded as the new baseline by apply --refresh-only"
+
+// refreshHeader says, above a --refresh-only plan, that it writes nothing
+// to Azure; on stderr when stdout carries a machine-readable document.
+func (o *planOptions) refreshHeader() {
+	if !o.apply.RefreshOnly {
+		return
+	}
+	w := o.streams.Out
+	if o.machine() {
+		w = o.streams.ErrOut
+	}
+	fmt.Fprintln(w, RefreshOnlyHeader)
 }
 
 func (o *planOptions) runApply(ctx context.Context) error {
@@ -694,6 +716,7 @@ func (o *planOptions) runApply(ctx context.Context) error {
 		}
 	}
 	popts := o.printOpts()
+	o.refreshHeader()
 	// In machine formats the plan is part of the one result document.
 	if !o.machine() {
 		if err := printer.Print(o.streams.Out, prep.Plan, popts); err != nil {
@@ -797,6 +820,9 @@ func (o *planOptions) deleteOrLoad(ctx context.Context) (*manifest.Set, *session
 // confirm asks at a terminal; without one, --yes is required (invalid input).
 func (o *planOptions) confirm(p *plan.Plan) error {
 	verb := "apply these changes"
+	if o.apply.RefreshOnly {
+		verb = "record this drift as the new baseline (nothing is written to Azure)"
+	}
 	if o.apply.Delete {
 		verb = "delete these resources"
 	}

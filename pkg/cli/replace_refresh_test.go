@@ -1,0 +1,61 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRefreshOnlyFlag: diff --refresh-only shows only drift under its
+// header; apply --refresh-only writes nothing to Azure and records the live
+// values, so the next plan is silent about that drift; it cannot be
+// combined with --prune, --replace or a saved plan (issue 33 item 9).
+func TestRefreshOnlyFlag(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	sa := rg("rg-demo") + "/providers/Microsoft.Storage/storageAccounts/stdemo001"
+
+	for _, args := range [][]string{
+		{"diff", "-f", e.dir, "--refresh-only", "--prune"},
+		{"apply", "-f", e.dir, "--refresh-only", "--replace", "storageAccounts/stdemo001", "--yes"},
+	} {
+		if _, errOut, code := e.run(args...); code != 2 || !strings.Contains(errOut, "--refresh-only") {
+			t.Errorf("%v: exit %d, want 2\n%s", args, code, errOut)
+		}
+	}
+	plan := e.t.TempDir() + "/plan.json"
+	e.mustRun(0, "diff", "-f", e.dir, "--out", plan)
+	if _, errOut, code := e.run("apply", plan, "--refresh-only"); code != 2 {
+		t.Errorf("apply PLAN --refresh-only: exit %d, want 2\n%s", code, errOut)
+	}
+
+	// Drift in Azure, and a manifest edit not yet applied.
+	live, _ := e.live(sa, "2023-05-01")
+	live["properties"].(map[string]any)["minimumTlsVersion"] = "TLS1_0"
+	if err := e.srv.Seed(sa, "2023-05-01", live); err != nil {
+		t.Fatal(err)
+	}
+	e.edit("storage.yaml", "tags: {app: demo, env: dev}", "tags: {app: demo, env: test}")
+
+	before := e.writes()
+	out := e.mustRun(1, "diff", "-f", e.dir, "--refresh-only")
+	if !strings.Contains(out, "refresh only: nothing will be written to Azure") || !strings.Contains(out, "minimumTlsVersion") || strings.Contains(out, "tags.env") {
+		t.Fatalf("refresh plan should show the drift only, under its header:\n%s", out)
+	}
+	out = e.mustRun(0, "apply", "-f", e.dir, "--refresh-only", "--yes")
+	if !strings.Contains(out, "refresh only") {
+		t.Fatalf("apply --refresh-only without its header:\n%s", out)
+	}
+	if e.writes() != before {
+		t.Fatalf("--refresh-only wrote %d times to Azure", e.writes()-before)
+	}
+	if live, _ := e.live(sa, "2023-05-01"); dig(live, "properties", "minimumTlsVersion") != "TLS1_0" {
+		t.Fatalf("the refresh changed Azure: minimumTlsVersion %v", dig(live, "properties", "minimumTlsVersion"))
+	}
+
+	// The drift is the baseline now; the manifest edit is still planned.
+	e.mustRun(0, "diff", "-f", e.dir, "--drift-only")
+	out = e.mustRun(1, "diff", "-f", e.dir)
+	if strings.Contains(out, "minimumTlsVersion") || !strings.Contains(out, "tags.env") {
+		t.Fatalf("plan after the refresh should hold the manifest edit only:\n%s", out)
+	}
+}
