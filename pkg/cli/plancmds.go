@@ -614,6 +614,12 @@ func newApplyCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		Annotations: map[string]string{outputsAnnotation: planOutputs},
 		RunE: o.runE(func(ctx context.Context) error {
 			if w.watch {
+				// The loop applies again and again: a forced replacement
+				// would recreate the resource every round, and a refresh
+				// would accept drift the loop is there to correct.
+				if len(o.replace) > 0 || o.apply.RefreshOnly {
+					return withCode(ExitValidation, errors.New("--watch cannot be combined with --replace or --refresh-only: run those once with a plain apply"))
+				}
 				return w.runApply(ctx, o)
 			}
 			switch o.dryRun {

@@ -38,6 +38,21 @@ func TestReplaceFlag(t *testing.T) {
 	}
 	e.mustRun(0, "diff", "-f", e.dir)
 
+	// A saved plan keeps the replacement; apply PLAN takes no new --replace.
+	saved := t.TempDir() + "/plan.json"
+	e.mustRun(1, "diff", "-f", e.dir, "--replace", "stdemo001", "--out", saved)
+	if _, errOut, code := e.run("apply", saved, "--replace", "stdemo001"); code != 2 {
+		t.Fatalf("apply PLAN --replace: exit %d, want 2\n%s", code, errOut)
+	}
+	deletes = e.srv.Stats().Requests["DELETE"]
+	e.mustRun(0, "apply", saved)
+	if got := e.srv.Stats().Requests["DELETE"]; got != deletes+1 {
+		t.Fatalf("apply of a plan saved with --replace sent %d DELETEs, want 1", got-deletes)
+	}
+	if _, errOut, code := e.run("apply", "-f", e.dir, "--watch", "--replace", "stdemo001"); code != 2 {
+		t.Fatalf("apply --watch --replace: exit %d, want 2\n%s", code, errOut)
+	}
+
 	// prevent-destroy still refuses, before any write.
 	e.edit("storage.yaml", "  name: stdemo001\n", "  name: stdemo001\n  annotations: {azure.kubectl.io/prevent-destroy: \"true\"}\n")
 	before = e.writes()
