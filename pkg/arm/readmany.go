@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,6 +68,49 @@ type ReadManyOptions struct {
 	// NoSubscriptionLists keeps lists to resource groups and parents
 	// (no /subscriptions/{id}/providers/{ns}/{type} lists).
 	NoSubscriptionLists bool
+	// Session, when set, carries subscription-wide list pages from one
+	// ReadMany call to the next: a caller that reads a large set in
+	// chunks (for memory) then pages each type's list once instead of
+	// from its first page in every chunk. One session serves one
+	// read-only pass (a plan); never carry it across writes.
+	Session *ReadSession
+}
+
+// ReadSession holds what subscription-wide lists returned so far, for
+// ReadManyOptions.Session. The zero value is not usable: use
+// NewReadSession. Safe for concurrent use.
+type ReadSession struct {
+	mu    sync.Mutex
+	lists map[string]*sessionList
+}
+
+// NewReadSession returns an empty session.
+func NewReadSession() *ReadSession {
+	return &ReadSession{lists: map[string]*sessionList{}}
+}
+
+// sessionList is one subscription-wide list read so far: the items not
+// yet handed out, and where paging resumes.
+type sessionList struct {
+	mu      sync.Mutex
+	items   map[string]map[string]any // armid.Key(id) -> item
+	started bool
+	next    string // URL of the next page; "" once started means complete
+}
+
+func (s *ReadSession) list(collection, apiVersion string) *sessionList {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := armid.Key(collection) + "?" + strings.ToLower(apiVersion)
+	l := s.lists[key]
+	if l == nil {
+		l = &sessionList{items: map[string]map[string]any{}}
+		s.lists[key] = l
+	}
+	return l
 }
 
 // listPageGuess is the page size the planner assumes for a list it has
@@ -156,6 +200,7 @@ func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyO
 			subLists = append(subLists, &readGroup{
 				collection: "/subscriptions/" + tg.sub + "/providers/" + tg.typ,
 				apiVersion: tg.apiVersion, members: tg.members, maxPages: alt - 1, subscription: true,
+				session: opt.Session.list("/subscriptions/"+tg.sub+"/providers/"+tg.typ, tg.apiVersion),
 			})
 			continue
 		}
@@ -289,6 +334,9 @@ type readGroup struct {
 	// of their GETs). subscription marks a subscription-wide list.
 	maxPages     int
 	subscription bool
+	// session, for a subscription-wide list, resumes from pages earlier
+	// ReadMany calls of the same ReadSession read.
+	session *sessionList
 }
 
 // readGroup lists one collection, fills the results its items serve, and
@@ -308,14 +356,20 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 	if maxPages <= 0 {
 		maxPages = len(g.members) - 1
 	}
-	complete, err := c.listPages(ctx, g.collection, g.apiVersion, maxPages, func(page []map[string]any) bool {
-		for _, it := range page {
-			if id, ok := it["id"].(string); ok && want[armid.Key(id)] {
-				byID[armid.Key(id)] = it
+	var complete bool
+	var err error
+	if g.session != nil {
+		complete, err = c.sessionPages(ctx, g, want, byID, maxPages)
+	} else {
+		complete, err = c.listPages(ctx, g.collection, g.apiVersion, maxPages, func(page []map[string]any) bool {
+			for _, it := range page {
+				if id, ok := it["id"].(string); ok && want[armid.Key(id)] {
+					byID[armid.Key(id)] = it
+				}
 			}
-		}
-		return len(byID) == len(want)
-	})
+			return len(byID) == len(want)
+		})
+	}
 	if err != nil {
 		// A collection without a list operation, a list permission the
 		// identity lacks, a parent that does not exist: GETs (or the
@@ -356,6 +410,60 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 	// Missing from a complete list: a GET confirms the 404 (lists can lag
 	// behind writes).
 	return append(rest, missing...), nil
+}
+
+// sessionPages serves a subscription-wide list's members from the pages
+// its session already read, and pages on from where the session stopped
+// (at most maxPages new pages) while members are missing. Items handed out
+// leave the session, so it holds only what no chunk asked for yet.
+// complete reports that the list was read to its end.
+func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string]bool, byID map[string]map[string]any, maxPages int) (complete bool, err error) {
+	sl := g.session
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	take := func() {
+		for k := range want {
+			if it, ok := sl.items[k]; ok {
+				byID[k] = it
+				delete(sl.items, k)
+			}
+		}
+	}
+	take()
+	ctx, cancel := c.opCtx(ctx)
+	defer cancel()
+	for pages := 0; len(byID) < len(want) && (!sl.started || sl.next != ""); pages++ {
+		if pages >= maxPages {
+			return false, nil
+		}
+		next := sl.next
+		if !sl.started {
+			next = c.url(g.collection, g.apiVersion)
+		}
+		resp, err := c.send(ctx, http.MethodGet, g.collection, next, nil, nil)
+		if err != nil {
+			return false, err
+		}
+		pg, err := decodePage(resp.Raw)
+		if err != nil {
+			return false, &DecodeError{Method: http.MethodGet, ID: g.collection, StatusCode: resp.StatusCode,
+				ContentType: safeLine(resp.Header.Get("Content-Type"), 80), Reason: "a list answer must be {\"value\": [...]}: " + decodeReason(resp.Raw, err)}
+		}
+		link := ""
+		if pg.NextLink != "" {
+			if link, err = c.checkNextLink(pg.NextLink); err != nil {
+				return false, fmt.Errorf("GET %s: %w", g.collection, err)
+			}
+		}
+		for _, it := range pg.Value {
+			if id, ok := it["id"].(string); ok {
+				sl.items[armid.Key(id)] = it
+			}
+		}
+		sl.started, sl.next = true, link
+		take()
+	}
+	return sl.started && sl.next == "", nil
 }
 
 func (c *Client) readOne(ctx context.Context, r ReadRequest, res *ReadResult) {
