@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -62,15 +63,30 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 		return nil
 	}
 	get := liveValue(sc.byKey, true)
-	body, unknown, err := resolveBody(it.res, get)
+	call := planActions(ctx, e, it, sc.byKey)
+	body, unknown, err := resolveBody(it.res, get, call)
 	if err != nil {
 		return fmt.Errorf("%s: %w", it.display(), err)
 	}
-	it.body, it.unknown = body, unknown
-	// Action secrets are read at apply time only: never at plan time.
-	for p := range it.res.Actions {
-		it.unknown = append(it.unknown, p)
+	// An action whose resource exists and stays is called now, so an
+	// unchanged key is quiet and a key rotated outside is a change (compared
+	// with the hash in state); one on a resource created or replaced by this
+	// plan has no answer before apply.
+	copied := false
+	for _, p := range sortedKeys(it.res.Actions) {
+		v, err := call(*it.res.Actions[p])
+		if err != nil {
+			unknown = append(unknown, p)
+			continue
+		}
+		if !copied {
+			body, copied = diff.CopyBody(body), true
+		}
+		if err := setPath(body, p, v); err != nil {
+			return fmt.Errorf("%s: %w", it.display(), err)
+		}
 	}
+	it.body, it.unknown = body, unknown
 	sort.Strings(it.unknown)
 	it.waitsOn = replacedRefs(it.res, sc.byKey)
 	if it.res.NameDeferred == nil {
@@ -89,6 +105,47 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 		return fmt.Errorf("reading state: %w", err)
 	}
 	return e.read(ctx, it)
+}
+
+// errNoAnswerYet is what a plan-time action call returns when its answer
+// cannot be had before apply; the value is then known after apply.
+var errNoAnswerYet = errors.New("action answered at apply time")
+
+// planActions returns the plan-time action call: it POSTs an action only
+// on a resource that exists and that this plan neither creates nor
+// replaces, and answers each action once per resource. A failed call (no
+// permission to list keys, ...) leaves the value to apply time rather than
+// failing the plan; apply reports the error if it persists.
+func planActions(ctx context.Context, e *Engine, it *item, byKey map[string]*item) func(manifest.ActionRef) (any, error) {
+	answers := map[manifest.ActionRef]any{}
+	return func(a manifest.ActionRef) (any, error) {
+		if v, ok := answers[a]; ok {
+			if v == nil {
+				return nil, errNoAnswerYet
+			}
+			return v, nil
+		}
+		answers[a] = nil
+		d := byKey[armid.Key(a.Target)]
+		if d == nil || d.live == nil || d.planned.Action == plan.ActionCreate || d.planned.Action == plan.ActionReplace {
+			return nil, errNoAnswerYet
+		}
+		v, err := e.callAction(ctx, it, a)
+		if err != nil || v == nil {
+			return nil, errNoAnswerYet
+		}
+		answers[a] = v
+		return v, nil
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // replacedRefs names the referenced resources the plan replaces or creates:
@@ -125,8 +182,10 @@ func (it *item) setName(name string) {
 }
 
 // resolveBody returns a copy of the manifest body with every resolvable
-// deferred value in place, and the paths that stay unknown.
-func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool)) (map[string]any, []string, error) {
+// deferred value in place, and the paths that stay unknown. call fills the
+// action results of a valueFrom.template; nil (at plan time) leaves them
+// unknown, since secrets are read at apply time only.
+func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool), call func(manifest.ActionRef) (any, error)) (map[string]any, []string, error) {
 	body := r.Body
 	var unknown []string
 	paths := make([]string, 0, len(r.Deferred))
@@ -136,7 +195,10 @@ func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool)) 
 	sort.Strings(paths)
 	copied := false
 	for _, p := range paths {
-		v, known, err := r.Deferred[p].Resolve(get)
+		v, known, err := r.Deferred[p].ResolveWith(get, call)
+		if errors.Is(err, errNoAnswerYet) {
+			known, err = false, nil
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s (%s): %w", p, r.Deferred[p].Expr, err)
 		}
@@ -150,7 +212,7 @@ func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool)) 
 		if err := setPath(body, p, v); err != nil {
 			return nil, nil, err
 		}
-		if readsSecret(r.Deferred[p]) {
+		if readsSecret(r.Deferred[p]) || len(r.Deferred[p].Actions) > 0 {
 			// A value read from a credential (a connection string, a key)
 			// is as secret where it is used as where it was read.
 			if s, ok := v.(string); ok {
@@ -178,9 +240,13 @@ func readsSecret(d *manifest.Deferred) bool {
 func secretDeferred(r *manifest.Resource) []string {
 	var out []string
 	for p, d := range r.Deferred {
-		if readsSecret(d) {
+		if readsSecret(d) || len(d.Actions) > 0 {
 			out = append(out, p)
 		}
+	}
+	// An action's answer (a key) is secret: compared by its hash in state.
+	for p := range r.Actions {
+		out = append(out, p)
 	}
 	sort.Strings(out)
 	return out
@@ -237,6 +303,7 @@ func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) er
 		byKey[d.key] = d
 	}
 	get := liveValue(byKey, false)
+	call := func(a manifest.ActionRef) (any, error) { return e.callAction(ctx, it, a) }
 	missing := func(d *manifest.Deferred) error {
 		var refs []string
 		for _, r := range d.Refs {
@@ -246,7 +313,7 @@ func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) er
 		}
 		return fmt.Errorf("%s: %s has no value in Azure after its dependencies were written (%s); check the referenced path", it.display(), d.Expr, strings.Join(refs, ", "))
 	}
-	body, unknown, err := resolveBody(it.res, get)
+	body, unknown, err := resolveBody(it.res, get, call)
 	if err != nil {
 		return fmt.Errorf("%s: %w", it.display(), err)
 	}
@@ -293,27 +360,36 @@ func (e *Engine) callActions(ctx context.Context, it *item, body map[string]any)
 	sort.Strings(paths)
 	body = diff.CopyBody(body)
 	for _, p := range paths {
-		a := it.res.Actions[p]
-		resp, err := e.ARM.Post(ctx, strings.TrimRight(a.Target, "/")+"/"+a.Action, a.APIVersion, nil, nil)
+		v, err := e.callAction(ctx, it, *it.res.Actions[p])
 		if err != nil {
-			return nil, fmt.Errorf("%s: calling %s on %s for %s: %w", it.display(), a.Action, a.Target, p, err)
-		}
-		var v any
-		ok := false
-		if resp != nil {
-			v, ok = manifestLookup(resp.Body, a.Path)
-		}
-		if !ok {
-			return nil, fmt.Errorf("%s: the %s answer of %s has no %s; check valueFrom.action.path", it.display(), a.Action, a.Target, a.Path)
-		}
-		if s, isStr := v.(string); isStr {
-			secret.Register(s)
+			return nil, fmt.Errorf("%w (for %s)", err, p)
 		}
 		if err := setPath(body, p, v); err != nil {
 			return nil, err
 		}
 	}
 	return body, nil
+}
+
+// callAction POSTs one action of a managed resource and picks its path from
+// the answer; a string result is registered for scrubbing at once.
+func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef) (any, error) {
+	resp, err := e.ARM.Post(ctx, strings.TrimRight(a.Target, "/")+"/"+a.Action, a.APIVersion, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: calling %s on %s: %w", it.display(), a.Action, armid.Printable(a.Target), err)
+	}
+	var v any
+	ok := false
+	if resp != nil {
+		v, ok = manifestLookup(resp.Body, a.Path)
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: the %s answer of %s has no %s; check valueFrom.action.path", it.display(), a.Action, armid.Printable(a.Target), a.Path)
+	}
+	if s, isStr := v.(string); isStr {
+		secret.Register(s)
+	}
+	return v, nil
 }
 
 // setPath stores v at a dotted path ([n] array items, [key] members) that
