@@ -207,11 +207,15 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	// Only a chunk's bodies are in memory at once, plus those of resources
 	// that will be written or that others read.
 	needed := referenced(items)
+	// One read session for the whole plan: a subscription-wide list is
+	// paged once, not again from page 1 for every chunk. Plans only: a
+	// session never spans a write.
+	reads := arm.NewReadSession()
 	for _, chunk := range planChunks(items) {
 		if err := bodies.load(ctx, recordsOf(chunk)...); err != nil {
 			return nil, fmt.Errorf("reading state: %w", err)
 		}
-		if err := e.readAll(ctx, chunk); err != nil {
+		if err := e.readAll(ctx, chunk, reads); err != nil {
 			return nil, err
 		}
 		for _, it := range chunk {
@@ -459,8 +463,9 @@ var errNoBody = errors.New("ARM answered without a readable resource body; nothi
 // Options.CollectionReads is off). Each read names the paths the diff
 // compares (owned: in D or L), so a list item lacking one is read with a
 // GET. A resource whose name Azure generates during this apply cannot
-// exist yet and is not read.
-func (e *Engine) readAll(ctx context.Context, items []*item) error {
+// exist yet and is not read. session (may be nil) carries list pages
+// between the chunks of one plan.
+func (e *Engine) readAll(ctx context.Context, items []*item, session *arm.ReadSession) error {
 	todo := make([]*item, 0, len(items))
 	reqs := make([]arm.ReadRequest, 0, len(items))
 	for _, it := range items {
@@ -477,7 +482,7 @@ func (e *Engine) readAll(ctx context.Context, items []*item) error {
 		todo = append(todo, it)
 		reqs = append(reqs, arm.ReadRequest{ID: it.id, APIVersion: it.ver, Need: diff.Owned(d, l)})
 	}
-	results := e.ARM.ReadMany(ctx, reqs, arm.ReadManyOptions{Disable: !e.Options.CollectionReads})
+	results := e.ARM.ReadMany(ctx, reqs, arm.ReadManyOptions{Disable: !e.Options.CollectionReads, Session: session})
 	for i, r := range results {
 		it := todo[i]
 		switch {
