@@ -64,7 +64,9 @@ func TestReadSessionPagesEachListOnce(t *testing.T) {
 	}
 	// A session read to its end still confirms a member it lacks by GET.
 	s := arm.NewReadSession()
-	read2 := func(reqs []arm.ReadRequest) []arm.ReadResult { return c.ReadMany(ctx, reqs, arm.ReadManyOptions{Session: s}) }
+	read2 := func(reqs []arm.ReadRequest) []arm.ReadResult {
+		return c.ReadMany(ctx, reqs, arm.ReadManyOptions{Session: s})
+	}
 	read2(append(chunks[0], chunks[3]...))
 	gone := fmt.Sprintf("%srg-%03d/providers/%s/id-9", rgPrefix, 50, idType)
 	before := c.Stats().Requests["GET"]
