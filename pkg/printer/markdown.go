@@ -78,7 +78,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	out("\n")
 
 	for _, r := range shown {
-		if pathChanges(r) == 0 && r.Reason == "" && len(r.Cascade) == 0 && !(opts.Explain && len(r.Equal) > 0) {
+		if pathChanges(r) == 0 && r.Reason == "" && len(r.Cascade) == 0 && len(r.Review) == 0 && !(opts.Explain && len(r.Equal) > 0) {
 			continue
 		}
 		out("<details><summary><code>%s %s</code> %s%s</summary>\n\n",
@@ -87,6 +87,13 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 		out("ID: %s\n\n", mdCode(armid.Printable(r.ID)))
 		if r.Reason != "" {
 			out("%s\n\n", mdText(r.Reason))
+		}
+		if len(r.Review) > 0 {
+			out("Review:\n\n")
+			for _, line := range reviewLines(r) {
+				out("- %s\n", mdText(line))
+			}
+			out("\n")
 		}
 		if len(r.Cascade) > 0 {
 			out("ARM deletes with it:\n\n")

@@ -190,6 +190,9 @@ func (t *textPrinter) resource(r plan.Resource) {
 	if r.Protected {
 		t.wrapped(changeIndent, changeIndent+"  ", "# protected (azure.kubectl.io/prevent-destroy)", t.st.faint)
 	}
+	for _, line := range reviewLines(r) {
+		t.wrapped(changeIndent, changeIndent+"  ", "# review "+line, identity)
+	}
 	for _, c := range r.Cascade {
 		t.wrapped(changeIndent+t.st.action(plan.ActionDelete)("- "), changeIndent+"    ",
 			armid.Printable(cascadeName(c))+" "+cascadeNote(c), identity)

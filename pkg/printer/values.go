@@ -224,3 +224,20 @@ func undeclaredNote(n int) string {
 	}
 	return fmt.Sprintf("%d recorded resources are no longer declared by the manifests; `--prune` would delete:", n)
 }
+
+// reviewLines renders plan.Resource.Review one fact a line: "role: ID
+// (Name)". Values pass through armid.Printable: they come from manifests.
+func reviewLines(r plan.Resource) []string {
+	out := make([]string, 0, len(r.Review))
+	for _, v := range r.Review {
+		line := v.Label + ": " + armid.Printable(v.Value)
+		if v.Value == "" {
+			line = v.Label + ": (not set)"
+		}
+		if v.Note != "" {
+			line += " (" + armid.Printable(v.Note) + ")"
+		}
+		out = append(out, line)
+	}
+	return out
+}
