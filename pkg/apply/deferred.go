@@ -282,6 +282,7 @@ func (e *Engine) prepareWrite(ctx context.Context, p *Prepared, it *item) error 
 	}
 	if redecide {
 		e.decide(it, p.key)
+		it.planned.Review = reviewOf(it.res)
 		if it.planned.Action == plan.ActionReplace && !e.Options.AllowReplace {
 			return fmt.Errorf("%s: a value known only now changes a create-only property, so it must be replaced; rerun with --allow-replace", it.display())
 		}

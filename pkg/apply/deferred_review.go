@@ -20,3 +20,20 @@ func reviewOf(r *manifest.Resource) []plan.ReviewItem {
 	}
 	return plan.RoleAssignmentReview(armid.Printable(role), principal, armid.Printable(scope))
 }
+
+// deferredNameChanges is the change list of a create whose name is known
+// only after apply: the whole-resource placeholder first, then every owned
+// property the diff found (values known after apply marked so), so a
+// reviewer sees what will be written although the ID is not known yet.
+func deferredNameChanges(placeholder plan.Change, changes []plan.Change) []plan.Change {
+	out := make([]plan.Change, 0, len(changes)+1)
+	out = append(out, placeholder)
+	for _, c := range changes {
+		if c.Path == "" {
+			continue
+		}
+		c.Kind, c.Before = plan.KindAdd, nil
+		out = append(out, c)
+	}
+	return out
+}
