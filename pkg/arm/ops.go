@@ -177,6 +177,12 @@ func (c *Client) opCtx(ctx context.Context) (context.Context, context.CancelFunc
 }
 
 func (c *Client) url(id, apiVersion string) string {
+	return c.urlOf(id, apiVersion).String()
+}
+
+// urlOf is url as a *url.URL, built from the parsed endpoint, so it
+// cannot fail to parse.
+func (c *Client) urlOf(id, apiVersion string) *url.URL {
 	u := *c.endpoint
 	if !strings.HasPrefix(id, "/") {
 		id = "/" + id
@@ -186,7 +192,7 @@ func (c *Client) url(id, apiVersion string) string {
 	if apiVersion != "" {
 		u.RawQuery = "api-version=" + url.QueryEscape(apiVersion)
 	}
-	return u.String()
+	return &u
 }
 
 // checkNextLink keeps paging on the endpoint we authenticate to: a
@@ -311,7 +317,7 @@ func (c *Client) writeOp(ctx context.Context, method, id, apiVersion string, bod
 		StatusCode: first.StatusCode,
 		Header:     first.Header,
 		Body:       http.NoBody,
-		Request:    &http.Request{Method: method, URL: mustURL(c.url(id, apiVersion))},
+		Request:    &http.Request{Method: method, URL: c.urlOf(id, apiVersion)},
 	}
 	if len(first.Raw) > 0 {
 		initial.Body = readCloser{bytes.NewReader(first.Raw)}
@@ -342,7 +348,7 @@ func (c *Client) writeOp(ctx context.Context, method, id, apiVersion string, bod
 		lastHeader = r.Header
 	}
 	var final *http.Response
-	if _, err := poller.Result(runtime.WithCaptureResponse(pctx, &final)); err != nil {
+	if _, err := poller.Result(policy.WithCaptureResponse(pctx, &final)); err != nil {
 		return nil, c.lroError(method, id, err)
 	}
 	if final == nil {
@@ -359,7 +365,7 @@ func (c *Client) writeOp(ctx context.Context, method, id, apiVersion string, bod
 	res.Initial = first
 	res.ReadBack = final != nil && final.Request != nil && res.Body != nil && final.Request.Method == http.MethodGet &&
 		(method == http.MethodPut || method == http.MethodPatch) &&
-		strings.EqualFold(strings.TrimRight(final.Request.URL.Path, "/"), strings.TrimRight(mustURL(c.url(id, "")).Path, "/"))
+		strings.EqualFold(strings.TrimRight(final.Request.URL.Path, "/"), strings.TrimRight(c.urlOf(id, "").Path, "/"))
 	return &res, nil
 }
 
@@ -432,11 +438,3 @@ func operationStatus(payload []byte) string {
 type readCloser struct{ *bytes.Reader }
 
 func (readCloser) Close() error { return nil }
-
-func mustURL(s string) *url.URL {
-	u, err := url.Parse(s)
-	if err != nil {
-		panic(err) // c.url only builds URLs from a parsed endpoint
-	}
-	return u
-}

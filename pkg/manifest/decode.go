@@ -73,32 +73,24 @@ type decodeError struct {
 
 func (e *decodeError) Error() string { return e.msg }
 
-func (c *converter) fail(n *yaml.Node, format string, args ...any) {
+// fail returns the error for a problem at node n, with its file line.
+func (c *converter) fail(n *yaml.Node, format string, args ...any) error {
 	line := n.Line + c.offset
-	panic(&decodeError{line, fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)})
+	return &decodeError{line, fmt.Sprintf("line %d: ", line) + fmt.Sprintf(format, args...)}
 }
 
-// convert decodes one YAML document. Errors are returned as messages.
-func (c *converter) convert(n *yaml.Node) (v any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			de, ok := r.(*decodeError)
-			if !ok {
-				panic(r)
-			}
-			err = de
-		}
-	}()
-	return c.value(n, "", 0), nil
+// convert decodes one YAML document. Errors are *decodeError.
+func (c *converter) convert(n *yaml.Node) (any, error) {
+	return c.value(n, "", 0)
 }
 
-func (c *converter) value(n *yaml.Node, path string, depth int) any {
+func (c *converter) value(n *yaml.Node, path string, depth int) (any, error) {
 	c.nodes++
 	if c.nodes > maxNodes {
-		c.fail(n, "the document expands to more than %d values (too many aliases?); split it or remove the aliases", maxNodes)
+		return nil, c.fail(n, "the document expands to more than %d values (too many aliases?); split it or remove the aliases", maxNodes)
 	}
 	if depth > maxDepth {
-		c.fail(n, "nesting deeper than %d levels", maxDepth)
+		return nil, c.fail(n, "nesting deeper than %d levels", maxDepth)
 	}
 	if c.lines != nil {
 		if _, seen := c.lines[path]; !seen {
@@ -107,10 +99,10 @@ func (c *converter) value(n *yaml.Node, path string, depth int) any {
 	}
 	switch n.Kind {
 	case 0: // an empty document or comments only
-		return nil
+		return nil, nil
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
-			return nil
+			return nil, nil
 		}
 		return c.value(n.Content[0], path, depth)
 	case yaml.AliasNode:
@@ -118,36 +110,43 @@ func (c *converter) value(n *yaml.Node, path string, depth int) any {
 	case yaml.SequenceNode:
 		out := make([]any, len(n.Content))
 		for i, item := range n.Content {
-			out[i] = c.value(item, c.itemPath(path, i), depth+1)
+			v, err := c.value(item, c.itemPath(path, i), depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
 		}
-		return out
+		return out, nil
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
-				c.fail(k, "merge keys (<<) are not supported; write the fields out")
+				return nil, c.fail(k, "merge keys (<<) are not supported; write the fields out")
 			}
 			if k.Kind != yaml.ScalarNode {
-				c.fail(k, "mapping keys must be strings")
+				return nil, c.fail(k, "mapping keys must be strings")
 			}
 			key := c.intern.key(k.Value)
 			if _, dup := out[key]; dup {
-				c.fail(k, "key %q is already defined in this mapping", key)
+				return nil, c.fail(k, "key %q is already defined in this mapping", key)
 			}
 			var kp string
 			if c.lines != nil {
 				kp = joinPath(path, key)
 				c.lines[kp] = k.Line + c.offset
 			}
-			out[key] = c.value(v, kp, depth+1)
+			val, err := c.value(v, kp, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = val
 		}
-		return out
+		return out, nil
 	case yaml.ScalarNode:
 		return c.scalar(n)
 	}
-	c.fail(n, "unsupported YAML node")
-	return nil
+	return nil, c.fail(n, "unsupported YAML node")
 }
 
 // itemPath is the path of item i of the sequence at path, when lines are
@@ -159,48 +158,48 @@ func (c *converter) itemPath(path string, i int) string {
 	return fmt.Sprintf("%s[%d]", path, i)
 }
 
-func (c *converter) scalar(n *yaml.Node) any {
+func (c *converter) scalar(n *yaml.Node) (any, error) {
 	switch n.ShortTag() {
 	case "!!null":
-		return nil
+		return nil, nil
 	case "!!bool":
 		b, err := strconv.ParseBool(strings.ToLower(n.Value))
 		if err != nil {
-			c.fail(n, "%q is not a boolean", n.Value)
+			return nil, c.fail(n, "%q is not a boolean", n.Value)
 		}
-		return b
+		return b, nil
 	case "!!int":
 		if jsonNumberRE.MatchString(n.Value) {
-			return c.intern.number(n.Value)
+			return c.intern.number(n.Value), nil
 		}
 		// YAML spellings JSON lacks: 0x1F, 0o17, +5, 1_000.
 		var z big.Int
 		lit := strings.TrimPrefix(strings.ReplaceAll(n.Value, "_", ""), "+")
 		if _, ok := z.SetString(lit, 0); !ok {
-			c.fail(n, "%q is not an integer", n.Value)
+			return nil, c.fail(n, "%q is not an integer", n.Value)
 		}
-		return json.Number(z.String())
+		return json.Number(z.String()), nil
 	case "!!float":
 		if jsonNumberRE.MatchString(n.Value) {
-			return c.intern.number(n.Value)
+			return c.intern.number(n.Value), nil
 		}
 		lit := strings.TrimPrefix(strings.ReplaceAll(n.Value, "_", ""), "+")
 		if jsonNumberRE.MatchString(lit) {
-			return json.Number(lit)
+			return json.Number(lit), nil
 		}
 		if f, ok := new(big.Float).SetString(lit); ok && !f.IsInf() {
-			return json.Number(f.Text('g', -1))
+			return json.Number(f.Text('g', -1)), nil
 		}
-		c.fail(n, "%s is not a number JSON can carry (infinity and NaN have no JSON form); quote it if it is a string", n.Value)
+		return nil, c.fail(n, "%s is not a number JSON can carry (infinity and NaN have no JSON form); quote it if it is a string", n.Value)
 	}
 	// A plain number beyond float64's range (1e400) resolves to a string
 	// in the YAML library; it is still a number in the manifest.
 	const quoted = yaml.SingleQuotedStyle | yaml.DoubleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle | yaml.TaggedStyle
 	if n.Style&quoted == 0 && jsonNumberRE.MatchString(n.Value) {
-		return c.intern.number(n.Value)
+		return c.intern.number(n.Value), nil
 	}
 	// Strings, and timestamps or binary, which ARM bodies carry as strings.
-	return c.intern.str(n.Value)
+	return c.intern.str(n.Value), nil
 }
 
 // decodeYAML decodes one raw document; firstLine is its first file line.

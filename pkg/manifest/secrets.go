@@ -50,6 +50,7 @@ func (k *KubeSecrets) SecretValue(ctx context.Context, namespace, name, key stri
 	}
 	s, err := k.client.Secrets(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
+		//lint:ignore ST1005 "Secret" is the Kubernetes kind, and the message follows a field path
 		return "", fmt.Errorf("Secret %s/%s not found; create it or fix secretKeyRef.name/namespace", namespace, name)
 	}
 	if err != nil {
@@ -61,5 +62,6 @@ func (k *KubeSecrets) SecretValue(ctx context.Context, namespace, name, key stri
 	if v, ok := s.StringData[key]; ok {
 		return v, nil
 	}
+	//lint:ignore ST1005 "Secret" is the Kubernetes kind, and the message follows a field path
 	return "", fmt.Errorf("Secret %s/%s has no key %q; fix secretKeyRef.key", namespace, name, key)
 }
