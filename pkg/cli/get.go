@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
@@ -27,6 +28,10 @@ type getOptions struct {
 	refs    []string
 	// jsonPath is the parsed -o jsonpath=… template, nil for other formats.
 	jsonPath *jsonpath.JSONPath
+	// full is the loaded set before refs narrowed it: what computed names
+	// refer to may be left out.
+	full        *manifest.Set
+	apiVersions map[string]string
 }
 
 // liveResource is one resource as Azure holds it now.
@@ -35,6 +40,10 @@ type liveResource struct {
 	Type       string         `json:"type"`
 	APIVersion string         `json:"apiVersion"`
 	Body       map[string]any `json:"body"`
+	// NameKnownAfterApply marks a resource whose computed name cannot be
+	// worked out from Azure yet (what it depends on does not exist): it is
+	// listed, not read.
+	NameKnownAfterApply bool `json:"nameKnownAfterApply,omitempty"`
 }
 
 func newGetCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
@@ -83,19 +92,84 @@ func (o *getOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Bodies read so far, unmasked, answer the references of computed
+	// names; they are never printed as they are.
+	read := map[string]map[string]any{}
+	get := func(id, apiVersion string) (map[string]any, error) {
+		if b, ok := read[armid.Key(id)]; ok {
+			return b, nil
+		}
+		resp, err := c.Get(ctx, id, apiVersion)
+		if err != nil {
+			return nil, err
+		}
+		read[armid.Key(id)] = resp.Body
+		return resp.Body, nil
+	}
 	var live []liveResource
 	for _, r := range set.Resources {
-		resp, err := c.Get(ctx, r.ID, r.APIVersion)
-		if err != nil {
-			return withCode(ExitError, fmt.Errorf("reading %s: %w", printer.DisplayName(r.ID, r.Type), err))
+		id := r.ID
+		if r.NameDeferred != nil {
+			name, known := deferredGetName(r, o.versions(set), get)
+			if !known {
+				fmt.Fprintf(o.streams.ErrOut, "%s: name known after apply (%s has no value in Azure yet); the other resources are printed\n",
+					printer.CleanText(printer.DisplayName(r.ID, r.Type)), printer.CleanText(r.NameDeferred.Expr))
+				live = append(live, liveResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Body: map[string]any{}, NameKnownAfterApply: true})
+				continue
+			}
+			id = r.IDForName(name)
 		}
-		body, _ := secret.ForID(r.ID, nil, getSecretPaths(r)...).Mask(resp.Body, secret.Placeholder).(map[string]any)
+		raw, err := get(id, r.APIVersion)
+		if err != nil {
+			return withCode(ExitError, fmt.Errorf("reading %s: %w", printer.DisplayName(id, r.Type), err))
+		}
+		body, _ := secret.ForID(id, nil, getSecretPaths(r)...).Mask(raw, secret.Placeholder).(map[string]any)
 		if body == nil {
 			body = map[string]any{}
 		}
-		live = append(live, liveResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Body: body})
+		live = append(live, liveResource{ID: id, Type: r.Type, APIVersion: r.APIVersion, Body: body})
 	}
 	return o.print(live)
+}
+
+// versions maps every declared resource (also those refs left out) to its
+// api-version, to read what a computed name refers to.
+func (o *getOptions) versions(set *manifest.Set) map[string]string {
+	if o.apiVersions != nil {
+		return o.apiVersions
+	}
+	o.apiVersions = map[string]string{}
+	for _, s := range []*manifest.Set{o.full, set} {
+		if s == nil {
+			continue
+		}
+		for _, r := range s.Resources {
+			o.apiVersions[armid.Key(r.ID)] = r.APIVersion
+		}
+	}
+	return o.apiVersions
+}
+
+// deferredGetName computes a name that depends on live values (a role
+// assignment named ${guid:...principalId}) from the referenced resources as
+// Azure holds them now. known is false when one of them, or the value, is
+// not there: the name is known only after apply.
+func deferredGetName(r *manifest.Resource, versions map[string]string, get func(id, apiVersion string) (map[string]any, error)) (string, bool) {
+	name, known, err := r.NameDeferred.Resolve(func(ref manifest.ValueRef) (any, bool) {
+		ver, ok := versions[armid.Key(ref.Target)]
+		if !ok {
+			return nil, false
+		}
+		body, err := get(ref.Target, ver)
+		if err != nil {
+			return nil, false
+		}
+		return manifest.LookupPath(body, ref.Path)
+	})
+	if err != nil || !known {
+		return "", false
+	}
+	return fmt.Sprint(name), true
 }
 
 // resources are the manifests' resources, narrowed to refs, or the
@@ -113,6 +187,7 @@ func (o *getOptions) resources(ctx context.Context) (*manifest.Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.full = set
 	if len(o.refs) > 0 {
 		return selectRefs(set, o.refs)
 	}
@@ -137,6 +212,9 @@ func (o *getOptions) format(w io.Writer, live []liveResource) error {
 	case jp != nil:
 		// jsonpath walks plain JSON values: round-trip keeps numbers exact.
 		for _, r := range live {
+			if r.NameKnownAfterApply {
+				continue // nothing read: stderr said why
+			}
 			var v any
 			b, _ := json.Marshal(r)
 			dec := json.NewDecoder(bytes.NewReader(b))
@@ -173,6 +251,9 @@ func (o *getOptions) format(w io.Writer, live []liveResource) error {
 	for _, r := range live {
 		loc, _ := r.Body["location"].(string)
 		state := ""
+		if r.NameKnownAfterApply {
+			state = "name known after apply"
+		}
 		if props, ok := r.Body["properties"].(map[string]any); ok {
 			state, _ = props["provisioningState"].(string)
 		}
