@@ -253,7 +253,7 @@ func CopyBody(m map[string]any) map[string]any { return bodypath.CopyMap(m) }
 // are what the schema marks secret, string values under credential names
 // (secret.Name), everything inside a credential container
 // (secret.Container), and the values at secretPaths (valueFrom, in the
-// display syntax of JoinPath).
+// display syntax of bodypath.JoinMember).
 func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ...string) map[string]any {
 	if body == nil {
 		return nil

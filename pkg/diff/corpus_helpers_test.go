@@ -118,10 +118,6 @@ func claimed(res diff.Result) []plan.Change {
 // quiet reports whether a first plan claims no difference.
 func quiet(res diff.Result) bool { return len(claimed(res)) == 0 }
 
-// unverifiableOnly reports whether a first plan writes only values live
-// does not return.
-func unverifiableOnly(res diff.Result) bool { return quiet(res) && len(res.Changes) > 0 }
-
 // exclusion says why a record is not a fair quiet-rate sample, or "".
 func exclusion(r record) string {
 	switch {

@@ -67,7 +67,7 @@ type Input struct {
 	Unknown []string
 	// SecretPaths are body paths whose values came from valueFrom: hashed
 	// in L, compared by hash, always shown as (sensitive). Map members may
-	// be given as tags."a.b" or tags["a.b"] (see JoinPath).
+	// be given as tags."a.b" or tags["a.b"] (see bodypath.JoinMember).
 	SecretPaths []string
 	// DisableRules names rule families (the Rule* constants) not to apply:
 	// the corpus tests switch each family off in turn to measure what it

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
-	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // facts merges what the schema and a plugin know about one type into
@@ -231,8 +230,3 @@ var serverComputed = []string{
 	"lastModifiedTime", "lastModifiedAt", "lastModifiedDate", "lastModifiedUtc", "lastUpdatedTime",
 	"createdAt", "createdTime", "creationTime", "createdDate", "createdUtc", "updated", "created",
 }
-
-// IsCredentialName reports whether a property name holds a credential
-// (password, clientSecret, primaryKey, ...); it is secret.CredentialName,
-// kept for import.
-func IsCredentialName(name string) bool { return secret.CredentialName(name) }

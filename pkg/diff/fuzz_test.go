@@ -47,7 +47,7 @@ func FuzzCompute(f *testing.F) {
 }
 
 // FuzzPattern: annotation paths come from users. Parsing never panics,
-// ValidatePath agrees with the parser, and a valid path can be stripped
+// validatePath agrees with the parser, and a valid path can be stripped
 // from and resolved in any body.
 func FuzzPattern(f *testing.F) {
 	for _, s := range []string{`tags.costCenter`, `tags.*`, `properties.subnets`, `tags["a.b"]`, `tags."a.b"`, `a[0].b`, `a[*].b`, `a[name=x,type=y]`, `a[`, `"`, `a..b`} {
@@ -56,8 +56,8 @@ func FuzzPattern(f *testing.F) {
 	body := map[string]any{"tags": map[string]any{"a.b": "1", "costCenter": "2"}, "a": []any{map[string]any{"name": "x", "b": 1}, 3}}
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := parsePattern(s)
-		if (ValidatePath(s) == nil) != (err == nil && len(p) > 0) {
-			t.Fatalf("ValidatePath(%q) disagrees with the parser (%v)", s, err)
+		if (validatePath(s) == nil) != (err == nil && len(p) > 0) {
+			t.Fatalf("validatePath(%q) disagrees with the parser (%v)", s, err)
 		}
 		if err != nil {
 			return

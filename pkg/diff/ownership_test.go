@@ -9,6 +9,7 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -426,20 +427,27 @@ func TestSecretPaths(t *testing.T) {
 	}
 }
 
+// validatePath is how annotation values are checked at load time: a
+// well-formed body path or glob.
+func validatePath(s string) error {
+	_, err := bodypath.ParsePattern(s)
+	return err
+}
+
 func TestPathHelpers(t *testing.T) {
-	if got := JoinPath("tags", "a.b"); got != `tags."a.b"` {
-		t.Errorf("JoinPath = %s", got)
+	if got := bodypath.JoinMember("tags", "a.b"); got != `tags."a.b"` {
+		t.Errorf("JoinMember = %s", got)
 	}
-	if got := IndexPath(JoinPath("", "properties"), 2); got != `properties[2]` {
-		t.Errorf("IndexPath = %s", got)
+	if got := bodypath.JoinIndex(bodypath.JoinMember("", "properties"), 2); got != `properties[2]` {
+		t.Errorf("JoinIndex = %s", got)
 	}
 	for _, ok := range []string{`tags.*`, `tags."a.b"`, `tags["a.b"]`, `properties.subnets[*].name`, `a[0]`, `a[name=x,type=y].b`} {
-		if err := ValidatePath(ok); err != nil {
+		if err := validatePath(ok); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
 	for _, bad := range []string{``, `a..b`, `a[`, `tags."x`, `.a`, `a.`, `a[k=1,2]`} {
-		if ValidatePath(bad) == nil {
+		if validatePath(bad) == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

@@ -13,20 +13,6 @@ import (
 // (tags."a.b", also accepted as tags["a.b"]), array items by index ([0]) or
 // by name or id ([default]), and "*" or "[*]" for any member or item.
 
-// JoinPath appends one object member to a body path in the display syntax,
-// quoting the member when needed: JoinPath("tags", "a.b") is tags."a.b".
-func JoinPath(base, member string) string { return bodypath.JoinMember(base, member) }
-
-// IndexPath appends an array index to a body path: IndexPath("a", 2) is a[2].
-func IndexPath(base string, i int) string { return bodypath.JoinIndex(base, i) }
-
-// ValidatePath reports whether s is a well-formed body path or glob, so
-// annotation values can be rejected at load time with a clear message.
-func ValidatePath(s string) error {
-	_, err := bodypath.ParsePattern(s)
-	return err
-}
-
 // parsePattern parses a glob over body paths (ignore-changes).
 func parsePattern(s string) (bodypath.Path, error) { return bodypath.ParsePattern(s) }
 

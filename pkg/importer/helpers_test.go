@@ -67,12 +67,6 @@ func newImporter(c *arm.Client, o importer.Options) *importer.Importer {
 	return &importer.Importer{ARM: c, Schemas: schema.Default(), Plugins: plugins.For, Options: o}
 }
 
-// loadYAML loads manifests the way diff -f does.
-func loadYAML(t testing.TB, data []byte) *manifest.Set {
-	t.Helper()
-	return loadYAMLEnv(t, data, nil)
-}
-
 // loadYAMLEnv loads manifests with env as the environment (the secrets a
 // user exports for an import's placeholders).
 func loadYAMLEnv(t testing.TB, data []byte, env map[string]string) *manifest.Set {

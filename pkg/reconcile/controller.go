@@ -65,15 +65,14 @@ type Controller struct {
 	logMu  sync.Mutex
 	warned map[string]bool
 
-	mu        sync.Mutex
-	res       map[string]*resState
-	set       *manifest.Set
-	swept     int
-	sweepErr  error
-	loadedAt  time.Time
-	leader    *bool
-	statusMu  sync.Mutex
-	observing bool
+	mu       sync.Mutex
+	res      map[string]*resState
+	set      *manifest.Set
+	swept    int
+	sweepErr error
+	loadedAt time.Time
+	leader   *bool
+	statusMu sync.Mutex
 }
 
 // resState is what the loop knows of one resource between sweeps.

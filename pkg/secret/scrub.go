@@ -215,13 +215,6 @@ func unicodeEscape(c rune) string {
 	return one(c)
 }
 
-// Len reports how many values r holds.
-func (r *Registry) Len() int {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return len(r.values)
-}
-
 // Registered reports whether s as a whole is a registered secret value.
 func (r *Registry) Registered(s string) bool {
 	r.mu.RLock()

@@ -127,6 +127,18 @@ func TestLocalSubscriptionDerivedOnRead(t *testing.T) {
 	}
 }
 
+// filter returns the records of recs that are InScope(subscription, set),
+// in their order.
+func filter(recs []*Record, subscription, set string) []*Record {
+	var out []*Record
+	for _, r := range recs {
+		if r.InScope(subscription, set) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func TestFilterBySubscriptionAndSet(t *testing.T) {
 	mk := func(sub, set string) *Record {
 		return &Record{ID: "/subscriptions/" + sub + "/resourceGroups/rg", Set: set}
@@ -145,7 +157,7 @@ func TestFilterBySubscriptionAndSet(t *testing.T) {
 		{"cccc", "prod", nil},
 	}
 	for _, tt := range tests {
-		got := Filter(recs, tt.sub, tt.set)
+		got := filter(recs, tt.sub, tt.set)
 		var idx []int
 		for _, g := range got {
 			for i, r := range recs {

@@ -14,14 +14,6 @@ const HMACPrefix = secret.HashPrefix
 // secretKeyLen is the size of a store's HMAC key.
 const secretKeyLen = 32
 
-// HMAC is secret.Hash of a value outside any body (no schema path). Inside
-// L and B, values are hashed with their schema path by pkg/record; there
-// is one hash function in the project, and this is it.
-func HMAC(key []byte, value string) string { return secret.Hash(key, "", value) }
-
-// IsHMAC reports whether v is already a hashed secret.
-func IsHMAC(v string) bool { return secret.IsHash(v) }
-
 // Secret marks a clear secret value inside a Record's maps. A store never
 // writes it: Put and BeginIntent replace it with secret.Hash(SecretKey,
 // schema path, value). Marshalling it to JSON fails, so no other path can

@@ -441,18 +441,6 @@ func (r *Record) InScope(subscription, set string) bool {
 	return strings.EqualFold(sub, subscription)
 }
 
-// Filter returns the records of recs that are InScope(subscription, set),
-// in their order.
-func Filter(recs []*Record, subscription, set string) []*Record {
-	var out []*Record
-	for _, r := range recs {
-		if r.InScope(subscription, set) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // decodeRecord reads a stored record with exact numbers (json.Number).
 func decodeRecord(b []byte) (*Record, error) {
 	r := new(Record)

@@ -27,6 +27,3 @@ func String() string {
 	}
 	return Version + " (" + c + ")"
 }
-
-// UserAgent is sent on every ARM request.
-func UserAgent() string { return "kubectl-azure/" + Version }
