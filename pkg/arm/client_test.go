@@ -167,7 +167,7 @@ func TestGetNotFoundIsTyped(t *testing.T) {
 	if !asError(err, &e) || e.Code != "ResourceNotFound" || e.Method != "GET" || e.ID != testID {
 		t.Fatalf("unexpected error %#v", err)
 	}
-	if IsPreconditionFailed(err) || IsConflict(err) {
+	if IsPreconditionFailed(err) || isConflict(err) {
 		t.Fatal("404 classified as something else")
 	}
 }

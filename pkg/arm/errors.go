@@ -220,8 +220,5 @@ func IsMethodNotAllowed(err error) bool {
 	return e.StatusCode == http.StatusMethodNotAllowed || strings.EqualFold(e.Code, "MethodNotAllowed")
 }
 
-// IsConflict reports a 409.
-func IsConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
-
 // IsThrottled reports a 429 that survived all retries.
 func IsThrottled(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }

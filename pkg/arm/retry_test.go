@@ -86,7 +86,7 @@ func TestRetryAfterBeyondCapIsNotWaited(t *testing.T) {
 	})
 	c := f.client(func(o *Options) { o.MaxRetryDelay = time.Minute })
 	_, err := c.Put(context.Background(), testID, testAPI, map[string]any{}, nil)
-	if !IsConflict(err) || n.Load() != 1 {
+	if !isConflict(err) || n.Load() != 1 {
 		t.Fatalf("err %v after %d requests", err, n.Load())
 	}
 }

@@ -1,0 +1,6 @@
+package arm
+
+import "net/http"
+
+// isConflict reports a 409.
+func isConflict(err error) bool { return StatusCode(err) == http.StatusConflict }
