@@ -6,7 +6,6 @@
 package plugins
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
@@ -52,14 +51,4 @@ func For(typ string) diff.Plugin {
 		return p
 	}
 	return nil
-}
-
-// Types lists the registered types, sorted.
-func Types() []string {
-	out := make([]string, 0, len(Registry))
-	for k := range Registry {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

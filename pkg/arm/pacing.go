@@ -271,12 +271,8 @@ func (b *bucketModel) charge() (seq, answered uint64) {
 	return b.sent, b.answered
 }
 
-// acquire waits until the subscription's modelled bucket (and the
+// acquireFor waits until the subscription's modelled bucket (and the
 // provider's, if it has one) has a token beyond the reserve, and takes it.
-func (p *pacer) acquire(ctx context.Context, sub string, k class) (ticket, error) {
-	return p.acquireFor(ctx, sub, k, "")
-}
-
 func (p *pacer) acquireFor(ctx context.Context, sub string, k class, provider string) (ticket, error) {
 	var waited time.Duration
 	defer func() {
@@ -380,13 +376,9 @@ func (p *pacer) acquireFor(ctx context.Context, sub string, k class, provider st
 	}
 }
 
-// observe feeds an attempt's outcome back into the model; resp is nil
+// observeFor feeds an attempt's outcome back into the model; resp is nil
 // when the attempt got no response. The zero ticket marks attempts that
 // were not charged (pacing off).
-func (p *pacer) observe(sub string, k class, t ticket, resp *http.Response) {
-	p.observeFor(sub, k, "", t, resp)
-}
-
 func (p *pacer) observeFor(sub string, k class, provider string, t ticket, resp *http.Response) {
 	scope := "subscription"
 	if sub == "" {

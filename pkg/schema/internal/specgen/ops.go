@@ -22,21 +22,12 @@ type resourceOp struct {
 	putStatus, delStatus []int
 }
 
-// typeFromPath derives the ARM resource type from a resource path: the
+// typesFromPath derives the ARM resource types from a resource path: the
 // namespace after the last "providers" segment, then every other segment
-// (the names sit between). Paths ending on an action or a collection, or
-// with a parameterised namespace or type, are not resource PUTs.
-func typeFromPath(p string) (string, bool) {
-	ts := typesFromPath(p, nil)
-	if len(ts) != 1 {
-		return "", false
-	}
-	return ts[0], true
-}
-
-// typesFromPath is typeFromPath where a type segment may be a path
-// parameter with an enum (DNS record sets: .../dnsZones/{zone}/{recordType}/{name}):
-// the path then declares one type per enum value. enumOf returns a
+// (the names sit between); paths ending on an action or a collection are
+// not resource PUTs. A type segment may be a path parameter with an enum
+// (DNS record sets: .../dnsZones/{zone}/{recordType}/{name}): the path
+// then declares one type per enum value. enumOf returns a
 // parameter's enum, or nil.
 func typesFromPath(p string, enumOf func(param string) []string) []string {
 	p, _, _ = strings.Cut(p, "?")
