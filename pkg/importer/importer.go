@@ -597,16 +597,3 @@ func firstLine(err error) string {
 	s, _, _ := strings.Cut(err.Error(), "\n")
 	return s
 }
-
-// NewestStable returns the api-version import tries first for a type the
-// schema knows: the newest stable one (a preview only when nothing else
-// exists); "" for an unknown type.
-func NewestStable(s SchemaSource, typ string) string {
-	if s == nil {
-		return ""
-	}
-	if vs := orderVersions(s.Versions(typ)); len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
-}
