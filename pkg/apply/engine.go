@@ -520,6 +520,7 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 	if it.res != nil {
 		pr.Origin = it.res.Origin.String()
 		pr.Name = it.res.Name
+		pr.Review = reviewOf(it.res) // what a reviewer must check (a role assignment's role, principal, scope)
 	}
 	pr.LiveEtag = it.liveEtag
 	pr.LiveHash = hashBody(it.live)
@@ -571,7 +572,8 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 		pr.Action, pr.Method = plan.ActionCreate, "PUT"
 		pr.NameKnownAfterApply = true
 		pr.Reason = "its name depends on a value Azure generates during this apply"
-		pr.Changes = []plan.Change{{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason, Cause: plan.CauseUser}}
+		// Every owned property is shown, though the ID is not known yet.
+		pr.Changes = deferredNameChanges(plan.Change{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason, Cause: plan.CauseUser}, pr.Changes)
 	case it.live == nil:
 		pr.Action, pr.Method = plan.ActionCreate, "PUT"
 		pr.Reason = "not found in Azure"

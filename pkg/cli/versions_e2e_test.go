@@ -83,3 +83,24 @@ func TestPreventDestroyAloneIsRecorded(t *testing.T) {
 		t.Fatalf("prune of a protected resource: exit %d, want a refusal naming prevent-destroy\n%s", code, stderr)
 	}
 }
+
+// TestRoleAssignmentPlanNamesRolePrincipalScope: the plan of a role
+// assignment names the role (by name for a built-in one), the principal
+// and the scope a reviewer must check.
+func TestRoleAssignmentPlanNamesRolePrincipalScope(t *testing.T) {
+	e := newEnv(t, nil)
+	out, stderr, code := e.run("diff", "-f", e.dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	i := strings.Index(out, "Microsoft.Authorization/roleAssignments/")
+	if i < 0 {
+		t.Fatalf("no role assignment in the plan:\n%s", out)
+	}
+	block := out[i:]
+	for _, want := range []string{"role:", "Storage Blob Data Contributor", "principal:", "scope:", "storageAccounts/stdemo001"} {
+		if !strings.Contains(block, want) {
+			t.Errorf("the role assignment's plan lacks %q:\n%s", want, block)
+		}
+	}
+}
