@@ -104,3 +104,20 @@ func TestRoleAssignmentPlanNamesRolePrincipalScope(t *testing.T) {
 		}
 	}
 }
+
+// TestDevOverlayPlanShowsDeferredRoleAssignment: the dev overlay of
+// testdata/templates renames every resource, and its role assignment, named
+// by a GUID over a principal ID known only after apply, is planned with its
+// role, principal and scope and every property it will write.
+func TestDevOverlayPlanShowsDeferredRoleAssignment(t *testing.T) {
+	e := newEnv(t, nil)
+	out, stderr, code := e.run("diff", "-k", filepath.Join("..", "..", "testdata", "templates", "dev"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"rg-app-dev", "id-app-dev", "(known after apply)", "review role:", "(Storage Blob Data Reader)", "review principal: ${ref:id-app.properties.principalId}", "review scope:", "+ properties.roleDefinitionId:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the dev plan lacks %q:\n%s", want, out)
+		}
+	}
+}
