@@ -118,6 +118,9 @@ func addCompletions(root *cobra.Command, g *GlobalOptions) {
 		_ = root.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	}
 	for _, c := range root.Commands() {
+		if c.Flags().Lookup("replace") != nil {
+			_ = c.RegisterFlagCompletionFunc("replace", g.completeRecorded)
+		}
 		switch c.Name() {
 		case "get", "delete":
 			if c.ValidArgsFunction == nil {

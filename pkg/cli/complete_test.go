@@ -30,7 +30,7 @@ func TestCompletion(t *testing.T) {
 		}
 		t.Errorf("%s: %q not offered in %q", what, want, got)
 	}
-	for _, args := range [][]string{{"state", "show", ""}, {"state", "rm", "Microsoft.Sto"}, {"delete", "Microsoft.Storage/"}, {"get", ""}} {
+	for _, args := range [][]string{{"state", "show", ""}, {"state", "rm", "Microsoft.Sto"}, {"delete", "Microsoft.Storage/"}, {"get", ""}, {"apply", "--replace", "Microsoft.Sto"}} {
 		has(strings.Join(args, " "), complete(args...), "Microsoft.Storage/storageAccounts/stdemo001")
 	}
 	if got := complete("state", "show", "Microsoft.Network/"); len(got) == 0 || strings.Contains(strings.Join(got, " "), "Microsoft.Storage") {
