@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
@@ -273,23 +275,20 @@ func (im *Importer) fetchAll(ctx context.Context, targets []target) []fetched {
 	if n <= 0 {
 		n = arm.DefaultConcurrency
 	}
-	sem := make(chan struct{}, n)
-	var wg sync.WaitGroup
+	// Each target keeps its own outcome, so the group never cancels.
+	var g errgroup.Group
+	g.SetLimit(n)
 	for i, t := range targets {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				out[i].err = ctx.Err()
-				return
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				out[i].err = err
+				return nil
 			}
-			defer func() { <-sem }()
 			out[i].resources, out[i].err = im.fetchOne(ctx, t)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	order := 0
 	for i := range out {
 		for _, r := range out[i].resources {

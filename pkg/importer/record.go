@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/record"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
@@ -58,19 +59,18 @@ func (im *Importer) Record(ctx context.Context, st state.Store, res *Result, loc
 	if n <= 0 {
 		n = DefaultOptions().RecordConcurrency
 	}
-	sem := make(chan struct{}, n)
-	var wg sync.WaitGroup
+	// Every Put runs and every failure is reported, so errors are
+	// collected per record rather than returned to the group.
+	var g errgroup.Group
+	g.SetLimit(n)
 	for i, rec := range recs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			if err := st.Put(ctx, rec); err != nil {
 				errs[i] = fmt.Errorf("recording %s in state: %w", rec.ID, err)
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	return errors.Join(errs...)
 }
