@@ -83,7 +83,7 @@ func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, err
 	}
 	if o.source == "" {
 		if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
-			return nil, withCode(ExitValidation, errors.New("no manifests given: use -f DIR, -k DIR or --source dir://PATH|configmap://NAMESPACE?selector=..."))
+			return nil, withCode(ExitValidation, errors.New("no manifests given: give -f DIR, -k DIR or --source (dir://PATH or configmap://NAMESPACE?selector=LABELS)"))
 		}
 		for _, f := range o.load.Filenames {
 			if f == "-" {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
@@ -41,10 +40,6 @@ func withCode(code int, err error) error { return &exitError{code: code, err: er
 
 // errChanges is diff's "changes found" outcome: exit 1, nothing printed.
 var errChanges = withCode(ExitChanges, nil)
-
-// errReported is a failure whose details were already printed (e.g. in the
-// apply result document): exit 3 without another error line.
-var errReported = withCode(ExitError, nil)
 
 func exitCode(err error) int {
 	if err == nil {
@@ -85,8 +80,4 @@ func manifestProblems(ps []manifest.Problem) []printer.Problem {
 func isValidation(err error) bool {
 	var ve *manifest.ValidationError
 	return errors.As(err, &ve)
-}
-
-func notYet(what string, issue int) error {
-	return withCode(ExitError, fmt.Errorf("%s is not available in this build yet (tracked in issue %d)", what, issue))
 }

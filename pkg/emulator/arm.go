@@ -377,13 +377,6 @@ func methodNotAllowed(m string) reply {
 		"The requested resource does not support http method '%s'.", m)}
 }
 
-func list(items []any) reply {
-	if items == nil {
-		items = []any{}
-	}
-	return reply{status: http.StatusOK, body: map[string]any{"value": items}}
-}
-
 func bodies(rs []*resource) []any {
 	out := make([]any, 0, len(rs))
 	for _, r := range rs {

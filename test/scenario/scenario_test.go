@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -242,14 +241,6 @@ func BenchmarkPlan10000Memory(b *testing.B) {
 		b.ReportMetric(float64(a.Stats().Requests["GET"]-before.Requests["GET"]), "GETs")
 		b.ReportMetric(wall.Seconds(), "wall-s")
 	}
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // keepLog saves a run's full output under $KUBECTL_AZURE_BENCH_LOGS, so a
