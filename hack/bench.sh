@@ -165,7 +165,7 @@ fi
   echo "- **Apply of 1,010**: 10 groups, each a resource group → NSG and virtual network → 5 subnets plus 93 identities, written by the CLI binary against an emulator with throttling, latency and LRO delays off (\`go test ./test/crash -bench Apply1010\`): the cost of the tool itself, state group commit included."
   echo "- **Peak memory**: 10,000 identities in steady state; \`diff -o json\`; peak RSS from the kernel's rusage of the CLI process, started through a launcher so that the benchmark process's own memory is not counted (Linux folds a vforked parent's RSS into the child's maxrss). Buckets are lifted because memory does not depend on pacing and 10,000 reads at 25/s would take 6.5 minutes."
   echo
-  echo "Raw results (\`go test ./test/scenario -run '^\$' -bench . -benchtime 1x\`):"
+  echo "Raw results (\`go test ./test/scenario -run '^\$' -bench SCENARIOS -benchtime 1x\` and \`go test ./test/controller -run '^\$' -bench '^BenchmarkWatch1000\$' -benchtime 1x\`):"
   echo
   echo '```'
   grep -E '^(Benchmark|cpu:)' "$work/scenario.txt" || true
