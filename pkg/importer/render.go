@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -229,14 +230,23 @@ func bodyNode(body map[string]any) (*yaml.Node, error) {
 	return n, nil
 }
 
-// forYAML copies a JSON value with whole numbers as integers.
+// forYAML copies a JSON value with whole numbers as integers. Numbers kept
+// exact (json.Number, as the ARM client decodes them) are written as YAML
+// numbers with their digits as ARM sent them: encoded as strings they would
+// come back quoted ("4096"), which the loader rightly warns about.
 func forYAML(v any) any {
 	return bodypath.Map(v, func(v any) (any, bool) {
-		f, ok := v.(float64)
-		if !ok {
-			return nil, false
+		switch n := v.(type) {
+		case float64:
+			return yamlNumber(n), true
+		case json.Number:
+			tag := "!!int"
+			if strings.ContainsAny(string(n), ".eE") {
+				tag = "!!float"
+			}
+			return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(n)}, true
 		}
-		return yamlNumber(f), true
+		return nil, false
 	})
 }
 
