@@ -628,7 +628,7 @@ func (e *Engine) decideRefresh(it *item, pr *plan.Resource) {
 	pr.Action, pr.Method = plan.ActionNoOp, ""
 	drift := []plan.Change{}
 	for _, c := range pr.Changes {
-		if !c.Drift && c.Cause != plan.CauseDrift {
+		if !c.IsDrift() {
 			continue
 		}
 		c.Before, c.After = c.After, c.Before

@@ -345,14 +345,14 @@ func TestExecuteOrderAndFailures(t *testing.T) {
 	if r.Summary != (plan.ResultSummary{Done: 2, Failed: 1, Skipped: 1}) {
 		t.Errorf("result summary = %+v", r.Summary)
 	}
-	status := map[string]string{}
+	status := map[string]plan.Status{}
 	for _, x := range r.Results {
 		status[armid.Key(x.ID)] = x.Status
 		if strings.Contains(x.Error, "secret-value-123") {
 			t.Errorf("result error not scrubbed: %s", x.Error)
 		}
 	}
-	want := map[string]string{armid.Key(rg1): "done", armid.Key(idA): "failed", armid.Key(idB): "done", armid.Key(child): "skipped"}
+	want := map[string]plan.Status{armid.Key(rg1): "done", armid.Key(idA): "failed", armid.Key(idB): "done", armid.Key(child): "skipped"}
 	if !reflect.DeepEqual(status, want) {
 		t.Errorf("statuses = %v, want %v", status, want)
 	}

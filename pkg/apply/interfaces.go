@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
 // ARM is what the engine needs from an ARM client. *arm.Client implements
@@ -29,17 +30,18 @@ type ARM interface {
 	MarkPatchUnsupported(resourceType string)
 }
 
-// Status is where one resource is in an apply.
-type Status string
+// Status is where one resource is in an apply (plan's vocabulary).
+type Status = plan.Status
 
-// Statuses reported to Progress.
+// Statuses reported to Progress: for writing the detail is the method, for
+// failed the error scrubbed of secrets, for skipped why.
 const (
-	StatusWaiting Status = "waiting" // blocked on dependencies or a worker
-	StatusWriting Status = "writing" // PUT/PATCH/DELETE sent; detail is the method
-	StatusPolling Status = "polling" // long-running operation in progress
-	StatusDone    Status = "done"
-	StatusFailed  Status = "failed"  // detail is the error, scrubbed of secrets
-	StatusSkipped Status = "skipped" // not attempted; detail says why
+	StatusWaiting = plan.StatusWaiting
+	StatusWriting = plan.StatusWriting
+	StatusPolling = plan.StatusPolling
+	StatusDone    = plan.StatusDone
+	StatusFailed  = plan.StatusFailed
+	StatusSkipped = plan.StatusSkipped
 )
 
 // Progress receives per-resource events while a plan executes. Execute

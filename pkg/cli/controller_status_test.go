@@ -19,7 +19,7 @@ func TestStatusCommand(t *testing.T) {
 	now := time.Now().UTC()
 	st := &reconcile.Status{ObservedAt: now, Policy: "detect", Resources: []reconcile.ResourceStatus{
 		{ID: identityID("id-a"), State: reconcile.StateDrifted, LastObserved: now,
-			Changes: []plan.Change{{Path: "tags.owner", Before: "someone", After: "platform", Drift: true, Cause: plan.CauseDrift}},
+			Changes: []plan.Change{{Path: "tags.owner", Before: "someone", After: "platform", Cause: plan.CauseDrift}},
 			Message: "changed in Azure outside this tool"},
 		{ID: identityID("id-b"), State: reconcile.StateInSync, LastObserved: now},
 	}}

@@ -582,7 +582,7 @@ func (o *planOptions) runDiff(ctx context.Context) error {
 func hasDrift(p *plan.Plan) bool {
 	for _, r := range p.Resources {
 		for _, c := range r.Changes {
-			if c.Drift || c.Cause == plan.CauseDrift {
+			if c.IsDrift() {
 				return true
 			}
 		}

@@ -399,7 +399,7 @@ func TestLoopDetectsDriftAndWritesNothing(t *testing.T) {
 		return r != nil && r.State == reconcile.StateDrifted
 	})
 	r := resource(st, identityID("id-a"))
-	if len(r.Changes) != 1 || r.Changes[0].Path != "tags.owner" || !r.Changes[0].Drift {
+	if len(r.Changes) != 1 || r.Changes[0].Path != "tags.owner" || !r.Changes[0].IsDrift() {
 		t.Fatalf("changes = %+v, want one drift change at tags.owner", r.Changes)
 	}
 	t.Logf("drift noticed %s after the change", time.Since(changedAt).Round(time.Millisecond))

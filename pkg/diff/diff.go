@@ -427,10 +427,9 @@ func overlaps(p bodypath.Path, others []bodypath.Path) bool {
 	return false
 }
 
-func (r *Result) add(p prepared, e entry, before, after any, reason, cause string) {
+func (r *Result) add(p prepared, e entry, before, after any, reason string, cause plan.Cause) {
 	f := p.f
-	ch := plan.Change{Path: e.path.Display(), Before: before, After: after, Reason: reason, Kind: e.kind,
-		Drift: cause == plan.CauseDrift, Cause: cause}
+	ch := plan.Change{Path: e.path.Display(), Before: before, After: after, Reason: reason, Kind: e.kind, Cause: cause}
 	if e.kind == plan.KindRemove {
 		ch.After = nil
 		ch.ChildDelete = childItem(f, e.path)

@@ -82,7 +82,7 @@ func TestUserChangeAgainstLastApplied(t *testing.T) {
 		t.Fatalf("action = %s", r.Action)
 	}
 	c := change(t, r, "properties.a")
-	if c.Before != "old" || c.After != "new" || c.Kind != plan.KindChange || c.Drift || c.Reason != reasonUserChange {
+	if c.Before != "old" || c.After != "new" || c.Kind != plan.KindChange || c.IsDrift() || c.Reason != reasonUserChange {
 		t.Errorf("change = %+v", c)
 	}
 	if len(r.Changes) != 1 {
@@ -121,7 +121,7 @@ func TestDrift(t *testing.T) {
 	s := obj(t, `{"location":"westus","properties":{"a":"v2","b":"keep"}}`)
 	r := Compute(Input{Desired: d, LastApplied: d, Baseline: b, Live: s})
 	c := change(t, r, "properties.a")
-	if !c.Drift || c.Before != "v2" || c.After != "v1" || c.Reason != reasonDrift {
+	if !c.IsDrift() || c.Before != "v2" || c.After != "v1" || c.Reason != reasonDrift {
 		t.Errorf("drift change = %+v", c)
 	}
 	if len(r.Changes) != 1 || r.Action != ActionUpdate {
@@ -130,7 +130,7 @@ func TestDrift(t *testing.T) {
 	// Drift of a path removed from live entirely.
 	s2 := obj(t, `{"location":"westus","properties":{"a":"v1"}}`)
 	r = Compute(Input{Desired: d, LastApplied: d, Baseline: b, Live: s2})
-	if c := change(t, r, "properties.b"); !c.Drift || c.After != "keep" || c.Kind != plan.KindAdd {
+	if c := change(t, r, "properties.b"); !c.IsDrift() || c.After != "keep" || c.Kind != plan.KindAdd {
 		t.Errorf("drift (gone) = %+v", c)
 	}
 }
@@ -509,7 +509,7 @@ func TestDriftInUnkeyedArrayStillSeen(t *testing.T) {
 	}
 	// ...and a real drift of the owned item is reported.
 	s2 := obj(t, `{"properties":{"coll":[{"name":"y","v":9},{"name":"x","v":2,"srv":true}]}}`)
-	if r := Compute(Input{Desired: d, LastApplied: d, Baseline: b, Live: s2, Schema: sch}); r.Action != ActionUpdate || !r.Changes[0].Drift {
+	if r := Compute(Input{Desired: d, LastApplied: d, Baseline: b, Live: s2, Schema: sch}); r.Action != ActionUpdate || !r.Changes[0].IsDrift() {
 		t.Fatalf("drift not seen: %s %+v", r.Action, r.Changes)
 	}
 }

@@ -28,7 +28,7 @@ var testKey = []byte("salt")
 
 type wantChange struct {
 	path  string
-	cause string
+	cause plan.Cause
 	kind  plan.ChangeKind
 	child bool
 }

@@ -4,6 +4,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -220,12 +221,12 @@ type Change struct {
 	After      any        `json:"after"`
 	Reason     string     `json:"reason"`
 	Kind       ChangeKind `json:"kind,omitempty"`
-	Drift      bool       `json:"drift,omitempty"`      // live moved away from what we last wrote
 	Sensitive  bool       `json:"sensitive,omitempty"`  // values withheld
 	CreateOnly bool       `json:"createOnly,omitempty"` // forces replace
-	// Cause says why the change is planned: CauseUser, CauseDrift,
-	// CauseRemoval, CauseDefaultReset or CauseUnverifiable.
-	Cause string `json:"cause,omitempty"`
+	// Cause says why the change is planned. A drift is a change whose
+	// cause is CauseDrift; the JSON form also carries "drift": true for
+	// readers of the first format version (see MarshalJSON).
+	Cause Cause `json:"cause,omitempty"`
 	// KnownAfterApply marks an After that depends on a value Azure
 	// generates during this apply; After then holds KnownAfterApply.
 	KnownAfterApply bool `json:"knownAfterApply,omitempty"`
@@ -237,14 +238,30 @@ type Change struct {
 	RulesTried []string `json:"rulesTried,omitempty"`
 }
 
+// Cause says why a change is planned.
+type Cause string
+
 // Causes of a change.
 const (
-	CauseUser         = "user"          // the manifest changed since the last apply (or first plan)
-	CauseDrift        = "drift"         // Azure changed outside this tool
-	CauseRemoval      = "removal"       // removed from the manifest; the service decides the value
-	CauseDefaultReset = "default-reset" // removed from the manifest; reset to the schema default
-	CauseUnverifiable = "unverifiable"  // first plan: the service never returns this value, so it is written once
+	CauseUser         Cause = "user"          // the manifest changed since the last apply (or first plan)
+	CauseDrift        Cause = "drift"         // Azure changed outside this tool
+	CauseRemoval      Cause = "removal"       // removed from the manifest; the service decides the value
+	CauseDefaultReset Cause = "default-reset" // removed from the manifest; reset to the schema default
+	CauseUnverifiable Cause = "unverifiable"  // first plan: the service never returns this value, so it is written once
 )
+
+// IsDrift reports whether the change undoes a change made outside this tool.
+func (c Change) IsDrift() bool { return c.Cause == CauseDrift }
+
+// MarshalJSON adds "drift": true to a drift change: the first format
+// version had that field, and readers of saved plans still look for it.
+func (c Change) MarshalJSON() ([]byte, error) {
+	type plain Change
+	return json.Marshal(struct {
+		plain
+		Drift bool `json:"drift,omitempty"`
+	}{plain(c), c.IsDrift()})
+}
 
 // KnownAfterApply is shown in place of a value Azure generates during the apply.
 const KnownAfterApply = "(known after apply)"
@@ -278,18 +295,31 @@ type Result struct {
 	Summary       ResultSummary    `json:"summary"`
 }
 
-// Statuses of a resource in a Result.
+// Status is where one resource is in an apply: the progress events of a
+// running apply and the final statuses of a Result share this vocabulary.
+type Status string
+
+// Statuses of a resource. Waiting, writing and polling are seen only while
+// an apply runs; a Result holds done, failed or skipped.
 const (
-	StatusDone    = "done"
-	StatusFailed  = "failed"
-	StatusSkipped = "skipped"
+	StatusWaiting Status = "waiting" // blocked on dependencies or a worker
+	StatusWriting Status = "writing" // PUT/PATCH/DELETE sent
+	StatusPolling Status = "polling" // long-running operation in progress
+	StatusDone    Status = "done"
+	StatusFailed  Status = "failed"
+	StatusSkipped Status = "skipped" // not attempted, e.g. a dependency failed
 )
+
+// Final reports whether a resource in status s is finished.
+func (s Status) Final() bool {
+	return s == StatusDone || s == StatusFailed || s == StatusSkipped
+}
 
 // ResourceResult is the outcome for one resource.
 type ResourceResult struct {
 	ID     string `json:"id"`
 	Action Action `json:"action"`
-	Status string `json:"status"`
+	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// Notes carry what the user must know, e.g. a removed property Azure kept.
 	Notes []string `json:"notes,omitempty"`
@@ -310,7 +340,7 @@ func (p *Plan) Summarize() {
 	var s Summary
 	for _, r := range p.Resources {
 		for _, c := range r.Changes {
-			if c.Drift || c.Cause == CauseDrift {
+			if c.IsDrift() {
 				s.Drift++
 				break
 			}

@@ -41,7 +41,7 @@ func samplePlan() *plan.Plan {
 				Action: plan.ActionUpdate, Method: "PATCH", Origin: "infra/storage.yaml#0",
 				Changes: []plan.Change{
 					{Path: "properties.minimumTlsVersion", Before: "TLS1_0", After: "TLS1_2", Reason: "manifest changed", Kind: plan.KindChange, RulesTried: []string{"exact", "enum-case-insensitive"}},
-					{Path: "tags.env", Before: "dev", After: "prod", Reason: "live changed outside kubectl-azure", Kind: plan.KindChange, Drift: true},
+					{Path: "tags.env", Before: "dev", After: "prod", Reason: "live changed outside kubectl-azure", Kind: plan.KindChange, Cause: plan.CauseDrift},
 					{Path: "properties.allowBlobPublicAccess", Before: true, After: nil, Reason: "removed from manifest", Kind: plan.KindRemove},
 					{Path: "properties.networkAcls.ipRules", Before: []any{map[string]any{"value": "10.0.0.0/24", "action": "Allow"}, map[string]any{"value": "10.0.1.0/24", "action": "Allow"}, map[string]any{"value": "10.0.2.0/24", "action": "Allow"}},
 						After:  []any{map[string]any{"value": "10.0.0.0/24", "action": "Allow"}, map[string]any{"value": "10.9.9.0/24", "action": "Allow"}, map[string]any{"value": "10.0.2.0/24", "action": "Allow"}, map[string]any{"value": "192.168.100.0/24", "action": "Allow"}},

@@ -5,24 +5,21 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
-// Status is where one resource is in an apply.
-type Status string
+// Status is where one resource is in an apply (plan's vocabulary).
+type Status = plan.Status
 
 const (
-	StatusWaiting Status = "waiting" // blocked on dependencies or a worker
-	StatusWriting Status = "writing" // PUT/PATCH/DELETE sent
-	StatusPolling Status = "polling" // long-running operation in progress
-	StatusDone    Status = "done"
-	StatusFailed  Status = "failed"
-	StatusSkipped Status = "skipped" // not attempted, e.g. a dependency failed
+	StatusWaiting = plan.StatusWaiting
+	StatusWriting = plan.StatusWriting
+	StatusPolling = plan.StatusPolling
+	StatusDone    = plan.StatusDone
+	StatusFailed  = plan.StatusFailed
+	StatusSkipped = plan.StatusSkipped
 )
-
-// final reports whether a resource in status s is finished.
-func (s Status) final() bool {
-	return s == StatusDone || s == StatusFailed || s == StatusSkipped
-}
 
 // ResourceOutcome is how one resource ended.
 type ResourceOutcome struct {

@@ -136,7 +136,7 @@ func (p *progress) Event(id, name string, status Status, detail string) {
 	if (status == StatusWriting || status == StatusPolling) && r.started.IsZero() {
 		r.started = now
 	}
-	if status.final() {
+	if status.Final() {
 		r.ended = now
 	}
 	if p.live {

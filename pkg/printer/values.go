@@ -189,7 +189,7 @@ func isNested(v any) bool {
 }
 
 // isDrift reports whether a change undoes something done outside this tool.
-func isDrift(c plan.Change) bool { return c.Drift || c.Cause == plan.CauseDrift }
+func isDrift(c plan.Change) bool { return c.IsDrift() }
 
 // causeNotes say why a change is planned, in the words a reviewer needs:
 // who made the difference (the manifest or someone in Azure) and what the

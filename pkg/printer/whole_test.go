@@ -28,7 +28,7 @@ func nsgDriftPlan() *plan.Plan {
 		ID: nsg, Type: "Microsoft.Network/networkSecurityGroups", APIVersion: "2024-01-01",
 		Action: plan.ActionUpdate, Method: "PUT",
 		Changes: []plan.Change{
-			{Path: "properties.securityRules[ssh-anywhere]", Before: rule, Kind: plan.KindRemove, Cause: plan.CauseDrift, Drift: true, ChildDelete: true},
+			{Path: "properties.securityRules[ssh-anywhere]", Before: rule, Kind: plan.KindRemove, Cause: plan.CauseDrift, ChildDelete: true},
 			{Path: "tags.costCenter", Before: "finance-platform-shared-services-0001", After: "finance-platform-shared-services-0002-longer", Kind: plan.KindChange, Cause: plan.CauseUser},
 		},
 	}}}

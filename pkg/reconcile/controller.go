@@ -365,7 +365,7 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 func driftOf(cs []plan.Change) []plan.Change {
 	var out []plan.Change
 	for _, ch := range cs {
-		if ch.Drift || ch.Cause == plan.CauseDrift {
+		if ch.IsDrift() {
 			out = append(out, ch)
 		}
 	}
@@ -488,7 +488,7 @@ func (c *Controller) drifted(key, id, policy string, drift, all []plan.Change, a
 	st.changes, st.policy, st.lastObserved = all, policy, at
 	if !known {
 		for _, ch := range drift {
-			c.Metrics.driftDetected.WithLabelValues(plan.CauseDrift, kindOf(ch)).Inc()
+			c.Metrics.driftDetected.WithLabelValues(string(plan.CauseDrift), kindOf(ch)).Inc()
 		}
 		c.logf("drift: %s: %s", id, strings.Join(paths, ", "))
 		c.event(EventDriftDetected, id, "changed outside kubectl-azure: "+strings.Join(paths, ", ")+" (policy "+policy+")", true)
@@ -808,15 +808,15 @@ func (c *Controller) reconcile(ctx context.Context, key string) (retry bool, err
 // contested drift) and whether Azure kept the drifted value.
 func (c *Controller) written(ctx context.Context, set *manifest.Set, pr plan.Resource, drift []plan.Change, done time.Time) {
 	for _, ch := range pr.Changes {
-		if ch.Drift || ch.Cause == plan.CauseDrift {
-			c.Metrics.driftFixed.WithLabelValues(plan.CauseDrift, kindOf(ch)).Inc()
+		if ch.IsDrift() {
+			c.Metrics.driftFixed.WithLabelValues(string(plan.CauseDrift), kindOf(ch)).Inc()
 			continue
 		}
 		cause := ch.Cause
 		if cause == "" {
 			cause = plan.CauseUser
 		}
-		c.Metrics.applied.WithLabelValues(cause).Inc()
+		c.Metrics.applied.WithLabelValues(string(cause)).Inc()
 	}
 	kept := c.readBack(ctx, &pr, drift)
 	key := armid.Key(pr.ID)

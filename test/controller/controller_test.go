@@ -481,7 +481,7 @@ func TestRuleAddedOutsideIsNoticed(t *testing.T) {
 	for _, r := range st.Resources {
 		switch {
 		case strings.EqualFold(r.ID, nsg):
-			if len(r.Changes) != 1 || !strings.Contains(r.Changes[0].Path, "allow-ssh") || !r.Changes[0].Drift {
+			if len(r.Changes) != 1 || !strings.Contains(r.Changes[0].Path, "allow-ssh") || !r.Changes[0].IsDrift() {
 				t.Fatalf("NSG changes = %+v, want the added rule as drift", r.Changes)
 			}
 		case r.State != reconcile.StateInSync:
