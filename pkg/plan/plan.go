@@ -42,9 +42,12 @@ type Plan struct {
 	Subscriptions []string `json:"subscriptions,omitempty"`
 	// State names where state lives (a path or kubernetes://NS/SET) and Set
 	// the manifest set, so a reader knows what prune and delete consider.
-	State     string     `json:"state,omitempty"`
-	Set       string     `json:"set,omitempty"`
-	Resources []Resource `json:"resources"`
+	State string `json:"state,omitempty"`
+	Set   string `json:"set,omitempty"`
+	// RefreshOnly marks a plan of drift only (--refresh-only): applying it
+	// records Azure's values as the new baseline and writes nothing to Azure.
+	RefreshOnly bool       `json:"refreshOnly,omitempty"`
+	Resources   []Resource `json:"resources"`
 	Summary   Summary    `json:"summary"`
 	Warnings  []string   `json:"warnings,omitempty"`
 	// Problems are the findings about the manifests that did not stop the
