@@ -48,8 +48,8 @@ type Plan struct {
 	// records Azure's values as the new baseline and writes nothing to Azure.
 	RefreshOnly bool       `json:"refreshOnly,omitempty"`
 	Resources   []Resource `json:"resources"`
-	Summary   Summary    `json:"summary"`
-	Warnings  []string   `json:"warnings,omitempty"`
+	Summary     Summary    `json:"summary"`
+	Warnings    []string   `json:"warnings,omitempty"`
 	// Problems are the findings about the manifests that did not stop the
 	// run (severity warning), with file, document, line and path, so CI
 	// can show them where they are.
