@@ -788,7 +788,7 @@ type progressAdapter struct{ p printer.Progress }
 // The row is named TYPE/NAME from the ID, as in the plan: manifest names
 // may repeat across types.
 func (a progressAdapter) Event(id, _ string, st apply.Status, detail string) {
-	a.p.Event(id, "", printer.Status(st), detail)
+	a.p.Event(id, "", st, detail)
 }
 
 // deleteOrLoad returns the resources to plan: the manifests (narrowed to

@@ -140,11 +140,6 @@ func (t *trackingWriter) Fd() uintptr {
 	return ^uintptr(0)
 }
 
-// NewRootCommand builds the command tree.
-func NewRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
-	return newRootCommand(DefaultGlobalOptions(), streams)
-}
-
 // outputsAnnotation lists, on a command, the -o values it accepts.
 const outputsAnnotation = "kubectl-azure/outputs"
 

@@ -12,15 +12,6 @@ import (
 // Status is where one resource is in an apply (plan's vocabulary).
 type Status = plan.Status
 
-const (
-	StatusWaiting = plan.StatusWaiting
-	StatusWriting = plan.StatusWriting
-	StatusPolling = plan.StatusPolling
-	StatusDone    = plan.StatusDone
-	StatusFailed  = plan.StatusFailed
-	StatusSkipped = plan.StatusSkipped
-)
-
 // ResourceOutcome is how one resource ended.
 type ResourceOutcome struct {
 	ID     string `json:"id"`
@@ -61,11 +52,11 @@ func (o Outcome) Counts() OutcomeCounts {
 // add counts one resource that ended (or stopped) in status s.
 func (c *OutcomeCounts) add(s Status) {
 	switch s {
-	case StatusDone:
+	case plan.StatusDone:
 		c.Done++
-	case StatusFailed:
+	case plan.StatusFailed:
 		c.Failed++
-	case StatusSkipped:
+	case plan.StatusSkipped:
 		c.Skipped++
 	default:
 		c.Unfinished++
@@ -103,24 +94,18 @@ func (o Outcome) SummaryLine() string {
 	return s + "."
 }
 
-// PrintOutcome writes one line per resource and the summary line last, where
-// a reader of a long CI log looks first.
-func PrintOutcome(w io.Writer, o Outcome, opts Options) error {
-	return printOutcome(w, o, opts.withDefaults(), true)
-}
-
 // printOutcome lists every resource when all is set, otherwise only those
 // that did not finish well (progress already showed the rest).
 func printOutcome(w io.Writer, o Outcome, opts Options, all bool) error {
 	st := newStyles(w, opts.useColor(w))
 	bw := bufio.NewWriter(w)
 	for _, r := range o.Resources {
-		if !all && r.Status == StatusDone {
+		if !all && r.Status == plan.StatusDone {
 			continue
 		}
 		icon, style := statusLook(st, r.Status)
 		line := fmt.Sprintf("  %s %s %s", style(icon), style(fmt.Sprintf("%-8s", r.Status)), r.Name)
-		if r.Status == StatusDone && r.Elapsed > 0 {
+		if r.Status == plan.StatusDone && r.Elapsed > 0 {
 			line += st.faint(" (" + formatElapsed(r.Elapsed) + ")")
 		}
 		if r.Error != "" {
@@ -139,15 +124,15 @@ func printOutcome(w io.Writer, o Outcome, opts Options, all bool) error {
 // statusLook is the icon and style of a status, shared by progress and outcome.
 func statusLook(st styles, s Status) (string, func(string) string) {
 	switch s {
-	case StatusDone:
+	case plan.StatusDone:
 		return "✓", st.ok
-	case StatusFailed:
+	case plan.StatusFailed:
 		return "✗", st.danger
-	case StatusSkipped:
+	case plan.StatusSkipped:
 		return "-", st.faint
-	case StatusWriting:
+	case plan.StatusWriting:
 		return "↑", st.update
-	case StatusPolling:
+	case plan.StatusPolling:
 		return "…", st.update
 	default:
 		return "·", st.faint

@@ -95,8 +95,8 @@ func TestNoEscapeCodes(t *testing.T) {
 		var buf bytes.Buffer
 		opts.Live = LiveNever
 		pr := NewProgress(&buf, opts)
-		pr.Event("/x/providers/A.B/c/d", "", StatusWriting, "PUT")
-		pr.Event("/x/providers/A.B/c/d", "", StatusFailed, "boom")
+		pr.Event("/x/providers/A.B/c/d", "", plan.StatusWriting, "PUT")
+		pr.Event("/x/providers/A.B/c/d", "", plan.StatusFailed, "boom")
 		pr.Close()
 		if bytes.ContainsRune(buf.Bytes(), 0x1b) {
 			t.Errorf("progress with %+v contains an escape code:\n%q", opts, buf.String())

@@ -133,7 +133,7 @@ func (p *progress) Event(id, name string, status Status, detail string) {
 		r.name = armid.Printable(name)
 	}
 	r.status, r.detail = status, CleanText(detail)
-	if (status == StatusWriting || status == StatusPolling) && r.started.IsZero() {
+	if (status == plan.StatusWriting || status == plan.StatusPolling) && r.started.IsZero() {
 		r.started = now
 	}
 	if status.Final() {
@@ -168,10 +168,10 @@ func (p *progress) Notice(msg string) {
 // plainLine is one event for logs: time, status, name, then what is known.
 func (p *progress) plainLine(r *row, now time.Time) string {
 	var paren []string
-	if r.detail != "" && r.status != StatusFailed && r.status != StatusSkipped {
+	if r.detail != "" && r.status != plan.StatusFailed && r.status != plan.StatusSkipped {
 		paren = append(paren, r.detail)
 	}
-	if r.status == StatusPolling || r.status == StatusDone || r.status == StatusFailed {
+	if r.status == plan.StatusPolling || r.status == plan.StatusDone || r.status == plan.StatusFailed {
 		if d := r.elapsed(now); d > 0 {
 			paren = append(paren, formatElapsed(d))
 		}
@@ -181,7 +181,7 @@ func (p *progress) plainLine(r *row, now time.Time) string {
 	if len(paren) > 0 {
 		line += " (" + strings.Join(paren, ", ") + ")"
 	}
-	if (r.status == StatusFailed || r.status == StatusSkipped) && r.detail != "" {
+	if (r.status == plan.StatusFailed || r.status == plan.StatusSkipped) && r.detail != "" {
 		line += ": " + r.detail
 	}
 	return line
@@ -214,7 +214,7 @@ func (p *progress) liveLines(now time.Time) []string {
 	if limit := p.height - 2; p.height > 0 && len(rows)+1 > limit {
 		var keep []*row
 		for _, r := range rows {
-			if r.status == StatusDone || r.status == StatusSkipped {
+			if r.status == plan.StatusDone || r.status == plan.StatusSkipped {
 				folded++
 				continue
 			}
@@ -227,14 +227,14 @@ func (p *progress) liveLines(now time.Time) []string {
 	}
 	for _, r := range rows {
 		icon, style := statusLook(p.st, r.status)
-		if r.status == StatusWriting || r.status == StatusPolling {
+		if r.status == plan.StatusWriting || r.status == plan.StatusPolling {
 			icon = spinner[p.frame%len(spinner)]
 		}
 		line := fmt.Sprintf("  %s %s %s", style(icon), style(fmt.Sprintf("%-8s", r.status)), r.name)
 		if r.detail != "" {
 			line += " " + p.st.faint(r.detail)
 		}
-		if r.status != StatusWaiting && r.status != StatusSkipped {
+		if r.status != plan.StatusWaiting && r.status != plan.StatusSkipped {
 			if d := r.elapsed(now); d > 0 {
 				line += " " + p.st.faint(formatElapsed(d))
 			}
@@ -308,7 +308,7 @@ func (p *progress) outcome(now time.Time) Outcome {
 	o := Outcome{Resources: make([]ResourceOutcome, 0, len(p.rows)), Elapsed: now.Sub(p.start), Operation: p.opts.Operation}
 	for _, r := range p.rows {
 		ro := ResourceOutcome{ID: r.id, Name: r.name, Status: r.status, Elapsed: r.elapsed(now)}
-		if r.status == StatusFailed || r.status == StatusSkipped {
+		if r.status == plan.StatusFailed || r.status == plan.StatusSkipped {
 			ro.Error = r.detail
 		}
 		o.Resources = append(o.Resources, ro)
@@ -353,7 +353,7 @@ func fromResult(o Outcome, res *plan.Result) Outcome {
 	}
 	out := Outcome{Elapsed: o.Elapsed, Operation: o.Operation}
 	for _, rr := range res.Results {
-		ro := ResourceOutcome{ID: rr.ID, Name: armid.Printable(DisplayName(rr.ID, "")), Status: Status(rr.Status), Error: CleanText(rr.Error)}
+		ro := ResourceOutcome{ID: rr.ID, Name: armid.Printable(DisplayName(rr.ID, "")), Status: rr.Status, Error: CleanText(rr.Error)}
 		if i, ok := byKey[armid.Key(rr.ID)]; ok {
 			ro.Name, ro.Elapsed = o.Resources[i].Name, o.Resources[i].Elapsed
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
 // fakeClock is an injectable clock that only moves when told.
@@ -42,24 +44,24 @@ const (
 // scriptedApply drives p through a typical apply: one success with a long
 // poll, one failure, one skipped dependant.
 func scriptedApply(p Progress, clock *fakeClock) {
-	p.Event(rgID, "", StatusWaiting, "")
-	p.Event(stID, "Microsoft.Storage/storageAccounts/stdemo001", StatusWaiting, "")
-	p.Event(kvID, "", StatusWaiting, "")
-	p.Event(appID, "", StatusWaiting, "")
+	p.Event(rgID, "", plan.StatusWaiting, "")
+	p.Event(stID, "Microsoft.Storage/storageAccounts/stdemo001", plan.StatusWaiting, "")
+	p.Event(kvID, "", plan.StatusWaiting, "")
+	p.Event(appID, "", plan.StatusWaiting, "")
 	clock.Advance(time.Second)
-	p.Event(rgID, "", StatusWriting, "PUT")
+	p.Event(rgID, "", plan.StatusWriting, "PUT")
 	clock.Advance(800 * time.Millisecond)
-	p.Event(rgID, "", StatusDone, "")
+	p.Event(rgID, "", plan.StatusDone, "")
 	clock.Advance(200 * time.Millisecond)
-	p.Event(stID, "", StatusWriting, "PUT")
-	p.Event(kvID, "", StatusWriting, "PATCH")
+	p.Event(stID, "", plan.StatusWriting, "PUT")
+	p.Event(kvID, "", plan.StatusWriting, "PATCH")
 	clock.Advance(time.Second)
-	p.Event(stID, "", StatusPolling, "PUT")
+	p.Event(stID, "", plan.StatusPolling, "PUT")
 	clock.Advance(2 * time.Second)
-	p.Event(kvID, "", StatusFailed, "409 Conflict: vault name is soft-deleted; purge it or recover it")
-	p.Event(appID, "", StatusSkipped, "depends on a failed resource")
+	p.Event(kvID, "", plan.StatusFailed, "409 Conflict: vault name is soft-deleted; purge it or recover it")
+	p.Event(appID, "", plan.StatusSkipped, "depends on a failed resource")
 	clock.Advance(61 * time.Second)
-	p.Event(strings.ToUpper(stID), "", StatusDone, "") // ARM IDs are case-insensitive
+	p.Event(strings.ToUpper(stID), "", plan.StatusDone, "") // ARM IDs are case-insensitive
 }
 
 func TestProgressPlainGolden(t *testing.T) {
@@ -71,7 +73,7 @@ func TestProgressPlainGolden(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	p.Event(rgID, "", StatusFailed, "after close") // must be ignored
+	p.Event(rgID, "", plan.StatusFailed, "after close") // must be ignored
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +98,10 @@ func TestProgressOutcome(t *testing.T) {
 	if o.OK() {
 		t.Error("outcome with a failure reported OK")
 	}
-	if got := o.Resources[1]; got.Status != StatusDone || got.Elapsed != 64*time.Second {
+	if got := o.Resources[1]; got.Status != plan.StatusDone || got.Elapsed != 64*time.Second {
 		t.Errorf("storage outcome = %+v, want done after 64s", got)
 	}
-	if got := o.Resources[2]; got.Error == "" || got.Status != StatusFailed {
+	if got := o.Resources[2]; got.Error == "" || got.Status != plan.StatusFailed {
 		t.Errorf("keyvault outcome = %+v, want failed with its error", got)
 	}
 }
@@ -107,16 +109,16 @@ func TestProgressOutcome(t *testing.T) {
 func TestPrintOutcomeGolden(t *testing.T) {
 	t.Setenv("NO_COLOR", "")
 	o := Outcome{Elapsed: 95 * time.Second, Resources: []ResourceOutcome{
-		{ID: rgID, Name: "Microsoft.Resources/resourceGroups/rg-demo", Status: StatusDone, Elapsed: 800 * time.Millisecond},
-		{ID: kvID, Name: "Microsoft.KeyVault/vaults/kv-demo", Status: StatusFailed, Error: "409 Conflict: vault name is soft-deleted"},
-		{ID: appID, Name: "Microsoft.Web/sites/app-demo", Status: StatusSkipped, Error: "depends on a failed resource"},
+		{ID: rgID, Name: "Microsoft.Resources/resourceGroups/rg-demo", Status: plan.StatusDone, Elapsed: 800 * time.Millisecond},
+		{ID: kvID, Name: "Microsoft.KeyVault/vaults/kv-demo", Status: plan.StatusFailed, Error: "409 Conflict: vault name is soft-deleted"},
+		{ID: appID, Name: "Microsoft.Web/sites/app-demo", Status: plan.StatusSkipped, Error: "depends on a failed resource"},
 	}}
 	var buf bytes.Buffer
-	if err := PrintOutcome(&buf, o, Options{Color: ColorNever}); err != nil {
+	if err := printOutcome(&buf, o, Options{Color: ColorNever}.withDefaults(), true); err != nil {
 		t.Fatal(err)
 	}
 	ok := Outcome{Elapsed: 3 * time.Second, Resources: o.Resources[:1]}
-	if err := PrintOutcome(&buf, ok, Options{Color: ColorNever}); err != nil {
+	if err := printOutcome(&buf, ok, Options{Color: ColorNever}.withDefaults(), true); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "outcome.txt", buf.Bytes())
@@ -129,15 +131,15 @@ func TestProgressLiveRedraws(t *testing.T) {
 	clock := newFakeClock()
 	var buf bytes.Buffer
 	p := NewProgress(&buf, Options{Color: ColorAlways, Live: LiveAlways, Width: 80, Now: clock.Now})
-	p.Event(rgID, "", StatusWriting, "PUT")
+	p.Event(rgID, "", plan.StatusWriting, "PUT")
 	first := buf.Len()
 	if first == 0 || cursorUp.Match(buf.Bytes()) {
 		t.Fatalf("first draw must not move the cursor up: %q", buf.String())
 	}
-	p.Event(stID, "", StatusPolling, "PUT")
+	p.Event(stID, "", plan.StatusPolling, "PUT")
 	clock.Advance(75 * time.Second)
-	p.Event(rgID, "", StatusDone, "")
-	p.Event(stID, "", StatusDone, "")
+	p.Event(rgID, "", plan.StatusDone, "")
+	p.Event(stID, "", plan.StatusDone, "")
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -176,9 +178,9 @@ func TestProgressLiveFoldsWhenShort(t *testing.T) {
 	pr.height = 8
 	for i := range 20 {
 		id := fmt.Sprintf("%s/resourceGroups/rg%02d", sub, i)
-		pr.Event(id, "", StatusDone, "")
+		pr.Event(id, "", plan.StatusDone, "")
 	}
-	pr.Event(sub+"/resourceGroups/busy", "", StatusPolling, "PUT")
+	pr.Event(sub+"/resourceGroups/busy", "", plan.StatusPolling, "PUT")
 	pr.mu.Lock()
 	lines := pr.liveLines(clock.Now())
 	pr.mu.Unlock()
@@ -203,8 +205,8 @@ func TestProgressConcurrent(t *testing.T) {
 				defer wg.Done()
 				for i := range 50 {
 					id := fmt.Sprintf("%s/resourceGroups/rg%d-%d", sub, g, i%5)
-					p.Event(id, "", StatusWriting, "PUT")
-					p.Event(id, "", StatusDone, "")
+					p.Event(id, "", plan.StatusWriting, "PUT")
+					p.Event(id, "", plan.StatusDone, "")
 					_ = p.Outcome()
 				}
 			}()
@@ -254,7 +256,7 @@ func TestProgressNotice(t *testing.T) {
 	}
 	buf.Reset()
 	live := NewProgress(&buf, Options{Color: ColorNever, Live: LiveAlways, Width: 80, Now: clock.Now})
-	live.Event(sub+"/resourceGroups/rg", "", StatusWriting, "PUT")
+	live.Event(sub+"/resourceGroups/rg", "", plan.StatusWriting, "PUT")
 	live.(Notifier).Notice(NoticeWait("write", 3*time.Second))
 	if !strings.Contains(buf.String(), "  waiting for ARM's write budget: 3s\n") {
 		t.Errorf("live table lacks the notice:\n%q", buf.String())

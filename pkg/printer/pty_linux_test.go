@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
 // openPTY returns both ends of a pseudo-terminal of cols×rows, so the
@@ -85,8 +87,8 @@ func TestAutoOnTerminal(t *testing.T) {
 
 	out = onTerminal(t, func(w *os.File) {
 		p := NewProgress(w, Options{})
-		p.Event(stID, "", StatusWriting, "PUT")
-		p.Event(stID, "", StatusDone, "")
+		p.Event(stID, "", plan.StatusWriting, "PUT")
+		p.Event(stID, "", plan.StatusDone, "")
 		p.Close()
 	})
 	if !regexp.MustCompile(`\x1b\[\d+A`).MatchString(out) {
@@ -102,8 +104,8 @@ func TestNoColorOnTerminal(t *testing.T) {
 			t.Error(err)
 		}
 		p := NewProgress(w, Options{})
-		p.Event(stID, "", StatusWriting, "PUT")
-		p.Event(stID, "", StatusFailed, "409 Conflict")
+		p.Event(stID, "", plan.StatusWriting, "PUT")
+		p.Event(stID, "", plan.StatusFailed, "409 Conflict")
 		p.Close()
 	})
 	if strings.ContainsRune(out, 0x1b) {

@@ -17,40 +17,6 @@ const (
 	OperationDelete = "Delete"
 )
 
-// NewResult builds the apply result document from the plan and how each
-// resource ended. Every resource of the plan is listed, so the document
-// names everything apply handled: no-op ones as done, those progress never
-// reached as skipped.
-func NewResult(p *plan.Plan, o Outcome) plan.Result {
-	ended := make(map[string]ResourceOutcome, len(o.Resources))
-	for _, r := range o.Resources {
-		ended[armid.Key(r.ID)] = r
-	}
-	res := plan.Result{FormatVersion: plan.FormatVersion, Plan: p, Results: make([]plan.ResourceResult, 0, len(p.Resources))}
-	for _, r := range p.Resources {
-		rr := plan.ResourceResult{ID: r.ID, Action: r.Action, Status: plan.StatusDone}
-		if rr.Action == "" {
-			rr.Action = plan.ActionNoOp
-		}
-		if e, ok := ended[armid.Key(r.ID)]; ok {
-			switch e.Status {
-			case StatusDone:
-			case StatusFailed:
-				rr.Status, rr.Error = plan.StatusFailed, e.Error
-			case StatusSkipped:
-				rr.Status, rr.Error = plan.StatusSkipped, e.Error
-			default:
-				rr.Status, rr.Error = plan.StatusSkipped, "interrupted before it finished; the next apply repairs it"
-			}
-		} else if len(o.Resources) > 0 && !isNoOp(r.Action) && len(r.Changes) > 0 {
-			rr.Status, rr.Error = plan.StatusSkipped, "not started"
-		}
-		res.Results = append(res.Results, rr)
-	}
-	summarizeResult(&res)
-	return res
-}
-
 // PrintResult writes an apply result. JSON and YAML print the one result
 // document; text and markdown print the outcome lines.
 func PrintResult(w io.Writer, r plan.Result, opts Options) error {
@@ -179,7 +145,7 @@ func markdownResult(w io.Writer, r plan.Result, opts Options) error {
 	bw := bufio.NewWriter(w)
 	o := Outcome{Operation: opts.Operation}
 	for _, rr := range r.Results {
-		o.Resources = append(o.Resources, ResourceOutcome{ID: rr.ID, Status: Status(rr.Status)})
+		o.Resources = append(o.Resources, ResourceOutcome{ID: rr.ID, Status: rr.Status})
 	}
 	fmt.Fprintf(bw, "#### Result\n\n**%s**\n\n", mdText(o.SummaryLine()))
 	var rows []string
