@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -85,16 +86,11 @@ func (g *GlobalOptions) completeExplain(_ *cobra.Command, args []string, toCompl
 }
 
 // completeOutput offers the -o values of the command being completed.
-func completeOutput(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	allowed := []string{printer.OutputText}
-	for c := cmd; c != nil; c = c.Parent() {
-		if v, ok := c.Annotations[outputsAnnotation]; ok {
-			allowed = strings.Split(v, ",")
-			break
-		}
-	}
-	if cmd.Name() == "get" {
-		allowed = append(allowed, "jsonpath=")
+func (g *GlobalOptions) completeOutput(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	f := g.printFlagsOf(cmd)
+	allowed := slices.Clone(f.AllowedFormats)
+	for _, t := range f.TemplateFormats {
+		allowed = append(allowed, t+"=")
 	}
 	var out []string
 	for _, o := range allowed {
@@ -108,7 +104,7 @@ func completeOutput(cmd *cobra.Command, _ []string, toComplete string) ([]string
 // addCompletions wires completion into the command tree, including the
 // commands whose files other code owns (get), by name.
 func addCompletions(root *cobra.Command, g *GlobalOptions) {
-	_ = root.RegisterFlagCompletionFunc("output", completeOutput)
+	_ = root.RegisterFlagCompletionFunc("output", g.completeOutput)
 	fixed := map[string][]string{
 		"auth":        authModes,
 		"cloud":       {"public", "china", "usgov"},

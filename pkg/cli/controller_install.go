@@ -36,8 +36,7 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 		Short: "Print the Kubernetes objects that run the controller (ServiceAccount, Role, RoleBinding, Deployment, Service)",
 		Example: `  kubectl azure controller install --source configmap://kubectl-azure?selector=app=infra \
       --state kubernetes://kubectl-azure/prod -o yaml | kubectl apply -f -`,
-		Args:        cobra.NoArgs,
-		Annotations: map[string]string{outputsAnnotation: printer.OutputText + "," + printer.OutputYAML},
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.state == "" {
 				if strings.HasPrefix(g.State, "kubernetes://") {
@@ -52,6 +51,8 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 			return o.print(s.Out)
 		},
 	}
+	// The objects are YAML: text is the same YAML.
+	g.printFlags(cmd, printer.OutputText, printer.OutputYAML)
 	fs := cmd.Flags()
 	fs.StringVar(&o.namespace, "install-namespace", o.namespace, "namespace of the controller's objects")
 	fs.StringVar(&o.name, "name", o.name, "name of the controller's objects")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,13 +19,13 @@ import (
 // what the loop last saw, read from its status file.
 func newStatusCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
 	var path string
+	var printFlags *printer.PrintFlags
 	cmd := &cobra.Command{
 		Use:   "status --status-file PATH [-o json]",
 		Short: "Show what apply --watch or the controller last saw of every resource (exit 1 when any is not in sync)",
 		Example: `  kubectl azure status --status-file status.json
   kubectl azure status --status-file status.json -o json | jq '.resources[] | select(.state != "in-sync")'`,
-		Args:        cobra.NoArgs,
-		Annotations: map[string]string{outputsAnnotation: printer.OutputText + "," + printer.OutputJSON},
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if path == "" {
 				return withCode(ExitValidation, errors.New("--status-file is required: the file apply --watch or the controller keeps"))
@@ -35,10 +34,10 @@ func newStatusCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Com
 			if err != nil {
 				return withCode(ExitError, fmt.Errorf("reading the status file %s: %w", path, err))
 			}
-			if g.Output == printer.OutputJSON {
-				enc := json.NewEncoder(s.Out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(st); err != nil {
+			if p, err := printFlags.ToPrinter(printer.Options{}); err != nil {
+				return withCode(ExitValidation, err)
+			} else if p.Document() {
+				if err := p.PrintObject(s.Out, st); err != nil {
 					return err
 				}
 			} else if err := printStatus(s.Out, st, time.Now()); err != nil {
@@ -52,6 +51,7 @@ func newStatusCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Com
 			return nil
 		},
 	}
+	printFlags = g.printFlags(cmd, printer.OutputText, printer.OutputJSON)
 	cmd.Flags().StringVar(&path, "status-file", "", "the status file written by apply --watch or the controller")
 	return cmd
 }

@@ -3,16 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/util/jsonpath"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
@@ -22,12 +18,13 @@ import (
 
 // getOptions are the flags of `kubectl azure get`.
 type getOptions struct {
-	g       *GlobalOptions
-	streams genericiooptions.IOStreams
-	load    manifest.LoadOptions
-	refs    []string
-	// jsonPath is the parsed -o jsonpath=… template, nil for other formats.
-	jsonPath *jsonpath.JSONPath
+	g          *GlobalOptions
+	streams    genericiooptions.IOStreams
+	manifests  manifestFlags
+	printFlags *printer.PrintFlags
+	refs       []string
+	// printer is the chosen -o (Complete).
+	printer *printer.Printer
 	// full is the loaded set before refs narrowed it: what computed names
 	// refer to may be left out.
 	full        *manifest.Set
@@ -47,43 +44,41 @@ type liveResource struct {
 }
 
 func newGetCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := &getOptions{g: g, streams: s, load: manifest.NewLoadOptions()}
+	o := &getOptions{g: g, streams: s, manifests: newManifestFlags()}
 	cmd := &cobra.Command{
 		Use:   "get -f FILE|DIR | get TYPE/NAME...",
 		Short: "Print live values of managed resources, read from Azure now (not from state)",
 		Example: `  kubectl azure get -f infra/
   kubectl azure get Microsoft.Storage/storageAccounts/stdemo001 -o yaml
   kubectl azure get storageAccounts/stdemo001 -o jsonpath='{.body.properties.primaryEndpoints.blob}'`,
-		Annotations: map[string]string{outputsAnnotation: "text,json,yaml,name"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.complete(args)
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return o.run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
-	o.load.AddFlags(cmd.Flags())
+	o.printFlags = g.printFlags(cmd, printer.OutputText, printer.OutputJSON, printer.OutputYAML, printer.OutputName).WithTemplates(printer.OutputJSONPath)
+	o.manifests.addFlags(cmd.Flags())
 	return cmd
 }
 
-func (o *getOptions) complete(args []string) { o.refs = args }
-
-// validate rejects a missing selection or a bad template before any request.
-func (o *getOptions) validate() error {
-	if len(o.refs) == 0 && len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
-		return withCode(ExitValidation, fmt.Errorf("nothing to get: use -f FILE|DIR, -k DIR, or name recorded resources as TYPE/NAME"))
+// Complete takes the TYPE/NAME arguments and the printer, parsing an
+// -o jsonpath template before any request.
+func (o *getOptions) Complete(_ *cobra.Command, args []string) error {
+	o.refs = args
+	p, err := o.printFlags.ToPrinter(printer.Options{})
+	if err != nil {
+		return withCode(ExitValidation, err)
 	}
-	if tmpl, ok := strings.CutPrefix(o.g.Output, "jsonpath="); ok {
-		o.jsonPath = jsonpath.New("get")
-		if err := o.jsonPath.Parse(tmpl); err != nil {
-			return withCode(ExitValidation, fmt.Errorf("-o jsonpath: %w", err))
-		}
+	o.printer = p
+	return nil
+}
+
+// Validate rejects a missing selection before any request.
+func (o *getOptions) Validate() error {
+	if len(o.refs) == 0 && !o.manifests.given() {
+		return withCode(ExitValidation, fmt.Errorf("nothing to get: use -f FILE|DIR, -k DIR, or name recorded resources as TYPE/NAME"))
 	}
 	return nil
 }
 
-func (o *getOptions) run(ctx context.Context) error {
+func (o *getOptions) Run(ctx context.Context) error {
 	set, err := o.resources(ctx)
 	if err != nil {
 		return err
@@ -175,7 +170,7 @@ func deferredGetName(r *manifest.Resource, versions map[string]string, get func(
 // resources are the manifests' resources, narrowed to refs, or the
 // recorded resources refs name.
 func (o *getOptions) resources(ctx context.Context) (*manifest.Set, error) {
-	if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
+	if !o.manifests.given() {
 		st, err := o.g.openState(ctx)
 		if err != nil {
 			return nil, err
@@ -183,7 +178,7 @@ func (o *getOptions) resources(ctx context.Context) (*manifest.Set, error) {
 		defer st.Close()
 		return recordedSet(ctx, st, o.refs)
 	}
-	set, err := o.g.load(ctx, o.load, o.streams.ErrOut)
+	set, err := o.g.load(ctx, o.manifests.load, o.streams.ErrOut)
 	if err != nil {
 		return nil, err
 	}
@@ -206,41 +201,20 @@ func (o *getOptions) print(live []liveResource) error {
 }
 
 func (o *getOptions) format(w io.Writer, live []liveResource) error {
-	jp := o.jsonPath
-	doc := map[string]any{"resources": live}
-	switch {
-	case jp != nil:
-		// jsonpath walks plain JSON values: round-trip keeps numbers exact.
+	switch o.printer.Format() {
+	case printer.OutputJSONPath:
 		for _, r := range live {
 			if r.NameKnownAfterApply {
 				continue // nothing read: stderr said why
 			}
-			var v any
-			b, _ := json.Marshal(r)
-			dec := json.NewDecoder(bytes.NewReader(b))
-			dec.UseNumber()
-			if err := dec.Decode(&v); err != nil {
-				return err
-			}
-			if err := jp.Execute(w, v); err != nil {
+			if err := o.printer.PrintObject(w, r); err != nil {
 				return withCode(ExitValidation, fmt.Errorf("-o jsonpath on %s: %w", r.ID, err))
 			}
-			fmt.Fprintln(w)
 		}
 		return nil
-	case o.g.Output == printer.OutputJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(doc)
-	case o.g.Output == printer.OutputYAML:
-		b, err := yaml.Marshal(doc)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	case o.g.Output == printer.OutputName:
+	case printer.OutputJSON, printer.OutputYAML:
+		return o.printer.PrintObject(w, map[string]any{"resources": live})
+	case printer.OutputName:
 		for _, r := range live {
 			fmt.Fprintln(w, printer.CleanText(printer.DisplayName(r.ID, r.Type)))
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/importer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 )
 
@@ -36,12 +38,11 @@ diff of the printed manifests is empty.`,
 		Example: `  kubectl azure import /subscriptions/$SUB/resourceGroups/rg-demo/providers/Microsoft.Storage/storageAccounts/stdemo001 > infra/storage.yaml
   kubectl azure import --resource-group rg-demo --children --output-dir infra/
   kubectl azure import ID --api-version Microsoft.Network/virtualNetworks=2023-09-01`,
-		Annotations: map[string]string{outputsAnnotation: "text,yaml"},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.opts.IDs = args
-			return o.run(cmd)
-		},
+		RunE: runE(o),
 	}
+	// Manifests are YAML: text is the same YAML. The root checks -o
+	// against these before any command runs.
+	g.printFlags(cmd, printer.OutputText, printer.OutputYAML)
 	fs := cmd.Flags()
 	fs.StringVarP(&o.opts.ResourceGroup, "resource-group", "g", "", "import every resource ARM lists in this resource group")
 	fs.BoolVar(&o.opts.Children, "children", false, "also import child collections (subnets, NSG security rules, routes, SQL databases, ...) as resources of their own")
@@ -52,26 +53,30 @@ diff of the printed manifests is empty.`,
 	return cmd
 }
 
-func (o *importOptions) run(cmd *cobra.Command) error {
-	ctx := cmd.Context()
+// Complete derives the importer's options from flags and arguments.
+func (o *importOptions) Complete(_ *cobra.Command, args []string) error {
+	o.opts.IDs = args
+	o.opts.Subscription = manifest.Subscription(o.g.Subscription)
+	o.opts.Concurrency = o.g.Concurrency
+	o.opts.Set = o.g.setName()
+	o.opts.Record = !o.noState
+	return nil
+}
+
+// Validate rejects bad input before any request.
+func (o *importOptions) Validate() error {
 	if len(o.opts.IDs) == 0 && o.opts.ResourceGroup == "" {
 		return withCode(ExitValidation, errors.New("nothing to import: give one or more ARM IDs, or --resource-group RG"))
-	}
-	switch o.g.Output {
-	case "", "text", "yaml":
-	default:
-		return withCode(ExitValidation, fmt.Errorf("import prints manifests as YAML: use -o yaml (the default) or --output-dir DIR, not -o %s", o.g.Output))
 	}
 	for _, v := range o.apiVersions {
 		if err := o.opts.ParseAPIVersionFlag(v); err != nil {
 			return withCode(ExitValidation, err)
 		}
 	}
-	o.opts.Subscription = manifest.Subscription(o.g.Subscription)
-	o.opts.Concurrency = o.g.Concurrency
-	o.opts.Set = o.g.setName()
-	o.opts.Record = !o.noState
+	return nil
+}
 
+func (o *importOptions) Run(ctx context.Context) error {
 	c, err := o.g.armClient(o.streams.ErrOut)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
@@ -63,6 +64,8 @@ type GlobalOptions struct {
 
 	// waits reports waits for ARM's budget (see waits.go).
 	waits waitNotices
+	// outputs are the commands' -o (printFlags): what each accepts.
+	outputs map[*cobra.Command]*printer.PrintFlags
 }
 
 // DefaultGlobalOptions returns the defaults, with environment fallbacks applied.
@@ -94,7 +97,10 @@ func (o *GlobalOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.LockTimeout, "lock-timeout", o.LockTimeout, "how long to wait for the state lock held by another run")
 	fs.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "Kubernetes state: how long a lock held by a killed run blocks others (0: the backend's default)")
 	_ = fs.MarkHidden("lease-duration")
-	fs.StringVarP(&o.Output, "output", "o", o.Output, "output format: text|json|yaml|markdown, name|wide where the command has them (see each command's help)")
+	// -o is global so it may come before the command's name; each command
+	// accepts some of these formats (printFlags), checked before it runs.
+	printer.NewPrintFlags(printer.OutputText, printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown, printer.OutputName, printer.OutputWide).
+		WithTemplates(printer.OutputJSONPath).WithOutput(&o.Output).AddFlags(fs)
 	fs.StringVar(&o.Annotations, "annotations", o.Annotations, "CI annotations for invalid manifests and failed resources: auto (github under GitHub Actions)|github|none")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "log verbosity: 4 requests, 6 headers, 8 bodies (secrets redacted)")
 	fs.StringVar(&o.SchemaDir, "schema-dir", o.SchemaDir, "read resource schemas from this azure-rest-api-specs checkout instead of the embedded ones")

@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,14 +69,16 @@ func report(g *GlobalOptions, streams genericiooptions.IOStreams, stdoutUsed boo
 	if stdoutUsed {
 		return
 	}
-	switch g.Output {
-	case printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown:
-		summary := msg
-		if len(ps) > 1 || ps[0].File != "" {
-			summary = fmt.Sprintf("%d problem(s) in the manifests; nothing was sent to Azure", len(ps))
-		}
-		_ = printer.PrintProblems(streams.Out, summary, ps, printer.Options{Output: g.Output})
+	// The error document comes in the formats that are documents.
+	p, err := printer.NewPrintFlags(printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown).WithOutput(&g.Output).ToPrinter(printer.Options{})
+	if err != nil {
+		return
 	}
+	summary := msg
+	if len(ps) > 1 || ps[0].File != "" {
+		summary = fmt.Sprintf("%d problem(s) in the manifests; nothing was sent to Azure", len(ps))
+	}
+	_ = p.PrintProblems(streams.Out, summary, ps)
 }
 
 // interruptContext cancels on the first SIGINT or SIGTERM: reads stop and
@@ -140,9 +143,6 @@ func (t *trackingWriter) Fd() uintptr {
 	return ^uintptr(0)
 }
 
-// outputsAnnotation lists, on a command, the -o values it accepts.
-const outputsAnnotation = "kubectl-azure/outputs"
-
 func newRootCommand(g *GlobalOptions, streams genericiooptions.IOStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kubectl-azure",
@@ -195,22 +195,12 @@ func (g *GlobalOptions) validate(cmd *cobra.Command) error {
 	if err := g.validateValues(); err != nil {
 		return withCode(ExitValidation, err)
 	}
-	allowed := []string{printer.OutputText}
-	for c := cmd; c != nil; c = c.Parent() {
-		if v, ok := c.Annotations[outputsAnnotation]; ok {
-			allowed = strings.Split(v, ",")
-			break
+	if err := g.printFlagsOf(cmd).Validate(); err != nil {
+		var unknown *printer.UnknownFormatError
+		if errors.As(err, &unknown) {
+			unknown.Command = cmd.CommandPath()
 		}
-	}
-	if g.Output == "" {
-		g.Output = printer.OutputText
-	}
-	jsonpath := cmd.Name() == "get"
-	if !slices.Contains(allowed, g.Output) && !(jsonpath && strings.HasPrefix(g.Output, "jsonpath=")) {
-		if jsonpath {
-			allowed = append(slices.Clone(allowed), "jsonpath=TEMPLATE")
-		}
-		return withCode(ExitValidation, fmt.Errorf("unknown output format %q for %s: use -o %s", g.Output, cmd.CommandPath(), strings.Join(allowed, "|")))
+		return withCode(ExitValidation, err)
 	}
 	return nil
 }

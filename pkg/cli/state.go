@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -15,16 +16,15 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		Short: "Inspect and repair recorded state (list, show, rm, mv, unlock)",
 	}
 	// format maps -o to the state package's formats; text is its default.
-	format := func() string {
-		if g.Output == "text" {
+	format := func(f *printer.PrintFlags) string {
+		if f.Format() == printer.OutputText {
 			return ""
 		}
-		return g.Output
+		return f.Format()
 	}
 	// sub builds a subcommand that runs fn on the opened state store.
-	sub := func(use, short, outputs string, args cobra.PositionalArgs, fn func(ctx context.Context, st state.Store, args []string) error) *cobra.Command {
+	sub := func(use, short string, args cobra.PositionalArgs, fn func(ctx context.Context, st state.Store, args []string) error) *cobra.Command {
 		return &cobra.Command{Use: use, Short: short, Args: args,
-			Annotations: map[string]string{outputsAnnotation: outputs},
 			RunE: func(cmd *cobra.Command, a []string) error {
 				st, err := g.openState(cmd.Context())
 				if err != nil {
@@ -46,20 +46,25 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		}
 		return recs[i].ID, nil
 	}
+	var listFlags, showFlags *printer.PrintFlags
+	list := sub("list", "List the recorded resources", cobra.NoArgs,
+		func(ctx context.Context, st state.Store, _ []string) error {
+			return listState(ctx, s.Out, st, format(listFlags))
+		})
+	listFlags = g.printFlags(list, printer.OutputText, printer.OutputWide, printer.OutputName, printer.OutputJSON, printer.OutputYAML)
+	show := sub("show TYPE/NAME|NAME|ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", cobra.ExactArgs(1),
+		func(ctx context.Context, st state.Store, a []string) error {
+			id, err := resolve(ctx, st, a[0])
+			if err != nil {
+				return err
+			}
+			return state.Show(ctx, s.Out, st, id, format(showFlags))
+		})
+	showFlags = g.printFlags(show, printer.OutputText, printer.OutputJSON, printer.OutputYAML)
 	cmd.AddCommand(
-		sub("list", "List the recorded resources", "text,wide,name,json,yaml", cobra.NoArgs,
-			func(ctx context.Context, st state.Store, _ []string) error {
-				return listState(ctx, s.Out, st, format())
-			}),
-		sub("show TYPE/NAME|NAME|ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", "text,json,yaml", cobra.ExactArgs(1),
-			func(ctx context.Context, st state.Store, a []string) error {
-				id, err := resolve(ctx, st, a[0])
-				if err != nil {
-					return err
-				}
-				return state.Show(ctx, s.Out, st, id, format())
-			}),
-		sub("rm TYPE/NAME|NAME|ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", "text", cobra.ExactArgs(1),
+		list,
+		show,
+		sub("rm TYPE/NAME|NAME|ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", cobra.ExactArgs(1),
 			func(ctx context.Context, st state.Store, a []string) error {
 				id, err := resolve(ctx, st, a[0])
 				if err != nil {
@@ -68,7 +73,7 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 				return state.Remove(ctx, st, id)
 			}),
 		newStateMoveCommand(g, s),
-		sub("unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", "text", cobra.NoArgs,
+		sub("unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", cobra.NoArgs,
 			func(ctx context.Context, st state.Store, _ []string) error { return state.Unlock(ctx, s.Out, st) }),
 	)
 	return cmd
@@ -83,8 +88,7 @@ func newStateMoveCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.
   kubectl azure state mv storageAccounts/st1 /subscriptions/SUB/resourceGroups/rg-new/providers/Microsoft.Storage/storageAccounts/st1
   # hand a resource over to another manifest set sharing the state:
   kubectl azure state mv storageAccounts/st1 --to-set team-b`,
-		Args:        cobra.RangeArgs(1, 2),
-		Annotations: map[string]string{outputsAnnotation: "text"},
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			st, err := g.openState(cmd.Context())
 			if err != nil {

@@ -86,31 +86,15 @@ func (w *watchOptions) complete() error {
 }
 
 // runApply is `apply -f DIR --watch`: the loop on a workstation or CI
-// runner, with the local state and its lock.
-func (w *watchOptions) runApply(ctx context.Context, o *planOptions) error {
-	if o.saved != nil {
-		return withCode(ExitValidation, errors.New("--watch applies manifests (-f/-k), not a saved plan"))
-	}
-	if o.dryRun != dryRunNone {
-		return withCode(ExitValidation, errors.New("--watch cannot be combined with --dry-run: use `kubectl azure diff` or --drift-policy detect"))
-	}
-	if o.apply.Prune {
-		return withCode(ExitValidation, errors.New("--watch never prunes: run `kubectl azure apply --prune` on its own"))
-	}
-	for _, f := range o.load.Filenames {
-		if f == "-" {
-			return withCode(ExitValidation, errors.New("--watch needs files or directories to watch, not standard input"))
-		}
-	}
-	if err := w.complete(); err != nil {
-		return err
-	}
-	paths := append([]string{}, o.load.Filenames...)
-	if o.load.Kustomize != "" {
-		paths = append(paths, o.load.Kustomize)
+// runner, with the local state and its lock. applyOptions.Validate has
+// checked the flags and completed w.
+func (w *watchOptions) runApply(ctx context.Context, o *planCore) error {
+	paths := append([]string{}, o.manifests.load.Filenames...)
+	if o.manifests.load.Kustomize != "" {
+		paths = append(paths, o.manifests.load.Kustomize)
 	}
 	src := &reconcile.DirSource{Paths: paths, Skip: []string{o.g.State, w.loop.StatusFile, w.loop.PlanFile}}
-	return w.run(ctx, o.g, o.streams, src, o.load, o.apply, true)
+	return w.run(ctx, o.g, o.streams, src, o.manifests.load, o.apply, true)
 }
 
 // run wires the loop to the CLI's clients, state and loader and runs it

@@ -107,6 +107,12 @@ func (o Options) Validate() error {
 	default:
 		return fmt.Errorf("unknown output format %q (want one of %s)", o.Output, strings.Join(Outputs, ", "))
 	}
+	return o.validateRendering()
+}
+
+// validateRendering checks every choice but the format, which PrintFlags
+// checks against the command's own list.
+func (o Options) validateRendering() error {
 	switch o.Color {
 	case ColorAuto, ColorAlways, ColorNever:
 	default:

@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+)
+
+// deleteOptions are `kubectl azure delete`'s.
+type deleteOptions struct {
+	planCore
+	// refs are the TYPE/NAME arguments.
+	refs []string
+}
+
+func newDeleteCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
+	o := &deleteOptions{}
+	cmd := &cobra.Command{
+		Use:   "delete -f FILE|DIR | delete TYPE/NAME...",
+		Short: "Delete what the manifests (or the named recorded resources) describe, children first",
+		Example: `  kubectl azure delete -f infra/ --yes
+  kubectl azure delete Microsoft.Storage/storageAccounts/stdemo001 --yes
+  kubectl azure delete -f infra/ storageAccounts/stdemo001   # only this one of the manifests`,
+		RunE: runE(o),
+	}
+	o.planCore = newPlanCore(g, s, cmd)
+	o.apply.Delete = true
+	fs := cmd.Flags()
+	o.addFlags(fs)
+	o.addWriteFlags(fs)
+	fs.BoolVar(&o.apply.AllowDeleteUnmanaged, "allow-delete-unmanaged", false, "permit deleting resources that exist in Azure but were never applied by this tool")
+	return cmd
+}
+
+func (o *deleteOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.refs = args
+	return o.complete(cmd)
+}
+
+func (o *deleteOptions) Validate() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if !o.manifests.given() && len(o.refs) == 0 {
+		return withCode(ExitValidation, errors.New("nothing to delete: use -f FILE|DIR, -k DIR, or name resources as TYPE/NAME (see `kubectl azure state list`)"))
+	}
+	return nil
+}
+
+func (o *deleteOptions) Run(ctx context.Context) error {
+	set, sess, err := o.resources(ctx)
+	if err != nil {
+		return err
+	}
+	return o.execute(ctx, set, sess, nil, "")
+}
+
+// resources returns the resources to plan: the manifests (narrowed to
+// delete's TYPE/NAME arguments), or the named state records when delete
+// is given names only.
+func (o *deleteOptions) resources(ctx context.Context) (*manifest.Set, *session, error) {
+	if !o.manifests.given() {
+		sess, err := o.open(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		set, err := recordedSet(ctx, sess.store, o.refs)
+		if err != nil {
+			sess.store.Close()
+			return nil, nil, err
+		}
+		return set, sess, nil
+	}
+	set, err := o.loadSet(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(o.refs) > 0 {
+		if set, err = selectRefs(set, o.refs); err != nil {
+			return nil, nil, err
+		}
+	}
+	sess, err := o.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return set, sess, nil
+}
