@@ -23,8 +23,9 @@ type controllerOptions struct {
 	g       *GlobalOptions
 	streams genericiooptions.IOStreams
 	watch   *watchOptions
-	load    manifest.LoadOptions
-	apply   apply.Options
+	// manifests are -f/-k, the same as --source dir://.
+	manifests manifestFlags
+	apply     apply.Options
 	// source is dir://PATH or configmap://NAMESPACE?selector=...; -f/-k
 	// are the same as dir://.
 	source string
@@ -40,7 +41,7 @@ type controllerOptions struct {
 // newControllerCommand is `kubectl azure controller` (and its install
 // subcommand): the loop of apply --watch, run in a cluster.
 func newControllerCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := &controllerOptions{g: g, streams: s, watch: newWatchOptions(), load: manifest.NewLoadOptions(), apply: apply.DefaultOptions(),
+	o := &controllerOptions{g: g, streams: s, watch: newWatchOptions(), manifests: newManifestFlags(), apply: apply.DefaultOptions(),
 		leaseDuration: reconcile.DefaultLeaseDuration, renewDeadline: reconcile.DefaultRenewDeadline, retryPeriod: reconcile.DefaultRetryPeriod}
 	cmd := &cobra.Command{
 		Use:   "controller (-f DIR | --source dir://PATH | --source configmap://NAMESPACE?selector=...)",
@@ -56,13 +57,10 @@ objects to run it.`,
   kubectl azure controller --source configmap://azure?selector=app=infra --leader-elect --metrics-addr :8080
   kubectl azure controller install --source dir:///manifests --state kubernetes://azure/prod -o yaml | kubectl apply -f -`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.g.complete(cmd)
-			return o.run(cmd.Context())
-		},
+		RunE: runE(o),
 	}
 	fs := cmd.Flags()
-	o.load.AddFlags(fs)
+	o.manifests.addFlags(fs)
 	o.watch.addFlags(fs)
 	fs.StringVar(&o.source, "source", "", "where the manifests come from: dir://PATH (e.g. kept by a git-sync sidecar) or configmap://NAMESPACE?selector=LABELS")
 	fs.BoolVar(&o.apply.CollectionReads, "collection-reads", o.apply.CollectionReads, "read live state with one list per group or parent where that takes fewer requests")
@@ -76,75 +74,90 @@ objects to run it.`,
 	return cmd
 }
 
-// sourceOf turns --source and -f/-k into the loop's Source.
-func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, error) {
-	if o.source != "" && (len(o.load.Filenames) > 0 || o.load.Kustomize != "") {
-		return nil, withCode(ExitValidation, errors.New("give either --source or -f/-k, not both"))
-	}
-	if o.source == "" {
-		if len(o.load.Filenames) == 0 && o.load.Kustomize == "" {
-			return nil, withCode(ExitValidation, errors.New("no manifests given: give -f DIR, -k DIR or --source (dir://PATH or configmap://NAMESPACE?selector=LABELS)"))
-		}
-		for _, f := range o.load.Filenames {
-			if f == "-" {
-				return nil, withCode(ExitValidation, errors.New("the controller needs files or directories to watch, not standard input"))
-			}
-		}
-		paths := append([]string{}, o.load.Filenames...)
-		if o.load.Kustomize != "" {
-			paths = append(paths, o.load.Kustomize)
-		}
-		return &reconcile.DirSource{Paths: paths, Skip: []string{o.g.State, o.watch.loop.StatusFile, o.watch.loop.PlanFile}}, nil
-	}
-	u, err := url.Parse(o.source)
-	if err != nil {
-		return nil, withCode(ExitValidation, fmt.Errorf("--source %q: %w", o.source, err))
-	}
-	switch u.Scheme {
-	case "dir":
-		p := u.Host + u.Path
-		if p == "" {
-			return nil, withCode(ExitValidation, fmt.Errorf("--source %q names no directory: use dir://PATH", o.source))
-		}
-		o.load.Filenames, o.load.Recursive = []string{p}, true
-		return &reconcile.DirSource{Paths: []string{p}, Skip: []string{o.g.State, o.watch.loop.StatusFile, o.watch.loop.PlanFile}}, nil
-	case "configmap":
-		ns := u.Host
-		if ns == "" {
-			return nil, withCode(ExitValidation, fmt.Errorf("--source %q names no namespace: use configmap://NAMESPACE?selector=LABELS", o.source))
-		}
-		cfg, err := o.g.KubeFlags.ToRESTConfig()
-		if err != nil {
-			return nil, withCode(ExitError, fmt.Errorf("--source %s: connecting to the cluster: %w", o.source, err))
-		}
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return nil, withCode(ExitError, err)
-		}
-		dir, err := os.MkdirTemp("", "kubectl-azure-source-")
-		if err != nil {
-			return nil, withCode(ExitError, err)
-		}
-		lo := o.load
-		cm := &reconcile.ConfigMapSource{Client: cs, Namespace: ns, Selector: u.Query().Get("selector"), Dir: dir,
-			LoadDir: func(ctx context.Context, dir string) (*manifest.Set, error) {
-				l := lo
-				l.Filenames, l.Recursive = []string{dir}, true
-				return o.g.load(ctx, l, cleanWriter{o.streams.ErrOut})
-			}}
-		if err := cm.Start(ctx); err != nil {
-			return nil, withCode(ExitError, fmt.Errorf("--source %s: %w", o.source, err))
-		}
-		return cm, nil
-	}
-	return nil, withCode(ExitValidation, fmt.Errorf("--source %q: use dir://PATH or configmap://NAMESPACE?selector=LABELS", o.source))
+func (o *controllerOptions) Complete(cmd *cobra.Command, _ []string) error {
+	o.g.complete(cmd)
+	o.apply.Subscription = manifest.Subscription(o.g.Subscription)
+	return nil
 }
 
-func (o *controllerOptions) run(ctx context.Context) error {
+// Validate checks the loop's flags and the manifest source before
+// anything is read or sent.
+func (o *controllerOptions) Validate() error {
 	if err := o.watch.complete(); err != nil {
 		return err
 	}
-	o.apply.Subscription = manifest.Subscription(o.g.Subscription)
+	if o.source != "" && o.manifests.given() {
+		return withCode(ExitValidation, errors.New("give either --source or -f/-k, not both"))
+	}
+	if o.source == "" {
+		if !o.manifests.given() {
+			return withCode(ExitValidation, errors.New("no manifests given: give -f DIR, -k DIR or --source (dir://PATH or configmap://NAMESPACE?selector=LABELS)"))
+		}
+		for _, f := range o.manifests.load.Filenames {
+			if f == "-" {
+				return withCode(ExitValidation, errors.New("the controller needs files or directories to watch, not standard input"))
+			}
+		}
+		return nil
+	}
+	u, err := url.Parse(o.source)
+	if err != nil {
+		return withCode(ExitValidation, fmt.Errorf("--source %q: %w", o.source, err))
+	}
+	switch {
+	case u.Scheme == "dir" && u.Host+u.Path == "":
+		return withCode(ExitValidation, fmt.Errorf("--source %q names no directory: use dir://PATH", o.source))
+	case u.Scheme == "configmap" && u.Host == "":
+		return withCode(ExitValidation, fmt.Errorf("--source %q names no namespace: use configmap://NAMESPACE?selector=LABELS", o.source))
+	case u.Scheme != "dir" && u.Scheme != "configmap":
+		return withCode(ExitValidation, fmt.Errorf("--source %q: use dir://PATH or configmap://NAMESPACE?selector=LABELS", o.source))
+	}
+	return nil
+}
+
+// sourceOf turns --source and -f/-k (checked by Validate) into the loop's
+// Source.
+func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, error) {
+	skip := []string{o.g.State, o.watch.loop.StatusFile, o.watch.loop.PlanFile}
+	if o.source == "" {
+		paths := append([]string{}, o.manifests.load.Filenames...)
+		if o.manifests.load.Kustomize != "" {
+			paths = append(paths, o.manifests.load.Kustomize)
+		}
+		return &reconcile.DirSource{Paths: paths, Skip: skip}, nil
+	}
+	u, _ := url.Parse(o.source)
+	if u.Scheme == "dir" {
+		p := u.Host + u.Path
+		o.manifests.load.Filenames, o.manifests.load.Recursive = []string{p}, true
+		return &reconcile.DirSource{Paths: []string{p}, Skip: skip}, nil
+	}
+	cfg, err := o.g.KubeFlags.ToRESTConfig()
+	if err != nil {
+		return nil, withCode(ExitError, fmt.Errorf("--source %s: connecting to the cluster: %w", o.source, err))
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
+	dir, err := os.MkdirTemp("", "kubectl-azure-source-")
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
+	lo := o.manifests.load
+	cm := &reconcile.ConfigMapSource{Client: cs, Namespace: u.Host, Selector: u.Query().Get("selector"), Dir: dir,
+		LoadDir: func(ctx context.Context, dir string) (*manifest.Set, error) {
+			l := lo
+			l.Filenames, l.Recursive = []string{dir}, true
+			return o.g.load(ctx, l, cleanWriter{o.streams.ErrOut})
+		}}
+	if err := cm.Start(ctx); err != nil {
+		return nil, withCode(ExitError, fmt.Errorf("--source %s: %w", o.source, err))
+	}
+	return cm, nil
+}
+
+func (o *controllerOptions) Run(ctx context.Context) error {
 	src, err := o.sourceOf(ctx)
 	if err != nil {
 		return err
@@ -156,7 +169,7 @@ func (o *controllerOptions) run(ctx context.Context) error {
 	if o.leaderElect {
 		around = o.leaderElected
 	}
-	return o.watch.runWith(ctx, o.g, o.streams, src, o.load, o.apply, false, around)
+	return o.watch.runWith(ctx, o.g, o.streams, src, o.manifests.load, o.apply, false, around)
 }
 
 // leaderElected runs the loop only while this replica holds the Lease.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 
 // installOptions are the flags of `controller install`.
 type installOptions struct {
+	g           *GlobalOptions
+	streams     genericiooptions.IOStreams
 	namespace   string
 	name        string
 	image       string
@@ -29,7 +32,7 @@ type installOptions struct {
 }
 
 func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := &installOptions{namespace: "kubectl-azure", name: "kubectl-azure-controller", image: "kubectl-azure:" + version.Version,
+	o := &installOptions{g: g, streams: s, namespace: "kubectl-azure", name: "kubectl-azure-controller", image: "kubectl-azure:" + version.Version,
 		policy: reconcile.PolicyDetect, readBudget: "5%", replicas: 2, metricsPort: 8080, auth: "workload-identity"}
 	cmd := &cobra.Command{
 		Use:   "install --source SOURCE --state kubernetes://NAMESPACE/SET -o yaml",
@@ -37,19 +40,7 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 		Example: `  kubectl azure controller install --source configmap://kubectl-azure?selector=app=infra \
       --state kubernetes://kubectl-azure/prod -o yaml | kubectl apply -f -`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.state == "" {
-				if strings.HasPrefix(g.State, "kubernetes://") {
-					o.state = g.State
-				} else {
-					o.state = "kubernetes://" + o.namespace + "/default"
-				}
-			}
-			if err := o.validate(); err != nil {
-				return withCode(ExitValidation, err)
-			}
-			return o.print(s.Out)
-		},
+		RunE: runE(o),
 	}
 	// The objects are YAML: text is the same YAML.
 	g.printFlags(cmd, printer.OutputText, printer.OutputYAML)
@@ -66,6 +57,28 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 	fs.StringVar(&o.auth, "azure-auth", o.auth, "credential of the pod: workload-identity|managed-identity|env")
 	return cmd
 }
+
+// Complete defaults the controller's state to --state when that is a
+// Kubernetes one.
+func (o *installOptions) Complete(*cobra.Command, []string) error {
+	if o.state == "" {
+		if strings.HasPrefix(o.g.State, "kubernetes://") {
+			o.state = o.g.State
+		} else {
+			o.state = "kubernetes://" + o.namespace + "/default"
+		}
+	}
+	return nil
+}
+
+func (o *installOptions) Validate() error {
+	if err := o.validate(); err != nil {
+		return withCode(ExitValidation, err)
+	}
+	return nil
+}
+
+func (o *installOptions) Run(context.Context) error { return o.print(o.streams.Out) }
 
 func (o *installOptions) validate() error {
 	if o.source == "" {

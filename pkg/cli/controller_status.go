@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,45 +16,67 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 )
 
+// statusOptions are `kubectl azure status`'s (also `controller status`).
+type statusOptions struct {
+	streams    genericiooptions.IOStreams
+	printFlags *printer.PrintFlags
+	path       string
+
+	printer *printer.Printer
+}
+
 // newStatusCommand is `kubectl azure status` (also `controller status`):
 // what the loop last saw, read from its status file.
 func newStatusCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	var path string
-	var printFlags *printer.PrintFlags
+	o := &statusOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "status --status-file PATH [-o json]",
 		Short: "Show what apply --watch or the controller last saw of every resource (exit 1 when any is not in sync)",
 		Example: `  kubectl azure status --status-file status.json
   kubectl azure status --status-file status.json -o json | jq '.resources[] | select(.state != "in-sync")'`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path == "" {
-				return withCode(ExitValidation, errors.New("--status-file is required: the file apply --watch or the controller keeps"))
-			}
-			st, err := reconcile.ReadStatus(path)
-			if err != nil {
-				return withCode(ExitError, fmt.Errorf("reading the status file %s: %w", path, err))
-			}
-			if p, err := printFlags.ToPrinter(printer.Options{}); err != nil {
-				return withCode(ExitValidation, err)
-			} else if p.Document() {
-				if err := p.PrintObject(s.Out, st); err != nil {
-					return err
-				}
-			} else if err := printStatus(s.Out, st, time.Now()); err != nil {
-				return err
-			}
-			for _, r := range st.Resources {
-				if r.State != reconcile.StateInSync {
-					return errChanges
-				}
-			}
-			return nil
-		},
+		RunE: runE(o),
 	}
-	printFlags = g.printFlags(cmd, printer.OutputText, printer.OutputJSON)
-	cmd.Flags().StringVar(&path, "status-file", "", "the status file written by apply --watch or the controller")
+	o.printFlags = g.printFlags(cmd, printer.OutputText, printer.OutputJSON)
+	cmd.Flags().StringVar(&o.path, "status-file", "", "the status file written by apply --watch or the controller")
 	return cmd
+}
+
+func (o *statusOptions) Complete(*cobra.Command, []string) error {
+	p, err := o.printFlags.ToPrinter(printer.Options{})
+	if err != nil {
+		return withCode(ExitValidation, err)
+	}
+	o.printer = p
+	return nil
+}
+
+func (o *statusOptions) Validate() error {
+	if o.path == "" {
+		return withCode(ExitValidation, errors.New("--status-file is required: the file apply --watch or the controller keeps"))
+	}
+	return nil
+}
+
+func (o *statusOptions) Run(context.Context) error {
+	st, err := reconcile.ReadStatus(o.path)
+	if err != nil {
+		return withCode(ExitError, fmt.Errorf("reading the status file %s: %w", o.path, err))
+	}
+	if o.printer.Document() {
+		err = o.printer.PrintObject(o.streams.Out, st)
+	} else {
+		err = printStatus(o.streams.Out, st, time.Now())
+	}
+	if err != nil {
+		return err
+	}
+	for _, r := range st.Resources {
+		if r.State != reconcile.StateInSync {
+			return errChanges
+		}
+	}
+	return nil
 }
 
 func printStatus(w io.Writer, st *reconcile.Status, now time.Time) error {

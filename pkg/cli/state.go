@@ -15,72 +15,109 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		Use:   "state",
 		Short: "Inspect and repair recorded state (list, show, rm, mv, unlock)",
 	}
-	// format maps -o to the state package's formats; text is its default.
-	format := func(f *printer.PrintFlags) string {
-		if f.Format() == printer.OutputText {
-			return ""
-		}
-		return f.Format()
-	}
-	// sub builds a subcommand that runs fn on the opened state store.
-	sub := func(use, short string, args cobra.PositionalArgs, fn func(ctx context.Context, st state.Store, args []string) error) *cobra.Command {
-		return &cobra.Command{Use: use, Short: short, Args: args,
-			RunE: func(cmd *cobra.Command, a []string) error {
-				st, err := g.openState(cmd.Context())
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				return fn(cmd.Context(), st, a)
-			}}
-	}
-	// resolve turns TYPE/NAME, a name or an ID into the recorded ARM ID.
-	resolve := func(ctx context.Context, st state.Store, ref string) (string, error) {
-		recs, err := state.Heads(ctx, st)
-		if err != nil {
-			return "", withCode(ExitError, err)
-		}
-		i, err := resolveRef(ref, recordCandidates(recs))
-		if err != nil {
-			return "", err
-		}
-		return recs[i].ID, nil
-	}
-	var listFlags, showFlags *printer.PrintFlags
-	list := sub("list", "List the recorded resources", cobra.NoArgs,
-		func(ctx context.Context, st state.Store, _ []string) error {
-			return listState(ctx, s.Out, st, format(listFlags))
-		})
-	listFlags = g.printFlags(list, printer.OutputText, printer.OutputWide, printer.OutputName, printer.OutputJSON, printer.OutputYAML)
-	show := sub("show TYPE/NAME|NAME|ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", cobra.ExactArgs(1),
-		func(ctx context.Context, st state.Store, a []string) error {
-			id, err := resolve(ctx, st, a[0])
+	list := newStateSubcommand(g, s, "list", "List the recorded resources", cobra.NoArgs,
+		func(ctx context.Context, o *stateOptions, st state.Store) error {
+			return listState(ctx, o.streams.Out, st, o.format())
+		}, printer.OutputText, printer.OutputWide, printer.OutputName, printer.OutputJSON, printer.OutputYAML)
+	show := newStateSubcommand(g, s, "show TYPE/NAME|NAME|ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", cobra.ExactArgs(1),
+		func(ctx context.Context, o *stateOptions, st state.Store) error {
+			id, err := resolveRecorded(ctx, st, o.ref)
 			if err != nil {
 				return err
 			}
-			return state.Show(ctx, s.Out, st, id, format(showFlags))
+			return state.Show(ctx, o.streams.Out, st, id, o.format())
+		}, printer.OutputText, printer.OutputJSON, printer.OutputYAML)
+	rm := newStateSubcommand(g, s, "rm TYPE/NAME|NAME|ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", cobra.ExactArgs(1),
+		func(ctx context.Context, o *stateOptions, st state.Store) error {
+			id, err := resolveRecorded(ctx, st, o.ref)
+			if err != nil {
+				return err
+			}
+			return state.Remove(ctx, st, id)
 		})
-	showFlags = g.printFlags(show, printer.OutputText, printer.OutputJSON, printer.OutputYAML)
-	cmd.AddCommand(
-		list,
-		show,
-		sub("rm TYPE/NAME|NAME|ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", cobra.ExactArgs(1),
-			func(ctx context.Context, st state.Store, a []string) error {
-				id, err := resolve(ctx, st, a[0])
-				if err != nil {
-					return err
-				}
-				return state.Remove(ctx, st, id)
-			}),
-		newStateMoveCommand(g, s),
-		sub("unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", cobra.NoArgs,
-			func(ctx context.Context, st state.Store, _ []string) error { return state.Unlock(ctx, s.Out, st) }),
-	)
+	unlock := newStateSubcommand(g, s, "unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", cobra.NoArgs,
+		func(ctx context.Context, o *stateOptions, st state.Store) error {
+			return state.Unlock(ctx, o.streams.Out, st)
+		})
+	cmd.AddCommand(list, show, rm, newStateMoveCommand(g, s), unlock)
 	return cmd
 }
 
+// stateOptions are the options of state list, show, rm and unlock: the
+// store --state names, the record argument and -o.
+type stateOptions struct {
+	g          *GlobalOptions
+	streams    genericiooptions.IOStreams
+	printFlags *printer.PrintFlags
+	ref        string
+	run        func(ctx context.Context, o *stateOptions, st state.Store) error
+}
+
+// newStateSubcommand builds a state subcommand that runs fn on the opened
+// store; formats are its -o values (text only when none).
+func newStateSubcommand(g *GlobalOptions, s genericiooptions.IOStreams, use, short string, args cobra.PositionalArgs,
+	fn func(ctx context.Context, o *stateOptions, st state.Store) error, formats ...string) *cobra.Command {
+	o := &stateOptions{g: g, streams: s, run: fn}
+	cmd := &cobra.Command{Use: use, Short: short, Args: args, RunE: runE(o)}
+	if len(formats) == 0 {
+		formats = []string{printer.OutputText}
+	}
+	o.printFlags = g.printFlags(cmd, formats...)
+	return cmd
+}
+
+func (o *stateOptions) Complete(_ *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		o.ref = args[0]
+	}
+	return nil
+}
+
+// Validate has nothing to add: cobra counted the arguments, the root
+// checked -o, and a reference is judged against the records.
+func (o *stateOptions) Validate() error { return nil }
+
+func (o *stateOptions) Run(ctx context.Context) error {
+	st, err := o.g.openState(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return o.run(ctx, o, st)
+}
+
+// format maps -o to the state package's formats; text is its default.
+func (o *stateOptions) format() string {
+	if f := o.printFlags.Format(); f != printer.OutputText {
+		return f
+	}
+	return ""
+}
+
+// resolveRecorded turns TYPE/NAME, a name or an ID into the recorded ARM ID.
+func resolveRecorded(ctx context.Context, st state.Store, ref string) (string, error) {
+	recs, err := state.Heads(ctx, st)
+	if err != nil {
+		return "", withCode(ExitError, err)
+	}
+	i, err := resolveRef(ref, recordCandidates(recs))
+	if err != nil {
+		return "", err
+	}
+	return recs[i].ID, nil
+}
+
+// moveOptions are `state mv`'s.
+type moveOptions struct {
+	g       *GlobalOptions
+	streams genericiooptions.IOStreams
+	ref     string
+	newID   string
+	toSet   string
+}
+
 func newStateMoveCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	var toSet string
+	o := &moveOptions{g: g, streams: s}
 	cmd := &cobra.Command{
 		Use:   "mv TYPE/NAME|NAME|ID [NEW-ID] [--to-set SET]",
 		Short: "File a record under a new ARM ID (a resource moved to another group) or set, without touching Azure",
@@ -89,19 +126,29 @@ func newStateMoveCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.
   # hand a resource over to another manifest set sharing the state:
   kubectl azure state mv storageAccounts/st1 --to-set team-b`,
 		Args: cobra.RangeArgs(1, 2),
-		RunE: func(cmd *cobra.Command, a []string) error {
-			st, err := g.openState(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			newID := ""
-			if len(a) == 2 {
-				newID = a[1]
-			}
-			return moveRecord(cmd.Context(), s.Out, st, a[0], newID, toSet)
-		},
+		RunE: runE(o),
 	}
-	cmd.Flags().StringVar(&toSet, "to-set", "", "file the record under this manifest set")
+	cmd.Flags().StringVar(&o.toSet, "to-set", "", "file the record under this manifest set")
 	return cmd
+}
+
+func (o *moveOptions) Complete(_ *cobra.Command, args []string) error {
+	o.ref = args[0]
+	if len(args) == 2 {
+		o.newID = args[1]
+	}
+	return nil
+}
+
+// Validate has nothing to add: what the move may do depends on the
+// records, which moveRecord judges under the state lock before writing.
+func (o *moveOptions) Validate() error { return nil }
+
+func (o *moveOptions) Run(ctx context.Context) error {
+	st, err := o.g.openState(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return moveRecord(ctx, o.streams.Out, st, o.ref, o.newID, o.toSet)
 }
