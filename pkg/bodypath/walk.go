@@ -13,10 +13,10 @@ type Node struct {
 	Value    any
 }
 
-// Addressable reports whether Walk visits a member: keys holding "." or
+// addressable reports whether Walk visits a member: keys holding "." or
 // brackets (tag names, URLs used as keys) are data, not structure, and are
 // left out of learned paths.
-func Addressable(key string) bool { return !strings.ContainsAny(key, ".[]") }
+func addressable(key string) bool { return !strings.ContainsAny(key, ".[]") }
 
 // Walk visits every addressable member below v, parents before children.
 // Arrays of objects are descended into; arrays of scalars are leaves.
@@ -26,7 +26,7 @@ func walk(v any, c, g []byte, fn func(Node)) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			if !Addressable(k) {
+			if !addressable(k) {
 				continue
 			}
 			s := Field(k)

@@ -1,11 +1,9 @@
 package schema
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -94,54 +92,4 @@ func (t *Type) Undeclared(body map[string]any) []string {
 	}
 	walk(body, nil, "")
 	return out
-}
-
-// ProviderVersions reads the api-versions ARM lists for a resource type
-// from the body of GET /subscriptions/{id}/providers/{namespace}
-// (resourceTypes[].resourceType, apiVersions). The type is matched
-// case-insensitively, with or without its namespace. nil, nil when the
-// provider does not list the type.
-func ProviderVersions(providerBody []byte, typ string) ([]string, error) {
-	var doc struct {
-		Namespace     string `json:"namespace"`
-		ResourceTypes []struct {
-			ResourceType string   `json:"resourceType"`
-			APIVersions  []string `json:"apiVersions"`
-		} `json:"resourceTypes"`
-	}
-	if err := json.Unmarshal(providerBody, &doc); err != nil {
-		return nil, fmt.Errorf("provider response: %w", err)
-	}
-	want := strings.ToLower(typ)
-	if ns := strings.ToLower(doc.Namespace); ns != "" {
-		want = strings.TrimPrefix(want, ns+"/")
-	}
-	for _, rt := range doc.ResourceTypes {
-		if strings.ToLower(rt.ResourceType) == want {
-			return rt.APIVersions, nil
-		}
-	}
-	return nil, nil
-}
-
-// VersionVerdict says, for a user, whether an api-version the schema
-// index lacks exists in ARM, given the versions ARM lists for the type
-// (ProviderVersions). Callers print it next to the nearest-version
-// warning.
-func VersionVerdict(typ, version string, armVersions []string) string {
-	for _, v := range armVersions {
-		if strings.EqualFold(v, version) {
-			return fmt.Sprintf("ARM lists api-version %s for %s, but the schema index does not know it yet; its findings come from the nearest known version", version, typ)
-		}
-	}
-	if len(armVersions) == 0 {
-		return fmt.Sprintf("ARM lists no api-versions for %s: check the type name and that its provider is registered in the subscription", typ)
-	}
-	sorted := append([]string(nil), armVersions...)
-	sort.Strings(sorted)
-	shown := sorted
-	if len(shown) > 6 {
-		shown = shown[len(shown)-6:]
-	}
-	return fmt.Sprintf("api-version %s does not exist for %s; ARM lists %d versions, the newest %s", version, typ, len(sorted), strings.Join(shown, ", "))
 }

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/format"
@@ -54,30 +53,5 @@ func TestImportVersion(t *testing.T) {
 	}
 	if v, _ := r.ImportVersion("Contoso.Widgets/nope", nil); v != "" {
 		t.Errorf("unknown type picked %q", v)
-	}
-}
-
-func TestProviderVersions(t *testing.T) {
-	body := []byte(`{"namespace":"Microsoft.Storage","resourceTypes":[
-		{"resourceType":"storageAccounts","apiVersions":["2025-01-01","2024-01-01"]},
-		{"resourceType":"storageAccounts/blobServices","apiVersions":["2023-05-01"]}]}`)
-	for typ, want := range map[string][]string{
-		"Microsoft.Storage/storageAccounts":              {"2025-01-01", "2024-01-01"},
-		"microsoft.storage/storageaccounts/blobservices": {"2023-05-01"},
-		"Microsoft.Storage/nope":                         nil,
-	} {
-		got, err := ProviderVersions(body, typ)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("%s: %v %v", typ, got, err)
-		}
-	}
-	if _, err := ProviderVersions([]byte("{"), "x/y"); err == nil {
-		t.Error("bad JSON accepted")
-	}
-	if m := VersionVerdict("A/b", "2025-01-01", []string{"2025-01-01"}); !strings.Contains(m, "ARM lists api-version 2025-01-01") {
-		t.Error(m)
-	}
-	if m := VersionVerdict("A/b", "2025-13-01", []string{"2024-01-01", "2025-01-01"}); !strings.Contains(m, "does not exist") || !strings.Contains(m, "2025-01-01") {
-		t.Error(m)
 	}
 }

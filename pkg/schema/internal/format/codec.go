@@ -479,24 +479,3 @@ func (l *Lazy) LoadDescriptions() error {
 	l.descs = nil
 	return nil
 }
-
-// Decode decodes a whole blob (tests and tools; the registry uses
-// DecodeHeader and Section).
-func Decode(b []byte) (*Blob, error) {
-	lz, err := DecodeHeader(b)
-	if err != nil {
-		return nil, err
-	}
-	for i := range lz.Versions {
-		if err := lz.Section(i); err != nil {
-			return nil, err
-		}
-	}
-	if err := lz.LoadDescriptions(); err != nil {
-		return nil, err
-	}
-	if len(lz.Descriptions) == 0 {
-		lz.Descriptions = nil
-	}
-	return lz.Blob, nil
-}

@@ -87,3 +87,24 @@ func TestIndexRoundTrip(t *testing.T) {
 		t.Error("unknown index version accepted")
 	}
 }
+
+// Decode decodes a whole blob, every version and the descriptions, as
+// the registry does piecewise with DecodeHeader and Section.
+func Decode(b []byte) (*Blob, error) {
+	lz, err := DecodeHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	for i := range lz.Versions {
+		if err := lz.Section(i); err != nil {
+			return nil, err
+		}
+	}
+	if err := lz.LoadDescriptions(); err != nil {
+		return nil, err
+	}
+	if len(lz.Descriptions) == 0 {
+		lz.Descriptions = nil
+	}
+	return lz.Blob, nil
+}
