@@ -71,9 +71,12 @@ type item struct {
 	record   *state.Record
 	live     map[string]any
 	liveEtag string
-	input    *diff.Input  // nil until decided, and once released
-	result   *diff.Result // nil until decided, and once released
-	planned  plan.Resource
+	// read is set once live was read in this plan (or known absent
+	// because an ancestor is).
+	read    bool
+	input   *diff.Input  // nil until decided, and once released
+	result  *diff.Result // nil until decided, and once released
+	planned plan.Resource
 	// protected is set by the prevent-destroy annotation, or by a state
 	// record applied with it: any plan that deletes or replaces the
 	// resource is refused. annotated is the manifest's annotation alone,
@@ -472,6 +475,14 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session *arm.ReadSe
 		if it.nameDeferred {
 			continue
 		}
+		if absentAncestor(it) {
+			// Inside something this plan just read as absent (a resource
+			// group, a parent, the scope of an extension resource): it
+			// cannot exist, and a first apply reads nothing per resource
+			// to learn that.
+			it.live, it.liveEtag, it.read = nil, "", true
+			continue
+		}
 		var d, l map[string]any
 		if it.res != nil {
 			d = it.desired()
@@ -495,8 +506,21 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session *arm.ReadSe
 		default:
 			it.live, it.liveEtag = r.Body, r.Etag
 		}
+		it.read = true
 	}
 	return ctx.Err()
+}
+
+// absentAncestor reports whether the nearest ancestor the plan manages
+// (linkDeps makes it a dependency, so an earlier chunk read it) was read
+// in this plan and does not exist.
+func absentAncestor(it *item) bool {
+	for _, d := range it.deps {
+		if d.read && d.live == nil && !d.nameDeferred && armid.Contains(d.id, it.id) {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultConcurrency bounds resources in progress at once. It is far above

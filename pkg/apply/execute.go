@@ -489,12 +489,29 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 	if err != nil {
 		return e.settleWrite(ctx, p, it, fmt.Errorf("%s %s: %w", method, it.display(), err))
 	}
-	if resp != nil && resp.ReadBack && resp.Body != nil {
-		// The LRO poller's last step was a GET of the resource: record
-		// from it rather than spending another read token.
+	if resp != nil && (resp.ReadBack && resp.Body != nil || e.fullAnswer(p, it, resp)) {
+		// The LRO poller's last step was a GET of the resource, or the
+		// write answered with the resource itself: record from it rather
+		// than spending another read token.
 		return e.record(ctx, p, it, resp.Body, resp.ETag)
 	}
 	return e.recordAfterRead(ctx, p, it)
+}
+
+// fullAnswer reports whether a write's own answer is the resource as a
+// GET would return it, to be recorded as the baseline: a synchronous 200
+// or 201 whose body is this resource, in a settled state, carrying every
+// value the write meant to set. Anything less (a reduced body, an
+// operation object, values that are not back yet, write-only values such
+// as secrets that no answer returns) is read back instead.
+func (e *Engine) fullAnswer(p *Prepared, it *item, resp *arm.Response) bool {
+	if resp.LRO || (resp.StatusCode != 200 && resp.StatusCode != 201) || resp.Body == nil {
+		return false
+	}
+	if id, _ := resp.Body["id"].(string); !armid.Equal(id, it.id) {
+		return false
+	}
+	return !failedState(resp.Body) && e.landed(p, it, resp.Body)
 }
 
 // settleWrite decides by reading what a write that ended in an error did.
