@@ -86,10 +86,22 @@ func replayJournal(f *localFile, b []byte) bool {
 	return n > 0
 }
 
-// appendJournal appends entries and syncs the journal once for all of
-// them. flushMu must be held. On failure the journal is cut back to its
-// last good length, so a later append never follows a torn line.
-func (s *localStore) appendJournal(entries []jentry) error {
+// appendHook is a test hook counting the bytes of each journal append
+// (snapHook those of each full rewrite).
+var snapHook, appendHook func(bytes int)
+
+// journalFile is state.json.journal being appended to during a locked run.
+type journalFile struct {
+	path string
+	f    *os.File // nil: not opened (created) yet in this run
+	size int64    // its length after the last successful append
+}
+
+// append appends entries and syncs the journal once for all of them,
+// creating it with header h first if it is not open yet. On failure the
+// journal is cut back to its last good length, so a later append never
+// follows a torn line.
+func (j *journalFile) append(h journalHeader, entries []jentry) error {
 	if writeFault != nil {
 		if err := writeFault(); err != nil {
 			return err
@@ -97,19 +109,19 @@ func (s *localStore) appendJournal(entries []jentry) error {
 	}
 	var buf bytes.Buffer
 	created := false
-	if s.jf == nil {
+	if j.f == nil {
 		// Never through a link: a journal linked elsewhere would
 		// overwrite its target.
-		if err := checkRegular(s.journalPath); err != nil {
+		if err := checkRegular(j.path); err != nil {
 			return fmt.Errorf("cannot write the state journal: %w", err)
 		}
-		fh, err := os.OpenFile(s.journalPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|oNoFollow|oNonBlock, 0o600)
+		fh, err := os.OpenFile(j.path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY|oNoFollow|oNonBlock, 0o600)
 		if err != nil {
-			return fmt.Errorf("cannot write the state journal %s: %w; check the directory's permissions and free space", s.journalPath, err)
+			return fmt.Errorf("cannot write the state journal %s: %w; check the directory's permissions and free space", j.path, err)
 		}
-		s.jf, s.jsize, created = fh, 0, true
-		h, _ := json.Marshal(journalHeader{Format: JournalFormat, Lineage: s.cache.Lineage, Base: s.diskSer})
-		buf.Write(h)
+		j.f, j.size, created = fh, 0, true
+		hb, _ := json.Marshal(h)
+		buf.Write(hb)
 		buf.WriteByte('\n')
 	}
 	for _, e := range entries {
@@ -120,36 +132,36 @@ func (s *localStore) appendJournal(entries []jentry) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	_, err := s.jf.WriteAt(buf.Bytes(), s.jsize)
+	_, err := j.f.WriteAt(buf.Bytes(), j.size)
 	if err == nil {
-		err = s.jf.Sync()
+		err = j.f.Sync()
 	}
 	if err == nil && created {
-		err = syncDir(filepath.Dir(s.journalPath))
+		err = syncDir(filepath.Dir(j.path))
 	}
 	if err != nil {
-		if created || s.jf.Truncate(s.jsize) != nil {
-			s.closeJournal()
+		if created || j.f.Truncate(j.size) != nil {
+			j.close()
 		}
-		return fmt.Errorf("cannot write the state journal %s: %w; check free space", s.journalPath, err)
+		return fmt.Errorf("cannot write the state journal %s: %w; check free space", j.path, err)
 	}
-	s.jsize += int64(buf.Len())
+	j.size += int64(buf.Len())
 	if appendHook != nil {
 		appendHook(buf.Len())
 	}
 	return nil
 }
 
-// closeJournal stops appending to the journal file and leaves it in place.
-func (s *localStore) closeJournal() {
-	if s.jf != nil {
-		_ = s.jf.Close()
-		s.jf, s.jsize = nil, 0
+// close stops appending to the journal file and leaves it in place.
+func (j *journalFile) close() {
+	if j.f != nil {
+		_ = j.f.Close()
+		j.f, j.size = nil, 0
 	}
 }
 
-// dropJournal removes the journal once state.json contains its changes.
-func (s *localStore) dropJournal() {
-	s.closeJournal()
-	_ = os.Remove(s.journalPath)
+// drop removes the journal once state.json contains its changes.
+func (j *journalFile) drop() {
+	j.close()
+	_ = os.Remove(j.path)
 }
