@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ResourceGroupType and SubscriptionType are the two ARM types whose IDs
@@ -78,9 +79,12 @@ func parse(id string) (ID, string) {
 	if !strings.HasPrefix(id, "/") {
 		return out, "must start with /subscriptions/ or /providers/"
 	}
-	raw := strings.Split(strings.TrimSuffix(id[1:], "/"), "/")
-	segs := make([]string, len(raw))
-	for i, s := range raw {
+	// segs are decoded in place; decoded says whether any segment differs
+	// from its text in id, so the scope can be a substring of id instead
+	// of a new string (IDs are parsed often, in every plan).
+	segs := strings.Split(strings.TrimSuffix(id[1:], "/"), "/")
+	decoded := false
+	for i, s := range segs {
 		if strings.Contains(s, "%") {
 			d, err := url.PathUnescape(s)
 			if err != nil {
@@ -89,12 +93,11 @@ func parse(id string) (ID, string) {
 			if strings.Contains(d, "/") {
 				return out, fmt.Sprintf("segment %q decodes to a value containing '/'", Printable(s))
 			}
-			s = d
+			s, segs[i], decoded = d, d, decoded || d != s
 		}
 		if why := segmentProblem(s); why != "" {
 			return out, why
 		}
-		segs[i] = s
 	}
 	i := 0
 	if strings.EqualFold(segs[0], "subscriptions") {
@@ -137,21 +140,39 @@ func parse(id string) (ID, string) {
 	if p < 0 {
 		return out, "expected .../providers/NAMESPACE/TYPE/NAME[/TYPE/NAME...]"
 	}
+	if p > 0 {
+		out.Scope = scopeOf(id, segs[:p], decoded)
+	}
 	if p > i {
 		// Extension resource: the part before p must itself be a resource.
-		if _, why := parse("/" + strings.Join(segs[:p], "/")); why != "" {
+		if _, why := parse(out.Scope); why != "" {
 			return out, "its scope (the part before the last /providers/) is invalid: " + why
 		}
 	}
-	if p > 0 {
-		out.Scope = "/" + strings.Join(segs[:p], "/")
-	}
 	out.Provider = segs[p+1]
+	pairs := (len(segs) - p - 2) / 2
+	// Types and Names share one backing array: half each, capped so that
+	// appending to one never writes into the other.
+	tn := make([]string, 2*pairs)
+	out.Types, out.Names = tn[:0:pairs], tn[pairs:pairs:2*pairs]
 	for k := p + 2; k < len(segs); k += 2 {
 		out.Types = append(out.Types, segs[k])
 		out.Names = append(out.Names, segs[k+1])
 	}
 	return out, ""
+}
+
+// scopeOf renders the first segments of id as an ID: a prefix of id itself
+// when no segment was percent-decoded, else the decoded segments joined.
+func scopeOf(id string, segs []string, decoded bool) string {
+	if decoded {
+		return "/" + strings.Join(segs, "/")
+	}
+	n := len(segs) // the slashes before each segment
+	for _, s := range segs {
+		n += len(s)
+	}
+	return id[:n]
 }
 
 // segmentProblem says why s cannot be one segment of an ARM ID, or "".
@@ -306,14 +327,61 @@ func (id ID) Parent() (ID, bool) {
 // is safe on any string.
 func Key(id string) string { return strings.ToLower(strings.TrimRight(id, "/")) }
 
-// Equal compares two ARM IDs the way ARM does.
-func Equal(a, b string) bool { return Key(a) == Key(b) }
+// Equal compares two ARM IDs the way ARM does. IDs are ASCII nearly always,
+// and then they compare without the lowered copies Key makes.
+func Equal(a, b string) bool {
+	a, b = strings.TrimRight(a, "/"), strings.TrimRight(b, "/")
+	if eq, ok := asciiEqualFold(a, b); ok {
+		return eq
+	}
+	return Key(a) == Key(b)
+}
+
+// asciiEqualFold compares a and b ignoring ASCII case; ok is false when
+// either holds a non-ASCII byte before they are known to differ, where
+// only Key's Unicode lowering decides.
+func asciiEqualFold(a, b string) (eq, ok bool) {
+	if len(a) != len(b) {
+		// Lowering keeps ASCII lengths; a non-ASCII rune may change its length.
+		return false, isASCII(a) && isASCII(b)
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x|y >= utf8.RuneSelf {
+			return false, false
+		}
+		if lowerASCII(x) != lowerASCII(y) {
+			return false, isASCII(a[i:]) && isASCII(b[i:])
+		}
+	}
+	return true, true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // Contains reports whether child lies strictly inside parent's path (a
 // child resource, an extension resource, or anything in a resource group
 // or subscription), compared as ARM compares IDs.
 func Contains(parent, child string) bool {
-	p, c := Key(parent), Key(child)
+	p, c := strings.TrimRight(parent, "/"), strings.TrimRight(child, "/")
+	if isASCII(p) && isASCII(c) {
+		return len(c) > len(p) && c[len(p)] == '/' && strings.EqualFold(c[:len(p)], p)
+	}
+	p, c = Key(parent), Key(child)
 	return len(c) > len(p) && strings.HasPrefix(c, p) && c[len(p)] == '/'
 }
 

@@ -27,6 +27,10 @@ func TestParse(t *testing.T) {
 		{id: "/providers/Microsoft.Management/managementGroups/mg", typ: "Microsoft.Management/managementGroups", name: "mg", types: "managementGroups"},
 		{id: rg + "/providers/Microsoft.Web/sites/app/", subID: "s1", group: "rg", typ: "Microsoft.Web/sites", name: "app", scope: rg, parent: rg, types: "sites"},
 		{id: rg + "/providers/Microsoft.Web/sites/my%20app", subID: "s1", group: "rg", typ: "Microsoft.Web/sites", name: "my app", scope: rg, parent: rg, types: "sites"},
+		// A percent-escape in the scope is decoded there too.
+		{id: sub + "/resourceGroups/my%20rg/providers/Microsoft.Web/sites/st/providers/Microsoft.Authorization/locks/l", subID: "s1", group: "my rg",
+			typ: "Microsoft.Authorization/locks", name: "l", scope: sub + "/resourceGroups/my rg/providers/Microsoft.Web/sites/st",
+			parent: sub + "/resourceGroups/my rg/providers/Microsoft.Web/sites/st", types: "locks"},
 	}
 	for _, c := range cases {
 		id, err := Parse(c.id)
@@ -111,6 +115,41 @@ func TestKeyContains(t *testing.T) {
 	}
 }
 
+// TestEqualContainsFollowKey: Equal and Contains compare ASCII IDs without
+// lowering them, and must agree with Key on every ID, ASCII or not.
+func TestEqualContainsFollowKey(t *testing.T) {
+	rg := "/subscriptions/s1/resourceGroups/rg"
+	ids := []string{
+		rg, rg + "/", strings.ToUpper(rg), rg + "2", rg + "/providers/Microsoft.Web/sites/a",
+		rg + "/providers/Microsoft.Web/sites/A/", rg + "/providers/Microsoft.Web/sites/\u00c4", rg + "/providers/Microsoft.Web/sites/\u00e4",
+		rg + "/providers/Microsoft.Web/sites/\u212a", rg + "/providers/Microsoft.Web/sites/k", rg + "/providers/Microsoft.Web/sites/\u017f",
+		rg + "/providers/Microsoft.Web/sites/s", "/SUBSCRIPTIONS/S1/RESOURCEGROUPS/RG/providers/Microsoft.Web/sites/\u00c4", "", "/",
+	}
+	for _, a := range ids {
+		for _, b := range ids {
+			if got, want := Equal(a, b), Key(a) == Key(b); got != want {
+				t.Errorf("Equal(%q, %q) = %v, Key says %v", a, b, got, want)
+			}
+			ka, kb := Key(a), Key(b)
+			want := len(kb) > len(ka) && strings.HasPrefix(kb, ka) && kb[len(ka)] == '/'
+			if got := Contains(a, b); got != want {
+				t.Errorf("Contains(%q, %q) = %v, Key says %v", a, b, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkParseEqual(b *testing.B) {
+	id := "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-bench/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-0001"
+	other := strings.ToLower(id)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Parse(id); err != nil || !Equal(id, other) || !Contains(id[:len("/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/rg-bench")], other) {
+			b.Fatal(err)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add("/subscriptions/s1/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s")
 	f.Add("/providers/Microsoft.Management/managementGroups/mg")
@@ -125,6 +164,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if again.Key() != id.Key() {
 			t.Fatalf("round trip changed the ID: %q -> %q", id.String(), again.String())
+		}
+		if !Equal(s, id.String()) && Key(s) == Key(id.String()) {
+			t.Fatalf("Equal disagrees with Key on %q", s)
 		}
 	})
 }

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
-	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // resourceKeyMagic starts a key made by ResourceKey: the derived key
@@ -26,7 +27,7 @@ func ResourceKey(stateKey []byte, id string) []byte {
 	}
 	m := hmac.New(sha256.New, stateKey)
 	m.Write([]byte("resource\x00"))
-	m.Write([]byte(strings.ToLower(strings.TrimRight(id, "/"))))
+	m.Write([]byte(armid.Key(id))) // equal IDs, as ARM compares them, share a key
 	out := make([]byte, 0, len(resourceKeyMagic)+derivedLen+len(stateKey))
 	out = append(out, resourceKeyMagic...)
 	out = m.Sum(out)
