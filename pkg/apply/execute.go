@@ -402,8 +402,9 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 	return nil
 }
 
-// update sends the PATCH or GET-modify-PUT the plan chose. A 412 (someone
-// wrote the resource since we read it) re-plans once from a fresh GET.
+// update sends the PATCH or GET-modify-PUT the plan chose, either with
+// If-Match on the etag the plan read. A 412 (someone wrote the resource
+// since we read it) re-plans once from a fresh GET.
 func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 bool) error {
 	method := it.planned.Method
 	if method == "PATCH" && e.ARM.PatchUnsupported(it.typ) {
@@ -411,8 +412,11 @@ func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 boo
 	}
 	var err error
 	if method == "PATCH" {
+		// If-Match on PATCH as on PUT: a PATCH merges into whatever is
+		// there, so a write since the plan read it must not be overwritten
+		// blindly (the etag is empty for types without one).
 		body := diff.Patch(*it.input, *it.result)
-		err = e.write(ctx, p, it, "PATCH", body, "")
+		err = e.write(ctx, p, it, "PATCH", body, it.liveEtag)
 		if arm.IsMethodNotAllowed(err) {
 			// The client remembers this for the type; fall back to PUT.
 			e.ARM.MarkPatchUnsupported(it.typ)
