@@ -45,7 +45,7 @@ func flagHelp(d emulator.Options) []struct{ name, def, help string } {
 		{"faults", "", "fault rates, e.g. 503=0.1,500=0.01,reset=0.02,lro=0.05"},
 		{"tls-cert-dir", "", "serve HTTPS with a self-signed certificate written to DIR/cert.pem"},
 		{"seed", "0", "seed for jitter and faults (0: from the clock)"},
-		{"page-size", "0", "items per list page before a nextLink (0: 100, as ARM's RPs page)"},
+		{"page-size", "0", "items per list page before a nextLink, for every list (0: each list pages as ARM does for its type)"},
 		{"no-parent-locks", "false", "true: let writes under one virtual network, NSG, … overlap (no 409 AnotherOperationInProgress)"},
 		{"skip-reference-check", "false", "true: accept references to resources this emulator never saw (replays of recorded traffic; ARM refuses them)"},
 	}

@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// defaultPageSize is how many items a list page holds unless $top asks
-// for fewer; ARM's RPs commonly page at 100 and follow with nextLink.
-const defaultPageSize = 100
-
 // page filters items by $filter and returns the page $skiptoken starts,
 // with a nextLink on the same host when more remain.
 func (s *Server) page(r *http.Request, items []any) reply {
@@ -29,15 +25,16 @@ func (s *Server) page(r *http.Request, items []any) reply {
 		}
 		items = kept
 	}
-	size := s.opts.PageSize
-	if size <= 0 {
-		size = defaultPageSize
-	}
+	size, maxTop := s.pageSize(r)
 	if t := q.Get("$top"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n <= 0 {
 			return reply{err: newError(http.StatusBadRequest, "InvalidTopParameter",
 				"The value '%s' of $top is invalid: use a positive integer.", t)}
+		}
+		if maxTop > 0 && n > maxTop {
+			return reply{err: newError(http.StatusBadRequest, "InvalidTopInQueryString",
+				"The value '%s' of $top is too large: this list returns at most %d items a page; follow nextLink for more.", t, maxTop)}
 		}
 		if n < size {
 			size = n

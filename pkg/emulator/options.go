@@ -102,8 +102,9 @@ type Options struct {
 	// cert.pem and key.pem.
 	TLSCertDir string `json:"tlsCertDir,omitempty"`
 
-	// PageSize is how many items one list page holds before a nextLink
-	// (0: 100, as ARM's RPs commonly page).
+	// PageSize, when positive, is how many items every list page holds
+	// before a nextLink; 0 pages each list as ARM does for its type
+	// (pagesize.go: 1,000 for the generic lists, 100 by default).
 	PageSize int `json:"pageSize,omitempty"`
 
 	// NoParentLocks turns off the per-parent write serialisation of

@@ -1,0 +1,62 @@
+package emulator
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// TestPageSizePerType pins the page each list answers without $top: the
+// generic lists page at 1,000 (and refuse $top above it), storage accounts
+// at 1,000, types without evidence at the default 100, and
+// Options.PageSize forces one size on all.
+func TestPageSizePerType(t *testing.T) {
+	s := startTest(t, nil)
+	sub := s.URL() + "/subscriptions/" + testSub
+	seed := func(id string, body map[string]any) {
+		t.Helper()
+		if err := s.Seed("/subscriptions/"+testSub+id, "2023-01-31", body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for g := range 3 {
+		seed(fmt.Sprintf("/resourceGroups/rg%d", g), map[string]any{"location": "westeurope"})
+	}
+	for i := range 1100 {
+		seed(fmt.Sprintf("/resourceGroups/rg%d/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id%d", i%3, i), map[string]any{"location": "westeurope"})
+	}
+	for i := range 150 {
+		seed(fmt.Sprintf("/resourceGroups/rg0/providers/Microsoft.Storage/storageAccounts/st%d", i),
+			map[string]any{"location": "westeurope", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}})
+	}
+	for _, c := range []struct {
+		path     string
+		want     int
+		nextLink bool
+	}{
+		{"/resources?api-version=2021-04-01", 1000, true},
+		{"/resourceGroups/rg0/resources?api-version=2021-04-01", 367 + 150, false},
+		{"/providers/Microsoft.ManagedIdentity/userAssignedIdentities?api-version=2023-01-31", 100, true},
+		{"/resourceGroups/rg1/providers/Microsoft.ManagedIdentity/userAssignedIdentities?api-version=2023-01-31", 100, true},
+		{"/providers/Microsoft.Storage/storageAccounts?api-version=2023-05-01", 150, false},
+		{"/resources?api-version=2021-04-01&$top=10", 10, true},
+	} {
+		r := do(t, http.MethodGet, sub+c.path, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET %s = %d %.300s", c.path, r.Status, r.Raw)
+		}
+		vals, _ := r.Body["value"].([]any)
+		_, next := r.Body["nextLink"].(string)
+		if len(vals) != c.want || next != c.nextLink {
+			t.Errorf("GET %s: first page of %d (nextLink %v), want %d (%v)", c.path, len(vals), next, c.want, c.nextLink)
+		}
+	}
+	if r := do(t, http.MethodGet, sub+"/resources?api-version=2021-04-01&$top=1001", nil); r.Status != http.StatusBadRequest || errCode(r) != "InvalidTopInQueryString" {
+		t.Errorf("$top=1001 on the generic list = %d %s, want 400 InvalidTopInQueryString", r.Status, r.Raw)
+	}
+	s.opts.PageSize = 7
+	r := do(t, http.MethodGet, sub+"/providers/Microsoft.Storage/storageAccounts?api-version=2023-05-01", nil)
+	if vals, _ := r.Body["value"].([]any); len(vals) != 7 || r.Body["nextLink"] == nil {
+		t.Errorf("PageSize 7: page of %d, nextLink %v", len(vals), r.Body["nextLink"])
+	}
+}
