@@ -27,36 +27,19 @@ const (
 	EnvSubscription = "AZURE_SUBSCRIPTION_ID"
 )
 
-// GlobalOptions are the flags every subcommand takes. DefaultGlobalOptions is
-// the one place their defaults live; flags only overwrite fields.
+// GlobalOptions are the flags every subcommand takes, in groups commands
+// compose: the ARM connection, where state lives, and the output.
+// DefaultGlobalOptions is the one place their defaults live; flags only
+// overwrite fields.
 type GlobalOptions struct {
-	Subscription string
-	Endpoint     string
-	Auth         string
-	Cloud        string
-	// AuthorityHost overrides the cloud's Entra authority (sovereign or
-	// test setups); azidentity's AZURE_AUTHORITY_HOST is the default.
-	AuthorityHost string
-	State         string
-	// Set names this manifest set in state; --prune only deletes records
-	// of the same set, so two directories can share one state file.
-	Set         string
-	LockTimeout time.Duration
-	// LeaseDuration is how long a Kubernetes state lock outlives a killed
-	// holder; hidden, for tests and for teams that want faster takeover.
-	LeaseDuration time.Duration
-	Output        string
-	Verbosity     int
-	SchemaDir     string
-	Concurrency   int
-	// ConcurrencySet records that --concurrency was given, so it also bounds
-	// resources in progress (otherwise the engine's own default applies).
-	ConcurrencySet bool
-	// Timeout bounds one ARM operation including retries and LRO polling.
-	Timeout time.Duration
+	ARMFlags
+	StateFlags
+	// Output is -o; each command's printFlags say which values it takes.
+	Output string
 	// Annotations is auto (GitHub workflow commands under GitHub Actions),
 	// github or none.
 	Annotations string
+	SchemaDir   string
 
 	// KubeFlags are the standard kubeconfig flags; the Kubernetes state
 	// backend and Kubernetes Secret references use them.
@@ -68,45 +51,89 @@ type GlobalOptions struct {
 	outputs map[*cobra.Command]*printer.PrintFlags
 }
 
+// ARMFlags are the ARM connection: which subscription, where requests go,
+// as whom, and how hard to push.
+type ARMFlags struct {
+	Subscription string
+	Endpoint     string
+	Auth         string
+	Cloud        string
+	// AuthorityHost overrides the cloud's Entra authority (sovereign or
+	// test setups); azidentity's AZURE_AUTHORITY_HOST is the default.
+	AuthorityHost string
+	Verbosity     int
+	Concurrency   int
+	// ConcurrencySet records that --concurrency was given, so it also bounds
+	// resources in progress (otherwise the engine's own default applies).
+	ConcurrencySet bool
+	// Timeout bounds one ARM operation including retries and LRO polling.
+	Timeout time.Duration
+}
+
+// StateFlags say where state lives, which set a command works within, and
+// how long to wait for its lock.
+type StateFlags struct {
+	State string
+	// Set names this manifest set in state; --prune only deletes records
+	// of the same set, so two directories can share one state file.
+	Set         string
+	LockTimeout time.Duration
+	// LeaseDuration is how long a Kubernetes state lock outlives a killed
+	// holder; hidden, for tests and for teams that want faster takeover.
+	LeaseDuration time.Duration
+}
+
 // DefaultGlobalOptions returns the defaults, with environment fallbacks applied.
 func DefaultGlobalOptions() *GlobalOptions {
 	return &GlobalOptions{
-		Endpoint:      os.Getenv(EnvEndpoint),
-		Auth:          "default",
-		AuthorityHost: os.Getenv("AZURE_AUTHORITY_HOST"),
-		Cloud:         "public",
-		State:         ".kubectl-azure/state.json",
-		LockTimeout:   60 * time.Second,
-		Output:        printer.OutputText,
-		Concurrency:   arm.DefaultConcurrency,
-		Timeout:       arm.DefaultOptions().Timeout,
-		Annotations:   "auto",
-		KubeFlags:     genericclioptions.NewConfigFlags(true),
+		ARMFlags: ARMFlags{
+			Endpoint:      os.Getenv(EnvEndpoint),
+			Auth:          "default",
+			AuthorityHost: os.Getenv("AZURE_AUTHORITY_HOST"),
+			Cloud:         "public",
+			Concurrency:   arm.DefaultConcurrency,
+			Timeout:       arm.DefaultOptions().Timeout,
+		},
+		StateFlags: StateFlags{
+			State:       ".kubectl-azure/state.json",
+			LockTimeout: 60 * time.Second,
+		},
+		Output:      printer.OutputText,
+		Annotations: "auto",
+		KubeFlags:   genericclioptions.NewConfigFlags(true),
 	}
 }
 
 // AddFlags binds the global flags.
 func (o *GlobalOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.Subscription, "subscription", o.Subscription, "Azure subscription ID (default: $AZURE_SUBSCRIPTION_ID, then the Azure CLI's default subscription)")
-	fs.StringVar(&o.Endpoint, "endpoint", o.Endpoint, "ARM endpoint URL (default: the cloud's; $"+EnvEndpoint+"). Plain HTTP is allowed only on loopback, e.g. the bundled arm-emulator")
-	fs.StringVar(&o.Auth, "auth", o.Auth, "credential: default|cli|env|workload-identity|managed-identity|client-secret")
-	fs.StringVar(&o.Cloud, "cloud", o.Cloud, "Azure cloud: public|china|usgov")
-	fs.StringVar(&o.AuthorityHost, "authority-host", o.AuthorityHost, "Entra authority URL (default: the cloud's; $AZURE_AUTHORITY_HOST)")
-	fs.StringVar(&o.State, "state", o.State, "state backend: a file path, or kubernetes://NAMESPACE/SETNAME")
-	fs.StringVar(&o.Set, "set", o.Set, "name of this manifest set in state: --prune deletes only what this set recorded (default: the Kubernetes state's SETNAME, else \"default\")")
-	fs.DurationVar(&o.LockTimeout, "lock-timeout", o.LockTimeout, "how long to wait for the state lock held by another run")
-	fs.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "Kubernetes state: how long a lock held by a killed run blocks others (0: the backend's default)")
-	_ = fs.MarkHidden("lease-duration")
+	o.ARMFlags.addFlags(fs)
+	o.StateFlags.addFlags(fs)
 	// -o is global so it may come before the command's name; each command
 	// accepts some of these formats (printFlags), checked before it runs.
 	printer.NewPrintFlags(printer.OutputText, printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown, printer.OutputName, printer.OutputWide).
 		WithTemplates(printer.OutputJSONPath).WithOutput(&o.Output).AddFlags(fs)
 	fs.StringVar(&o.Annotations, "annotations", o.Annotations, "CI annotations for invalid manifests and failed resources: auto (github under GitHub Actions)|github|none")
-	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "log verbosity: 4 requests, 6 headers, 8 bodies (secrets redacted)")
 	fs.StringVar(&o.SchemaDir, "schema-dir", o.SchemaDir, "read resource schemas from this azure-rest-api-specs checkout instead of the embedded ones")
+	o.addKubeFlags(fs)
+}
+
+func (o *ARMFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Subscription, "subscription", o.Subscription, "Azure subscription ID (default: $AZURE_SUBSCRIPTION_ID, then the Azure CLI's default subscription)")
+	fs.StringVar(&o.Endpoint, "endpoint", o.Endpoint, "ARM endpoint URL (default: the cloud's; $"+EnvEndpoint+"). Plain HTTP is allowed only on loopback, e.g. the bundled arm-emulator")
+	fs.StringVar(&o.Auth, "auth", o.Auth, "credential: default|cli|env|workload-identity|managed-identity|client-secret")
+	fs.StringVar(&o.Cloud, "cloud", o.Cloud, "Azure cloud: public|china|usgov")
+	fs.StringVar(&o.AuthorityHost, "authority-host", o.AuthorityHost, "Entra authority URL (default: the cloud's; $AZURE_AUTHORITY_HOST)")
+	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "log verbosity: 4 requests, 6 headers, 8 bodies (secrets redacted)")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up on one ARM operation (request, retries and long-running operation) after this long")
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "ARM requests in flight at once; when given, also the resources in progress at once (otherwise 256)")
-	o.addKubeFlags(fs)
+}
+
+func (o *StateFlags) addFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.State, "state", o.State, "state backend: a file path, or kubernetes://NAMESPACE/SETNAME")
+	fs.StringVar(&o.Set, "set", o.Set, "name of this manifest set in state: --prune deletes only what this set recorded (default: the Kubernetes state's SETNAME, else \"default\")")
+	fs.DurationVar(&o.LockTimeout, "lock-timeout", o.LockTimeout, "how long to wait for the state lock held by another run")
+	fs.DurationVar(&o.LeaseDuration, "lease-duration", o.LeaseDuration, "Kubernetes state: how long a lock held by a killed run blocks others (0: the backend's default)")
+	_ = fs.MarkHidden("lease-duration")
 }
 
 // kubeFlagAnnotation marks the kubeconfig flags: they matter only for the
@@ -143,17 +170,28 @@ var authModes = []string{arm.AuthDefault, arm.AuthCLI, arm.AuthEnv, arm.AuthWork
 // otherwise be silently replaced by a default (a negative timeout, zero
 // concurrency) or fail only at the first request is bad input (exit 2).
 func (o *GlobalOptions) validateValues() error {
-	if !slices.Contains(authModes, strings.ToLower(o.Auth)) {
-		return fmt.Errorf("unknown --auth %q: use %s", o.Auth, strings.Join(authModes, ", "))
+	if err := o.ARMFlags.validate(); err != nil {
+		return err
 	}
-	if o.Timeout <= 0 {
-		return fmt.Errorf("--timeout %s: must be a positive duration, e.g. 30m", o.Timeout)
-	}
+	return o.StateFlags.validate()
+}
+
+func (o *StateFlags) validate() error {
 	if o.LockTimeout < 0 {
 		return fmt.Errorf("--lock-timeout %s: must not be negative, e.g. 2m", o.LockTimeout)
 	}
 	if o.LeaseDuration < 0 {
 		return fmt.Errorf("--lease-duration %s: must not be negative", o.LeaseDuration)
+	}
+	return nil
+}
+
+func (o *ARMFlags) validate() error {
+	if !slices.Contains(authModes, strings.ToLower(o.Auth)) {
+		return fmt.Errorf("unknown --auth %q: use %s", o.Auth, strings.Join(authModes, ", "))
+	}
+	if o.Timeout <= 0 {
+		return fmt.Errorf("--timeout %s: must be a positive duration, e.g. 30m", o.Timeout)
 	}
 	if o.Concurrency < 1 {
 		return fmt.Errorf("--concurrency %d: must be at least 1", o.Concurrency)

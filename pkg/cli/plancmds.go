@@ -37,14 +37,14 @@ var planFormats = []string{printer.OutputText, printer.OutputJSON, printer.Outpu
 // options type (diffOptions, applyOptions, deleteOptions), which adds its
 // flags and its Complete, Validate and Run.
 type planCore struct {
-	g         *GlobalOptions
-	streams   genericiooptions.IOStreams
-	manifests manifestFlags
-	apply     apply.Options
-	print     *printer.PrintFlags
-	color     string
-	strict    bool
-	yes       bool
+	g          *GlobalOptions
+	streams    genericiooptions.IOStreams
+	manifests  manifestFlags
+	apply      apply.Options
+	printFlags *printer.PrintFlags
+	color      string
+	strict     bool
+	yes        bool
 	// replace are the --replace refs (TYPE/NAME or ARM ID), resolved to
 	// IDs in apply.Replace once the manifests are loaded.
 	replace []string
@@ -57,7 +57,7 @@ type planCore struct {
 
 func newPlanCore(g *GlobalOptions, s genericiooptions.IOStreams, cmd *cobra.Command) planCore {
 	return planCore{g: g, streams: s, manifests: newManifestFlags(), apply: apply.DefaultOptions(),
-		print: g.printFlags(cmd, planFormats...), color: printer.ColorAuto}
+		printFlags: g.printFlags(cmd, planFormats...), color: printer.ColorAuto}
 }
 
 // addFlags binds the flags every plan command honours.
@@ -100,7 +100,7 @@ func (o *planCore) printOptions() printer.Options {
 // the loader's strictness, the subscription and whether to ask.
 func (o *planCore) complete(cmd *cobra.Command) error {
 	o.g.complete(cmd)
-	p, err := o.print.ToPrinter(o.printOptions())
+	p, err := o.printFlags.ToPrinter(o.printOptions())
 	if err != nil {
 		return withCode(ExitValidation, err)
 	}
