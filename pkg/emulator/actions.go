@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // postResource is a POST on a resource path itself: ARM RPs define none
 // the emulator knows, so it answers as an empty action when the resource
 // exists.
-func (s *Server) postResource(p armPath, body map[string]any) reply {
+func (s *Server) postResource(p armid.Path, body map[string]any) reply {
 	if s.store.get(p.Raw) == nil {
 		return reply{err: s.notFound(p)}
 	}
@@ -21,7 +23,7 @@ func (s *Server) postResource(p armPath, body map[string]any) reply {
 // postAction answers POST {resource}/{action} and
 // POST /subscriptions/{s}/providers/{ns}/{action}. Values are derived from
 // the resource's ID, so they are deterministic and distinct per resource.
-func (s *Server) postAction(p armPath, apiVersion string, body map[string]any) reply {
+func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any) reply {
 	action := strings.ToLower(p.Types[len(p.Types)-1])
 	if len(p.Names) == 0 {
 		// A provider-level action such as checkNameAvailability.
@@ -36,7 +38,7 @@ func (s *Server) postAction(p armPath, apiVersion string, body map[string]any) r
 	target := p.ParentID()
 	res := s.store.get(target)
 	if res == nil {
-		tp, ok := parsePath(target)
+		tp, ok := armid.ParsePath(target)
 		if !ok {
 			return reply{err: errNotFound(p)}
 		}
@@ -188,14 +190,14 @@ users:
 // types (storage accounts, key vaults, …): taken when any stored resource
 // of that type, in any subscription, has the name, or the name breaks the
 // type's rules.
-func (s *Server) checkNameAvailability(p armPath, body map[string]any) reply {
+func (s *Server) checkNameAvailability(p armid.Path, body map[string]any) reply {
 	name, _ := body["name"].(string)
 	typ, _ := body["type"].(string)
 	if typ == "" {
-		typ = p.Namespace + "/" + defaultNameType(p.Namespace)
+		typ = p.Provider + "/" + defaultNameType(p.Provider)
 	}
 	if !strings.Contains(typ, "/") {
-		typ = p.Namespace + "/" + typ
+		typ = p.Provider + "/" + typ
 	}
 	if name == "" {
 		return reply{err: newError(http.StatusBadRequest, "InvalidRequestContent", "checkNameAvailability needs a body {\"name\": NAME, \"type\": TYPE}.")}
@@ -204,8 +206,8 @@ func (s *Server) checkNameAvailability(p armPath, body map[string]any) reply {
 		return ok(map[string]any{"nameAvailable": false, "reason": "AccountNameInvalid", "message": err.Message})
 	}
 	for _, r := range s.store.res {
-		rp, okp := parsePath(r.ID)
-		if okp && rp.Kind == kindResource && strings.EqualFold(rp.Type(), typ) && strings.EqualFold(rp.Name(), name) {
+		rp, okp := armid.ParsePath(r.ID)
+		if okp && rp.Kind == armid.PathResource && strings.EqualFold(rp.Type(), typ) && strings.EqualFold(rp.Name(), name) {
 			return ok(map[string]any{"nameAvailable": false, "reason": "AlreadyExists",
 				"message": fmt.Sprintf("The name %s is already taken. Choose another name.", name)})
 		}
@@ -238,7 +240,7 @@ func sasRuleType(typ string) bool {
 // from its ID and connection strings naming the namespace's endpoint (and
 // the entity, for a queue, topic or event hub rule).
 func sasKeys(rule *resource) map[string]any {
-	p, _ := parsePath(rule.ID)
+	p, _ := armid.ParsePath(rule.ID)
 	ns := strings.ToLower(p.Names[0])
 	suffix := ".servicebus.windows.net"
 	name := p.Names[len(p.Names)-1]
@@ -252,7 +254,7 @@ func sasKeys(rule *resource) map[string]any {
 	}
 	out := map[string]any{"primaryKey": k1, "secondaryKey": k2, "keyName": name,
 		"primaryConnectionString": cs(k1), "secondaryConnectionString": cs(k2)}
-	if strings.EqualFold(p.Namespace, "Microsoft.ServiceBus") || strings.EqualFold(p.Namespace, "Microsoft.EventHub") {
+	if strings.EqualFold(p.Provider, "Microsoft.ServiceBus") || strings.EqualFold(p.Provider, "Microsoft.EventHub") {
 		out["aliasPrimaryConnectionString"], out["aliasSecondaryConnectionString"] = nil, nil
 	}
 	return out

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // seedRequest is the body of POST /_emulator/resources.
@@ -67,8 +69,8 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 // it, with no quirk applied. Missing resource groups and parent resources
 // are created with a minimal body, so any ID can be seeded on its own.
 func (s *Server) Seed(id, apiVersion string, body map[string]any) error {
-	p, ok := parsePath(id)
-	if !ok || (p.Kind != kindResource && p.Kind != kindGroup) {
+	p, ok := armid.ParsePath(id)
+	if !ok || (p.Kind != armid.PathResource && p.Kind != armid.PathResourceGroup) {
 		return fmt.Errorf("seed: %q is not a resource or resource group ID", id)
 	}
 	if body == nil {
@@ -83,22 +85,22 @@ func (s *Server) Seed(id, apiVersion string, body map[string]any) error {
 }
 
 // ensureParentsLocked creates the group and every missing ancestor of p.
-func (s *Server) ensureParentsLocked(p armPath, apiVersion string) {
-	var chain []armPath
+func (s *Server) ensureParentsLocked(p armid.Path, apiVersion string) {
+	var chain []armid.Path
 	for cur := p; ; {
 		parent := cur.ParentID()
 		if parent == "" {
 			break
 		}
-		pp, ok := parsePath(parent)
-		if !ok || pp.Kind == kindSubscription {
+		pp, ok := armid.ParsePath(parent)
+		if !ok || pp.Kind == armid.PathSubscription {
 			break
 		}
 		chain = append(chain, pp)
 		cur = pp
 	}
-	if p.Group != "" && p.Kind != kindGroup {
-		gp, _ := parsePath(groupID(p))
+	if p.ResourceGroup != "" && p.Kind != armid.PathResourceGroup {
+		gp, _ := armid.ParsePath(groupID(p))
 		chain = append(chain, gp)
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
@@ -107,7 +109,7 @@ func (s *Server) ensureParentsLocked(p armPath, apiVersion string) {
 			continue
 		}
 		body := map[string]any{"id": pp.Raw, "name": pp.Name(), "type": pp.Type(), "properties": map[string]any{"provisioningState": "Succeeded"}}
-		if pp.Kind == kindGroup {
+		if pp.Kind == armid.PathResourceGroup {
 			body["location"] = "westus"
 		}
 		s.store.put(&resource{ID: pp.Raw, Type: pp.Type(), APIVersion: apiVersion, Body: body, Verbatim: true, Created: time.Now()})

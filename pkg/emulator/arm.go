@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // reply is a response computed under the server lock and written after it.
@@ -49,8 +51,8 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 	// ARM charges its token bucket when a request arrives, before the
 	// service takes its time: charge first, then add the latency, so the
 	// remaining-token headers are as ordered as the real ones.
-	p, routable := parsePath(r.URL.Path)
-	admitted := s.throttle.admit(w, p.Sub, r.Method, s.now())
+	p, routable := armid.ParsePath(r.URL.Path)
+	admitted := s.throttle.admit(w, p.Subscription, r.Method, s.now())
 	if d := s.chaos.delay(r.Method); d > 0 {
 		select {
 		case <-time.After(d):
@@ -60,7 +62,7 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 	}
 	if !admitted {
 		s.stats.throttle()
-		writeError(w, errThrottled(p.Sub, r.Method))
+		writeError(w, errThrottled(p.Subscription, r.Method))
 		return
 	}
 	if code, reset := s.chaos.fault(); reset || code != 0 {
@@ -158,14 +160,14 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, rep reply) {
 	writeJSON(w, rep.status, rep.body)
 }
 
-func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[string]any) reply {
+func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body map[string]any) reply {
 	m := r.Method
 	switch p.Kind {
-	case kindSubscriptions, kindSubscription:
+	case armid.PathSubscriptions, armid.PathSubscription:
 		if err := s.checkNativeVersion("Microsoft.Resources/subscriptions", apiVersion); err != nil {
 			return reply{err: err}
 		}
-	case kindGroups, kindGroup:
+	case armid.PathResourceGroups, armid.PathResourceGroup:
 		if err := s.checkNativeVersion("Microsoft.Resources/resourceGroups", apiVersion); err != nil {
 			return reply{err: err}
 		}
@@ -186,7 +188,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 		return rep
 	}
 	switch p.Kind {
-	case kindSubscriptions:
+	case armid.PathSubscriptions:
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
 		}
@@ -195,26 +197,26 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 			out = append(out, subscriptionBody(sub))
 		}
 		return s.page(r, out)
-	case kindSubscription:
+	case armid.PathSubscription:
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
 		}
-		return reply{status: http.StatusOK, body: subscriptionBody(p.Sub)}
-	case kindGroups:
+		return reply{status: http.StatusOK, body: subscriptionBody(p.Subscription)}
+	case armid.PathResourceGroups:
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
 		}
-		return s.page(r, bodies(s.store.children("/subscriptions/"+p.Sub, p.Type())))
-	case kindGroupResources, kindSubResources:
+		return s.page(r, bodies(s.store.children("/subscriptions/"+p.Subscription, p.Type())))
+	case armid.PathGroupResources, armid.PathSubscriptionResources:
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
 		}
-		if p.Kind == kindGroupResources && s.store.get(groupID(p)) == nil {
-			return reply{err: errGroupNotFound(p.Group)}
+		if p.Kind == armid.PathGroupResources && s.store.get(groupID(p)) == nil {
+			return reply{err: errGroupNotFound(p.ResourceGroup)}
 		}
 		var out []any
 		expand := strings.ToLower(r.URL.Query().Get("$expand"))
-		for _, res := range s.store.topLevel(p.Sub, p.Group) {
+		for _, res := range s.store.topLevel(p.Subscription, p.ResourceGroup) {
 			v := genericView(withEnvelope(res))
 			// $expand adds what ARM keeps about the resource itself.
 			if strings.Contains(expand, "createdtime") {
@@ -229,7 +231,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 			out = append(out, v)
 		}
 		return s.page(r, out)
-	case kindCollection:
+	case armid.PathCollection:
 		if err := s.checkParents(p, "read"); err != nil {
 			return reply{err: err}
 		}
@@ -239,7 +241,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 				return reply{err: err}
 			}
 			if subscriptionWide(p) {
-				return s.page(r, bodies(s.store.inSubscription(p.Sub, p.Type())))
+				return s.page(r, bodies(s.store.inSubscription(p.Subscription, p.Type())))
 			}
 			return s.page(r, bodies(s.store.children(p.ParentID(), p.Type())))
 		case http.MethodPost:
@@ -301,7 +303,7 @@ func (s *Server) route(r *http.Request, p armPath, apiVersion string, body map[s
 	return methodNotAllowed(m)
 }
 
-func (s *Server) getResource(p armPath) reply {
+func (s *Server) getResource(p armid.Path) reply {
 	res := s.store.get(p.Raw)
 	if res == nil {
 		return reply{err: s.notFound(p)}
@@ -310,28 +312,28 @@ func (s *Server) getResource(p armPath) reply {
 }
 
 // notFound picks ARM's code: a missing group wins over a missing resource.
-func (s *Server) notFound(p armPath) *armError {
-	if p.Kind == kindGroup {
-		return errGroupNotFound(p.Group)
+func (s *Server) notFound(p armid.Path) *armError {
+	if p.Kind == armid.PathResourceGroup {
+		return errGroupNotFound(p.ResourceGroup)
 	}
-	if p.Group != "" && s.store.get(groupID(p)) == nil {
-		return errGroupNotFound(p.Group)
+	if p.ResourceGroup != "" && s.store.get(groupID(p)) == nil {
+		return errGroupNotFound(p.ResourceGroup)
 	}
 	return errNotFound(p)
 }
 
 // checkParents returns ResourceGroupNotFound or ParentResourceNotFound when
 // what p hangs under does not exist. Subscriptions and the tenant always do.
-func (s *Server) checkParents(p armPath, op string) *armError {
-	if p.Group != "" && p.Kind != kindGroup && s.store.get(groupID(p)) == nil {
-		return errGroupNotFound(p.Group)
+func (s *Server) checkParents(p armid.Path, op string) *armError {
+	if p.ResourceGroup != "" && p.Kind != armid.PathResourceGroup && s.store.get(groupID(p)) == nil {
+		return errGroupNotFound(p.ResourceGroup)
 	}
 	parent := p.ParentID()
 	if parent == "" {
 		return nil
 	}
-	pp, ok := parsePath(parent)
-	if !ok || pp.Kind == kindSubscription || pp.Kind == kindGroup {
+	pp, ok := armid.ParsePath(parent)
+	if !ok || pp.Kind == armid.PathSubscription || pp.Kind == armid.PathResourceGroup {
 		return nil // the group was checked above
 	}
 	if s.store.get(parent) == nil {
@@ -396,7 +398,7 @@ func withEnvelope(r *resource) map[string]any {
 	if _, ok := b["id"]; !ok {
 		b["id"] = r.ID
 	}
-	p, ok := parsePath(r.ID)
+	p, ok := armid.ParsePath(r.ID)
 	if _, has := b["name"]; !has && ok {
 		b["name"] = p.Name()
 	}
@@ -433,7 +435,9 @@ func subscriptionBody(sub string) map[string]any {
 	}
 }
 
-func groupID(p armPath) string { return "/subscriptions/" + p.Sub + "/resourceGroups/" + p.Group }
+func groupID(p armid.Path) string {
+	return "/subscriptions/" + p.Subscription + "/resourceGroups/" + p.ResourceGroup
+}
 
 // subscriptionWide reports whether a collection GET is ARM's list of a type
 // across the whole subscription (GET /subscriptions/{s}/providers/{ns}/{type}),
@@ -442,14 +446,14 @@ func groupID(p armPath) string { return "/subscriptions/" + p.Sub + "/resourceGr
 // - List All", "User Assigned Identities - List By Subscription").
 // Microsoft.Authorization's lists keep their own scope rules
 // ($filter=atScope(), assignedTo()), so they are left as they are.
-func subscriptionWide(p armPath) bool {
-	if p.Kind != kindCollection || p.Sub == "" || p.Group != "" || len(p.Names) != 0 || len(p.Types) != 1 {
+func subscriptionWide(p armid.Path) bool {
+	if p.Kind != armid.PathCollection || p.Subscription == "" || p.ResourceGroup != "" || len(p.Names) != 0 || len(p.Types) != 1 {
 		return false
 	}
-	if !strings.EqualFold(p.Scope, "/subscriptions/"+p.Sub) {
+	if !strings.EqualFold(p.Scope, "/subscriptions/"+p.Subscription) {
 		return false
 	}
-	switch strings.ToLower(p.Namespace) {
+	switch strings.ToLower(p.Provider) {
 	case "microsoft.authorization", "microsoft.resources":
 		return false
 	}

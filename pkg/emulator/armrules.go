@@ -109,18 +109,18 @@ var globalNames = map[string]func(name string, sameSub bool) *armError{
 
 // checkGlobalName refuses creating a globally named resource whose name
 // another resource of the type already has, anywhere. Caller holds s.mu.
-func (s *Server) checkGlobalName(p armPath, body map[string]any) *armError {
+func (s *Server) checkGlobalName(p armid.Path, body map[string]any) *armError {
 	mk, ok := globalNames[strings.ToLower(p.Type())]
-	if !ok || p.Kind != kindResource || len(p.Names) != 1 {
+	if !ok || p.Kind != armid.PathResource || len(p.Names) != 1 {
 		return nil
 	}
 	for _, r := range s.store.res {
 		if !strings.EqualFold(r.Type, p.Type()) || armid.Equal(r.ID, p.Raw) {
 			continue
 		}
-		rp, ok := parsePath(r.ID)
+		rp, ok := armid.ParsePath(r.ID)
 		if ok && strings.EqualFold(rp.Name(), p.Name()) {
-			return mk(p.Name(), strings.EqualFold(rp.Sub, p.Sub))
+			return mk(p.Name(), strings.EqualFold(rp.Subscription, p.Subscription))
 		}
 	}
 	if strings.EqualFold(p.Type(), "Microsoft.KeyVault/vaults") {
@@ -168,7 +168,7 @@ func (s *Server) rememberDeletedVault(res *resource) {
 
 // recoverVault lets a create with properties.createMode "recover" take a
 // soft-deleted vault's name back.
-func (s *Server) recoverVault(p armPath, body map[string]any) {
+func (s *Server) recoverVault(p armid.Path, body map[string]any) {
 	if !strings.EqualFold(p.Type(), "Microsoft.KeyVault/vaults") {
 		return
 	}
@@ -184,14 +184,14 @@ func (s *Server) recoverVault(p armPath, body map[string]any) {
 //	POST /subscriptions/{s}/providers/Microsoft.KeyVault/locations/{l}/deletedVaults/{name}/purge
 //
 // It reports false for other paths. Caller holds s.mu.
-func (s *Server) serveDeletedVaults(r *http.Request, p armPath) (reply, bool) {
-	if !strings.EqualFold(p.Namespace, "Microsoft.KeyVault") || p.Group != "" {
+func (s *Server) serveDeletedVaults(r *http.Request, p armid.Path) (reply, bool) {
+	if !strings.EqualFold(p.Provider, "Microsoft.KeyVault") || p.ResourceGroup != "" {
 		return reply{}, false
 	}
 	ts := strings.ToLower(strings.Join(p.Types, "/"))
 	view := func(name string, v deletedVault) map[string]any {
 		return map[string]any{
-			"id":   "/subscriptions/" + p.Sub + "/providers/Microsoft.KeyVault/locations/" + LocationKey(v.Location) + "/deletedVaults/" + name,
+			"id":   "/subscriptions/" + p.Subscription + "/providers/Microsoft.KeyVault/locations/" + LocationKey(v.Location) + "/deletedVaults/" + name,
 			"name": name, "type": "Microsoft.KeyVault/deletedVaults",
 			"properties": map[string]any{
 				"vaultId": v.ID, "location": v.Location, "tags": v.Body["tags"],
@@ -202,7 +202,7 @@ func (s *Server) serveDeletedVaults(r *http.Request, p armPath) (reply, bool) {
 		}
 	}
 	switch {
-	case ts == "deletedvaults" && p.Kind == kindCollection && r.Method == http.MethodGet:
+	case ts == "deletedvaults" && p.Kind == armid.PathCollection && r.Method == http.MethodGet:
 		names := make([]string, 0, len(s.deletedVaults))
 		for n := range s.deletedVaults {
 			names = append(names, n)
@@ -213,7 +213,7 @@ func (s *Server) serveDeletedVaults(r *http.Request, p armPath) (reply, bool) {
 			out = append(out, view(n, s.deletedVaults[n]))
 		}
 		return s.page(r, out), true
-	case ts == "locations/deletedvaults" && p.Kind == kindResource && r.Method == http.MethodGet:
+	case ts == "locations/deletedvaults" && p.Kind == armid.PathResource && r.Method == http.MethodGet:
 		v, ok := s.deletedVaults[strings.ToLower(p.Name())]
 		if !ok {
 			return reply{err: newError(http.StatusNotFound, "ResourceNotFound", "The deleted vault '%s' was not found.", p.Name())}, true
@@ -333,7 +333,7 @@ func roleDefinitionGUID(id string) (string, bool) {
 // updated."); a role definition ID scoped to a resource group is accepted
 // and answered subscription-scoped (role definitions live at the
 // subscription or tenant). Caller holds s.mu.
-func (s *Server) checkRoleAssignment(p armPath, body map[string]any, prev *resource) *armError {
+func (s *Server) checkRoleAssignment(p armid.Path, body map[string]any, prev *resource) *armError {
 	if !strings.EqualFold(p.Type(), "Microsoft.Authorization/roleAssignments") {
 		return nil
 	}
@@ -359,8 +359,8 @@ func (s *Server) checkRoleAssignment(p armPath, body map[string]any, prev *resou
 				"The specified role definition with ID '%s' does not exist.", g)
 		}
 		norm := "/providers/Microsoft.Authorization/roleDefinitions/" + g
-		if p.Sub != "" {
-			norm = "/subscriptions/" + p.Sub + norm
+		if p.Subscription != "" {
+			norm = "/subscriptions/" + p.Subscription + norm
 		}
 		props["roleDefinitionId"] = norm
 		rd = norm
@@ -385,7 +385,7 @@ func (s *Server) checkRoleAssignment(p armPath, body map[string]any, prev *resou
 		if !strings.EqualFold(r.Type, "Microsoft.Authorization/roleAssignments") || armid.Equal(r.ID, p.Raw) {
 			continue
 		}
-		rp, ok := parsePath(r.ID)
+		rp, ok := armid.ParsePath(r.ID)
 		if !ok || !armid.Equal(rp.Scope, p.Scope) {
 			continue
 		}
@@ -503,10 +503,10 @@ func knownAction(action string) bool {
 	return false
 }
 
-func errUnknownAction(p armPath, apiVersion string) *armError {
+func errUnknownAction(p armid.Path, apiVersion string) *armError {
 	return newError(http.StatusBadRequest, "InvalidResourceType",
 		"The resource type '%s' could not be found in the namespace '%s' for api version '%s'. %s is no action of this resource type.",
-		strings.Join(p.Types, "/"), p.Namespace, apiVersion, p.Types[len(p.Types)-1])
+		strings.Join(p.Types, "/"), p.Provider, apiVersion, p.Types[len(p.Types)-1])
 }
 
 // The Microsoft.Resources/tags extension resource ({scope}/providers/
@@ -515,16 +515,16 @@ func errUnknownAction(p armPath, apiVersion string) *armError {
 // {"operation": …}, DELETE removes every tag. Source: ARM REST reference
 // "Tags - Get At Scope / Create Or Update At Scope / Update At Scope /
 // Delete At Scope" (Microsoft.Resources 2021-04-01). Caller holds s.mu.
-func (s *Server) serveTagsResource(r *http.Request, p armPath, body map[string]any) (reply, bool) {
-	if p.Kind != kindResource || !strings.EqualFold(p.Type(), "Microsoft.Resources/tags") || p.Scope == "" {
+func (s *Server) serveTagsResource(r *http.Request, p armid.Path, body map[string]any) (reply, bool) {
+	if p.Kind != armid.PathResource || !strings.EqualFold(p.Type(), "Microsoft.Resources/tags") || p.Scope == "" {
 		return reply{}, false
 	}
 	scope := p.Scope
-	sp, _ := parsePath(scope)
+	sp, _ := armid.ParsePath(scope)
 	var target *resource
 	var tags map[string]any
-	if sp.Kind == kindSubscription {
-		tags = s.subTags[strings.ToLower(sp.Sub)]
+	if sp.Kind == armid.PathSubscription {
+		tags = s.subTags[strings.ToLower(sp.Subscription)]
 	} else {
 		target = s.store.get(scope)
 		if target == nil {
@@ -552,7 +552,7 @@ func (s *Server) serveTagsResource(r *http.Request, p armPath, body map[string]a
 			}
 		}
 		if target == nil {
-			s.subTags[strings.ToLower(sp.Sub)] = t
+			s.subTags[strings.ToLower(sp.Subscription)] = t
 			return nil
 		}
 		target.Body["tags"] = t

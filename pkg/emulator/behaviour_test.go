@@ -334,30 +334,6 @@ func TestTenantSubscriptionAndExtensionScopes(t *testing.T) {
 	}
 }
 
-func TestParsePath(t *testing.T) {
-	for _, c := range []struct {
-		in, typ, parent string
-		kind            kind
-	}{
-		{"/subscriptions/s/resourceGroups/g/providers/Microsoft.Network/virtualNetworks/v/subnets/x", "Microsoft.Network/virtualNetworks/subnets", "/subscriptions/s/resourceGroups/g/providers/Microsoft.Network/virtualNetworks/v", kindResource},
-		{"/subscriptions/s/resourcegroups/g/providers/Microsoft.Network/virtualNetworks", "Microsoft.Network/virtualNetworks", "/subscriptions/s/resourcegroups/g", kindCollection},
-		{"/subscriptions/s/resourceGroups/g/providers/A.B/c/d/providers/Microsoft.Authorization/roleAssignments/r", "Microsoft.Authorization/roleAssignments", "/subscriptions/s/resourceGroups/g/providers/A.B/c/d", kindResource},
-		{"/providers/Microsoft.Management/managementGroups/m", "Microsoft.Management/managementGroups", "", kindResource},
-		{"/subscriptions/s/resourceGroups/g", "Microsoft.Resources/resourceGroups", "/subscriptions/s", kindGroup},
-		{"/subscriptions/s/resourceGroups/g/resources", "", "", kindGroupResources},
-	} {
-		p, ok := parsePath(c.in)
-		if !ok || p.Kind != c.kind || (c.typ != "" && p.Type() != c.typ) || (c.typ != "" && p.ParentID() != c.parent) {
-			t.Errorf("parsePath(%s) = %+v ok=%v; want kind %v type %s parent %s", c.in, p, ok, c.kind, c.typ, c.parent)
-		}
-	}
-	for _, bad := range []string{"/foo", "/subscriptions/s/resourceGroups/g/providers/X", "/subscriptions/s/resourceGroups/g/providers/A.B/c/providers/C.D/e/f"} {
-		if _, ok := parsePath(bad); ok {
-			t.Errorf("parsePath(%s) accepted", bad)
-		}
-	}
-}
-
 // TestProfileMachinery pins each kind of profile quirk with a hand-made
 // profile for an invented type (the corpus itself has no array reordering,
 // so the generated profile never exercises SortedPaths).

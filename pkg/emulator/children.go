@@ -143,7 +143,7 @@ func itemFromChild(ic inlineChild, child map[string]any) map[string]any {
 
 // parentInline finds the parent of a child ID and the inline collection
 // the child belongs to; ok is false for children ARM does not inline.
-func (s *Server) parentInline(p armPath) (*resource, inlineChild, bool) {
+func (s *Server) parentInline(p armid.Path) (*resource, inlineChild, bool) {
 	if len(p.Names) < 2 {
 		return nil, inlineChild{}, false
 	}
@@ -169,7 +169,7 @@ func (s *Server) parentInline(p armPath) (*resource, inlineChild, bool) {
 
 // syncParentFromChild rewrites the parent's inline array after a child
 // write (child != nil) or delete (child == nil).
-func (s *Server) syncParentFromChild(p armPath, child *resource) {
+func (s *Server) syncParentFromChild(p armid.Path, child *resource) {
 	parent, ic, ok := s.parentInline(p)
 	if !ok {
 		return

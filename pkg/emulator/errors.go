@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // armError is ARM's error envelope: {"error": {"code", "message"}}.
@@ -42,11 +44,11 @@ func errMissingAPIVersion() *armError {
 		"The api-version query parameter (?api-version=) is required for all requests.")
 }
 
-func errNotFound(p armPath) *armError {
-	if p.Group != "" {
+func errNotFound(p armid.Path) *armError {
+	if p.ResourceGroup != "" {
 		return newError(http.StatusNotFound, "ResourceNotFound",
 			"The Resource '%s/%s' under resource group '%s' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix",
-			p.Namespace+"/"+p.Types[0], joinNames(p), p.Group)
+			p.Provider+"/"+p.Types[0], joinNames(p), p.ResourceGroup)
 	}
 	return newError(http.StatusNotFound, "ResourceNotFound", "The Resource '%s' was not found.", p.Raw)
 }
@@ -55,13 +57,13 @@ func errGroupNotFound(group string) *armError {
 	return newError(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", group)
 }
 
-func errParentNotFound(p armPath, parent, op string) *armError {
+func errParentNotFound(p armid.Path, parent, op string) *armError {
 	return newError(http.StatusNotFound, "ParentResourceNotFound",
 		"Failed to perform '%s' on resource(s) of type '%s', because the parent resource '%s' could not be found.",
 		op, p.Type(), parent)
 }
 
-func joinNames(p armPath) string {
+func joinNames(p armid.Path) string {
 	s := ""
 	for i, n := range p.Names {
 		if i > 0 {

@@ -30,7 +30,7 @@ func (s *Server) checkInUse(res *resource) *armError {
 	}
 	self := armid.Key(res.ID)
 	parent := ""
-	if pp, ok := parsePath(res.ID); ok && len(pp.Names) > 1 {
+	if pp, ok := armid.ParsePath(res.ID); ok && len(pp.Names) > 1 {
 		parent = armid.Key(pp.ParentID())
 	}
 	for k, other := range s.store.res {

@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // PUT {vault}/accessPolicies/{add|replace|remove} is an operation on the
@@ -14,8 +16,8 @@ import (
 // Source: Key Vault management REST reference "Vaults - Update Access
 // Policy" (operationKind add | replace | remove) and the spec's
 // VaultAccessPolicyParameters. Caller holds s.mu.
-func (s *Server) updateAccessPolicy(p armPath, apiVersion string, body map[string]any) (reply, bool) {
-	if p.Kind != kindResource || !strings.EqualFold(p.Type(), "Microsoft.KeyVault/vaults/accessPolicies") {
+func (s *Server) updateAccessPolicy(p armid.Path, apiVersion string, body map[string]any) (reply, bool) {
+	if p.Kind != armid.PathResource || !strings.EqualFold(p.Type(), "Microsoft.KeyVault/vaults/accessPolicies") {
 		return reply{}, false
 	}
 	op := strings.ToLower(p.Name())
@@ -25,7 +27,7 @@ func (s *Server) updateAccessPolicy(p armPath, apiVersion string, body map[strin
 	}
 	vault := s.store.get(p.ParentID())
 	if vault == nil {
-		pp, _ := parsePath(p.ParentID())
+		pp, _ := armid.ParsePath(p.ParentID())
 		return reply{err: s.notFound(pp)}, true
 	}
 	in, _ := asMap(body["properties"])["accessPolicies"].([]any)

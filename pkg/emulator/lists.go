@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // page filters items by $filter and returns the page $skiptoken starts,
@@ -164,8 +166,8 @@ func parseFilter(f string) (func(map[string]any) bool, *armError) {
 		case "resourcegroup":
 			preds = append(preds, func(b map[string]any) bool {
 				id, _ := b["id"].(string)
-				p, ok := parsePath(id)
-				return ok && strings.EqualFold(p.Group, val)
+				p, ok := armid.ParsePath(id)
+				return ok && strings.EqualFold(p.ResourceGroup, val)
 			})
 		case "resourcetype", "name":
 			key := "type"

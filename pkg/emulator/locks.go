@@ -13,11 +13,11 @@ import (
 // another write on the same parent tree is still in flight, as the network
 // RP does: one operation per virtual network, NSG, route table, … at a
 // time. Caller holds s.mu.
-func (s *Server) checkParentLock(p armPath) *armError {
-	if s.opts.NoParentLocks || !strings.EqualFold(p.Namespace, "Microsoft.Network") || len(p.Names) == 0 {
+func (s *Server) checkParentLock(p armid.Path) *armError {
+	if s.opts.NoParentLocks || !strings.EqualFold(p.Provider, "Microsoft.Network") || len(p.Names) == 0 {
 		return nil
 	}
-	root := armid.Key(p.Scope + "/providers/" + p.Namespace + "/" + p.Types[0] + "/" + p.Names[0])
+	root := armid.Key(p.Scope + "/providers/" + p.Provider + "/" + p.Types[0] + "/" + p.Names[0])
 	self := armid.Key(p.Raw)
 	now := s.now()
 	for _, op := range s.pending {
@@ -76,13 +76,13 @@ func (s *Server) checkLocks(target string, op lockOp) *armError {
 	if target == "" {
 		return nil
 	}
-	if tp, ok := parsePath(target); ok && tp.Kind == kindResource && strings.EqualFold(tp.Type(), "Microsoft.Authorization/locks") {
+	if tp, ok := armid.ParsePath(target); ok && tp.Kind == armid.PathResource && strings.EqualFold(tp.Type(), "Microsoft.Authorization/locks") {
 		return nil
 	}
 	var locked []string
 	for _, res := range s.store.ofType("microsoft.authorization/locks") {
-		lp, ok := parsePath(res.ID)
-		if !ok || lp.Kind != kindResource {
+		lp, ok := armid.ParsePath(res.ID)
+		if !ok || lp.Kind != armid.PathResource {
 			continue
 		}
 		level := strings.ToLower(strAt(res.Body, "properties", "level"))

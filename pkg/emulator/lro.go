@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // opKind is what a long-running operation does when it finishes.
@@ -44,8 +46,8 @@ func (o *operation) status(now time.Time) string {
 // operationPaths builds ARM-shaped operation URLs: ARM RPs publish them under
 // the provider's locations, e.g.
 // /subscriptions/{sub}/providers/Microsoft.Network/locations/westus/operations/{id}.
-func operationPaths(p armPath, location, id string) (status, result string) {
-	ns := p.Namespace
+func operationPaths(p armid.Path, location, id string) (status, result string) {
+	ns := p.Provider
 	if ns == "" {
 		ns = "Microsoft.Resources"
 	}
@@ -54,8 +56,8 @@ func operationPaths(p armPath, location, id string) (status, result string) {
 	}
 	loc := strings.ToLower(strings.ReplaceAll(location, " ", ""))
 	base := "/providers/" + ns + "/locations/" + loc
-	if p.Sub != "" {
-		base = "/subscriptions/" + p.Sub + base
+	if p.Subscription != "" {
+		base = "/subscriptions/" + p.Subscription + base
 	}
 	return base + "/operationStatuses/" + id, base + "/operationResults/" + id
 }
@@ -119,7 +121,7 @@ func (s *Server) settleLocked() {
 		case op.Kind == opDelete && !op.Fail:
 			s.keepDiagnosticSettings(op.ResourceID)
 			s.store.removeTree(op.ResourceID)
-			if pp, ok := parsePath(op.ResourceID); ok {
+			if pp, ok := armid.ParsePath(op.ResourceID); ok {
 				s.syncParentFromChild(pp, nil)
 			}
 		case op.Fail:
@@ -129,7 +131,7 @@ func (s *Server) settleLocked() {
 		}
 		if op.Kind != opDelete || op.Fail {
 			// The parent's inline copy of a child shows its state too.
-			if pp, ok := parsePath(r.ID); ok {
+			if pp, ok := armid.ParsePath(r.ID); ok {
 				s.syncParentFromChild(pp, r)
 			}
 		}

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
@@ -149,7 +150,7 @@ func DefaultOptions() Options {
 // lroDuration returns the operation length for a type.
 func (o *Options) lroDuration(typ string) time.Duration {
 	for k, v := range o.LROByType {
-		if equalFold(k, typ) {
+		if strings.EqualFold(k, typ) {
 			return v
 		}
 	}

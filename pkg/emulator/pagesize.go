@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Page sizes: how many items one page of a list holds before ARM (or the
@@ -83,14 +85,14 @@ var maxTopByType = map[string]int{
 // for ARM's generic lists, the lower-cased full type for a collection,
 // "" for anything else (subscriptions, groups, providers, locations).
 func listKind(r *http.Request) string {
-	p, ok := parsePath(r.URL.Path)
+	p, ok := armid.ParsePath(r.URL.Path)
 	if !ok {
 		return ""
 	}
 	switch p.Kind {
-	case kindGroupResources, kindSubResources:
+	case armid.PathGroupResources, armid.PathSubscriptionResources:
 		return "resources"
-	case kindCollection:
+	case armid.PathCollection:
 		return strings.ToLower(p.Type())
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
@@ -17,7 +18,7 @@ import (
 // write-only input dropped, server defaults added, arrays reordered.
 // prev is the current live body, whose server-generated values (GUIDs,
 // defaults) survive a replace, as they do in ARM.
-func (s *Server) materialize(p armPath, f typeFacts, req, prev map[string]any) map[string]any {
+func (s *Server) materialize(p armid.Path, f typeFacts, req, prev map[string]any) map[string]any {
 	body := deepCopy(req)
 	if body == nil {
 		body = map[string]any{}
@@ -35,7 +36,7 @@ func (s *Server) materialize(p armPath, f typeFacts, req, prev map[string]any) m
 		return body
 	}
 	loc, _ := req["location"].(string)
-	tc := templateCtx{id: s.canonicalID(p), name: p.Name(), sub: p.Sub, group: p.Group, location: loc, now: s.now()}
+	tc := templateCtx{id: s.canonicalID(p), name: p.Name(), sub: p.Subscription, group: p.ResourceGroup, location: loc, now: s.now()}
 	for path, m := range tp.Values {
 		bodypath.Parents(body, path, func(obj map[string]any, key string) {
 			if v, ok := obj[key]; ok {
@@ -172,16 +173,16 @@ func (c templateCtx) instantiate(v any) any {
 
 // checkCreateOnly rejects a write that changes the location or a property
 // the spec marks create-only, comparing normalised values as ARM's RPs do.
-func (s *Server) checkCreateOnly(p armPath, f typeFacts, live, next map[string]any) *armError {
+func (s *Server) checkCreateOnly(p armid.Path, f typeFacts, live, next map[string]any) *armError {
 	if a, ok := live["location"].(string); ok {
 		if b, ok := next["location"].(string); ok && !s.sameLocation(a, b) {
-			if p.Kind == kindGroup {
+			if p.Kind == armid.PathResourceGroup {
 				return newError(http.StatusBadRequest, "InvalidResourceGroupLocation",
 					"Invalid resource group location '%s'. The Resource group already exists in location '%s'.", LocationKey(b), LocationKey(a))
 			}
 			return newError(http.StatusBadRequest, "InvalidResourceLocation",
 				"The resource '%s' already exists in location '%s' in resource group '%s'. A resource with the same name cannot be created in location '%s'. Please select a new resource name.",
-				p.Name(), LocationKey(a), p.Group, LocationKey(b))
+				p.Name(), LocationKey(a), p.ResourceGroup, LocationKey(b))
 		}
 	}
 	if f.schema == nil {

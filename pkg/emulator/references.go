@@ -15,8 +15,8 @@ import (
 // spec marks format: arm-id, and at keys named id or ending in Id/ID.
 // IDs under the resource itself (its own inline children) are skipped:
 // they exist once this write lands.
-func (s *Server) checkReferences(p armPath, t *schema.Type, self string, body map[string]any) *armError {
-	if s.opts.SkipReferenceCheck || strings.EqualFold(p.Namespace, "Microsoft.Resources") {
+func (s *Server) checkReferences(p armid.Path, t *schema.Type, self string, body map[string]any) *armError {
+	if s.opts.SkipReferenceCheck || strings.EqualFold(p.Provider, "Microsoft.Resources") {
 		return nil // deployments carry templates, whose IDs are not references yet
 	}
 	return walkBody(body, nil, func(v any, concrete []string) *armError {
@@ -46,7 +46,7 @@ func (s *Server) isReferenceKey(t *schema.Type, concrete []string) bool {
 	return last == "id" || strings.HasSuffix(last, "Id") || strings.HasSuffix(last, "ID") || strings.HasSuffix(last, "Ids") || strings.HasSuffix(last, "IDs")
 }
 
-func (s *Server) checkReference(p armPath, self, path, v string) *armError {
+func (s *Server) checkReference(p armid.Path, self, path, v string) *armError {
 	if !hasPrefixFold(v, "/subscriptions/") {
 		return nil
 	}
@@ -56,7 +56,7 @@ func (s *Server) checkReference(p armPath, self, path, v string) *armError {
 			"Property id '%s' at path '%s' is invalid. Expect fully qualified resource Id that start with '/subscriptions/{subscriptionId}' or '/providers/{resourceProviderNamespace}/'.",
 			armid.Printable(v), path)
 	}
-	if id.ResourceGroup == "" || !strings.EqualFold(id.Subscription, p.Sub) {
+	if id.ResourceGroup == "" || !strings.EqualFold(id.Subscription, p.Subscription) {
 		return nil // built-in definitions, other subscriptions: not ours to judge
 	}
 	if armid.Contains(self, v) || armid.Equal(self, v) || s.store.get(v) != nil || s.inlinePartExists(v) {
@@ -79,8 +79,8 @@ func (s *Server) checkReference(p armPath, self, path, v string) *armError {
 // inboundNatPools, probes, …; an application gateway's parts): ARM
 // resolves such references inside the parent's body. Caller holds s.mu.
 func (s *Server) inlinePartExists(id string) bool {
-	p, ok := parsePath(id)
-	if !ok || p.Kind != kindResource || len(p.Names) < 2 {
+	p, ok := armid.ParsePath(id)
+	if !ok || p.Kind != armid.PathResource || len(p.Names) < 2 {
 		return false
 	}
 	parent := s.store.get(p.ParentID())

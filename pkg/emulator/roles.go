@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Built-in role definitions are readable at every scope, as ARM serves
@@ -13,22 +15,22 @@ import (
 // REST "Role Definitions - Get / List" (RoleDefinition: roleName, type
 // BuiltInRole|CustomRole, assignableScopes "/", permissions); IDs and
 // names from Microsoft Learn "Azure built-in roles". Caller holds s.mu.
-func (s *Server) serveBuiltinRoles(r *http.Request, p armPath) (reply, bool) {
+func (s *Server) serveBuiltinRoles(r *http.Request, p armid.Path) (reply, bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return reply{}, false
 	}
-	if !strings.EqualFold(p.Namespace, "Microsoft.Authorization") || len(p.Types) != 1 || !strings.EqualFold(p.Types[0], "roleDefinitions") {
+	if !strings.EqualFold(p.Provider, "Microsoft.Authorization") || len(p.Types) != 1 || !strings.EqualFold(p.Types[0], "roleDefinitions") {
 		return reply{}, false
 	}
 	switch p.Kind {
-	case kindResource:
+	case armid.PathResource:
 		g := strings.ToLower(p.Name())
 		name, ok := builtinRoles[g]
 		if !ok || s.store.get(p.Raw) != nil {
 			return reply{}, false
 		}
-		return ok200(builtinRoleBody(p.Sub, g, name)), true
-	case kindCollection:
+		return ok200(builtinRoleBody(p.Subscription, g, name)), true
+	case armid.PathCollection:
 		var items []any
 		gs := make([]string, 0, len(builtinRoles))
 		for g := range builtinRoles {
@@ -36,7 +38,7 @@ func (s *Server) serveBuiltinRoles(r *http.Request, p armPath) (reply, bool) {
 		}
 		sort.Strings(gs)
 		for _, g := range gs {
-			items = append(items, builtinRoleBody(p.Sub, g, builtinRoles[g]))
+			items = append(items, builtinRoleBody(p.Subscription, g, builtinRoles[g]))
 		}
 		for _, c := range s.store.children(p.ParentID(), p.Type()) {
 			items = append(items, withEnvelope(c))
@@ -87,9 +89,9 @@ var builtinPolicies = map[string]struct{ name, mode, category, effect string }{
 
 // serveBuiltinPolicies answers GET of a built-in policy definition and the
 // tenant-level list. Caller holds s.mu.
-func (s *Server) serveBuiltinPolicies(r *http.Request, p armPath) (reply, bool) {
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || p.Sub != "" || p.Scope != "" ||
-		!strings.EqualFold(p.Namespace, "Microsoft.Authorization") || len(p.Types) != 1 || !strings.EqualFold(p.Types[0], "policyDefinitions") {
+func (s *Server) serveBuiltinPolicies(r *http.Request, p armid.Path) (reply, bool) {
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || p.Subscription != "" || p.Scope != "" ||
+		!strings.EqualFold(p.Provider, "Microsoft.Authorization") || len(p.Types) != 1 || !strings.EqualFold(p.Types[0], "policyDefinitions") {
 		return reply{}, false
 	}
 	body := func(g string) map[string]any {
@@ -105,13 +107,13 @@ func (s *Server) serveBuiltinPolicies(r *http.Request, p armPath) (reply, bool) 
 		}
 	}
 	switch p.Kind {
-	case kindResource:
+	case armid.PathResource:
 		g := strings.ToLower(p.Name())
 		if _, ok := builtinPolicies[g]; !ok || s.store.get(p.Raw) != nil {
 			return reply{}, false
 		}
 		return ok200(body(g)), true
-	case kindCollection:
+	case armid.PathCollection:
 		gs := make([]string, 0, len(builtinPolicies))
 		for g := range builtinPolicies {
 			gs = append(gs, g)

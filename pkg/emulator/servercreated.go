@@ -93,7 +93,7 @@ func (s *Server) addRPChildren(res *resource) {
 // site's and a slot's default host name (App Service: "<site>.
 // azurewebsites.net", "<site>-<slot>.azurewebsites.net").
 func fillServerFields(id, typ string, body map[string]any) {
-	p, ok := parsePath(id)
+	p, ok := armid.ParsePath(id)
 	if !ok {
 		return
 	}
@@ -190,7 +190,7 @@ func (s *Server) keepDiagnosticSettings(deleted string) {
 
 func (s *Server) restoreDiagnosticSettings(created string) {
 	for k, r := range s.orphanDiag {
-		p, ok := parsePath(r.ID)
+		p, ok := armid.ParsePath(r.ID)
 		if ok && armid.Equal(p.Scope, created) {
 			s.store.put(r)
 			delete(s.orphanDiag, k)
@@ -222,7 +222,7 @@ var pgParameters = map[string]struct{ value, dataType string }{
 
 // servePGParameters answers GET of a parameter no client wrote yet, and
 // the list with every parameter. Caller holds s.mu.
-func (s *Server) servePGParameters(r *http.Request, p armPath) (reply, bool) {
+func (s *Server) servePGParameters(r *http.Request, p armid.Path) (reply, bool) {
 	if r.Method != http.MethodGet || !strings.EqualFold(p.Type(), "Microsoft.DBforPostgreSQL/flexibleServers/configurations") {
 		return reply{}, false
 	}
@@ -237,19 +237,19 @@ func (s *Server) servePGParameters(r *http.Request, p armPath) (reply, bool) {
 				"isDynamicConfig": true, "isReadOnly": false, "isConfigPendingRestart": false}}
 	}
 	switch p.Kind {
-	case kindResource:
+	case armid.PathResource:
 		name := strings.ToLower(p.Name())
 		if _, ok := pgParameters[name]; !ok || s.store.get(p.Raw) != nil {
 			return reply{}, false
 		}
 		return ok200(view(name)), true
-	case kindCollection:
+	case armid.PathCollection:
 		byName := map[string]any{}
 		for n := range pgParameters {
 			byName[n] = view(n)
 		}
 		for _, c := range s.store.children(server.ID, p.Type()) {
-			cp, _ := parsePath(c.ID)
+			cp, _ := armid.ParsePath(c.ID)
 			byName[strings.ToLower(cp.Name())] = withEnvelope(c)
 		}
 		names := make([]string, 0, len(byName))

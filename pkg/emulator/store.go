@@ -93,7 +93,7 @@ func (s *store) removeTree(id string) int {
 func (s *store) children(parentID, typ string) []*resource {
 	var out []*resource
 	for _, r := range s.res {
-		p, ok := parsePath(r.ID)
+		p, ok := armid.ParsePath(r.ID)
 		if !ok || !strings.EqualFold(p.Type(), typ) || !strings.EqualFold(p.ParentID(), parentID) {
 			continue
 		}
@@ -113,15 +113,15 @@ func (s *store) inSubscription(sub, typ string) []*resource {
 	var out []*resource
 	subID := "/subscriptions/" + sub
 	for _, r := range s.res {
-		p, ok := parsePath(r.ID)
-		if !ok || p.Kind != kindResource || len(p.Names) != 1 || !strings.EqualFold(p.Sub, sub) || !strings.EqualFold(p.Type(), typ) {
+		p, ok := armid.ParsePath(r.ID)
+		if !ok || p.Kind != armid.PathResource || len(p.Names) != 1 || !strings.EqualFold(p.Subscription, sub) || !strings.EqualFold(p.Type(), typ) {
 			continue
 		}
-		if p.Group == "" {
+		if p.ResourceGroup == "" {
 			if !strings.EqualFold(p.Scope, subID) {
 				continue
 			}
-		} else if !strings.EqualFold(p.Scope, subID+"/resourceGroups/"+p.Group) {
+		} else if !strings.EqualFold(p.Scope, subID+"/resourceGroups/"+p.ResourceGroup) {
 			continue
 		}
 		out = append(out, r)
@@ -136,17 +136,17 @@ func (s *store) inSubscription(sub, typ string) []*resource {
 func (s *store) topLevel(sub, group string) []*resource {
 	var out []*resource
 	for _, r := range s.res {
-		p, ok := parsePath(r.ID)
-		if !ok || p.Kind != kindResource || len(p.Names) != 1 || !strings.EqualFold(p.Sub, sub) {
+		p, ok := armid.ParsePath(r.ID)
+		if !ok || p.Kind != armid.PathResource || len(p.Names) != 1 || !strings.EqualFold(p.Subscription, sub) {
 			continue
 		}
-		if group != "" && !strings.EqualFold(p.Group, group) {
+		if group != "" && !strings.EqualFold(p.ResourceGroup, group) {
 			continue
 		}
 		// Top-level means the scope is the group or subscription itself.
-		want := "/subscriptions/" + p.Sub
-		if p.Group != "" {
-			want += "/resourceGroups/" + p.Group
+		want := "/subscriptions/" + p.Subscription
+		if p.ResourceGroup != "" {
+			want += "/resourceGroups/" + p.ResourceGroup
 		}
 		if !strings.EqualFold(p.Scope, want) {
 			continue
@@ -160,9 +160,9 @@ func (s *store) topLevel(sub, group string) []*resource {
 func (s *store) subscriptions() []string {
 	seen := map[string]string{}
 	for _, r := range s.res {
-		p, ok := parsePath(r.ID)
-		if ok && p.Sub != "" {
-			seen[strings.ToLower(p.Sub)] = p.Sub
+		p, ok := armid.ParsePath(r.ID)
+		if ok && p.Subscription != "" {
+			seen[strings.ToLower(p.Subscription)] = p.Subscription
 		}
 	}
 	var out []string

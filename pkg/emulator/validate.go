@@ -34,14 +34,14 @@ type versionChecker interface {
 // checkTypeAndVersion refuses malformed api-versions, types unknown in a
 // namespace the index knows, and versions older than any the index knows
 // or dated in the future.
-func (s *Server) checkTypeAndVersion(p armPath, apiVersion string) *armError {
+func (s *Server) checkTypeAndVersion(p armid.Path, apiVersion string) *armError {
 	if !apiVersionRE.MatchString(apiVersion) {
 		return newError(http.StatusBadRequest, "InvalidApiVersionParameter",
 			"The api-version '%s' is invalid. The supported versions are 'yyyy-mm-dd' dates, optionally with a suffix such as '-preview'.", apiVersion)
 	}
 	typ := p.Type()
 	tl, ok := s.opts.Schema.(typeLister)
-	if !ok || tl == nil || p.Kind == kindGroup {
+	if !ok || tl == nil || p.Kind == armid.PathResourceGroup {
 		return nil
 	}
 	if vc, ok := s.opts.Schema.(versionChecker); ok && vc.HasVersion(typ, apiVersion) {
@@ -49,10 +49,10 @@ func (s *Server) checkTypeAndVersion(p armPath, apiVersion string) *armError {
 	}
 	versions := tl.Versions(typ)
 	if len(versions) == 0 {
-		if s.knownNamespace(p.Namespace) {
+		if s.knownNamespace(p.Provider) {
 			return newError(http.StatusBadRequest, "InvalidResourceType",
 				"The resource type '%s' could not be found in the namespace '%s' for api version '%s'. Check the type's spelling (GET /subscriptions/{id}/providers/%s lists the types).",
-				strings.Join(p.Types, "/"), p.Namespace, apiVersion, p.Namespace)
+				strings.Join(p.Types, "/"), p.Provider, apiVersion, p.Provider)
 		}
 		return nil
 	}
@@ -146,7 +146,7 @@ func validateName(typ, name string) *armError {
 }
 
 // checkLocation requires a location on tracked resources and a real region.
-func checkLocation(p armPath, f typeFacts, body map[string]any) *armError {
+func checkLocation(p armid.Path, f typeFacts, body map[string]any) *armError {
 	raw, present := body["location"]
 	loc, isStr := raw.(string)
 	if !present || raw == nil || (isStr && loc == "") {
@@ -162,7 +162,7 @@ func checkLocation(p armPath, f typeFacts, body map[string]any) *armError {
 	if knownLocation(loc) {
 		return nil
 	}
-	if p.Kind == kindGroup {
+	if p.Kind == armid.PathResourceGroup {
 		return newError(http.StatusBadRequest, "LocationNotAvailableForResourceGroup",
 			"The provided location '%s' is not available for resource group. List of available regions is '%s'.", loc, strings.Join(sortedRegionKeys(), ","))
 	}
@@ -182,17 +182,17 @@ func sortedRegionKeys() []string {
 
 // tracked reports whether a type needs a location: resource groups, and
 // top-level resources whose spec requires one.
-func tracked(p armPath, f typeFacts) bool {
-	if p.Kind == kindGroup {
+func tracked(p armid.Path, f typeFacts) bool {
+	if p.Kind == armid.PathResourceGroup {
 		return true
 	}
 	// Only resources directly in a resource group: subscription-level and
 	// extension resources (policy, role and diagnostic settings) mostly
 	// take no location or an optional one.
-	if f.schema == nil || len(p.Names) != 1 || p.Group == "" || !strings.EqualFold(p.Scope, groupID(p)) {
+	if f.schema == nil || len(p.Names) != 1 || p.ResourceGroup == "" || !strings.EqualFold(p.Scope, groupID(p)) {
 		return false
 	}
-	switch strings.ToLower(p.Namespace) {
+	switch strings.ToLower(p.Provider) {
 	case "microsoft.authorization", "microsoft.resources", "microsoft.insights", "microsoft.security", "microsoft.management":
 		return false
 	}

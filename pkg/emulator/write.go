@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // putResource creates or replaces a resource.
-func (s *Server) putResource(r *http.Request, p armPath, apiVersion string, body map[string]any) reply {
+func (s *Server) putResource(r *http.Request, p armid.Path, apiVersion string, body map[string]any) reply {
 	if err := s.checkParents(p, "write"); err != nil {
 		return reply{err: err}
 	}
@@ -55,7 +57,7 @@ func (s *Server) putResource(r *http.Request, p armPath, apiVersion string, body
 // validateWrite runs ARM's request checks on a PUT body (or a PATCH's
 // merged result): type and api-version, name, location, JSON types and
 // references.
-func (s *Server) validateWrite(p armPath, apiVersion string, f typeFacts, body map[string]any, create bool) *armError {
+func (s *Server) validateWrite(p armid.Path, apiVersion string, f typeFacts, body map[string]any, create bool) *armError {
 	if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
 		return err
 	}
@@ -78,7 +80,7 @@ func (s *Server) validateWrite(p armPath, apiVersion string, f typeFacts, body m
 
 // patchResource applies a JSON merge patch, as far as the type's PATCH
 // allows, and then behaves as a PUT of the result.
-func (s *Server) patchResource(r *http.Request, p armPath, apiVersion string, patch map[string]any) reply {
+func (s *Server) patchResource(r *http.Request, p armid.Path, apiVersion string, patch map[string]any) reply {
 	prev := s.store.get(p.Raw)
 	if prev == nil {
 		return reply{err: s.notFound(p)}
@@ -142,7 +144,7 @@ func (s *Server) patchResource(r *http.Request, p armPath, apiVersion string, pa
 
 // commit stores the new live body and answers as ARM does: 200/201 for
 // synchronous writes, 201/202 plus polling headers for long-running ones.
-func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *resource, body, req map[string]any, isPatch bool) reply {
+func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *resource, body, req map[string]any, isPatch bool) reply {
 	now := s.now()
 	res := &resource{ID: s.canonicalID(p), Type: p.Type(), APIVersion: apiVersion, Created: now, Changed: now}
 	if prev != nil {
@@ -194,9 +196,9 @@ func (s *Server) commit(p armPath, apiVersion string, facts typeFacts, prev *res
 
 // deleteResource removes a resource and its children: at once for
 // synchronous types, after the LRO duration for long-running ones.
-func (s *Server) deleteResource(r *http.Request, p armPath, apiVersion string) reply {
-	if p.Group != "" && p.Kind != kindGroup && s.store.get(groupID(p)) == nil {
-		return reply{err: errGroupNotFound(p.Group)}
+func (s *Server) deleteResource(r *http.Request, p armid.Path, apiVersion string) reply {
+	if p.ResourceGroup != "" && p.Kind != armid.PathResourceGroup && s.store.get(groupID(p)) == nil {
+		return reply{err: errGroupNotFound(p.ResourceGroup)}
 	}
 	res := s.store.get(p.Raw)
 	if res == nil {
@@ -228,7 +230,7 @@ func (s *Server) deleteResource(r *http.Request, p armPath, apiVersion string) r
 }
 
 // startOp registers a long-running operation for res.
-func (s *Server) startOp(p armPath, kind opKind, res *resource, body map[string]any) *operation {
+func (s *Server) startOp(p armid.Path, kind opKind, res *resource, body map[string]any) *operation {
 	now := s.now()
 	id := newGUID()
 	loc, _ := body["location"].(string)
@@ -246,12 +248,12 @@ func (s *Server) startOp(p armPath, kind opKind, res *resource, body map[string]
 
 // canonicalID echoes the request path, but with the resource group's
 // casing as stored and ARM's spelling of the fixed segments.
-func (s *Server) canonicalID(p armPath) string {
-	if p.Kind == kindGroup {
-		return "/subscriptions/" + p.Sub + "/resourceGroups/" + p.Group
+func (s *Server) canonicalID(p armid.Path) string {
+	if p.Kind == armid.PathResourceGroup {
+		return "/subscriptions/" + p.Subscription + "/resourceGroups/" + p.ResourceGroup
 	}
 	id := p.Raw
-	if p.Sub != "" && p.Group != "" {
+	if p.Subscription != "" && p.ResourceGroup != "" {
 		prefix := groupID(p)
 		if g := s.store.get(prefix); g != nil {
 			prefix = g.ID
@@ -264,7 +266,7 @@ func (s *Server) canonicalID(p armPath) string {
 
 // envelope sets the fields ARM owns: id, name, type, etag, systemData and
 // properties.provisioningState. It returns the new etag.
-func (s *Server) envelope(res *resource, p armPath, facts typeFacts, body map[string]any, prev *resource, now time.Time) string {
+func (s *Server) envelope(res *resource, p armid.Path, facts typeFacts, body map[string]any, prev *resource, now time.Time) string {
 	body["id"] = res.ID
 	body["name"] = p.Name()
 	body["type"] = facts.typeName
@@ -274,7 +276,7 @@ func (s *Server) envelope(res *resource, p armPath, facts typeFacts, body map[st
 			body["name"] = strings.Join(p.Names, "/")
 		}
 	}
-	if p.Kind == kindGroup {
+	if p.Kind == armid.PathResourceGroup {
 		// Groups carry no etag and no systemData in ARM's answers.
 		delete(body, "etag")
 		delete(body, "systemData")
