@@ -80,16 +80,9 @@ func writeMixed(t testing.TB, dir, prefix string, groups int) int {
 // emulator, then carries it over to the realistic one.
 func mixedSteadyState(b *testing.B, groups int) (a *harness.ARM, dir, state string, n int) {
 	b.Helper()
-	bin := cli(b)
-	tmp := b.TempDir()
-	dir, state = filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
+	a, dir, state = startFixture(b)
 	n = writeMixed(b, dir, "mx", groups)
-	a = harness.StartARM(b, unthrottled())
-	start := time.Now()
-	if _, _, out, code := run(b, bin, append(global(a, state), "apply", "-f", dir, "--yes", "-o", "json")...); code != 0 {
-		b.Fatalf("building the fixture: apply exited %d:\n%s", code, tail(out))
-	}
-	b.Logf("fixture: %d resources in %d groups applied in %s", n, groups, time.Since(start).Round(time.Millisecond))
+	applyFixture(b, a, dir, state, fmt.Sprintf("%d resources in %d groups", n, groups))
 	a.Reconfigure(realistic())
 	return a, dir, state, n
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
 var (
@@ -48,17 +49,6 @@ func realistic() emulator.Options {
 		"Microsoft.Network/virtualNetworks/subnets":        2 * time.Second,
 		"Microsoft.ManagedIdentity/userAssignedIdentities": 2 * time.Second,
 	}
-	return o
-}
-
-// unthrottled is for building fixtures fast: buckets so large that the
-// client's pacer, which follows x-ms-ratelimit-remaining-*, never waits.
-func unthrottled() emulator.Options {
-	o := emulator.DefaultOptions()
-	o.Seed = 42
-	o.LRODuration = 0
-	big := emulator.Bucket{Size: 1e7, Refill: 1e6}
-	o.Throttle.Reads, o.Throttle.Writes, o.Throttle.Deletes = big, big, big
 	return o
 }
 
@@ -102,20 +92,32 @@ func global(a *harness.ARM, state string) []string {
 // unthrottled emulator, then carried over to one with opts.
 func steadyState(b *testing.B, n int, opts emulator.Options) (a *harness.ARM, dir, state string) {
 	b.Helper()
-	bin := cli(b)
-	tmp := b.TempDir()
-	dir, state = filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
-	a = harness.StartARM(b, unthrottled())
+	a, dir, state = startFixture(b)
 	for _, g := range harness.Identities(b, dir, "bench", n, 10) {
 		a.SeedGroup(g)
 	}
-	start := time.Now()
-	if _, _, out, code := run(b, bin, append(global(a, state), "apply", "-f", dir, "--yes", "-o", "json")...); code != 0 {
-		b.Fatalf("building the fixture: apply exited %d:\n%s", code, tail(out))
-	}
-	b.Logf("fixture: %d resources applied in %s", n, time.Since(start).Round(time.Millisecond))
+	applyFixture(b, a, dir, state, fmt.Sprintf("%d resources", n))
 	a.Reconfigure(opts)
 	return a, dir, state
+}
+
+// startFixture starts an unthrottled emulator for a fixture and names
+// where its manifests and state go.
+func startFixture(b *testing.B) (a *harness.ARM, dir, state string) {
+	b.Helper()
+	tmp := b.TempDir()
+	return harness.StartARM(b, testenv.Unthrottled()), filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
+}
+
+// applyFixture applies the manifests in dir, failing the benchmark unless
+// the apply succeeds; what names the fixture in the log.
+func applyFixture(b *testing.B, a *harness.ARM, dir, state, what string) {
+	b.Helper()
+	start := time.Now()
+	if _, _, out, code := run(b, cli(b), append(global(a, state), "apply", "-f", dir, "--yes", "-o", "json")...); code != 0 {
+		b.Fatalf("building the fixture: apply exited %d:\n%s", code, tail(out))
+	}
+	b.Logf("fixture: %s applied in %s", what, time.Since(start).Round(time.Millisecond))
 }
 
 func tail(s string) string {
@@ -228,7 +230,7 @@ func BenchmarkApply200DAG(b *testing.B) {
 func BenchmarkPlan10000Memory(b *testing.B) {
 	const n = 10000
 	bin := cli(b)
-	a, dir, state := steadyState(b, n, unthrottled())
+	a, dir, state := steadyState(b, n, testenv.Unthrottled())
 	for i := 0; i < b.N; i++ {
 		before := a.Stats()
 		b.ResetTimer()
