@@ -43,8 +43,19 @@ import (
 // us: the server's refill minus what other clients on the subscription
 // spend. The model refills at that rate (smoothed), so a bucket smaller
 // or slower than ARM's defaults, or one shared with another apply, slows
-// the client down instead of drawing 429s. A 429 halves the rate until
-// the next estimate.
+// the client down instead of drawing 429s.
+//
+// Another client on the subscription cannot be seen directly, only in the
+// counts: when the server's count fell by more than this client could
+// have charged in between, somebody else spends too. From then on (and
+// after any 429 of the bucket) the bucket is shared: the client keeps a
+// reserve of a fraction of the bucket for the other client's requests in
+// flight and for headers that are stale by the time they arrive, and has
+// at most half of what is left above it in flight. A 429 halves the rate
+// (once per round of attempts), stops the model from refilling until the
+// Retry-After ends, and sends one attempt at a time after it until a fresh
+// count arrives: waiters released together at the end of the block were
+// the largest source of 429s with two clients.
 type pacer struct {
 	opts   Options
 	stats  *statsCollector
@@ -116,17 +127,73 @@ type bucketModel struct {
 	lastRemaining float64
 	haveRemaining bool
 	answeredCh    chan struct{}
+	// observedMax is the largest remaining count seen: the size the
+	// shared reserve is a fraction of (size starts at the configured
+	// default and only grows).
+	observedMax float64
+	// sharedAt is when another client's spending (or a 429) last showed:
+	// the bucket counts as shared for sharedFor after it.
+	sharedAt time.Time
+	// reprobe, when non-zero, is b.sent at the last 429: until an attempt
+	// charged after it is answered, one attempt at a time goes out.
+	reprobe uint64
+	// anchor's attempts in flight when it was charged (it cannot know
+	// whether they reached the server before or after it).
+	anchorNoise float64
+	// watchedSince is the first answer's time: until presumeShared after
+	// it, in-flight attempts are bounded as on a shared bucket, since two
+	// clients started together drain it before either can tell the other
+	// is there.
+	watchedSince time.Time
+}
+
+// Sharing constants: how much of a shared bucket the client leaves for
+// the others, and how long one sign of another client counts.
+const (
+	sharedReserveFraction = 0.15
+	sharedMinReserve      = 4 // covers the other client's 2 in flight
+	sharedFor             = 5 * time.Minute
+	presumeShared         = time.Second
+	// othersThreshold: a count that fell by this much more than this
+	// client can explain shows another client (1 is rounding).
+	othersThreshold = 2
+)
+
+// shared reports whether another client's spending (or a 429) showed
+// recently.
+func (b *bucketModel) shared(now time.Time) bool {
+	return !b.sharedAt.IsZero() && now.Sub(b.sharedAt) < sharedFor
+}
+
+// reserve is how many tokens of b the client leaves unspent: the
+// configured reserve, or, on a shared bucket whose size was seen, a
+// fraction of it.
+func (p *pacer) reserve(b *bucketModel, now time.Time) float64 {
+	r := p.opts.PacingReserve
+	if b.shared(now) && b.observedMax > 0 {
+		r = math.Max(r, math.Max(sharedMinReserve, sharedReserveFraction*b.observedMax))
+	}
+	return math.Max(math.Min(r, b.size-1), 0)
 }
 
 // inflightRoom reports whether another attempt may go out: at most half
-// the server's last remaining count (at least 2) in flight, so two
-// clients that both see the same remaining count do not both spend all of
-// it at once.
-func (b *bucketModel) inflightRoom() bool {
+// of what the server's last count has above the reserve (at least 2) in
+// flight, so two clients that both see the same count do not both spend
+// all of it at once; on a shared bucket a quarter, because the other
+// client's count is a round trip old, in which each client may have
+// charged as much again. After a 429, one until a fresh count comes back.
+func (p *pacer) inflightRoom(b *bucketModel, now time.Time) bool {
+	if b.reprobe > 0 && b.inflight > 0 {
+		return false
+	}
 	if !b.haveRemaining {
 		return true
 	}
-	return float64(b.inflight) < math.Max(2, b.lastRemaining/2)
+	share := 2.0
+	if b.shared(now) || now.Sub(b.watchedSince) < presumeShared {
+		share = 4
+	}
+	return float64(b.inflight) < math.Max(2, (b.lastRemaining-p.reserve(b, now))/share)
 }
 
 func (b *bucketModel) changed() chan struct{} {
@@ -251,7 +318,7 @@ func (p *pacer) waitFor(b *bucketModel, now time.Time) (time.Duration, bool) {
 	if now.Before(b.blockedUntil) {
 		return b.blockedUntil.Sub(now), true
 	}
-	reserve := math.Max(math.Min(p.opts.PacingReserve, b.size-1), 0)
+	reserve := p.reserve(b, now)
 	if b.tokens-reserve >= 1 {
 		return 0, false
 	}
@@ -308,10 +375,10 @@ func (p *pacer) acquireFor(ctx context.Context, sub string, k class, provider st
 			}
 		}
 		room := sb
-		if pb := p.providerBucket(sub, k, provider, now, false); pb != nil && !pb.inflightRoom() {
+		if pb != nil && !p.inflightRoom(pb, now) {
 			room = pb
 		}
-		if p.guards && !room.inflightRoom() {
+		if p.guards && !p.inflightRoom(room, now) {
 			ch := room.changed()
 			p.mu.Unlock()
 			select {
@@ -427,21 +494,31 @@ func (p *pacer) observeFor(sub string, k class, provider string, t ticket, resp 
 			target = pb
 		}
 		target.tokens = 0
+		// Somebody spent what the model thought was there.
+		target.sharedAt = now
 		// One cut per round of attempts: the 429s of attempts sent
 		// before the last cut say nothing new about the rate.
 		seq := t.seq
 		if target != b {
 			seq = t.pseq
 		}
-		if seq > target.cutSeq || seq == 0 && target.cutSeq == 0 {
-			target.refill = math.Max(target.refill*0.7, minRefill)
-			target.cutSeq = target.sent
-		}
 		// A wait longer than the client ever spends is handed to the
-		// user (ThrottledError), not imposed on every later request.
-		if ra := retryAfter(resp.Header); ra > 0 && ra <= p.maxBlock() {
+		// user (ThrottledError), not imposed on every later request:
+		// neither as a block nor as a cut rate.
+		ra := retryAfter(resp.Header)
+		honoured := ra <= p.maxBlock()
+		if honoured && (seq > target.cutSeq || seq == 0 && target.cutSeq == 0) {
+			target.refill = math.Max(target.refill/2, minRefill)
+			target.cutSeq = target.sent
+			target.reprobe = target.sent
+		}
+		if ra > 0 && honoured {
 			if until := now.Add(ra); until.After(target.blockedUntil) {
 				target.blockedUntil = until
+				// The model stays empty until the block ends: the
+				// server's refill meanwhile is the other clients' too,
+				// and the first answer after the block says what is left.
+				target.last = until
 			}
 		}
 	} else if pb != nil && resp.StatusCode < 400 && t.pseq > 0 {
@@ -493,6 +570,9 @@ func (b *bucketModel) answer(seq, _ uint64) {
 		close(b.answeredCh)
 		b.answeredCh = nil
 	}
+	if b.reprobe > 0 && seq > b.reprobe {
+		b.reprobe = 0
+	}
 	if b.inflight > 0 {
 		b.inflight--
 	}
@@ -507,6 +587,7 @@ func (b *bucketModel) follow(remaining float64, seq, answeredAtCharge uint64, no
 		// The real bucket is bigger than the default we assumed.
 		b.size = remaining
 	}
+	b.observedMax = math.Max(b.observedMax, remaining+1)
 	// Attempts answered while this one was out (this one included in
 	// b.answered already, so not counted).
 	answeredSince := float64(b.answered-answeredAtCharge) - 1
@@ -528,6 +609,9 @@ func (b *bucketModel) follow(remaining float64, seq, answeredAtCharge uint64, no
 		return
 	}
 	b.applied = seq
+	if !b.haveRemaining {
+		b.watchedSince = now
+	}
 	b.lastRemaining, b.haveRemaining = remaining, true
 	if safe := remaining - float64(b.inflight) - answeredSince; safe > b.tokens {
 		b.tokens = math.Min(b.size, safe)
@@ -538,7 +622,17 @@ func (b *bucketModel) follow(remaining float64, seq, answeredAtCharge uint64, no
 	a := &b.anchor
 	if a.seq == 0 {
 		a.at, a.remaining, a.seq = now, remaining, seq
+		b.anchorNoise = float64(seq-1) - float64(answeredAtCharge)
 		return
+	}
+	// The count fell by more than this client can have charged since the
+	// anchor: attempts charged in between, the anchor's own attempts in
+	// flight, and those charged after this one (which may have overtaken
+	// it). The server's refill only hides spending, so this never sees a
+	// client that is not there.
+	mine := float64(seq-a.seq) + b.anchorNoise + float64(b.sent-seq)
+	if a.remaining-remaining-mine >= othersThreshold {
+		b.sharedAt = now
 	}
 	dt := now.Sub(a.at)
 	if dt < rateWindow {
@@ -554,6 +648,7 @@ func (b *bucketModel) follow(remaining float64, seq, answeredAtCharge uint64, no
 		b.refill = (b.refill + est) / 2
 	}
 	a.at, a.remaining, a.seq = now, remaining, seq
+	b.anchorNoise = float64(seq-1) - float64(answeredAtCharge)
 }
 
 // pendingAfter counts unanswered attempts charged after seq.

@@ -62,15 +62,15 @@ func TestPacingSharesSubscriptionWithAnotherClient(t *testing.T) {
 	}
 	total := srv.served.Load() + srv.throttled.Load()
 	t.Logf("2x200 GETs at 60+30/s (ideal 11.3 s): %s, %d 429s of %d requests", time.Since(start).Round(time.Millisecond), srv.throttled.Load(), total)
-	// What must hold: both plans succeed (checked above: throttling slows
-	// a run, never fails it). The 429 share is logged above: 0-3 of ~400
-	// on an idle machine, but 24-84 of ~450 (5-17%) when the package's
-	// other real-time pacing tests run beside it; issue 34's 1% with two
-	// clients is not reached yet. The bound only catches a pacer that
-	// ignores the shared bucket (the one before issue 34 drew hundreds
-	// and failed reads).
-	if n := srv.throttled.Load(); float64(n) > 0.35*float64(total) {
-		t.Errorf("%d 429s of %d requests (more than 35%%)", n, total)
+	// Both plans succeed (checked above: throttling slows a run, never
+	// fails it), and issue 34's bound holds: at most 1% of the requests
+	// are answered 429. Before the pacer bounded a shared bucket's
+	// in-flight attempts by a quarter of what is left above a reserve and
+	// re-probed after a 429, this drew 6-89 429s of 400 (1.5-18%),
+	// mostly when the waiters of both clients were released together at
+	// the end of a Retry-After.
+	if n := srv.throttled.Load(); n*100 > total {
+		t.Errorf("%d 429s of %d requests (more than 1%%)", n, total)
 	}
 }
 
