@@ -72,6 +72,8 @@ type Controller struct {
 	sweepErr error
 	loadedAt time.Time
 	leader   *bool
+	// fence, under leader election, gates every write on the Lease.
+	fence    *Fence
 	statusMu sync.Mutex
 }
 
@@ -163,6 +165,11 @@ func (c *Controller) engine(a apply.ARM, collectionReads bool) *apply.Engine {
 	o.AllowCascade, o.AllowDeleteUnmanaged = false, false
 	o.CollectionReads = collectionReads
 	o.Holder = c.Options.Holder
+	c.mu.Lock()
+	if c.fence != nil {
+		a = c.fence.ARM(a)
+	}
+	c.mu.Unlock()
 	return &apply.Engine{ARM: a, Store: c.Store, Schemas: c.Schemas, Plugins: c.Plugins, Options: o, Warn: warnWriter{c}}
 }
 
@@ -614,6 +621,9 @@ func (c *Controller) work(ctx context.Context) bool {
 	}
 	retry, err := c.reconcile(ctx, key)
 	switch {
+	case err != nil && !c.writable():
+		// The fence refused the write: the next leader handles it.
+		c.queue.AddRateLimited(key)
 	case err != nil && ctx.Err() == nil:
 		c.mu.Lock()
 		if st := c.res[key]; st != nil {
@@ -873,6 +883,14 @@ func sameJSON(a, b any) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// writable is false while leader election's fence refuses writes.
+func (c *Controller) writable() bool {
+	c.mu.Lock()
+	f := c.fence
+	c.mu.Unlock()
+	return f == nil || f.Held()
 }
 
 // idOf returns the ARM ID of a queue key as the manifests spell it.

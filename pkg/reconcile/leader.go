@@ -26,6 +26,10 @@ type Election struct {
 	// ReleaseOnCancel gives the Lease up when ctx ends (a clean stop), so
 	// the next replica need not wait for it to expire.
 	ReleaseOnCancel bool
+	// WriteMargin is the time a write needs to leave the process: no write
+	// starts with less than this left before the renew deadline (default
+	// a quarter of RenewDeadline, at most a second).
+	WriteMargin time.Duration
 }
 
 // Election defaults: a deposed leader stops writing at its renew
@@ -51,11 +55,18 @@ func (c *Controller) RunElected(ctx context.Context, e Election) error {
 	if e.RetryPeriod <= 0 {
 		e.RetryPeriod = DefaultRetryPeriod
 	}
-	lock := &resourcelock.LeaseLock{
+	if e.WriteMargin <= 0 {
+		e.WriteMargin = min(time.Second, e.RenewDeadline/4)
+	}
+	fence := NewFence(e.RenewDeadline, e.WriteMargin)
+	lock := fence.Lock(&resourcelock.LeaseLock{
 		LeaseMeta:  metav1.ObjectMeta{Name: e.Name, Namespace: e.Namespace},
 		Client:     e.Client.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: e.Identity},
-	}
+	})
+	c.mu.Lock()
+	c.fence = fence
+	c.mu.Unlock()
 	c.SetLeader(false)
 	for ctx.Err() == nil {
 		done := make(chan struct{})
@@ -67,11 +78,7 @@ func (c *Controller) RunElected(ctx context.Context, e Election) error {
 				OnStartedLeading: func(lctx context.Context) {
 					defer close(done)
 					started.Store(true)
-					c.SetLeader(true)
-					c.logf("leading (Lease %s/%s as %s)", e.Namespace, e.Name, e.Identity)
-					if err := c.Run(lctx); err != nil {
-						c.logf("error: %v", err)
-					}
+					c.lead(lctx, fence, e)
 				},
 				OnStoppedLeading: func() { c.SetLeader(false) },
 				OnNewLeader: func(who string) {
@@ -101,6 +108,31 @@ func (c *Controller) RunElected(ctx context.Context, e Election) error {
 		t.Stop()
 	}
 	return nil
+}
+
+// lead runs the loop for one term of leadership. The loop's context ends
+// at the renew deadline (the fence), which client-go's leading context
+// passes by up to a retry period; if the elector renews after all, the
+// loop starts again.
+func (c *Controller) lead(lctx context.Context, fence *Fence, e Election) {
+	for {
+		c.SetLeader(true)
+		c.logf("leading (Lease %s/%s as %s)", e.Namespace, e.Name, e.Identity)
+		ctx, stop := fence.Term(lctx)
+		err := c.Run(ctx)
+		stop()
+		if err != nil {
+			c.logf("error: %v", err)
+		}
+		if lctx.Err() != nil {
+			return
+		}
+		c.SetLeader(false)
+		c.logf("the Lease was not renewed before its renew deadline: stopped writing")
+		if !fence.WaitHeld(lctx) {
+			return
+		}
+	}
 }
 
 // Leader reports whether this replica leads (true without election).

@@ -38,11 +38,12 @@ type front struct {
 	mu        sync.Mutex
 	requests  map[string]map[string]int // client -> method -> count
 	throttled map[string]int
+	writesTo  map[string]int // lower-cased path -> successful writes by loops
 }
 
 func newFront(t testing.TB, opts emulator.Options) *front {
 	t.Helper()
-	f := &front{arm: harness.StartARM(t, opts), requests: map[string]map[string]int{}, throttled: map[string]int{}}
+	f := &front{arm: harness.StartARM(t, opts), requests: map[string]map[string]int{}, throttled: map[string]int{}, writesTo: map[string]int{}}
 	hs := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(hs.Close)
 	f.URL = hs.URL
@@ -78,6 +79,16 @@ func (f *front) serve(w http.ResponseWriter, r *http.Request) {
 	if rec.code == http.StatusTooManyRequests {
 		f.throttled[who]++
 	}
+	if who == "loop" && r.Method != http.MethodGet && rec.code < 300 {
+		f.writesTo[strings.ToLower(r.URL.Path)]++
+	}
+}
+
+// writesOf is how many writes of loops to id succeeded.
+func (f *front) writesOf(id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writesTo[strings.ToLower(id)]
 }
 
 func (f *front) count(who string, methods ...string) int {
@@ -108,34 +119,53 @@ type loop struct {
 
 func startLoop(t testing.TB, endpoint, dir, statePath string, o reconcile.Options) *loop {
 	t.Helper()
-	return startLoopWith(t, endpoint, dir, statePath, o, nil, nil)
+	return startLoopWith(t, endpoint, dir, statePath, o, loopConfig{})
 }
 
-// startLoopWith starts a loop; with elect set it runs under leader
-// election (its stop then behaves as a kill: the Lease is not released).
-func startLoopWith(t testing.TB, endpoint, dir, statePath string, o reconcile.Options, elect *reconcile.Election, events func(reconcile.Event)) *loop {
-	t.Helper()
+// loopConfig is what differs between the loops of one test.
+type loopConfig struct {
+	// Name goes into the loop's User-Agent (kubectl-azure/test reconcile
+	// NAME), so the emulator's per-client counts tell replicas apart.
+	Name string
+	// Elect runs the loop under leader election (its stop then behaves as
+	// a kill: the Lease is not released).
+	Elect  *reconcile.Election
+	Events func(reconcile.Event)
+	// Log receives the loop's log lines (default: discarded).
+	Log io.Writer
+}
+
+// userAgent is the User-Agent of the loop named name.
+func userAgent(name string) string { return strings.TrimSpace("kubectl-azure/test reconcile " + name) }
+
+// newController wires a loop as the CLI wires it (also in a replica
+// process, hence an error rather than a testing.TB).
+func newController(endpoint, dir, statePath string, o reconcile.Options, lc loopConfig) (*reconcile.Controller, *reconcile.Budget, error) {
 	metrics := reconcile.NewMetrics()
 	budget := reconcile.NewBudget(nil, o.ReadBudget, func(m string, code int) {
 		metrics.Request(m, code)
 		metrics.ObserverRead(m, code)
 	})
 	metrics.SetBudget(budget)
-	client := func(rt http.RoundTripper, concurrency int) *arm.Client {
+	client := func(rt http.RoundTripper, concurrency int) (*arm.Client, error) {
 		ao := arm.DefaultOptions()
 		ao.Endpoint = endpoint
-		ao.Version = "test reconcile"
+		ao.Version = strings.TrimPrefix(userAgent(lc.Name), "kubectl-azure/")
 		ao.Concurrency = concurrency
 		ao.HTTPClient = &http.Client{Transport: rt}
-		c, err := arm.New(ao)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return arm.New(ao)
+	}
+	observe, err := client(budget, 4)
+	if err != nil {
+		return nil, nil, err
+	}
+	write, err := client(reconcile.NewCounter(nil, metrics.Request), 16)
+	if err != nil {
+		return nil, nil, err
 	}
 	st, err := state.Open(context.Background(), statePath, state.DefaultOptions())
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	src := &reconcile.DirSource{Paths: []string{dir}, LoadFunc: func(ctx context.Context) (*manifest.Set, error) {
 		lo := manifest.NewLoadOptions()
@@ -145,9 +175,24 @@ func startLoopWith(t testing.TB, endpoint, dir, statePath string, o reconcile.Op
 	}}
 	eo := apply.DefaultOptions()
 	eo.Subscription = harness.Sub
+	log := lc.Log
+	if log == nil {
+		log = io.Discard
+	}
 	ctl := &reconcile.Controller{Options: o, Reflector: reconcile.NewReflector(src), Store: st,
-		ObserveARM: client(budget, 4), WriteARM: client(reconcile.NewCounter(nil, metrics.Request), 16),
-		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: io.Discard, Events: events}
+		ObserveARM: observe, WriteARM: write,
+		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log, Events: lc.Events}
+	return ctl, budget, nil
+}
+
+// startLoopWith starts a loop in this process.
+func startLoopWith(t testing.TB, endpoint, dir, statePath string, o reconcile.Options, lc loopConfig) *loop {
+	t.Helper()
+	ctl, budget, err := newController(endpoint, dir, statePath, o, lc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, elect := ctl.Store, lc.Elect
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &loop{ctl: ctl, budget: budget, done: make(chan error, 1)}
 	go func() {
@@ -313,11 +358,11 @@ func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 	o.DriftPolicy = reconcile.PolicyCorrect
 	var evMu sync.Mutex
 	events := map[string]int{}
-	l := startLoopWith(t, f.URL, dir, statePath, o, nil, func(e reconcile.Event) {
+	l := startLoopWith(t, f.URL, dir, statePath, o, loopConfig{Events: func(e reconcile.Event) {
 		evMu.Lock()
 		events[e.Reason]++
 		evMu.Unlock()
-	})
+	}})
 	if _, ok := waitState(t, l, 20*time.Second, inSync(33)); !ok {
 		t.Fatal("not in sync")
 	}
