@@ -2,23 +2,22 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
 // Lister reads a collection (a child collection such as
-// .../dnsZones/z/A), following its pages. *arm.Client implements it; the
-// cascade check uses it to find child resources, which a resource group's
-// /resources listing never holds.
+// .../dnsZones/z/A), following its pages. A Client may implement it (the
+// ARM client's adapter does); the cascade check uses it to find child
+// resources, which a resource group's /resources listing never holds.
 type Lister interface {
 	List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error)
 }
@@ -145,8 +144,8 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 	for _, rg := range groups {
 		first := byGroup[rg][0]
 		x, _ := armid.Parse(first.id)
-		contents, err := e.ARM.ListResourceGroup(ctx, x.Subscription, x.ResourceGroup)
-		if err != nil && !arm.IsNotFound(err) {
+		contents, err := e.client().ListResourceGroup(ctx, x.Subscription, x.ResourceGroup)
+		if err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("listing what deleting %s would also delete (nothing was written): %w", first.display(), err)
 		}
 		for _, c := range contents {
@@ -236,7 +235,7 @@ func (cs *cascadeScan) listChildren(ctx context.Context, roots map[string]root) 
 		return nil // no schema: no child types known
 	}
 	kids := cs.e.childTypes(src)
-	lister, _ := cs.e.ARM.(Lister)
+	lister, _ := cs.e.client().(Lister)
 	var g errgroup.Group
 	g.SetLimit(cascadeListConcurrency)
 	for k, r := range roots {
@@ -271,8 +270,7 @@ func (cs *cascadeScan) walk(ctx context.Context, src ChildTypeSource, kids map[s
 		ver := cs.e.childVersion(src, ct, r)
 		entries, err := lister.List(ctx, coll, ver)
 		if err != nil {
-			switch arm.StatusCode(err) {
-			case http.StatusNotFound, http.StatusMethodNotAllowed:
+			if errors.Is(err, ErrNotFound) || errors.Is(err, ErrMethodNotAllowed) {
 				// No such collection (or the parent is gone): nothing there.
 				continue
 			}

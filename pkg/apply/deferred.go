@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
@@ -18,7 +17,7 @@ import (
 )
 
 // manifestLookup answers a ValueRef path against a live body.
-var manifestLookup = func(body map[string]any, path string) (any, bool) {
+func manifestLookup(body map[string]any, path string) (any, bool) {
 	if body == nil {
 		return nil, false
 	}
@@ -281,7 +280,7 @@ func (e *Engine) prepareWrite(ctx context.Context, p *Prepared, it *item) error 
 		redecide = true
 	}
 	if redecide {
-		e.decide(it, p.key)
+		e.decide(it, p)
 		it.planned.Review = reviewOf(it.res)
 		if it.planned.Action == plan.ActionReplace && !e.Options.AllowReplace {
 			return fmt.Errorf("%s: a value known only now changes a create-only property, so it must be replaced; rerun with --allow-replace", it.display())
@@ -375,7 +374,7 @@ func (e *Engine) callActions(ctx context.Context, it *item, body map[string]any)
 // callAction POSTs one action of a managed resource and picks its path from
 // the answer; a string result is registered for scrubbing at once.
 func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef) (any, error) {
-	resp, err := e.ARM.Post(ctx, strings.TrimRight(a.Target, "/")+"/"+a.Action, a.APIVersion, nil, nil)
+	resp, err := e.client().Post(ctx, strings.TrimRight(a.Target, "/")+"/"+a.Action, a.APIVersion, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: calling %s on %s: %w", it.display(), a.Action, armid.Printable(a.Target), err)
 	}
@@ -492,9 +491,9 @@ func (e *Engine) rgExists(ctx context.Context, id armid.ID, listed map[string]ma
 	rgKey := armid.Key("/subscriptions/" + id.Subscription + "/resourceGroups/" + id.ResourceGroup)
 	ids, ok := listed[rgKey]
 	if !ok {
-		items, err := e.ARM.ListResourceGroup(ctx, id.Subscription, id.ResourceGroup)
+		items, err := e.client().ListResourceGroup(ctx, id.Subscription, id.ResourceGroup)
 		switch {
-		case arm.IsNotFound(err):
+		case errors.Is(err, ErrNotFound):
 			ids = nil
 		case err != nil:
 			return false, err

@@ -190,7 +190,7 @@ func TestReplacedReferenceMakesDependantsUnknown(t *testing.T) {
 	if err := e.resolveAtPlan(context.Background(), ra, planScope{byKey: byKey}); err != nil {
 		t.Fatal(err)
 	}
-	e.decide(ra, p2.key)
+	e.decide(ra, p2)
 	if !reflect.DeepEqual(ra.unknown, []string{"properties.principalId"}) || len(ra.waitsOn) != 1 {
 		t.Fatalf("unknown %v waitsOn %v", ra.unknown, ra.waitsOn)
 	}

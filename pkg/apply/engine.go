@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
@@ -29,6 +28,10 @@ type SchemaSource interface {
 // Engine plans and applies. Its collaborators are explicit so tests can run it
 // against the emulator with any state backend.
 type Engine struct {
+	// Client reaches ARM (armclient.New adapts the ARM client).
+	Client Client
+	// ARM is the former way to give the ARM client, used when Client is
+	// nil; new code sets Client.
 	ARM     ARM
 	Store   state.Store
 	Schemas SchemaSource                 // nil: heuristics only
@@ -41,16 +44,11 @@ type Engine struct {
 
 	warnMu sync.Mutex
 	warned map[string]bool
-	// declared holds the keys of the IDs the manifests of the current plan
-	// declare: inline children declared on their own are not drift.
-	declared map[string]bool
 	// parents holds one lock per parent under which ARM serialises writes.
 	parents sync.Map
 	// kids indexes the schema's child types by parent type (cascade check).
 	kidsOnce sync.Once
 	kids     map[string][]string
-	// stop is done once no new write may start (ExecuteUntil).
-	stop context.Context
 }
 
 // item is one resource's planning and execution record.
@@ -139,6 +137,11 @@ type Prepared struct {
 
 	// refreshOnly: the plan only records drift (no state-only changes).
 	refreshOnly bool
+	// declared holds the keys of the IDs the plan's manifests declare:
+	// inline children declared on their own are not drift.
+	declared map[string]bool
+	// stop is done once no new write may start (ExecuteUntil).
+	stop context.Context
 
 	ownOnce  sync.Once
 	own      map[string]bool
@@ -181,7 +184,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	for _, it := range items {
 		declared[it.key] = true
 	}
-	e.declared = declared
+	run := &Prepared{key: secretKey, declared: declared}
 	if e.Options.Prune && !e.Options.Delete && !e.Options.RefreshOnly {
 		for _, r := range records {
 			k := armid.Key(r.ID)
@@ -213,7 +216,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	// One read session for the whole plan: a subscription-wide list is
 	// paged once, not again from page 1 for every chunk. Plans only: a
 	// session never spans a write.
-	reads := arm.NewReadSession()
+	reads := e.client().NewReadSession()
 	for _, chunk := range planChunks(items) {
 		if err := bodies.load(ctx, recordsOf(chunk)...); err != nil {
 			return nil, fmt.Errorf("reading state: %w", err)
@@ -225,7 +228,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 			if err := e.resolveAtPlan(ctx, it, sc); err != nil {
 				return nil, err
 			}
-			e.decide(it, secretKey)
+			e.decide(it, run)
 			if !needed[it] {
 				it.release()
 			}
@@ -260,7 +263,9 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	p.Subscriptions = subscriptions(items)
 	order(p, items)
 	p.Summarize()
-	return &Prepared{Plan: p, items: items, key: secretKey, records: inScope, setSize: len(inScope), protectedKeys: protectedKeys(items, records), refreshOnly: e.Options.RefreshOnly}, nil
+	run.Plan, run.items, run.records, run.setSize = p, items, inScope, len(inScope)
+	run.protectedKeys, run.refreshOnly = protectedKeys(items, records), e.Options.RefreshOnly
+	return run, nil
 }
 
 // referenced marks the items another item reads at plan or execute time:
@@ -397,7 +402,7 @@ func subscriptions(items []*item) []string {
 }
 
 // ownedElsewhere reports whether a manifest of this plan declares id.
-func (e *Engine) ownedElsewhere(id string) bool { return e.declared[armid.Key(id)] }
+func (p *Prepared) ownedElsewhere(id string) bool { return p.declared[armid.Key(id)] }
 
 func (e *Engine) set() string {
 	if e.Options.Set == "" {
@@ -441,9 +446,9 @@ func (e *Engine) warnf(format string, args ...any) {
 
 // read GETs one resource: 404 means it does not exist.
 func (e *Engine) read(ctx context.Context, it *item) error {
-	resp, err := e.ARM.Get(ctx, it.id, it.ver)
+	resp, err := e.client().Get(ctx, it.id, it.ver)
 	switch {
-	case arm.IsNotFound(err):
+	case errors.Is(err, ErrNotFound):
 		it.live, it.liveEtag = nil, ""
 		return nil
 	case err != nil:
@@ -468,9 +473,9 @@ var errNoBody = errors.New("ARM answered without a readable resource body; nothi
 // GET. A resource whose name Azure generates during this apply cannot
 // exist yet and is not read. session (may be nil) carries list pages
 // between the chunks of one plan.
-func (e *Engine) readAll(ctx context.Context, items []*item, session *arm.ReadSession) error {
+func (e *Engine) readAll(ctx context.Context, items []*item, session ReadSession) error {
 	todo := make([]*item, 0, len(items))
-	reqs := make([]arm.ReadRequest, 0, len(items))
+	reqs := make([]ReadRequest, 0, len(items))
 	for _, it := range items {
 		if it.nameDeferred {
 			continue
@@ -491,9 +496,9 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session *arm.ReadSe
 			l = it.record.LastApplied
 		}
 		todo = append(todo, it)
-		reqs = append(reqs, arm.ReadRequest{ID: it.id, APIVersion: it.ver, Need: diff.Owned(d, l)})
+		reqs = append(reqs, ReadRequest{ID: it.id, APIVersion: it.ver, Need: diff.Owned(d, l)})
 	}
-	results := e.ARM.ReadMany(ctx, reqs, arm.ReadManyOptions{Disable: !e.Options.CollectionReads, Session: session})
+	results := e.client().ReadMany(ctx, reqs, ReadOptions{Disable: !e.Options.CollectionReads, Session: session})
 	for i, r := range results {
 		it := todo[i]
 		switch {
@@ -538,7 +543,7 @@ func (e *Engine) concurrency() int {
 }
 
 // decide computes the diff and the action for one item.
-func (e *Engine) decide(it *item, secretKey []byte) {
+func (e *Engine) decide(it *item, p *Prepared) {
 	pr := plan.Resource{ID: it.id, Type: it.typ, APIVersion: it.ver, Changes: []plan.Change{},
 		Subscription: armid.SubscriptionOf(it.id), Protected: it.protected}
 	if it.res != nil {
@@ -573,7 +578,7 @@ func (e *Engine) decide(it *item, secretKey []byte) {
 	}
 
 	in := diff.Input{Desired: it.desired(), Live: it.live, Schema: it.schema, Plugin: it.plugin,
-		SecretKey: secretKey, Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: e.ownedElsewhere,
+		SecretKey: p.key, Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
 		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets}
 	if it.record != nil && it.live != nil {
 		in.LastApplied, in.Baseline = it.record.LastApplied, it.record.Baseline
@@ -700,7 +705,7 @@ func (e *Engine) replaceRequested(it *item) bool {
 // method picks PATCH when the type's PATCH model takes every changed path,
 // else GET-modify-PUT; a type that answered 405 this run is PUT.
 func (e *Engine) method(it *item) string {
-	if e.ARM.PatchUnsupported(it.typ) {
+	if e.client().PatchUnsupported(it.typ) {
 		return "PUT"
 	}
 	if m := diff.WriteMethod(*it.input, *it.result); m != "" {

@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
@@ -99,13 +98,13 @@ func (e *Engine) ExecuteUntil(ctx, stop context.Context, p *Prepared) (*plan.Res
 		case <-work.Done():
 		}
 	}()
-	e.stop = stop
-	defer func() { e.stop = nil }()
+	p.stop = stop
+	defer func() { p.stop = nil }()
 	return e.execute(work, stop, p)
 }
 
 // stopped reports whether no new write may start.
-func (e *Engine) stopped() bool { return e.stop != nil && e.stop.Err() != nil }
+func (p *Prepared) stopped() bool { return p.stop != nil && p.stop.Err() != nil }
 
 func (e *Engine) execute(ctx, stop context.Context, p *Prepared) (*plan.Result, error) {
 	var writes, deletes []*item
@@ -138,7 +137,7 @@ func (e *Engine) execute(ctx, stop context.Context, p *Prepared) (*plan.Result, 
 		}
 	}
 	for it, err := range e.runDAG(ctx, stop, deletes, func(it *item) []*item { return dependants[it] }, func(ctx context.Context, it *item) error {
-		if !e.stopped() {
+		if !p.stopped() {
 			// Children first, as if deleted one by one (items are in
 			// parents-first order).
 			ms := members[it]
@@ -345,7 +344,7 @@ func (e *Engine) event(it *item, st Status, detail string) {
 
 // applyOne writes one resource, waits, reads it back and records it.
 func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error) {
-	if ctx.Err() != nil || e.stopped() {
+	if ctx.Err() != nil || p.stopped() {
 		return skip("the run was interrupted before it started")
 	}
 	defer func() {
@@ -375,7 +374,7 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 		err = e.put(ctx, p, it, it.desired(), "")
 	case plan.ActionReplace:
 		e.event(it, StatusWriting, "DELETE")
-		if _, err = e.ARM.Delete(ctx, it.id, it.ver, nil); err != nil && !arm.IsNotFound(err) {
+		if _, err = e.client().Delete(ctx, it.id, it.ver); err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("replace %s: delete: %w", it.display(), err)
 		}
 		if err = e.dropCascaded(ctx, p, it); err != nil {
@@ -407,7 +406,7 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 // since we read it) re-plans once from a fresh GET.
 func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 bool) error {
 	method := it.planned.Method
-	if method == "PATCH" && e.ARM.PatchUnsupported(it.typ) {
+	if method == "PATCH" && e.client().PatchUnsupported(it.typ) {
 		method = "PUT"
 	}
 	var err error
@@ -417,9 +416,9 @@ func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 boo
 		// blindly (the etag is empty for types without one).
 		body := diff.Patch(*it.input, *it.result)
 		err = e.write(ctx, p, it, "PATCH", body, it.liveEtag)
-		if arm.IsMethodNotAllowed(err) {
+		if errors.Is(err, ErrMethodNotAllowed) {
 			// The client remembers this for the type; fall back to PUT.
-			e.ARM.MarkPatchUnsupported(it.typ)
+			e.client().MarkPatchUnsupported(it.typ)
 			e.warnf("%s: PATCH is not supported for %s; using GET-modify-PUT", it.display(), it.typ)
 			method = "PUT"
 		}
@@ -428,7 +427,7 @@ func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 boo
 		body := diff.PutBody(*it.input, *it.result)
 		err = e.write(ctx, p, it, "PUT", body, it.liveEtag)
 	}
-	if arm.IsPreconditionFailed(err) && retry412 {
+	if errors.Is(err, ErrPreconditionFailed) && retry412 {
 		e.warnf("%s changed in Azure while we planned (etag mismatch): re-reading and planning it again once", it.display())
 		if rerr := e.read(ctx, it); rerr != nil {
 			return rerr
@@ -436,13 +435,13 @@ func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 boo
 		if it.live == nil {
 			return fmt.Errorf("%s was deleted in Azure while we applied; run diff again", it.display())
 		}
-		e.decide(it, p.key)
+		e.decide(it, p)
 		if len(it.result.Changes) == 0 {
 			return e.recordAfterRead(ctx, p, it)
 		}
 		return e.update(ctx, p, it, false)
 	}
-	if arm.IsPreconditionFailed(err) {
+	if errors.Is(err, ErrPreconditionFailed) {
 		return fmt.Errorf("%s keeps changing in Azure while we write it (412 twice): another tool or person is writing it; run diff again when it settles: %w", it.display(), err)
 	}
 	return err
@@ -475,7 +474,7 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 		return skip("the run was interrupted before it started")
 	}
 	defer unlock()
-	if e.stopped() && !it.replaced && it.planned.Action != plan.ActionReplace {
+	if p.stopped() && !it.replaced && it.planned.Action != plan.ActionReplace {
 		// Waited for its parent past the interrupt: nothing was sent yet.
 		return skip("the run was interrupted before it started")
 	}
@@ -483,12 +482,12 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 		return fmt.Errorf("journaling %s before writing it: %w", it.display(), err)
 	}
 	e.event(it, StatusWriting, method)
-	opts := &arm.RequestOptions{IfMatch: ifMatch}
-	var resp *arm.Response
+	opts := WriteOptions{IfMatch: ifMatch}
+	var resp *Response
 	if method == "PATCH" {
-		resp, err = e.ARM.Patch(ctx, it.id, it.ver, body, opts)
+		resp, err = e.client().Patch(ctx, it.id, it.ver, body, opts)
 	} else {
-		resp, err = e.ARM.Put(ctx, it.id, it.ver, body, opts)
+		resp, err = e.client().Put(ctx, it.id, it.ver, body, opts)
 	}
 	if err != nil {
 		return e.settleWrite(ctx, p, it, fmt.Errorf("%s %s: %w", method, it.display(), err))
@@ -508,7 +507,7 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 // value the write meant to set. Anything less (a reduced body, an
 // operation object, values that are not back yet, write-only values such
 // as secrets that no answer returns) is read back instead.
-func (e *Engine) fullAnswer(p *Prepared, it *item, resp *arm.Response) bool {
+func (e *Engine) fullAnswer(p *Prepared, it *item, resp *Response) bool {
 	if resp.LRO || (resp.StatusCode != 200 && resp.StatusCode != 201) || resp.Body == nil {
 		return false
 	}
@@ -536,16 +535,15 @@ func (e *Engine) fullAnswer(p *Prepared, it *item, resp *arm.Response) bool {
 //   - the read fails or the run was interrupted: the intent stays in the
 //     journal and the next run settles it the same way.
 func (e *Engine) settleWrite(ctx context.Context, p *Prepared, it *item, werr error) error {
-	var ae *arm.Error
-	if ctx.Err() != nil || (errors.As(werr, &ae) && ae.OperationStatus != "") {
+	if ctx.Err() != nil || errors.Is(werr, ErrOperationEnded) {
 		// Interrupted, or the operation itself ended Failed or Canceled
 		// (an answer, not a lost one): the intent stays for the next run,
 		// which records what exists without trusting the write.
 		return werr
 	}
-	resp, err := e.ARM.Get(ctx, it.id, it.ver)
+	resp, err := e.client().Get(ctx, it.id, it.ver)
 	switch {
-	case arm.IsNotFound(err):
+	case errors.Is(err, ErrNotFound):
 		_ = e.Store.CommitIntent(ctx, it.id)
 		return werr
 	case err == nil && (resp == nil || resp.Body == nil):
@@ -588,7 +586,7 @@ func failedState(live map[string]any) bool {
 // judged by the diff's rules as a first plan judges a manifest.
 func (e *Engine) landed(p *Prepared, it *item, live map[string]any) bool {
 	in := diff.Input{Desired: it.desired(), Live: live, Schema: it.schema, Plugin: it.plugin, SecretKey: p.key,
-		ID: it.id, OwnedElsewhere: e.ownedElsewhere, SecretPaths: it.secrets, Unknown: it.unknown}
+		ID: it.id, OwnedElsewhere: p.ownedElsewhere, SecretPaths: it.secrets, Unknown: it.unknown}
 	if it.res != nil {
 		in.IgnoreChanges = ignoreChanges(it.res)
 	}
@@ -598,7 +596,7 @@ func (e *Engine) landed(p *Prepared, it *item, live map[string]any) bool {
 // recordAfterRead GETs the resource and records L = D and B = projection of
 // live on owned paths.
 func (e *Engine) recordAfterRead(ctx context.Context, p *Prepared, it *item) error {
-	resp, err := e.ARM.Get(ctx, it.id, it.ver)
+	resp, err := e.client().Get(ctx, it.id, it.ver)
 	if err == nil && (resp == nil || resp.Body == nil) {
 		err = errNoBody
 	}
@@ -617,7 +615,7 @@ func (e *Engine) refreshRecord(ctx context.Context, p *Prepared, it *item) error
 	if it.planned.Action != plan.ActionUpdate || it.record == nil || it.result == nil {
 		return nil
 	}
-	resp, err := e.ARM.Get(ctx, it.id, it.ver)
+	resp, err := e.client().Get(ctx, it.id, it.ver)
 	if err == nil && (resp == nil || resp.Body == nil) {
 		err = errNoBody
 	}
@@ -717,9 +715,9 @@ func (e *Engine) settleDelete(ctx context.Context, it *item, derr error) error {
 	if ctx.Err() != nil {
 		return derr
 	}
-	_, err := e.ARM.Get(ctx, it.id, it.ver)
+	_, err := e.client().Get(ctx, it.id, it.ver)
 	switch {
-	case arm.IsNotFound(err):
+	case errors.Is(err, ErrNotFound):
 		return nil
 	case err != nil:
 		return fmt.Errorf("%w; reading it to see whether it is gone failed too (%v): the journal keeps the delete and the next run settles it", derr, err)
@@ -731,7 +729,7 @@ func (e *Engine) settleDelete(ctx context.Context, it *item, derr error) error {
 // deleteOne deletes a resource and forgets it, and the records of the
 // children ARM deleted with it.
 func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err error) {
-	if ctx.Err() != nil || e.stopped() {
+	if ctx.Err() != nil || p.stopped() {
 		return skip("the run was interrupted before it started")
 	}
 	defer func() {
@@ -748,7 +746,7 @@ func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err erro
 		return fmt.Errorf("journaling the delete of %s: %w", it.display(), err)
 	}
 	e.event(it, StatusWriting, "DELETE")
-	if _, err := e.ARM.Delete(ctx, it.id, it.ver, nil); err != nil {
+	if _, err := e.client().Delete(ctx, it.id, it.ver); err != nil {
 		if err := e.settleDelete(ctx, it, fmt.Errorf("DELETE %s: %w", it.display(), err)); err != nil {
 			return err
 		}

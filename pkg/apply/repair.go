@@ -2,9 +2,9 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/record"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
@@ -20,8 +20,8 @@ func (e *Engine) Repair(ctx context.Context) ([]state.RepairAction, error) {
 	}
 	actions, err := state.Repair(ctx, e.Store, state.RepairFuncs{
 		Get: func(ctx context.Context, id, apiVersion string) (map[string]any, string, bool, error) {
-			resp, err := e.ARM.Get(ctx, id, apiVersion)
-			if arm.IsNotFound(err) {
+			resp, err := e.client().Get(ctx, id, apiVersion)
+			if errors.Is(err, ErrNotFound) {
 				return nil, "", false, nil
 			}
 			if err == nil && (resp == nil || resp.Body == nil) {

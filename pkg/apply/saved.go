@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
@@ -141,10 +140,4 @@ func decodeExact(data []byte, v any) error {
 		return errors.New("trailing data after the plan")
 	}
 	return nil
-}
-
-// MatchError explains why a saved plan was refused.
-func MatchError(path string, diffs []string) error {
-	return fmt.Errorf("refusing to apply %s: the plan no longer matches Azure, state or the manifests (nothing was written):\n  %s\nrun `kubectl azure diff --out %s` again, review it, then apply it",
-		path, strings.Join(diffs, "\n  "), path)
 }
