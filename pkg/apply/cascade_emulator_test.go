@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -18,6 +19,13 @@ import (
 // emulated serves an in-process emulator and returns a client for it.
 func emulated(t *testing.T) (*emulator.Server, *arm.Client) {
 	t.Helper()
+	return emulatedVia(t, nil)
+}
+
+// emulatedVia is emulated with the client's requests sent through rt
+// (nil: the default transport).
+func emulatedVia(t *testing.T, rt http.RoundTripper) (*emulator.Server, *arm.Client) {
+	t.Helper()
 	o := emulator.DefaultOptions()
 	o.LRODuration = 10 * time.Millisecond
 	o.Seed = 1
@@ -29,6 +37,9 @@ func emulated(t *testing.T) (*emulator.Server, *arm.Client) {
 	t.Cleanup(hs.Close)
 	ao := arm.DefaultOptions()
 	ao.Endpoint = hs.URL
+	if rt != nil {
+		ao.HTTPClient = &http.Client{Transport: rt}
+	}
 	c, err := arm.New(ao)
 	if err != nil {
 		t.Fatal(err)

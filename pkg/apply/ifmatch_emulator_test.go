@@ -3,14 +3,10 @@ package apply
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
-	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
@@ -40,23 +36,8 @@ func (l *writeLog) RoundTrip(r *http.Request) (*http.Response, error) {
 // overwritten blindly.
 func TestPatchSendsIfMatch(t *testing.T) {
 	ctx := context.Background()
-	o := emulator.DefaultOptions()
-	o.LRODuration = 10 * time.Millisecond
-	o.Seed = 1
-	srv, err := emulator.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
 	log := &writeLog{}
-	ao := arm.DefaultOptions()
-	ao.Endpoint = hs.URL
-	ao.HTTPClient = &http.Client{Transport: log}
-	c, err := arm.New(ao)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, c := emulatedVia(t, log)
 	nsg := idOf("rg1", "Microsoft.Network/networkSecurityGroups", "nsg1")
 	docs := func(tag string) *manifest.Set {
 		return loadDocs(t, `apiVersion: azure.kubectl.io/v1alpha1
