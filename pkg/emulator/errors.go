@@ -15,8 +15,6 @@ type armError struct {
 	Message string
 }
 
-func (e *armError) Error() string { return e.Code + ": " + e.Message }
-
 func newError(status int, code, format string, args ...any) *armError {
 	return &armError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }

@@ -1,9 +1,13 @@
 package emulator
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"net/http"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
@@ -22,25 +26,50 @@ func newGUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// mergePatch applies an RFC 7386 JSON merge patch: objects merge key by key,
-// null deletes, anything else replaces.
-func mergePatch(target, patch any) any {
-	pm, ok := patch.(map[string]any)
-	if !ok {
-		return bodypath.Copy(patch)
+// mergePatch applies a JSON merge patch (RFC 7386) with json-patch/v5:
+// objects merge member by member, null deletes, anything else replaces.
+// Numbers stay exact (json.Number in, json.Number out).
+func mergePatch(target, patch map[string]any) (map[string]any, error) {
+	doc, err := json.Marshal(target)
+	if err != nil {
+		return nil, err
 	}
-	tm, ok := target.(map[string]any)
-	if !ok {
-		tm = map[string]any{}
+	p, err := json.Marshal(patch)
+	if err != nil {
+		return nil, err
 	}
-	for k, v := range pm {
-		if v == nil {
-			delete(tm, k)
-			continue
+	out, err := jsonpatch.MergePatch(doc, p)
+	if err != nil {
+		return nil, err
+	}
+	var merged map[string]any
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	if err := dec.Decode(&merged); err != nil {
+		return nil, err
+	}
+	if merged == nil {
+		merged = map[string]any{}
+	}
+	keepArrays(merged, patch)
+	return merged, nil
+}
+
+// keepArrays puts every array of the patch into merged exactly as sent.
+// The library drops null members from objects inside an array it adds;
+// RFC 7386 and ARM both take an array value whole (ARM stores and echoes
+// what the client sent), so a null inside an array item stays.
+func keepArrays(merged, patch map[string]any) {
+	for k, v := range patch {
+		switch pv := v.(type) {
+		case []any:
+			merged[k] = deepCopy(pv)
+		case map[string]any:
+			if m, ok := merged[k].(map[string]any); ok {
+				keepArrays(m, pv)
+			}
 		}
-		tm[k] = mergePatch(tm[k], v)
 	}
-	return tm
 }
 
 // deepCopy is bodypath.Copy typed so callers need no assertion.
@@ -52,3 +81,6 @@ func deepCopy[T any](v T) T {
 // jsonNumber is a number kept as its JSON text, so bodies never pass
 // through float64.
 type jsonNumber = json.Number
+
+// ok200 is a plain 200 answer with a body.
+func ok200(body map[string]any) reply { return reply{status: http.StatusOK, body: body} }

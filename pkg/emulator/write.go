@@ -109,9 +109,10 @@ func (s *Server) patchResource(r *http.Request, p armid.Path, apiVersion string,
 			patch = map[string]any{}
 		}
 	}
-	merged, _ := mergePatch(deepCopy(prev.Body), patch).(map[string]any)
-	if merged == nil {
-		merged = map[string]any{}
+	merged, err := mergePatch(prev.Body, patch)
+	if err != nil {
+		return reply{err: newError(http.StatusBadRequest, "InvalidRequestContent",
+			"The request content is not a JSON merge patch the resource can take: %v.", err)}
 	}
 	if tags, ok := patch["tags"].(map[string]any); ok {
 		// ARM replaces the whole tag set on PATCH; it does not merge keys.

@@ -156,26 +156,26 @@ func hideWriteOnly(typ string, t *schema.Type, body map[string]any) {
 		})
 	}
 	if strings.HasPrefix(lt, "microsoft.datafactory/") || strings.HasPrefix(lt, "microsoft.synapse/") {
-		maskSecureStrings(body["properties"])
+		if props, ok := body["properties"]; ok {
+			body["properties"] = maskSecureStrings(props)
+		}
 	}
 }
 
-// maskSecureStrings replaces the value of every {"type": "SecureString",
-// "value": …} object under v with Data Factory's mask.
-func maskSecureStrings(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		if t, _ := x["type"].(string); strings.EqualFold(t, "SecureString") {
-			if _, ok := x["value"]; ok {
-				x["value"] = secureStringMask
-			}
+// maskSecureStrings returns v with the value of every {"type":
+// "SecureString", "value": …} object under it replaced by Data Factory's
+// mask.
+func maskSecureStrings(v any) any {
+	return bodypath.Map(v, func(n any) (any, bool) {
+		x, ok := n.(map[string]any)
+		if t, _ := x["type"].(string); !ok || !strings.EqualFold(t, "SecureString") {
+			return nil, false
 		}
-		for _, c := range x {
-			maskSecureStrings(c)
+		if _, ok := x["value"]; !ok {
+			return nil, false
 		}
-	case []any:
-		for _, c := range x {
-			maskSecureStrings(c)
-		}
-	}
+		out := bodypath.CopyMap(x)
+		out["value"] = secureStringMask
+		return out, true
+	})
 }
