@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 // exprMode says what a field may hold.
@@ -207,7 +209,7 @@ func (l *loader) bindRef(e *entry, path string, p exprPart, mode exprMode) (term
 		l.ps.add(o, path, "%s reads this resource's own live body; a resource cannot depend on itself", p.raw)
 		return term{}, false
 	}
-	if _, err := splitRefPath(rest); err != nil {
+	if _, err := bodypath.ParseRef(rest); err != nil {
 		l.ps.add(o, path, "%s: %v; write the path as properties.a.b, items[0] or tags[\"a.b\"]", p.raw, err)
 		return term{}, false
 	}

@@ -335,7 +335,7 @@ func (l *loader) actionRef(e *entry, v any, path string) (*ActionRef, bool) {
 		l.ps.add(o, path+".name", "must be the action's name, e.g. listKeys")
 		ok = false
 	}
-	if _, err := splitRefPath(sub); err != nil {
+	if _, err := bodypath.ParseRef(sub); err != nil {
 		l.ps.add(o, path+".path", "must pick a value of the action's response, e.g. keys[0].value")
 		ok = false
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
@@ -210,81 +211,11 @@ func ARMGuid(args ...string) string {
 // "tags[env]") in a decoded JSON body: [n] indexes arrays, [key] and .key
 // select object members. The apply engine uses it to answer ValueRef.
 func LookupPath(body any, path string) (any, bool) {
-	segs, err := splitRefPath(path)
+	p, err := bodypath.ParseRef(path)
 	if err != nil {
 		return nil, false
 	}
-	cur := body
-	for _, s := range segs {
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[s.key]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			if !s.index || s.n < 0 || s.n >= len(c) {
-				return nil, false
-			}
-			cur = c[s.n]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
-type refSeg struct {
-	key   string
-	index bool
-	n     int
-}
-
-// splitRefPath parses the path syntax of ${ref:NAME.PATH}: members
-// separated by dots, [n] for array items, [key] or ["key"] for members
-// whose names contain dots.
-func splitRefPath(p string) ([]refSeg, error) {
-	var out []refSeg
-	i := 0
-	for i < len(p) {
-		switch p[i] {
-		case '.':
-			i++
-			if i == len(p) || p[i] == '.' {
-				return nil, fmt.Errorf("empty segment in path %q", p)
-			}
-		case '[':
-			j := strings.IndexByte(p[i:], ']')
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed [ in path %q", p)
-			}
-			inner := p[i+1 : i+j]
-			i += j + 1
-			if n, err := strconv.Atoi(inner); err == nil {
-				out = append(out, refSeg{index: true, n: n, key: inner})
-				continue
-			}
-			if uq, err := strconv.Unquote(inner); err == nil {
-				inner = uq
-			}
-			if inner == "" {
-				return nil, fmt.Errorf("empty [] in path %q", p)
-			}
-			out = append(out, refSeg{key: inner})
-		default:
-			j := i
-			for j < len(p) && p[j] != '.' && p[j] != '[' {
-				j++
-			}
-			out = append(out, refSeg{key: p[i:j]})
-			i = j
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("empty path")
-	}
-	return out, nil
+	return p.LookupRef(body)
 }
 
 // knownAfterApply is what the body holds where a value is deferred.
