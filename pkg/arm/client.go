@@ -34,6 +34,8 @@ type Client struct {
 	// noSubLists: lower-cased types whose subscription-wide list held
 	// none of several existing members on this endpoint.
 	noSubLists sync.Map
+	// pageSizes: lower-cased type -> items per page its lists came in.
+	pageSizes sync.Map
 	// postRetry replaces the retry options for POST requests.
 	postRetry policy.RetryOptions
 }

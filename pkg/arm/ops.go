@@ -130,6 +130,7 @@ func (c *Client) listPages(ctx context.Context, collectionID, apiVersion string,
 			return false, &DecodeError{Method: http.MethodGet, ID: collectionID, StatusCode: resp.StatusCode,
 				ContentType: safeLine(resp.Header.Get("Content-Type"), 80), Reason: "a list answer must be {\"value\": [...]}: " + decodeReason(resp.Raw, err)}
 		}
+		c.notePage(collectionID, len(pg.Value), pg.NextLink != "")
 		if visit(pg.Value) {
 			return pg.NextLink == "", nil
 		}

@@ -113,9 +113,47 @@ func (s *ReadSession) list(collection, apiVersion string) *sessionList {
 	return l
 }
 
-// listPageGuess is the page size the planner assumes for a list it has
-// not read yet: ARM's providers commonly page at 100.
+// listPageGuess is the page size the planner assumes for a type whose
+// list it has not seen paged yet: ARM's providers commonly page at 100.
+// Once a page of the type came with a nextLink, its item count is used
+// instead (pageSize).
 const listPageGuess = 100
+
+// listedType is the lower-cased resource type a collection path lists
+// ("microsoft.network/routetables" for a group's or the subscription's
+// routeTables, ".../virtualnetworks/subnets" for a vnet's subnets).
+func listedType(collection string) string {
+	id, err := armid.Parse(strings.TrimRight(collection, "/") + "/x")
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(id.Type())
+}
+
+// notePage learns a type's page size from a list page: a page followed by
+// a nextLink is a full page (the largest such page seen counts, in case a
+// provider sends a short page before the end).
+func (c *Client) notePage(collection string, items int, more bool) {
+	if !more || items <= 0 {
+		return
+	}
+	typ := listedType(collection)
+	if typ == "" {
+		return
+	}
+	if old, ok := c.pageSizes.Load(typ); ok && old.(int) >= items {
+		return
+	}
+	c.pageSizes.Store(typ, items)
+}
+
+// pageSize is the items per page the planner expects of typ's lists.
+func (c *Client) pageSize(typ string) int {
+	if n, ok := c.pageSizes.Load(strings.ToLower(typ)); ok {
+		return n.(int)
+	}
+	return listPageGuess
+}
 
 // reducedListTypes are types whose list items are not the resource as a
 // GET returns it although the members are there, so a Need check cannot
@@ -135,9 +173,10 @@ var reducedListTypes = map[string]bool{
 //
 // The plan, per resource type and api-version in a subscription: the
 // cheaper of one subscription-wide list (/subscriptions/{id}/providers/
-// {ns}/{type}, ceil(members/100) pages expected) and the per-group plan
-// (one list per resource group holding at least MinGroup members, a GET
-// for each other member). Child resources are listed per parent, groups of
+// {ns}/{type}, ceil(members/page) pages expected) and the per-group plan
+// (a list per resource group holding at least MinGroup members, paged
+// too, a GET for each other member). page is the type's page size as
+// this Client saw it (100 until a list of the type came paged). Child resources are listed per parent, groups of
 // MinGroup or more; resource groups through the subscription's list of
 // groups (MinGroup or more); everything else is read by GET. A subscription list
 // stops paging once it costs as much as the per-group plan, and what it
@@ -194,8 +233,9 @@ func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyO
 	// per-group plan.
 	var subLists []*readGroup
 	for _, tg := range types {
-		_, alt := c.perGroupPlan(reqs, tg.members, minGroup)
-		sub := subscriptionListCost(len(tg.members))
+		page := c.pageSize(tg.typ)
+		alt := perGroupCost(reqs, tg.members, minGroup, page)
+		sub := pagesFor(len(tg.members), page)
 		if alt > sub && !c.noSubList(tg.typ) {
 			subLists = append(subLists, &readGroup{
 				collection: "/subscriptions/" + tg.sub + "/providers/" + tg.typ,
@@ -285,28 +325,28 @@ func splitGroups(groups map[string]*readGroup, minGroup int) (lists []*readGroup
 	return lists, singles
 }
 
-// perGroupPlan counts the requests of reading members the per-group
-// way: one list per group of at least minGroup members (one page
-// assumed), one GET for each other member.
-func (c *Client) perGroupPlan(reqs []ReadRequest, members []int, minGroup int) (groups map[string]int, cost int) {
-	groups = map[string]int{}
+// perGroupCost counts the requests of reading members the per-group
+// way: a list per group of at least minGroup members (ceil(n/page)
+// pages), one GET for each other member.
+func perGroupCost(reqs []ReadRequest, members []int, minGroup, page int) (cost int) {
+	groups := map[string]int{}
 	for _, i := range members {
 		id, _ := armid.Parse(reqs[i].ID)
 		groups[strings.ToLower(id.ResourceGroup)]++
 	}
 	for _, n := range groups {
 		if n >= minGroup {
-			cost++
+			cost += pagesFor(n, page)
 		} else {
 			cost += n
 		}
 	}
-	return groups, cost
+	return cost
 }
 
-// subscriptionListCost is the expected pages of a subscription-wide list
-// holding n members (more if the subscription holds others of the type).
-func subscriptionListCost(n int) int { return max(1, (n+listPageGuess-1)/listPageGuess) }
+// pagesFor is the expected pages of a list holding n members (more if
+// the collection holds others of the type).
+func pagesFor(n, page int) int { return max(1, (n+page-1)/max(page, 1)) }
 
 // noSubList reports a type whose subscription-wide list held none of
 // several existing members on this endpoint.
@@ -455,6 +495,7 @@ func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string
 				return false, fmt.Errorf("GET %s: %w", g.collection, err)
 			}
 		}
+		c.notePage(g.collection, len(pg.Value), link != "")
 		for _, it := range pg.Value {
 			if id, ok := it["id"].(string); ok {
 				sl.items[armid.Key(id)] = it

@@ -211,3 +211,57 @@ func TestReadManyMixedLayoutCost(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34: the planner costs lists with the page size it saw, not an
+// assumed 100. Pages of 5, two groups of 12 of one type: guessing 100, a
+// subscription list looks like one request, stops after that one page
+// (the per-group plan's cost, 2, minus one) and the rest goes per group
+// (3 pages each). Once the Client saw pages of 5, the subscription list
+// costs 5 pages against 6 per group, and is read to its end.
+func TestReadManyCostsListsWithObservedPageSize(t *testing.T) {
+	l := newListingARM(t, 5, true)
+	reqs := l.mixed(2, []string{"Microsoft.Network/routeTables"}, 12)[1:] // the first group's read is not part of this
+	reqs = append(reqs[:12], reqs[13:]...)                                // nor the second's
+	c := l.client(func(o *Options) { o.Pacing = false })
+	read := func() int {
+		before := len(l.requests())
+		for i, r := range c.ReadMany(context.Background(), reqs, ReadManyOptions{}) {
+			if r.Err != nil || !r.Exists || r.Via != ViaList || r.Body["id"] != reqs[i].ID {
+				t.Fatalf("result %d: %+v", i, r)
+			}
+		}
+		return len(l.requests()) - before
+	}
+	if n := read(); n != 1+2*3 {
+		t.Errorf("first read: %d requests, want 7 (one page of the subscription list, then 3 pages per group)", n)
+	}
+	if n := read(); n != 5 {
+		t.Errorf("second read: %d requests, want 5 (the subscription list's 5 pages)", n)
+	}
+	if got := c.pageSize("microsoft.network/routetables"); got != 5 {
+		t.Errorf("learned page size %d, want 5", got)
+	}
+	// A type seen paged at 5 with all its members in one group of 4 is
+	// still read with the group's list (one page), and a lone member by
+	// GET.
+	var one []ReadRequest
+	for n := range 4 {
+		id := fmt.Sprintf("/subscriptions/%s/resourceGroups/rg-other/providers/Microsoft.Network/routeTables/t-%d", testSub, n)
+		l.add(id, map[string]any{"location": "westeurope"})
+		one = append(one, ReadRequest{ID: id, APIVersion: testAPI, Need: []string{"location"}})
+	}
+	two := l.mixed(1, []string{"Microsoft.Network/publicIPAddresses"}, 1)[1:]
+	before := len(l.requests())
+	for i, r := range c.ReadMany(context.Background(), append(one, two...), ReadManyOptions{}) {
+		want := ViaList
+		if i >= len(one) {
+			want = ViaGet
+		}
+		if r.Err != nil || !r.Exists || r.Via != want {
+			t.Fatalf("result %d: %+v, want via %s", i, r, want)
+		}
+	}
+	if n := len(l.requests()) - before; n != 1+1 {
+		t.Errorf("%d requests for a group of 4 and a single, want 2", n)
+	}
+}
