@@ -345,10 +345,18 @@ func (s *Server) checkParents(p armid.Path, op string) *armError {
 // checkPreconditions applies If-Match and If-None-Match against the live
 // etag (empty when the resource does not exist).
 func checkPreconditions(r *http.Request, res *resource) *armError {
+	// Code and wording as ARM answers a stale If-Match (recorded from
+	// Microsoft.Compute in kubernetes-sigs/cloud-provider-azure issue 9728:
+	// 412, "PreconditionFailed", "Etag provided in if-match header \"2\"
+	// does not match etag \"3\" of resource.").
 	if im := r.Header.Get("If-Match"); im != "" {
-		if res == nil || (im != "*" && !etagMatch(im, res.Etag)) {
+		switch {
+		case res == nil:
 			return newError(http.StatusPreconditionFailed, "PreconditionFailed",
-				"The condition specified using HTTP conditional header(s) is not met: If-Match %s does not match the current etag. GET the resource again and retry with its etag.", im)
+				"Etag provided in if-match header %s does not match: the resource does not exist.", im)
+		case im != "*" && !etagMatch(im, res.Etag):
+			return newError(http.StatusPreconditionFailed, "PreconditionFailed",
+				"Etag provided in if-match header %s does not match etag %s of resource.", im, res.Etag)
 		}
 	}
 	if inm := r.Header.Get("If-None-Match"); inm != "" && res != nil {

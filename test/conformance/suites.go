@@ -31,6 +31,7 @@ var suites = []func(context.Context, *env, *runner){
 	accepts,
 	serverCreated,
 	subscriptionLists,
+	ifMatch,
 }
 
 const (
