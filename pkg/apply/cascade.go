@@ -119,7 +119,7 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 	for _, it := range destroyed {
 		inside[it.key] = it
 		found[it] = map[string]plan.CascadeItem{}
-		roots[it.key] = root{id: it.id, typ: it.typ, ver: it.ver}
+		roots[it.key] = root{id: it.id, typ: it.typ, ver: it.ver, body: it.live}
 	}
 	containers := func(k string, visit func(*item)) {
 		for i := strings.LastIndexByte(k, '/'); i > 0; i = strings.LastIndexByte(k[:i], '/') {
@@ -165,7 +165,7 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 				in = true
 				found[it][k] = plan.CascadeItem{ID: cid, Type: typ, Managed: managed[k]}
 			})
-			if in {
+			if _, known := roots[k]; in && !known {
 				roots[k] = root{id: cid, typ: typ}
 			}
 		}
@@ -217,13 +217,23 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 	return nil
 }
 
-type root struct{ id, typ, ver string }
+// root is a resource whose children are listed; body, when known (the
+// live body the plan read, or a listing's item), may carry child
+// collections inline.
+type root struct {
+	id, typ, ver string
+	body         map[string]any
+}
 
 // cascadeScan lists child resources below the roots.
 type cascadeScan struct {
 	e       *Engine
 	managed map[string]bool
 	sc      planScope
+
+	// roots are walked each on its own; a walk does not descend into
+	// another root, whose own walk covers what is below it.
+	roots map[string]root
 
 	mu    sync.Mutex
 	found map[string][]plan.CascadeItem // root key -> descendants found by listing
@@ -236,6 +246,7 @@ func (cs *cascadeScan) listChildren(ctx context.Context, roots map[string]root) 
 	}
 	kids := cs.e.childTypes(src)
 	lister, _ := cs.e.client().(Lister)
+	cs.roots = roots
 	var g errgroup.Group
 	g.SetLimit(cascadeListConcurrency)
 	for k, r := range roots {
@@ -260,22 +271,31 @@ func (cs *cascadeScan) walk(ctx context.Context, src ChildTypeSource, kids map[s
 	for _, ct := range kids[strings.ToLower(r.typ)] {
 		seg := ct[strings.LastIndexByte(ct, '/')+1:]
 		coll := strings.TrimRight(r.id, "/") + "/" + seg
+		if n, ok := implicitChildren[strings.ToLower(ct)]; ok && n == "" && len(kids[strings.ToLower(ct)]) == 0 {
+			// Only children the service creates and deletes with the
+			// parent, with nothing below them: nothing to find.
+			continue
+		}
 		unknown := func(why string) {
 			*out = append(*out, plan.CascadeItem{ID: coll + " (" + why + ")", Type: unknownType})
 		}
-		if lister == nil {
+		ver := cs.e.childVersion(src, ct, r)
+		entries, ok := inlineChildren(r, seg)
+		if !ok && lister == nil {
 			unknown("child resources could not be listed")
 			continue
 		}
-		ver := cs.e.childVersion(src, ct, r)
-		entries, err := lister.List(ctx, coll, ver)
-		if err != nil {
-			if errors.Is(err, ErrNotFound) || errors.Is(err, ErrMethodNotAllowed) {
-				// No such collection (or the parent is gone): nothing there.
+		if !ok {
+			var err error
+			entries, err = lister.List(ctx, coll, ver)
+			if err != nil {
+				if errors.Is(err, ErrNotFound) || errors.Is(err, ErrMethodNotAllowed) {
+					// No such collection (or the parent is gone): nothing there.
+					continue
+				}
+				unknown("listing failed: " + oneLine(err.Error()))
 				continue
 			}
-			unknown("listing failed: " + oneLine(err.Error()))
-			continue
 		}
 		for _, c := range entries {
 			cid, _ := c["id"].(string)
@@ -284,14 +304,47 @@ func (cs *cascadeScan) walk(ctx context.Context, src ChildTypeSource, kids map[s
 				unknown("an entry without a valid id inside it: " + armid.Printable(cid))
 				continue
 			}
-			child := root{id: cid, typ: x.Type(), ver: ver}
+			child := root{id: cid, typ: x.Type(), ver: ver, body: c}
+			k := armid.Key(cid)
 			if !implicitChild(child.typ, x.Name()) {
-				k := armid.Key(cid)
 				*out = append(*out, plan.CascadeItem{ID: cid, Type: child.typ, Managed: cs.managed[k] || cs.declaredInline(r.id, seg)})
+			}
+			if _, isRoot := cs.roots[k]; isRoot {
+				continue
 			}
 			cs.walk(ctx, src, kids, lister, child, depth+1, out)
 		}
 	}
+}
+
+// inlineChildren returns the child collection seg as r's body carries it
+// (a vnet's properties.subnets, an NSG's properties.securityRules): the
+// same items a listing returns, without the request. ok is false unless
+// the body holds the collection and every item is a child of r with an
+// id, so anything else is listed.
+func inlineChildren(r root, seg string) (items []map[string]any, ok bool) {
+	props, _ := r.body["properties"].(map[string]any)
+	var arr []any
+	found := false
+	for name, v := range props {
+		if strings.EqualFold(name, seg) {
+			arr, found = v.([]any)
+			break
+		}
+	}
+	if !found {
+		return nil, false
+	}
+	items = make([]map[string]any, 0, len(arr))
+	for _, v := range arr {
+		m, _ := v.(map[string]any)
+		id, _ := m["id"].(string)
+		if m == nil || !armid.Contains(r.id, id) || !strings.EqualFold(armid.TypeOf(id), r.typ+"/"+seg) {
+			return nil, false
+		}
+		items = append(items, m)
+	}
+	return items, true
 }
 
 // declaredInline reports whether a managed parent declares the child

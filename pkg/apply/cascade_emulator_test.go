@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -122,4 +123,68 @@ func armTypeOf(id string) string {
 		panic(err)
 	}
 	return x.Type()
+}
+
+// getPaths records the path of every GET a client sends.
+type getPaths struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (l *getPaths) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet {
+		l.mu.Lock()
+		l.paths = append(l.paths, strings.ToLower(r.URL.Path))
+		l.mu.Unlock()
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestCascadeReadsInlineChildren: a child collection the parent's live
+// body carries inline (a vnet's subnets) is judged from that body, with
+// no listing of its own, and still refuses a delete that would take an
+// unmanaged child; a collection the body does not carry is listed.
+func TestCascadeReadsInlineChildren(t *testing.T) {
+	ctx := context.Background()
+	log := &getPaths{}
+	_, c := emulatedVia(t, log)
+	vnet := idOf("rg1", "Microsoft.Network/virtualNetworks", "vnet1")
+	const ver = "2023-09-01"
+	body := map[string]any{"location": "westeurope", "properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}}
+	if _, err := c.Put(ctx, rgID("rg1"), "2021-04-01", map[string]any{"location": "westeurope"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Put(ctx, vnet, ver, body, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Somebody adds a subnet by hand.
+	if _, err := c.Put(ctx, vnet+"/subnets/theirs", ver, map[string]any{"properties": map[string]any{"addressPrefix": "10.0.1.0/24"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := res(vnet, body)
+	r.APIVersion = ver
+	rec := recordOf(vnet, body, DefaultSet)
+	rec.APIVersion = ver
+	o := DefaultOptions()
+	o.Delete = true
+	log.mu.Lock()
+	log.paths = nil
+	log.mu.Unlock()
+	e := &Engine{Client: FromARM(c), Store: newMemStore(rec), Schemas: schema.Default(), Options: o}
+	p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(p); err == nil || !strings.Contains(err.Error(), "subnets/theirs") {
+		t.Fatalf("Check = %v, want a cascade refusal naming the hand-made subnet", err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	listed := map[string]bool{}
+	for _, path := range log.paths {
+		listed[path[strings.LastIndexByte(path, '/')+1:]] = true
+	}
+	if listed["subnets"] {
+		t.Errorf("the subnets were listed although the vnet's body holds them: %q", log.paths)
+	}
 }
