@@ -334,7 +334,8 @@ func TestKubeSecretsNeverStoredInClear(t *testing.T) {
 			all = append(all, b)
 			// Compressed values would hide a clear secret from a byte scan:
 			// scan their decoded form too.
-			for _, v := range cm.Annotations {
+			// (The journal ConfigMap keeps intents in its data.)
+			for _, v := range mergedValues(cm.Annotations, cm.Data) {
 				var x any
 				if strings.HasPrefix(v, gzipPrefix) || strings.HasPrefix(v, binaryRefPrefix) {
 					if err := decodeValue(v, cm, &x); err != nil {
@@ -430,4 +431,14 @@ func TestKubeWriteWithoutLockWaitsForHolder(t *testing.T) {
 	if err := b.Put(ctx, testRecord(testID)); err != nil {
 		t.Fatalf("after release: %v", err)
 	}
+}
+
+func mergedValues(ms ...map[string]string) []string {
+	var out []string
+	for _, m := range ms {
+		for _, v := range m {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -1,26 +1,32 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
 // The run lock of the Kubernetes backend is a coordination.k8s.io/v1 Lease
-// named azstate-SET-lock. The holder renews it every LeaseDuration/3; a
-// waiter takes it over once it is expired, judged two ways so neither clock
-// skew nor a long-dead holder stalls it:
-//   - the waiter saw the same resourceVersion for a whole lease duration on
-//     its own clock (skew-proof, like client-go's leader election), or
+// named azstate-SET-lock, read and written as a leader election record
+// through client-go's resourcelock.LeaseLock. The holder renews it every
+// LeaseDuration/3; a waiter takes it over once it is expired, judged two
+// ways so neither clock skew nor a long-dead holder stalls it:
+//   - the waiter saw the same record for a whole lease duration on its own
+//     clock (skew-proof, like client-go's leader election), or
 //   - renewTime is older than the duration plus leaseSkew on the waiter's
 //     clock (a holder that died long before the waiter started).
 // Every change goes through resourceVersion, so two waiters cannot both win.
+// client-go's LeaderElector itself is not used: it gives up a lease it
+// cannot renew only through callbacks and never waits with a deadline,
+// while a run needs a timeout naming the holder and writes that stop once
+// the lock is lost.
 
 // leaseSkew tolerates clocks that disagree by this much.
 const leaseSkew = 5 * time.Second
@@ -30,21 +36,22 @@ func (s *kubeStore) leaseSeconds() int32 {
 	return max(sec, 1)
 }
 
-func leaseInfo(l *coordinationv1.Lease) *LockInfo {
-	if l == nil || l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity == "" {
+// leaseLock is a handle on the set's Lease; one per operation, since a
+// LeaseLock remembers the Lease it last read.
+func (s *kubeStore) leaseLock() *resourcelock.LeaseLock {
+	return &resourcelock.LeaseLock{
+		LeaseMeta: metav1.ObjectMeta{Name: s.leaseName(), Namespace: s.ns},
+		Client:    s.cs.CoordinationV1(),
+		Labels:    s.objectMeta("").Labels,
+	}
+}
+
+func recordInfo(r *resourcelock.LeaderElectionRecord) *LockInfo {
+	if r == nil || r.HolderIdentity == "" {
 		return nil
 	}
-	li := &LockInfo{Holder: *l.Spec.HolderIdentity}
-	if l.Spec.AcquireTime != nil {
-		li.Since = l.Spec.AcquireTime.Time
-	}
-	if l.Spec.RenewTime != nil {
-		li.Renewed = l.Spec.RenewTime.Time
-	}
-	if l.Spec.LeaseDurationSeconds != nil {
-		li.Duration = time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
-	}
-	return li
+	return &LockInfo{Holder: r.HolderIdentity, Since: r.AcquireTime.Time, Renewed: r.RenewTime.Time,
+		Duration: time.Duration(r.LeaseDurationSeconds) * time.Second}
 }
 
 func (s *kubeStore) Lock(ctx context.Context, holder string, timeout time.Duration) (func() error, error) {
@@ -77,6 +84,9 @@ func (s *kubeStore) Lock(ctx context.Context, holder string, timeout time.Durati
 	s.stop, s.renewed = stop, done
 	s.mu.Unlock()
 	go s.renew(identity, stop, done)
+	if err := s.startRun(ctx); err != nil {
+		return nil, errors.Join(err, s.release(context.Background(), false))
+	}
 
 	var once sync.Once
 	var uerr error
@@ -86,58 +96,70 @@ func (s *kubeStore) Lock(ctx context.Context, holder string, timeout time.Durati
 	}, nil
 }
 
-func (s *kubeStore) acquire(ctx context.Context, identity string, timeout time.Duration) error {
-	leases := s.cs.CoordinationV1().Leases(s.ns)
+// awaitLease reads the Lease until it is free or expired, then calls take
+// (rec nil: there is no Lease) until take reports done; it gives up after
+// timeout with a LockedError naming the holder.
+func (s *kubeStore) awaitLease(ctx context.Context, timeout time.Duration,
+	take func(ll *resourcelock.LeaseLock, rec *resourcelock.LeaderElectionRecord, now time.Time) (done bool, err error)) error {
 	start := time.Now()
-	deadline := start.Add(timeout)
-	var seenRV string
+	var seen []byte
 	var seenAt time.Time
 	for {
 		now := time.Now()
-		l, err := leases.Get(ctx, s.leaseName(), metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			_, err = leases.Create(ctx, s.newLease(identity, now), metav1.CreateOptions{})
-			if err == nil {
-				return nil
-			}
-			if !apierrors.IsAlreadyExists(err) {
-				return s.explain(err, "create", "leases")
-			}
-			continue // another run created it first: look again
-		case err != nil:
+		ll := s.leaseLock()
+		rec, raw, err := ll.Get(ctx)
+		if apierrors.IsNotFound(err) {
+			rec, err = nil, nil
+		}
+		if err != nil {
 			return s.explain(err, "get", "leases")
 		}
-		cur := leaseInfo(l)
-		if cur != nil && l.ResourceVersion != seenRV {
-			seenRV, seenAt = l.ResourceVersion, now
+		cur := recordInfo(rec)
+		if cur != nil && !bytes.Equal(raw, seen) {
+			seen, seenAt = raw, now
 		}
 		if cur == nil || s.expired(cur, seenAt, now) {
-			taken := l.DeepCopy()
-			s.fillLease(taken, identity, now)
-			if taken.Spec.LeaseTransitions == nil {
-				taken.Spec.LeaseTransitions = new(int32)
+			if done, err := take(ll, rec, now); done || err != nil {
+				return err
 			}
-			*taken.Spec.LeaseTransitions++
-			_, err = leases.Update(ctx, taken, metav1.UpdateOptions{})
-			if err == nil {
-				return nil
-			}
-			if !apierrors.IsConflict(err) {
-				return s.explain(err, "update", "leases")
-			}
-			s.conflicts.Add(1)
 			continue // someone else moved first: look again
 		}
-		if !now.Before(deadline) {
-			return &LockedError{Ref: s.String(), Holder: cur, Waited: time.Since(start)}
+		if now.Sub(start) >= timeout {
+			return &LockedError{Ref: s.String(), Holder: cur, Waited: now.Sub(start)}
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for the state lock held by %s: %w", cur, ctx.Err())
-		case <-time.After(min(s.opts.LockPoll, time.Until(deadline))):
+		case <-time.After(min(s.opts.LockPoll, timeout-now.Sub(start))):
 		}
 	}
+}
+
+func (s *kubeStore) acquire(ctx context.Context, identity string, timeout time.Duration) error {
+	return s.awaitLease(ctx, timeout, func(ll *resourcelock.LeaseLock, rec *resourcelock.LeaderElectionRecord, now time.Time) (bool, error) {
+		mine := resourcelock.LeaderElectionRecord{HolderIdentity: identity, LeaseDurationSeconds: int(s.leaseSeconds()),
+			AcquireTime: metav1.NewTime(now), RenewTime: metav1.NewTime(now)}
+		if rec == nil {
+			err := ll.Create(ctx, mine)
+			if apierrors.IsAlreadyExists(err) {
+				return false, nil
+			}
+			if err != nil {
+				return false, s.explain(err, "create", "leases")
+			}
+			return true, nil
+		}
+		mine.LeaderTransitions = rec.LeaderTransitions + 1
+		err := ll.Update(ctx, mine)
+		if apierrors.IsConflict(err) {
+			s.conflicts.Add(1)
+			return false, nil
+		}
+		if err != nil {
+			return false, s.explain(err, "update", "leases")
+		}
+		return true, nil
+	})
 }
 
 func (s *kubeStore) expired(cur *LockInfo, seenAt, now time.Time) bool {
@@ -151,31 +173,12 @@ func (s *kubeStore) expired(cur *LockInfo, seenAt, now time.Time) bool {
 	return !cur.Renewed.IsZero() && now.Sub(cur.Renewed) > d+leaseSkew
 }
 
-func (s *kubeStore) newLease(identity string, now time.Time) *coordinationv1.Lease {
-	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{
-		Name: s.leaseName(), Namespace: s.ns,
-		Labels: map[string]string{LabelSet: s.set, LabelManagedBy: managedByValue},
-	}}
-	s.fillLease(l, identity, now)
-	return l
-}
-
-func (s *kubeStore) fillLease(l *coordinationv1.Lease, identity string, now time.Time) {
-	sec := s.leaseSeconds()
-	t := metav1.NewMicroTime(now)
-	l.Spec.HolderIdentity = &identity
-	l.Spec.LeaseDurationSeconds = &sec
-	l.Spec.AcquireTime = &t
-	l.Spec.RenewTime = &t
-}
-
 // renew keeps the Lease fresh until stop closes. If the Lease is found in
 // someone else's hands, or cannot be renewed for a whole duration (a
 // waiter may have taken it over by then), the lock counts as lost and every
 // later write fails with ErrLockLost.
 func (s *kubeStore) renew(identity string, stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	leases := s.cs.CoordinationV1().Leases(s.ns)
 	period := time.Duration(s.leaseSeconds()) * time.Second / 3
 	lastOK := time.Now()
 	t := time.NewTicker(period)
@@ -187,7 +190,7 @@ func (s *kubeStore) renew(identity string, stop <-chan struct{}, done chan<- str
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), period)
-		err := s.renewOnce(ctx, leases.Get, leases.Update, identity)
+		err := s.renewOnce(ctx, identity)
 		cancel()
 		switch {
 		case err == nil:
@@ -199,24 +202,21 @@ func (s *kubeStore) renew(identity string, stop <-chan struct{}, done chan<- str
 	}
 }
 
-func (s *kubeStore) renewOnce(ctx context.Context,
-	get func(context.Context, string, metav1.GetOptions) (*coordinationv1.Lease, error),
-	update func(context.Context, *coordinationv1.Lease, metav1.UpdateOptions) (*coordinationv1.Lease, error),
-	identity string) error {
+func (s *kubeStore) renewOnce(ctx context.Context, identity string) error {
 	for range 3 {
-		l, err := get(ctx, s.leaseName(), metav1.GetOptions{})
+		ll := s.leaseLock()
+		rec, _, err := ll.Get(ctx)
 		if apierrors.IsNotFound(err) {
 			return ErrLockLost
 		}
 		if err != nil {
 			return err
 		}
-		if l.Spec.HolderIdentity == nil || *l.Spec.HolderIdentity != identity {
+		if rec.HolderIdentity != identity {
 			return ErrLockLost
 		}
-		t := metav1.NewMicroTime(time.Now())
-		l.Spec.RenewTime = &t
-		if _, err = update(ctx, l, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		rec.RenewTime = metav1.NewTime(time.Now())
+		if err = ll.Update(ctx, *rec); !apierrors.IsConflict(err) {
 			return err
 		}
 		s.conflicts.Add(1)
@@ -224,9 +224,11 @@ func (s *kubeStore) renewOnce(ctx context.Context,
 	return fmt.Errorf("lease kept changing")
 }
 
-// release stops renewing and, if we still hold the Lease (or force), clears
-// its holder so the next run need not wait for expiry.
+// release writes the journal's last changes, stops renewing and, if we
+// still hold the Lease (or force), clears its holder so the next run need
+// not wait for expiry.
 func (s *kubeStore) release(ctx context.Context, force bool) error {
+	ferr := s.finishRun(ctx)
 	s.mu.Lock()
 	identity, stop, done := s.identity, s.stop, s.renewed
 	s.identity, s.stop, s.renewed = "", nil, nil
@@ -236,35 +238,33 @@ func (s *kubeStore) release(ctx context.Context, force bool) error {
 		<-done
 	}
 	if identity == "" && !force {
-		return nil
+		return ferr
 	}
 	_, err := s.clearLease(ctx, identity, force)
-	return err
+	return errors.Join(ferr, err)
 }
 
 // clearLease empties the holder of the Lease if it is identity (any holder
 // with force) and returns who held it.
 func (s *kubeStore) clearLease(ctx context.Context, identity string, force bool) (*LockInfo, error) {
-	leases := s.cs.CoordinationV1().Leases(s.ns)
 	for range 10 {
-		l, err := leases.Get(ctx, s.leaseName(), metav1.GetOptions{})
+		ll := s.leaseLock()
+		rec, _, err := ll.Get(ctx)
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
 		if err != nil {
 			return nil, s.explain(err, "get", "leases")
 		}
-		cur := leaseInfo(l)
+		cur := recordInfo(rec)
 		if cur == nil || (!force && cur.Holder != identity) {
 			if !force && cur != nil {
 				return cur, fmt.Errorf("state lock was taken over by %s while this run held it; rerun to reconcile", cur)
 			}
 			return cur, nil
 		}
-		l.Spec.HolderIdentity = nil
-		one := int32(1)
-		l.Spec.LeaseDurationSeconds = &one
-		_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+		rec.HolderIdentity, rec.LeaseDurationSeconds = "", 1
+		err = ll.Update(ctx, *rec)
 		if err == nil {
 			return cur, nil
 		}
@@ -278,14 +278,14 @@ func (s *kubeStore) clearLease(ctx context.Context, identity string, force bool)
 
 // LockHolder implements LockInspector.
 func (s *kubeStore) LockHolder(ctx context.Context) (*LockInfo, error) {
-	l, err := s.cs.CoordinationV1().Leases(s.ns).Get(ctx, s.leaseName(), metav1.GetOptions{})
+	rec, _, err := s.leaseLock().Get(ctx)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, s.explain(err, "get", "leases")
 	}
-	return leaseInfo(l), nil
+	return recordInfo(rec), nil
 }
 
 // ForceUnlock implements ForceUnlocker for `state unlock`.
@@ -310,33 +310,7 @@ func (s *kubeStore) waitUnlessHolder(ctx context.Context) error {
 	if mine {
 		return nil
 	}
-	leases := s.cs.CoordinationV1().Leases(s.ns)
-	start := time.Now()
-	var seenRV string
-	var seenAt time.Time
-	for {
-		now := time.Now()
-		l, err := leases.Get(ctx, s.leaseName(), metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return s.explain(err, "get", "leases")
-		}
-		cur := leaseInfo(l)
-		if cur != nil && l.ResourceVersion != seenRV {
-			seenRV, seenAt = l.ResourceVersion, now
-		}
-		if cur == nil || s.expired(cur, seenAt, now) {
-			return nil
-		}
-		if now.Sub(start) >= s.opts.LockTimeout {
-			return &LockedError{Ref: s.String(), Holder: cur, Waited: now.Sub(start)}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(s.opts.LockPoll):
-		}
-	}
+	return s.awaitLease(ctx, s.opts.LockTimeout, func(*resourcelock.LeaseLock, *resourcelock.LeaderElectionRecord, time.Time) (bool, error) {
+		return true, nil
+	})
 }

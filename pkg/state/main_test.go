@@ -38,6 +38,10 @@ func runHelper(name string) error {
 	if kc := os.Getenv("HELPER_KUBECONFIG"); kc != "" {
 		opts.KubeConfig = kubeConfigFlags(kc)
 	}
+	if q := os.Getenv("HELPER_QPS"); q != "" {
+		f, _ := strconv.ParseFloat(q, 32)
+		opts.QPS, opts.Burst = float32(f), 1
+	}
 	if d := os.Getenv("HELPER_LEASE"); d != "" {
 		opts.LeaseDuration, _ = time.ParseDuration(d)
 	}
@@ -106,6 +110,15 @@ func runHelper(name string) error {
 				fmt.Fprintf(acks, "%d\n", i)
 			}
 		}
+	case "paced":
+		// Reads faster than Options.QPS allows, so the client waits.
+		for range 3 {
+			if _, err := st.Get(ctx, testID); err != nil && err != ErrNotFound {
+				return err
+			}
+		}
+		fmt.Println("DONE")
+		return nil
 	case "holder":
 		// Takes the lock and hangs until killed, never releasing it.
 		if _, err := st.Lock(ctx, "", time.Minute); err != nil {

@@ -229,8 +229,9 @@ type Options struct {
 	LeaseDuration time.Duration
 	// LockPoll is how often a waiting Lock retries.
 	LockPoll time.Duration
-	// QPS and Burst for the Kubernetes client; client-go's own default (5)
-	// would make a 1,000-resource run crawl.
+	// QPS and Burst pace the Kubernetes backend's requests to its one API
+	// server (our own token bucket; client-go's default of 5 would make a
+	// 1,000-resource run crawl, and its limiter logs its waits to stderr).
 	QPS   float32
 	Burst int
 	// CompressAbove: JSON annotations larger than this are gzip-compressed.
@@ -255,8 +256,10 @@ func DefaultOptions() Options {
 		LockTimeout:   DefaultLockTimeout,
 		LeaseDuration: 30 * time.Second,
 		LockPoll:      250 * time.Millisecond,
-		QPS:           100,
-		Burst:         200,
+		// An apply costs about 1.1 requests per resource; the API server's
+		// priority and fairness protects it beyond this.
+		QPS:           200,
+		Burst:         400,
 		CompressAbove: 16 << 10,
 		// A few full rewrites a second: a 1,000-resource state is ~0.3 MB.
 		SnapshotInterval: 300 * time.Millisecond,
