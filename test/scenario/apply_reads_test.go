@@ -174,4 +174,16 @@ func TestDeleteMixedReads(t *testing.T) {
 	if len(a.LiveIDs()) != 0 {
 		t.Errorf("left in Azure after delete: %v", a.LiveIDs())
 	}
+	if dels != groups {
+		t.Errorf("%d DELETEs, want one per group (%d)", dels, groups)
+	}
+	// The collections the vnets' and NSGs' bodies hold inline, and the
+	// NSGs' default rules, are not listed.
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	for _, k := range []string{"list subnets", "list virtualnetworkpeerings", "list securityrules", "list defaultsecurityrules"} {
+		if log.gets[k] > 0 {
+			t.Errorf("%s: %d requests, want none", k, log.gets[k])
+		}
+	}
 }
