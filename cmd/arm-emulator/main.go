@@ -42,7 +42,7 @@ func flagHelp(d emulator.Options) []struct{ name, def, help string } {
 		{"latency", d.Latency.String(), "mean latency added to every ARM request (jitter ±50%), e.g. 50ms or 50ms,PUT=200ms"},
 		{"lro", d.LRODuration.String(), "duration of long-running operations, e.g. 2s or 2s,Microsoft.ContainerService/managedClusters=30s"},
 		{"quirks", string(d.Quirks), "corpus: behave like recorded ARM traffic; none: plain server"},
-		{"faults", "", "fault rates, e.g. 503=0.1,500=0.01,reset=0.02,lro=0.05"},
+		{"faults", "", "fault rates, e.g. 503=0.1,500=0.01,reset=0.02,lro=0.05,lost=0.05 (lost: the operation's polls answer 404, the work still finishes)"},
 		{"tls-cert-dir", "", "serve HTTPS with a self-signed certificate written to DIR/cert.pem"},
 		{"seed", "0", "seed for jitter and faults (0: from the clock)"},
 		{"page-size", "0", "items per list page before a nextLink, for every list (0: each list pages as ARM does for its type)"},
@@ -62,6 +62,9 @@ Admin API (never throttled, delayed, faulted, counted or validated):
   DELETE /_emulator/resources   forget every resource and operation, zero the counters
   GET    /_emulator/stats       {"requests": {"GET","PUT","PATCH","DELETE","POST","POLL"},
                                  "throttled", "faults", "byClient": {"<User-Agent>": {...}}}
+  POST   /_emulator/operations/forget
+                                lose every long-running operation in flight, as an endpoint
+                                that restarts does: polls answer 404, the work still finishes
 
 With --tls-cert-dir the server speaks HTTPS and answers Entra ID token requests
 (POST /{tenant}/oauth2/v2.0/token, OpenID discovery), so azidentity credentials work.

@@ -59,9 +59,11 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"value": out})
 	case path == "/_emulator/stats" && r.Method == http.MethodGet:
 		writeJSON(w, http.StatusOK, s.Stats())
+	case path == "/_emulator/operations/forget" && r.Method == http.MethodPost:
+		writeJSON(w, http.StatusOK, map[string]any{"forgotten": s.ForgetOperations()})
 	default:
 		writeError(w, newError(http.StatusNotFound, "NotFound",
-			"Unknown admin endpoint %s %s. The admin API is POST|GET|DELETE /_emulator/resources and GET /_emulator/stats.", r.Method, r.URL.Path))
+			"Unknown admin endpoint %s %s. The admin API is POST|GET|DELETE /_emulator/resources, GET /_emulator/stats and POST /_emulator/operations/forget.", r.Method, r.URL.Path))
 	}
 }
 

@@ -69,6 +69,10 @@ func (c *chaos) lroFails() bool {
 	return c.opts.Faults.LROFailure > 0 && c.float() < c.opts.Faults.LROFailure
 }
 
+func (c *chaos) lroLost() bool {
+	return c.opts.Faults.LostOperation > 0 && c.float() < c.opts.Faults.LostOperation
+}
+
 // resetConnection closes the client's TCP connection with RST, which is what
 // a client sees when a load balancer drops it.
 func resetConnection(w http.ResponseWriter) {

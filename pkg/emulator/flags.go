@@ -103,17 +103,19 @@ func ParseFaults(o *FaultOptions, v string) error {
 		k, r, ok := strings.Cut(part, "=")
 		rate, err := strconv.ParseFloat(r, 64)
 		if !ok || err != nil || rate < 0 || rate > 1 {
-			return fmt.Errorf("--faults %q: %q must be KIND=RATE with RATE in [0,1], KIND a status code, reset or lro", v, part)
+			return fmt.Errorf("--faults %q: %q must be KIND=RATE with RATE in [0,1], KIND a status code, reset, lro or lost", v, part)
 		}
 		switch strings.ToLower(k) {
 		case "reset":
 			o.Reset = rate
 		case "lro", "lrofail", "lro-failure":
 			o.LROFailure = rate
+		case "lost", "lostop", "lost-op", "lost-operation":
+			o.LostOperation = rate
 		default:
 			code, err := strconv.Atoi(k)
 			if err != nil || code < 400 || code > 599 {
-				return fmt.Errorf("--faults %q: %q is not an HTTP error status, reset or lro", v, k)
+				return fmt.Errorf("--faults %q: %q is not an HTTP error status, reset, lro or lost", v, k)
 			}
 			if o.Status == nil {
 				o.Status = map[int]float64{}

@@ -43,8 +43,8 @@ func TestFlagParsers(t *testing.T) {
 	if ApplyFlag(&o, "page-size", "-1") == nil || ApplyFlag(&o, "no-parent-locks", "maybe") == nil {
 		t.Error("bad page-size or no-parent-locks accepted")
 	}
-	must(ApplyFlag(&o, "faults", "503=0.1,500=0.05,reset=0.02,lro=0.5"))
-	if o.Faults.Status[503] != 0.1 || o.Faults.Status[500] != 0.05 || o.Faults.Reset != 0.02 || o.Faults.LROFailure != 0.5 {
+	must(ApplyFlag(&o, "faults", "503=0.1,500=0.05,reset=0.02,lro=0.5,lost=0.25"))
+	if o.Faults.Status[503] != 0.1 || o.Faults.Status[500] != 0.05 || o.Faults.Reset != 0.02 || o.Faults.LROFailure != 0.5 || o.Faults.LostOperation != 0.25 {
 		t.Errorf("faults = %+v", o.Faults)
 	}
 	must(ApplyFlag(&o, "quirks", "none"))

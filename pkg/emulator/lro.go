@@ -28,6 +28,9 @@ type operation struct {
 	Type       string
 	Start, End time.Time
 	Fail       bool
+	// Lost: the endpoint forgot the operation (FaultOptions.LostOperation,
+	// ForgetOperations). Its polls answer 404; the work still finishes.
+	Lost bool
 	// statusURL and resultURL are the Azure-AsyncOperation and Location
 	// paths (without host).
 	statusURL, resultURL string
@@ -156,8 +159,8 @@ func (s *Server) servePoll(w http.ResponseWriter, r *http.Request, id string, re
 		}
 	}
 	s.mu.Unlock()
-	if op == nil {
-		writeError(w, newError(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found. Operation IDs are forgotten when the emulator is reset.", id))
+	if op == nil || op.Lost {
+		writeError(w, newError(http.StatusNotFound, "OperationNotFound", "The operation '%s' was not found. Operation IDs are forgotten when the emulator is reset or loses its operations (fault lost, ForgetOperations); read the resource to learn how the write ended.", id))
 		return
 	}
 	st := op.status(now)

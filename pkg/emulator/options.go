@@ -57,6 +57,14 @@ type FaultOptions struct {
 	Reset float64 `json:"reset,omitempty"`
 	// LROFailure is the share of long-running operations that end Failed.
 	LROFailure float64 `json:"lroFailure,omitempty"`
+	// LostOperation is the share of long-running operations the endpoint
+	// loses, as ARM's front end does when it restarts with operations in
+	// flight: every poll of a lost operation answers 404
+	// OperationNotFound, while the work itself goes on and the resource
+	// reaches its final state on schedule (a GET shows it).
+	// Server.ForgetOperations and POST /_emulator/operations/forget lose
+	// every operation in flight at once.
+	LostOperation float64 `json:"lostOperation,omitempty"`
 }
 
 // SchemaSource answers what the ARM specs say about a type. *schema.Registry

@@ -149,6 +149,25 @@ func (s *Server) Close() error {
 // Stats returns request counters.
 func (s *Server) Stats() Stats { return s.stats.snapshot() }
 
+// ForgetOperations loses every long-running operation still in flight, as
+// ARM's front end does when it restarts: their polls answer 404
+// OperationNotFound from now on, while the writes and deletes they track
+// still finish on schedule. It returns how many were lost. POST
+// /_emulator/operations/forget does the same.
+func (s *Server) ForgetOperations() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settleLocked()
+	n := 0
+	for _, op := range s.pending {
+		if !op.Lost {
+			op.Lost = true
+			n++
+		}
+	}
+	return n
+}
+
 // Reset forgets every resource and operation and zeroes the counters and
 // throttling buckets, as DELETE /_emulator/resources does.
 func (s *Server) Reset() {

@@ -238,7 +238,7 @@ func (s *Server) startOp(p armid.Path, kind opKind, res *resource, body map[stri
 	op := &operation{
 		ID: id, Kind: kind, ResourceID: res.ID, Type: res.Type,
 		Start: now, End: now.Add(s.opts.lroDuration(res.Type)),
-		Fail: s.chaos.lroFails(),
+		Fail: s.chaos.lroFails(), Lost: s.chaos.lroLost(),
 	}
 	op.statusURL, op.resultURL = operationPaths(p, loc, id)
 	s.ops[id] = op
