@@ -236,6 +236,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		return err
 	}
 	c.init()
+	c.repair(ctx)
 	var wg sync.WaitGroup
 	srcCtx, stopSrc := context.WithCancel(ctx)
 	defer stopSrc()
@@ -293,6 +294,25 @@ func (c *Controller) Run(ctx context.Context) error {
 			t.Stop()
 		case <-t.C:
 		}
+	}
+}
+
+// repair settles the journal of an interrupted run (a leader killed
+// mid-write, a crash) by reading, before this term's first sweep: the
+// intent would otherwise stay open until the next write of any resource.
+// A lock held elsewhere (a CLI apply) leaves it to the workers, which
+// repair at every batch.
+func (c *Controller) repair(ctx context.Context) {
+	unlock, err := c.Store.Lock(ctx, c.Options.Holder, min(c.Options.LockTimeout, 5*time.Second))
+	if err != nil {
+		if ctx.Err() == nil {
+			c.logf("the journal is settled with the first write (state lock: %s)", oneLine(err))
+		}
+		return
+	}
+	defer func() { _ = unlock() }()
+	if _, err := c.engine(c.WriteARM, false).Repair(ctx); err != nil && ctx.Err() == nil {
+		c.logf("settling the journal of an interrupted run (the first write retries): %s", oneLine(err))
 	}
 }
 

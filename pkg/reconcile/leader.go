@@ -32,13 +32,17 @@ type Election struct {
 	WriteMargin time.Duration
 }
 
-// Election defaults: a deposed leader stops writing at its renew
-// deadline, before another replica may take over at the lease's expiry;
-// a killed leader is replaced within LeaseDuration + RetryPeriod.
+// Election defaults. A deposed leader stops writing at its renew
+// deadline, before another replica may take over at the lease's expiry.
+// A killed leader is replaced within LeaseDuration plus up to two jittered
+// retry periods (client-go waits RetryPeriod to 2.2×RetryPeriod between
+// looks at the Lease, and times the expiry from the look that saw the
+// last renewal): 10 s + 2 × 3.3 s ≈ 17 s at worst, inside the 20 s a
+// failover may take. client-go's usual 15 s/10 s/2 s reach 24 s.
 const (
-	DefaultLeaseDuration = 15 * time.Second
-	DefaultRenewDeadline = 10 * time.Second
-	DefaultRetryPeriod   = 2 * time.Second
+	DefaultLeaseDuration = 10 * time.Second
+	DefaultRenewDeadline = 7 * time.Second
+	DefaultRetryPeriod   = 1500 * time.Millisecond
 )
 
 // RunElected runs c only while this replica holds the Lease, campaigning

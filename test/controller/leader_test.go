@@ -19,6 +19,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if rc := os.Getenv(replicaEnv); rc != "" {
+		os.Exit(replicaMain(rc))
+	}
 	code := m.Run()
 	statetest.StopShared()
 	os.Exit(code)
