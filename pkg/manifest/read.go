@@ -53,7 +53,7 @@ func (r *reader) readAll(name string, in io.Reader) ([]byte, bool) {
 	if left := MaxTotalBytes - r.total; left < limit {
 		limit = left
 	}
-	data, err := io.ReadAll(io.LimitReader(in, limit+1))
+	data, err := readUpTo(in, limit+1)
 	if err != nil {
 		r.ps.add(Origin{name, -1}, "", "cannot read: %v", err)
 		return nil, false
@@ -68,6 +68,38 @@ func (r *reader) readAll(name string, in io.Reader) ([]byte, bool) {
 	}
 	r.total += int64(len(data))
 	return data, true
+}
+
+// readUpTo reads at most max bytes of in. A regular file is read into a
+// buffer of its size, not grown step by step: growing would allocate
+// about twice the file, and a large set's files are most of what a load
+// holds while it decodes them.
+func readUpTo(in io.Reader, max int64) ([]byte, error) {
+	f, ok := in.(*os.File)
+	if !ok {
+		return io.ReadAll(io.LimitReader(in, max))
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() >= max {
+		return io.ReadAll(io.LimitReader(in, max))
+	}
+	// One byte beyond the size, so the end is seen without growing; a file
+	// that grew since the Stat grows the buffer as append does.
+	lr := io.LimitReader(f, max)
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
 }
 
 func (r *reader) noteFile(name string) {
