@@ -46,6 +46,26 @@ func walk(v any, c, g []byte, fn func(Node)) {
 	}
 }
 
+// Leaves calls fn with every value below v that is neither an object nor
+// an array (nulls included), and its path: every member and every item,
+// whatever its key. fn must not keep p beyond the call without Clone.
+func Leaves(v any, fn func(p Path, v any)) { leaves(v, nil, fn) }
+
+func leaves(v any, p Path, fn func(Path, any)) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			leaves(x, append(p, Field(k)), fn)
+		}
+	case []any:
+		for i, x := range t {
+			leaves(x, append(p, At(i)), fn)
+		}
+	default:
+		fn(p, v)
+	}
+}
+
 // Flatten maps the concrete path of every member Walk visits to its value.
 func Flatten(v any) map[string]any {
 	out := map[string]any{}

@@ -109,3 +109,33 @@ func TestParents(t *testing.T) {
 		t.Errorf("Parents did not reach the item: %v", body)
 	}
 }
+
+func TestLeaves(t *testing.T) {
+	body := map[string]any{
+		"a":    map[string]any{"b": []any{"x", map[string]any{"c": nil}, []any{1.0}}},
+		"t.k":  "dotted key",
+		"none": map[string]any{},
+		"list": []any{},
+	}
+	got := map[string]any{}
+	Leaves(body, func(p Path, v any) { got[p.String()] = v })
+	want := map[string]any{"a.b[0]": "x", "a.b[1].c": nil, "a.b[2][0]": 1.0, `"t.k"`: "dotted key"}
+	if len(got) != len(want) {
+		t.Fatalf("Leaves visited %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Errorf("%s: %v (%v), want %v", k, g, ok, v)
+		}
+	}
+	n := 0
+	Leaves("scalar", func(p Path, v any) {
+		if len(p) != 0 || v != "scalar" {
+			t.Errorf("a scalar body: %v %v", p, v)
+		}
+		n++
+	})
+	if n != 1 {
+		t.Errorf("a scalar body is one leaf, got %d", n)
+	}
+}

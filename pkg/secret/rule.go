@@ -330,23 +330,10 @@ func (r *Rule) mask(v any, p bodypath.Path, mask any) any {
 // secret now.
 func HashedPaths(body any) []string {
 	var out []string
-	var walk func(v any, p bodypath.Path)
-	walk = func(v any, p bodypath.Path) {
-		switch t := v.(type) {
-		case map[string]any:
-			for k, x := range t {
-				walk(x, append(p[:len(p):len(p)], bodypath.Field(k)))
-			}
-		case []any:
-			for i, x := range t {
-				walk(x, append(p[:len(p):len(p)], bodypath.At(i)))
-			}
-		default:
-			if IsHash(v) && len(p) > 0 {
-				out = append(out, p.String())
-			}
+	bodypath.Leaves(body, func(p bodypath.Path, v any) {
+		if IsHash(v) && len(p) > 0 {
+			out = append(out, p.String())
 		}
-	}
-	walk(body, nil)
+	})
 	return out
 }

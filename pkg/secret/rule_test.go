@@ -1,6 +1,8 @@
 package secret
 
 import (
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
@@ -182,4 +184,21 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+func TestHashedPaths(t *testing.T) {
+	h := Hash([]byte("k"), "p", "v")
+	body := map[string]any{
+		"properties": map[string]any{"password": h, "plain": "x", "keys": []any{h, "y", map[string]any{"value": h}}},
+		"tags":       map[string]any{"a.b": h},
+	}
+	got := HashedPaths(body)
+	sort.Strings(got)
+	want := []string{"properties.keys[0]", "properties.keys[2].value", "properties.password", `tags."a.b"`}
+	if !slices.Equal(got, want) {
+		t.Errorf("HashedPaths = %q, want %q", got, want)
+	}
+	if got := HashedPaths(h); len(got) != 0 {
+		t.Errorf("a hash as the whole body has no path: %q", got)
+	}
 }
