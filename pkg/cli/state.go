@@ -21,7 +21,7 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		}, printer.OutputText, printer.OutputWide, printer.OutputName, printer.OutputJSON, printer.OutputYAML)
 	show := newStateSubcommand(g, s, "show TYPE/NAME|NAME|ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", cobra.ExactArgs(1),
 		func(ctx context.Context, o *stateOptions, st state.Store) error {
-			id, err := resolveRecorded(ctx, st, o.ref)
+			id, err := resolveRecorded(ctx, st, o.args[0])
 			if err != nil {
 				return err
 			}
@@ -29,7 +29,7 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 		}, printer.OutputText, printer.OutputJSON, printer.OutputYAML)
 	rm := newStateSubcommand(g, s, "rm TYPE/NAME|NAME|ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", cobra.ExactArgs(1),
 		func(ctx context.Context, o *stateOptions, st state.Store) error {
-			id, err := resolveRecorded(ctx, st, o.ref)
+			id, err := resolveRecorded(ctx, st, o.args[0])
 			if err != nil {
 				return err
 			}
@@ -43,13 +43,13 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 	return cmd
 }
 
-// stateOptions are the options of state list, show, rm and unlock: the
-// store --state names, the record argument and -o.
+// stateOptions are the options of the state subcommands: the store
+// --state names, the arguments and -o.
 type stateOptions struct {
 	g          *GlobalOptions
 	streams    genericiooptions.IOStreams
 	printFlags *printer.PrintFlags
-	ref        string
+	args       []string
 	run        func(ctx context.Context, o *stateOptions, st state.Store) error
 }
 
@@ -67,14 +67,13 @@ func newStateSubcommand(g *GlobalOptions, s genericiooptions.IOStreams, use, sho
 }
 
 func (o *stateOptions) Complete(_ *cobra.Command, args []string) error {
-	if len(args) == 1 {
-		o.ref = args[0]
-	}
+	o.args = args
 	return nil
 }
 
 // Validate has nothing to add: cobra counted the arguments, the root
-// checked -o, and a reference is judged against the records.
+// checked -o, and a reference is judged against the records (under the
+// state lock, before anything is written).
 func (o *stateOptions) Validate() error { return nil }
 
 func (o *stateOptions) Run(ctx context.Context) error {
@@ -107,48 +106,20 @@ func resolveRecorded(ctx context.Context, st state.Store, ref string) (string, e
 	return recs[i].ID, nil
 }
 
-// moveOptions are `state mv`'s.
-type moveOptions struct {
-	g       *GlobalOptions
-	streams genericiooptions.IOStreams
-	ref     string
-	newID   string
-	toSet   string
-}
-
 func newStateMoveCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := &moveOptions{g: g, streams: s}
-	cmd := &cobra.Command{
-		Use:   "mv TYPE/NAME|NAME|ID [NEW-ID] [--to-set SET]",
-		Short: "File a record under a new ARM ID (a resource moved to another group) or set, without touching Azure",
-		Example: `  # rg-old's storage account was moved to rg-new with ARM's move operation:
+	var toSet string
+	cmd := newStateSubcommand(g, s, "mv TYPE/NAME|NAME|ID [NEW-ID] [--to-set SET]", "File a record under a new ARM ID (a resource moved to another group) or set, without touching Azure", cobra.RangeArgs(1, 2),
+		func(ctx context.Context, o *stateOptions, st state.Store) error {
+			newID := ""
+			if len(o.args) == 2 {
+				newID = o.args[1]
+			}
+			return moveRecord(ctx, o.streams.Out, st, o.args[0], newID, toSet)
+		})
+	cmd.Example = `  # rg-old's storage account was moved to rg-new with ARM's move operation:
   kubectl azure state mv storageAccounts/st1 /subscriptions/SUB/resourceGroups/rg-new/providers/Microsoft.Storage/storageAccounts/st1
   # hand a resource over to another manifest set sharing the state:
-  kubectl azure state mv storageAccounts/st1 --to-set team-b`,
-		Args: cobra.RangeArgs(1, 2),
-		RunE: runE(o),
-	}
-	cmd.Flags().StringVar(&o.toSet, "to-set", "", "file the record under this manifest set")
+  kubectl azure state mv storageAccounts/st1 --to-set team-b`
+	cmd.Flags().StringVar(&toSet, "to-set", "", "file the record under this manifest set")
 	return cmd
-}
-
-func (o *moveOptions) Complete(_ *cobra.Command, args []string) error {
-	o.ref = args[0]
-	if len(args) == 2 {
-		o.newID = args[1]
-	}
-	return nil
-}
-
-// Validate has nothing to add: what the move may do depends on the
-// records, which moveRecord judges under the state lock before writing.
-func (o *moveOptions) Validate() error { return nil }
-
-func (o *moveOptions) Run(ctx context.Context) error {
-	st, err := o.g.openState(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	return moveRecord(ctx, o.streams.Out, st, o.ref, o.newID, o.toSet)
 }

@@ -45,10 +45,15 @@ spec:
 
 // TestPlanSaysWhenItWaitsForARMsBudget: a plan slowed by a small read
 // bucket says so on stderr, naming the bucket, instead of going quiet.
+// The resource group exists, so the plan reads each resource in it (a
+// first plan reads nothing inside a resource group it found absent).
 func TestPlanSaysWhenItWaitsForARMsBudget(t *testing.T) {
 	e := newEnv(t, func(o *emulator.Options) {
 		o.Throttle.Reads = emulator.Bucket{Size: 2, Refill: 4}
 	})
+	if err := e.srv.Seed(rg("rg-demo"), "2021-04-01", map[string]any{"location": "westeurope"}); err != nil {
+		t.Fatal(err)
+	}
 	_, stderr, code := e.run("diff", "-f", e.dir)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (changes)\n%s", code, stderr)
