@@ -3,6 +3,8 @@ package manifest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // RoleAssignment returns what a reviewer must check about a role
@@ -27,9 +29,11 @@ func (r *Resource) RoleAssignment() (role, principal, scope string, ok bool) {
 		}
 		return ""
 	}
+	// The assignment is an extension resource: its scope is what it
+	// extends. The loader only builds IDs that parse.
 	scope = r.ID
-	if i := strings.LastIndex(strings.ToLower(scope), "/providers/microsoft.authorization/roleassignments/"); i >= 0 {
-		scope = scope[:i]
+	if id, err := armid.Parse(r.ID); err == nil {
+		scope = id.Scope
 	}
 	if scope == "" {
 		scope = "/" // the tenant root

@@ -18,3 +18,22 @@ func TestRoleAssignmentReview(t *testing.T) {
 		t.Error("an identity is no role assignment")
 	}
 }
+
+// TestRoleAssignmentScopes: the scope is what the assignment extends, at
+// every level, and the tenant root is "/".
+func TestRoleAssignmentScopes(t *testing.T) {
+	const ra = "/providers/Microsoft.Authorization/roleAssignments/00000000-0000-0000-0000-000000000001"
+	rg := "/subscriptions/" + testSub + "/resourceGroups/rg"
+	for id, want := range map[string]string{
+		ra:                               "/",
+		"/subscriptions/" + testSub + ra: "/subscriptions/" + testSub,
+		rg + ra:                          rg,
+		rg + "/providers/Microsoft.KeyVault/vaults/kv" + ra:                           rg + "/providers/Microsoft.KeyVault/vaults/kv",
+		rg + "/providers/microsoft.authorization/ROLEASSIGNMENTS/(known after apply)": rg,
+	} {
+		r := &Resource{Type: "Microsoft.Authorization/roleAssignments", ID: id}
+		if _, _, scope, ok := r.RoleAssignment(); !ok || scope != want {
+			t.Errorf("%s: scope %q, want %q", id, scope, want)
+		}
+	}
+}
