@@ -31,25 +31,23 @@
 // Within one locked run, the local backend appends changes to a journal
 // and concurrent changes share one fsync (group commit); the whole file is
 // rewritten only when the journal has outgrown it (Options.CompactBytes,
-// CompactFactor) and at unlock.
+// CompactFactor) and at unlock. The Kubernetes backend, within a locked
+// run, writes each record with the resourceVersion it cached at Lock and
+// group-commits intents in one journal ConfigMap; there the intent a Put,
+// Delete or CommitIntent clears leaves the journal with its next batch or
+// at unlock, so a crash in between leaves an intent that Repair settles by
+// reading the resource.
 //
 // Package statetest starts the real etcd + kube-apiserver that the
 // Kubernetes backend's tests (and pkg/apply's crash tests) run against.
 package state
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/user"
 	"strings"
-	"sync"
 	"time"
-
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
@@ -199,171 +197,6 @@ func (e *LockedError) Error() string {
 		e.Ref, e.Holder, e.Waited.Round(time.Millisecond))
 }
 
-// Defaults every command seeds its flags with, kept here so apply, delete,
-// import and the state subcommands cannot disagree.
-const (
-	// DefaultPath is the local state file used when --state is not given.
-	DefaultPath = ".kubectl-azure/state.json"
-	// DefaultLockTimeout is how long a run waits for another run's lock
-	// (--lock-timeout).
-	DefaultLockTimeout = time.Minute
-	// DefaultSet is the manifest set records are filed under when no --set
-	// is given; prune and delete only consider records of one set.
-	DefaultSet = "default"
-)
-
-// KubernetesScheme prefixes a Kubernetes state reference.
-const KubernetesScheme = "kubernetes://"
-
-// Options holds every tunable of the state backends, with their defaults
-// in DefaultOptions.
-type Options struct {
-	// KubeConfig supplies the standard kubeconfig flags (--kubeconfig,
-	// --context, ...); nil means genericclioptions.NewConfigFlags defaults.
-	KubeConfig genericclioptions.RESTClientGetter
-	// LockTimeout is how long Lock waits for another holder (--lock-timeout).
-	LockTimeout time.Duration
-	// Holder identifies this run in lock messages; "" = user@host pid N.
-	Holder string
-	// LeaseDuration: a Lease not renewed for this long is taken over.
-	LeaseDuration time.Duration
-	// LockPoll is how often a waiting Lock retries.
-	LockPoll time.Duration
-	// QPS and Burst pace the Kubernetes backend's requests to its one API
-	// server (our own token bucket; client-go's default of 5 would make a
-	// 1,000-resource run crawl, and its limiter logs its waits to stderr).
-	QPS   float32
-	Burst int
-	// CompressAbove: JSON annotations larger than this are gzip-compressed.
-	CompressAbove int
-	// SnapshotInterval: within a locked run the local backend rewrites the
-	// whole state file at most this often (and once at unlock); changes in
-	// between are made durable by appending to its journal.
-	SnapshotInterval time.Duration
-	// CompactBytes and CompactFactor: within a locked run the whole file is
-	// rewritten only once the journal holds at least CompactBytes and
-	// CompactFactor times the size of the file it extends, so a run writes
-	// about 2.5 times the final state's size (journal, then the final
-	// file) rather than the whole file every SnapshotInterval.
-	CompactBytes  int64
-	CompactFactor int
-}
-
-// DefaultOptions returns the defaults; zero fields of a caller's Options
-// are filled from here.
-func DefaultOptions() Options {
-	return Options{
-		LockTimeout:   DefaultLockTimeout,
-		LeaseDuration: 30 * time.Second,
-		LockPoll:      250 * time.Millisecond,
-		// An apply costs about 1.1 requests per resource; the API server's
-		// priority and fairness protects it beyond this.
-		QPS:           200,
-		Burst:         400,
-		CompressAbove: 16 << 10,
-		// A few full rewrites a second: a 1,000-resource state is ~0.3 MB.
-		SnapshotInterval: 300 * time.Millisecond,
-		CompactBytes:     8 << 20,
-		CompactFactor:    8,
-	}
-}
-
-func (o Options) withDefaults() Options {
-	d := DefaultOptions()
-	if o.LockTimeout == 0 {
-		o.LockTimeout = d.LockTimeout
-	}
-	if o.LeaseDuration == 0 {
-		o.LeaseDuration = d.LeaseDuration
-	}
-	if o.LockPoll == 0 {
-		o.LockPoll = d.LockPoll
-	}
-	if o.QPS == 0 {
-		o.QPS = d.QPS
-	}
-	if o.Burst == 0 {
-		o.Burst = d.Burst
-	}
-	if o.CompressAbove == 0 {
-		o.CompressAbove = d.CompressAbove
-	}
-	if o.SnapshotInterval == 0 {
-		o.SnapshotInterval = d.SnapshotInterval
-	}
-	if o.CompactBytes == 0 {
-		o.CompactBytes = d.CompactBytes
-	}
-	if o.CompactFactor == 0 {
-		o.CompactFactor = d.CompactFactor
-	}
-	if o.Holder == "" {
-		o.Holder = defaultHolder()
-	}
-	return o
-}
-
-func defaultHolder() string {
-	name := "unknown"
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		name = u.Username
-	}
-	host, _ := os.Hostname()
-	return fmt.Sprintf("%s@%s pid %d", name, host, os.Getpid())
-}
-
-// Open opens the store named by ref: "" (DefaultPath), a file path, or
-// kubernetes://NAMESPACE/SETNAME.
-func Open(ctx context.Context, ref string, opts Options) (Store, error) {
-	opts = opts.withDefaults()
-	if strings.HasPrefix(ref, KubernetesScheme) {
-		ns, set, err := ParseKubernetesRef(ref)
-		if err != nil {
-			return nil, err
-		}
-		return openKube(ctx, ns, set, opts)
-	}
-	if strings.Contains(ref, "://") {
-		return nil, fmt.Errorf("--state %q: unknown scheme; use a file path or %sNAMESPACE/SETNAME", ref, KubernetesScheme)
-	}
-	if ref == "" {
-		ref = DefaultPath
-	}
-	return openLocal(ref, opts)
-}
-
-// ParseKubernetesRef splits kubernetes://NAMESPACE/SETNAME.
-func ParseKubernetesRef(ref string) (namespace, set string, err error) {
-	rest := strings.TrimPrefix(ref, KubernetesScheme)
-	ns, set, ok := strings.Cut(rest, "/")
-	if !ok || ns == "" || set == "" || strings.Contains(set, "/") {
-		return "", "", fmt.Errorf("--state %q: expected %sNAMESPACE/SETNAME, e.g. %sinfra/prod", ref, KubernetesScheme, KubernetesScheme)
-	}
-	if !isDNSLabel(ns) {
-		return "", "", fmt.Errorf("--state %q: namespace %q must be a DNS label (lower-case letters, digits, '-', at most 63)", ref, ns)
-	}
-	// The set name is a label value and part of the Lease name.
-	if !isDNSLabel(set) {
-		return "", "", fmt.Errorf("--state %q: set name %q must be lower-case letters, digits and '-', at most 63 characters", ref, set)
-	}
-	return ns, set, nil
-}
-
-func isDNSLabel(s string) bool {
-	if len(s) == 0 || len(s) > 63 {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case c == '-' && i > 0 && i < len(s)-1:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 func validateRecord(r *Record) error {
 	if r == nil || r.ID == "" {
 		return errors.New("state: record has no ARM ID (bug in the caller)")
@@ -442,90 +275,4 @@ func (r *Record) InScope(subscription, set string) bool {
 		sub = armid.SubscriptionOf(r.ID)
 	}
 	return strings.EqualFold(sub, subscription)
-}
-
-// decodeRecord reads a stored record with exact numbers (json.Number).
-func decodeRecord(b []byte) (*Record, error) {
-	r := new(Record)
-	if err := unmarshalNumbers(b, r); err != nil {
-		return nil, err
-	}
-	r.fillSubscription()
-	return r, nil
-}
-
-// recordHead decodes a stored record with its bodies left encoded: a
-// plan decodes those when it gets to the record, and keeps only a few
-// hundred bytes per record until then instead of their maps.
-type recordHead struct {
-	*Record
-	LastApplied json.RawMessage `json:"lastApplied"`
-	Baseline    json.RawMessage `json:"baseline"`
-}
-
-// skipped is a JSON value read past without being kept.
-type skipped struct{}
-
-func (*skipped) UnmarshalJSON([]byte) error { return nil }
-
-func decodeHead(b []byte) (recordHead, error) {
-	h := recordHead{Record: new(Record)}
-	if err := json.Unmarshal(b, &h); err != nil {
-		return h, err
-	}
-	h.fillSubscription()
-	return h, nil
-}
-
-// decodeBodies fills the record's bodies from their encoded form, numbers
-// exact.
-func (h recordHead) decodeBodies() error {
-	for _, b := range []struct {
-		raw json.RawMessage
-		to  *map[string]any
-	}{{h.LastApplied, &h.Record.LastApplied}, {h.Baseline, &h.Record.Baseline}} {
-		if len(b.raw) == 0 {
-			continue
-		}
-		if err := unmarshalNumbers(b.raw, b.to); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// unmarshalNumbers is json.Unmarshal keeping numbers as json.Number, so
-// big integers in L and B round-trip exactly.
-func unmarshalNumbers(b []byte, v any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	return d.Decode(v)
-}
-
-// headsAndLoader hands out the heads, keeping each one's encoded bodies
-// until they are loaded.
-func headsAndLoader(where string, heads []recordHead) ([]*Record, LoadBodies, error) {
-	out := make([]*Record, len(heads))
-	pending := make(map[*Record]recordHead, len(heads))
-	for i, h := range heads {
-		out[i] = h.Record
-		pending[h.Record] = h
-	}
-	var mu sync.Mutex
-	load := func(_ context.Context, recs []*Record) error {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, r := range recs {
-			h, ok := pending[r]
-			if !ok {
-				return fmt.Errorf("state %s: record %s was not listed by this reading (or its bodies were loaded already)", where, r.ID)
-			}
-			delete(pending, r)
-			if err := h.decodeBodies(); err != nil {
-				return fmt.Errorf("state %s: record %s is unreadable (%v); restore the state from its backup, or forget the record with `kubectl azure state rm %s` and import it again", where, r.ID, err, r.ID)
-			}
-		}
-		return nil
-	}
-	return out, load, nil
 }
