@@ -1,6 +1,9 @@
-// Package armclient adapts the ARM client (pkg/arm) to the apply engine's
-// Client, so the engine decides in its own types: the one place where the
-// two vocabularies meet.
+// Package armclient gives the apply engine the ARM client (pkg/arm) as
+// the engine's own Client, so the engine decides in its own types.
+//
+// The adapter's code sits in pkg/apply (compat.go, FromARM) while callers
+// still set Engine.ARM; once every caller uses New it moves here and
+// pkg/apply no longer imports pkg/arm at all.
 package armclient
 
 import (
@@ -11,7 +14,3 @@ import (
 // New returns the engine's view of c. What c remembers per run (types
 // whose PATCH answered 405) stays in c.
 func New(c *arm.Client) apply.Client { return apply.FromARM(c) }
-
-// Wrap adapts anything that speaks the ARM client's calls (a wrapper that
-// fences or counts them) the same way.
-func Wrap(a apply.ARM) apply.Client { return apply.FromARM(a) }
