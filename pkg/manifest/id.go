@@ -2,8 +2,9 @@ package manifest
 
 import "github.com/kubectl-azure/kubectl-azure/pkg/armid"
 
-// ID is the project's ARM resource ID (package armid); the alias keeps
-// manifest's API stable for its callers.
+// ID is the project's ARM resource ID (package armid); the alias and the
+// wrappers below keep manifest's API stable for its callers. Code that
+// takes IDs apart uses package armid directly.
 type ID = armid.ID
 
 // IsGUID reports whether s looks like a GUID.

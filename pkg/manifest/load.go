@@ -84,7 +84,7 @@ type Set struct {
 // ByID finds a resource by ARM ID (case-insensitive).
 func (s *Set) ByID(id string) *Resource {
 	for _, r := range s.Resources {
-		if EqualIDs(r.ID, id) {
+		if armid.Equal(r.ID, id) {
 			return r
 		}
 	}
@@ -356,7 +356,7 @@ func (l *loader) resolve() {
 	for _, e := range l.entries {
 		// ARM names role assignments by GUID only; kustomize's renaming of
 		// a literal GUID makes a name ARM refuses.
-		if e.sourceName != "" && strings.EqualFold(e.typ.full, "Microsoft.Authorization/roleAssignments") && IsGUID(e.sourceName) && !IsGUID(e.res.Name) {
+		if e.sourceName != "" && strings.EqualFold(e.typ.full, "Microsoft.Authorization/roleAssignments") && armid.IsGUID(e.sourceName) && !armid.IsGUID(e.res.Name) {
 			l.ps.add(e.res.Origin, "metadata.name", "kustomize renamed the role assignment %s to %q, which is no GUID and ARM refuses; name it in spec.name with ${guid:...} over what differs per environment (its scope, principal and role), e.g. spec.name: ${guid:${ref:SCOPE}-PRINCIPAL-ROLE}", e.sourceName, e.res.Name)
 			e.state = idFailed
 		}
@@ -380,7 +380,7 @@ func (l *loader) resolve() {
 			continue
 		}
 		// Every managed ancestor (group, parent, scope) must exist first.
-		if id, err := ParseID(e.res.ID); err == nil {
+		if id, err := armid.Parse(e.res.ID); err == nil {
 			path := placementPath(e)
 			for p, ok := id.Parent(); ok; p, ok = p.Parent() {
 				if a := l.byID.get(p.String()); a != nil && a != e {

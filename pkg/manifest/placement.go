@@ -34,7 +34,7 @@ func (l *loader) subscription(e *entry, path string) (string, bool) {
 		}
 		return "", false
 	}
-	if !IsGUID(a.subscription) {
+	if !armid.IsGUID(a.subscription) {
 		if !l.subReported {
 			l.subReported = true
 			l.ps.add(Origin{Index: -1}, "", "subscription %q (from %s) is not a GUID; pass the subscription ID, not its name", a.subscription, a.subSource)
@@ -84,7 +84,7 @@ func (l *loader) resolveID(e *entry) bool {
 		return false
 	}
 	if ok {
-		if _, err := ParseID(id); err != nil {
+		if _, err := armid.Parse(id); err != nil {
 			l.ps.add(e.res.Origin, placementPath(e), "the resulting ARM ID is invalid: %v", err)
 			ok = false
 		}
@@ -141,7 +141,7 @@ func (l *loader) buildID(e *entry) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		id, err := ParseID(s)
+		id, err := armid.Parse(s)
 		if err != nil {
 			var pe *armid.Error
 			if errors.As(err, &pe) {
@@ -183,7 +183,7 @@ func (l *loader) buildID(e *entry) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		p, err := ParseID(pid)
+		p, err := armid.Parse(pid)
 		if err != nil {
 			l.ps.add(o, "spec.parent", "%v", err)
 			return "", false
@@ -215,7 +215,7 @@ func (l *loader) buildID(e *entry) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		if _, err := ParseID(sid); err != nil {
+		if _, err := armid.Parse(sid); err != nil {
 			l.ps.add(o, "spec.scope", "%v", err)
 			return "", false
 		}
