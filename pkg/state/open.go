@@ -82,37 +82,27 @@ func DefaultOptions() Options {
 
 func (o Options) withDefaults() Options {
 	d := DefaultOptions()
-	if o.LockTimeout == 0 {
-		o.LockTimeout = d.LockTimeout
-	}
-	if o.LeaseDuration == 0 {
-		o.LeaseDuration = d.LeaseDuration
-	}
-	if o.LockPoll == 0 {
-		o.LockPoll = d.LockPoll
-	}
-	if o.QPS == 0 {
-		o.QPS = d.QPS
-	}
-	if o.Burst == 0 {
-		o.Burst = d.Burst
-	}
-	if o.CompressAbove == 0 {
-		o.CompressAbove = d.CompressAbove
-	}
-	if o.SnapshotInterval == 0 {
-		o.SnapshotInterval = d.SnapshotInterval
-	}
-	if o.CompactBytes == 0 {
-		o.CompactBytes = d.CompactBytes
-	}
-	if o.CompactFactor == 0 {
-		o.CompactFactor = d.CompactFactor
-	}
+	orDefault(&o.LockTimeout, d.LockTimeout)
+	orDefault(&o.LeaseDuration, d.LeaseDuration)
+	orDefault(&o.LockPoll, d.LockPoll)
+	orDefault(&o.SnapshotInterval, d.SnapshotInterval)
+	orDefault(&o.QPS, d.QPS)
+	orDefault(&o.Burst, d.Burst)
+	orDefault(&o.CompressAbove, d.CompressAbove)
+	orDefault(&o.CompactBytes, d.CompactBytes)
+	orDefault(&o.CompactFactor, d.CompactFactor)
 	if o.Holder == "" {
 		o.Holder = defaultHolder()
 	}
 	return o
+}
+
+// orDefault sets a zero *v to d.
+func orDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
 }
 
 func defaultHolder() string {
