@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/network/armnetwork/v6"
 )
@@ -18,7 +18,7 @@ func ifMatch(ctx context.Context, e *env, r *runner) {
 	const name = "nsg-ifmatch"
 	const stale = `W/"00000000-0000-0000-0000-000000000000"`
 	with := func(etag string) context.Context {
-		return runtime.WithHTTPHeader(ctx, http.Header{"If-Match": []string{etag}})
+		return policy.WithHTTPHeader(ctx, http.Header{"If-Match": []string{etag}})
 	}
 	etag := ""
 	r.check("if-match: a created NSG carries an etag the SDK reads", func() error {
@@ -61,7 +61,7 @@ func ifMatch(ctx context.Context, e *env, r *runner) {
 		return wantError(err, 412, "PreconditionFailed")
 	})
 	r.check("if-none-match: * on an existing NSG is 412 PreconditionFailed", func() error {
-		hdr := runtime.WithHTTPHeader(ctx, http.Header{"If-None-Match": []string{"*"}})
+		hdr := policy.WithHTTPHeader(ctx, http.Header{"If-None-Match": []string{"*"}})
 		_, err := nsgs.BeginCreateOrUpdate(hdr, group, name, armnetwork.SecurityGroup{Location: to.Ptr(location)}, nil)
 		return wantError(err, 412, "PreconditionFailed")
 	})
