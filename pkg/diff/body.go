@@ -6,7 +6,6 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
-	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 type leaf struct {
@@ -19,17 +18,16 @@ type leaf struct {
 // Envelope and readonly paths are skipped: they are never owned.
 func leafPaths(f *facts, body map[string]any) []leaf {
 	var out []leaf
-	c := comparer{f: f}
-	var walk func(sp string, v any, root bool)
-	walk = func(sp string, v any, root bool) {
+	walkOwnable(f, body, func(p bodypath.Path, sp string, v any, keyed, root bool) {
 		switch t := v.(type) {
 		case map[string]any:
-			if len(t) == 0 && !root {
-				out = append(out, leaf{c.path.Clone(), sp})
+			if len(t) > 0 || root {
 				return
 			}
-			c.ownableMembers(sp, t, root, func(csp string, cv any) { walk(csp, cv, false) })
 		case []any:
+			if keyed {
+				return
+			}
 			if len(t) == 0 {
 				// An empty array of objects owns no items (children managed
 				// elsewhere stay untouched); an empty scalar array is a value.
@@ -39,12 +37,38 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 				if f.children[sp] {
 					return
 				}
-				out = append(out, leaf{c.path.Clone(), sp})
-				return
 			}
-			kind, ids := c.classify(sp, t, nil)
-			if kind != arrayKeyed {
-				out = append(out, leaf{c.path.Clone(), sp})
+		}
+		out = append(out, leaf{p.Clone(), sp})
+	})
+	return out
+}
+
+// walkOwnable calls visit for every value of a user-side body that can be
+// owned, parents before children, with its path and schema path: members
+// of objects (ownableMembers) and the items of keyed arrays (keyed says
+// visit sees such an array; its items follow).
+func walkOwnable(f *facts, body map[string]any, visit func(p bodypath.Path, sp string, v any, keyed, root bool)) {
+	if body == nil {
+		return
+	}
+	c := comparer{f: f}
+	var walk func(sp string, v any, root bool)
+	walk = func(sp string, v any, root bool) {
+		switch t := v.(type) {
+		case map[string]any:
+			visit(c.path, sp, v, false, root)
+			c.ownableMembers(sp, t, root, func(csp string, cv any) { walk(csp, cv, false) })
+		case []any:
+			var ids []string
+			keyed := false
+			if len(t) > 0 {
+				var kind arrayKind
+				kind, ids = c.classify(sp, t, nil)
+				keyed = kind == arrayKeyed
+			}
+			visit(c.path, sp, v, keyed, root)
+			if !keyed {
 				return
 			}
 			for _, it := range t {
@@ -54,13 +78,10 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 				c.pop()
 			}
 		default:
-			out = append(out, leaf{c.path.Clone(), sp})
+			visit(c.path, sp, v, false, root)
 		}
 	}
-	if body != nil {
-		walk("", body, true)
-	}
-	return out
+	walk("", body, true)
 }
 
 // ownableMembers calls fn for every member of a user-side object that can
@@ -111,35 +132,18 @@ func ownedPaths(f *facts, d, l map[string]any) []string {
 // properties.subnets[*], tags.*.
 func declaredCollections(f *facts, body map[string]any) []string {
 	var out []string
-	c := comparer{f: f}
-	var walk func(sp string, v any, root bool)
-	walk = func(sp string, v any, root bool) {
+	walkOwnable(f, body, func(p bodypath.Path, sp string, v any, keyed, root bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			if len(t) > 0 && !root && f.isMap(sp) {
-				out = append(out, c.path.String()+".*")
+				out = append(out, p.String()+".*")
 			}
-			c.ownableMembers(sp, t, root, func(csp string, cv any) { walk(csp, cv, false) })
 		case []any:
-			if len(t) == 0 {
-				return
-			}
-			kind, ids := c.classify(sp, t, nil)
-			if kind != arrayKeyed {
-				return
-			}
-			out = append(out, c.path.String()+"[*]")
-			for _, it := range t {
-				m := it.(map[string]any)
-				c.push(keyedSeg(m, ids))
-				walk(sp+"[]", m, false)
-				c.pop()
+			if keyed {
+				out = append(out, p.String()+"[*]")
 			}
 		}
-	}
-	if body != nil {
-		walk("", body, true)
-	}
+	})
 	return out
 }
 
@@ -246,67 +250,3 @@ func CopyValue(v any) any { return bodypath.Copy(v) }
 
 // CopyBody returns a deep copy of a body; nil stays nil.
 func CopyBody(m map[string]any) map[string]any { return bodypath.CopyMap(m) }
-
-// HashSecrets returns the L (or B) to store: a copy of body with every
-// secret value replaced by its salted HMAC (secret.Hash), so state never
-// holds a secret in clear yet a later D can be compared with it. Secrets
-// are what the schema marks secret, string values under credential names
-// (secret.Name), everything inside a credential container
-// (secret.Container), and the values at secretPaths (valueFrom, in the
-// display syntax of bodypath.JoinMember).
-func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ...string) map[string]any {
-	if body == nil {
-		return nil
-	}
-	f := factsFor(s, nil)
-	out := bodypath.CopyMap(body)
-	var forced []bodypath.Path
-	for _, p := range parsePatterns(secretPaths) {
-		forced = append(forced, resolve(f, out, p)...)
-	}
-	c := comparer{f: f}
-	var walk func(sp string, m map[string]any, under bool)
-	var walkVal func(sp, k string, v any, under bool) any
-	walkVal = func(sp, k string, v any, under bool) any {
-		if v == nil {
-			return v
-		}
-		under = under || underAny(c.path, forced)
-		if isScalar(v) && (under || secretPath(f, sp, k, v) || secret.UnderContainer(c.path)) {
-			if secret.IsHash(v) {
-				return v
-			}
-			return secret.Hash(key, sp, v)
-		}
-		switch t := v.(type) {
-		case map[string]any:
-			walk(sp, t, under || secretContainer(k))
-		case []any:
-			kind, ids := c.classify(sp, t, nil)
-			for i := range t {
-				m, ok := t[i].(map[string]any)
-				if ok && kind == arrayKeyed {
-					c.push(keyedSeg(m, ids))
-				} else {
-					c.push(bodypath.At(i))
-				}
-				t[i] = walkVal(sp+"[]", k, t[i], under || secretContainer(k))
-				c.pop()
-			}
-		}
-		return v
-	}
-	walk = func(sp string, m map[string]any, under bool) {
-		isMap := f.isMap(sp)
-		for k, v := range m {
-			if under && (k == "name" || k == "id" || k == "type") {
-				continue // identifiers of secret entries are not secret
-			}
-			c.push(bodypath.Field(k))
-			m[k] = walkVal(childSchemaPath(sp, k, isMap), k, v, under)
-			c.pop()
-		}
-	}
-	walk("", out, false)
-	return out
-}

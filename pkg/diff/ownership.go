@@ -132,7 +132,7 @@ func lookupExactFold(m map[string]any, k string) (any, bool) {
 	return lookupFold(m, k)
 }
 
-// pathKey is the lookup key of a structured path in the writer's sets.
+// segsKey is the lookup key of a structured path in the writer's sets.
 func segsKey(p bodypath.Path) string { return strings.ToLower(p.String()) }
 
 // KeptAfterWrite compares the removals r planned with live as read back

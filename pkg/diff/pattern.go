@@ -92,7 +92,8 @@ func stripPattern(body any, p bodypath.Path) {
 	}
 }
 
-// dropped marks an array item removed by stripPattern; compact drops them.
+// dropped marks an array item removed by stripPattern; withoutDropped drops
+// them.
 type dropped struct{}
 
 func patternItem(s bodypath.Seg, i int, it any) bool {
@@ -113,25 +114,22 @@ func patternItem(s bodypath.Seg, i int, it any) bool {
 	return false
 }
 
-// compact removes the items stripPattern marked.
-func compact(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, cv := range t {
-			t[k] = compact(cv)
+// withoutDropped returns a copy of v without the array items stripPattern
+// marked dropped.
+func withoutDropped(v any) any {
+	return bodypath.Map(v, func(n any) (any, bool) {
+		a, ok := n.([]any)
+		if !ok || a == nil {
+			return nil, false
 		}
-		return t
-	case []any:
-		out := t[:0]
-		for _, it := range t {
-			if _, ok := it.(dropped); ok {
-				continue
+		out := make([]any, 0, len(a))
+		for _, it := range a {
+			if _, gone := it.(dropped); !gone {
+				out = append(out, withoutDropped(it))
 			}
-			out = append(out, compact(it))
 		}
-		return out
-	}
-	return v
+		return out, true
+	})
 }
 
 // withoutPaths returns a copy of body without the values the patterns
@@ -144,8 +142,7 @@ func withoutPaths(body map[string]any, patterns []bodypath.Path) map[string]any 
 	for _, p := range patterns {
 		stripPattern(out, p)
 	}
-	compact(out)
-	return out
+	return withoutDropped(out).(map[string]any)
 }
 
 // parsePatterns parses caller-given paths, skipping malformed ones (the

@@ -13,7 +13,7 @@ type writer struct {
 	c comparer
 	// drops are live items and keys added outside this tool (collection
 	// drift) that the write removes; resets are removed properties written
-	// as their default. Both keyed by pathKey.
+	// as their default. Both keyed by segsKey.
 	drops  map[string]bool
 	resets map[string]any
 	path   bodypath.Path
