@@ -208,7 +208,7 @@ func (e *ThrottledError) Error() string {
 		base, roundWait(e.RetryAfter), e.Until.UTC().Format(time.RFC3339), roundWait(e.Limit))
 }
 
-// Unwrap lets errors.As find the *Error (IsThrottled, StatusCode).
+// Unwrap lets errors.As find the *Error (StatusCode).
 func (e *ThrottledError) Unwrap() error { return e.ARM }
 
 // NonRetriable tells azcore's retry policy not to try again.

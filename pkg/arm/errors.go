@@ -219,6 +219,3 @@ func IsMethodNotAllowed(err error) bool {
 	}
 	return e.StatusCode == http.StatusMethodNotAllowed || strings.EqualFold(e.Code, "MethodNotAllowed")
 }
-
-// IsThrottled reports a 429 that survived all retries.
-func IsThrottled(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }

@@ -13,6 +13,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Response is the outcome of an ARM call. For writes that ran as
@@ -366,7 +368,7 @@ func (c *Client) writeOp(ctx context.Context, method, id, apiVersion string, bod
 	res.Initial = first
 	res.ReadBack = final != nil && final.Request != nil && res.Body != nil && final.Request.Method == http.MethodGet &&
 		(method == http.MethodPut || method == http.MethodPatch) &&
-		strings.EqualFold(strings.TrimRight(final.Request.URL.Path, "/"), strings.TrimRight(c.urlOf(id, "").Path, "/"))
+		armid.Equal(final.Request.URL.Path, c.urlOf(id, "").Path)
 	return &res, nil
 }
 

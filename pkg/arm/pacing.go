@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // pacer models ARM's throttling: per subscription and per class (reads,
@@ -714,19 +716,14 @@ func providerRemaining(h http.Header, provider string) (float64, bool) {
 }
 
 // providerOf is the resource provider a request path is served by: the
-// namespace after the last /providers/ ("" for resource groups and
-// subscriptions, which ARM serves itself).
+// namespace of its last provider block ("" for resource groups,
+// subscriptions and the providers API, which ARM serves itself).
 func providerOf(path string) string {
-	i := strings.LastIndex(strings.ToLower(path), "/providers/")
-	if i < 0 {
+	p, ok := armid.ParsePath(path)
+	if !ok || (p.Kind != armid.PathResource && p.Kind != armid.PathCollection) || strings.EqualFold(p.Provider, "Microsoft.Resources") {
 		return ""
 	}
-	rest := path[i+len("/providers/"):]
-	ns, _, _ := strings.Cut(rest, "/")
-	if strings.EqualFold(ns, "Microsoft.Resources") {
-		return ""
-	}
-	return ns
+	return p.Provider
 }
 
 // retryAfter reads Retry-After (seconds or HTTP date) and ARM's

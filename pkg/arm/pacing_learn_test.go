@@ -212,3 +212,28 @@ func TestPacingReportsWaits(t *testing.T) {
 		t.Errorf("event %+v", e)
 	}
 }
+
+// The provider a request is paced under is its path's last provider
+// block; ARM's own paths (groups, subscriptions, the providers API,
+// Microsoft.Resources) have none.
+func TestProviderOf(t *testing.T) {
+	sub := "/subscriptions/" + testSub
+	for path, want := range map[string]string{
+		sub + "/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm":                                          "Microsoft.Compute",
+		sub + "/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/v/subnets/s":                                 "Microsoft.Network",
+		sub + "/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks":                                             "Microsoft.Network",
+		sub + "/providers/Microsoft.Network/routeTables":                                                                   "Microsoft.Network",
+		sub + "/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/sa/listKeys":                                 "Microsoft.Storage",
+		sub + "/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/v/providers/Microsoft.Insights/diagnosticSettings/d": "Microsoft.Insights",
+		sub + "/providers/Microsoft.Network/locations/westeurope/operations/op-1":                                          "Microsoft.Network",
+		sub + "/resourceGroups/rg":           "",
+		sub + "/resourcegroups":              "",
+		sub:                                  "",
+		sub + "/providers/Microsoft.Network": "",
+		sub + "/resourceGroups/rg/providers/Microsoft.Resources/deployments/d": "",
+	} {
+		if got := providerOf(path); got != want {
+			t.Errorf("providerOf(%s) = %q, want %q", path, got, want)
+		}
+	}
+}

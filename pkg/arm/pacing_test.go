@@ -188,7 +188,7 @@ func TestWithoutPacingTheSameRunIsThrottled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := runPlan(context.Background(), c, http.MethodGet, 150, 4); !IsThrottled(err) {
+	if err := runPlan(context.Background(), c, http.MethodGet, 150, 4); !isThrottled(err) {
 		t.Fatalf("want a 429 error, got %v", err)
 	}
 	if srv.throttled.Load() == 0 || c.Stats().Throttled == 0 {

@@ -121,13 +121,14 @@ const listPageGuess = 100
 
 // listedType is the lower-cased resource type a collection path lists
 // ("microsoft.network/routetables" for a group's or the subscription's
-// routeTables, ".../virtualnetworks/subnets" for a vnet's subnets).
+// routeTables, ".../virtualnetworks/subnets" for a vnet's subnets, the
+// resource-group type for the subscription's groups).
 func listedType(collection string) string {
-	id, err := armid.Parse(strings.TrimRight(collection, "/") + "/x")
-	if err != nil {
+	p, ok := armid.ParsePath(collection)
+	if !ok || p.Kind != armid.PathCollection && p.Kind != armid.PathResourceGroups {
 		return ""
 	}
-	return strings.ToLower(id.Type())
+	return strings.ToLower(p.Type())
 }
 
 // notePage learns a type's page size from a list page: a page followed by
@@ -535,16 +536,15 @@ func collectionOf(id armid.ID) (string, bool) {
 	if id.ResourceGroup == "" || len(id.Types) == 0 || id.IsResourceGroup() {
 		return "", false
 	}
-	rgID := "/subscriptions/" + id.Subscription + "/resourceGroups/" + id.ResourceGroup
-	if !armid.Equal(id.Scope, rgID) {
-		return "", false // extension resource
-	}
-	if len(id.Types) == 1 {
-		return rgID + "/providers/" + id.Provider + "/" + id.Types[0], true
+	if scope, err := armid.Parse(id.Scope); err != nil || !scope.IsResourceGroup() {
+		return "", false // extension resource (or a child of one)
 	}
 	parent, ok := id.Parent()
 	if !ok {
 		return "", false
+	}
+	if len(id.Types) == 1 {
+		return parent.String() + "/providers/" + id.Provider + "/" + id.Types[0], true
 	}
 	return parent.String() + "/" + id.Types[len(id.Types)-1], true
 }

@@ -79,6 +79,7 @@ func TestCollectionOf(t *testing.T) {
 		rg: "",
 		"/subscriptions/" + testSub + "/providers/Microsoft.Authorization/roleDefinitions/x":                "",
 		rg + "/providers/Microsoft.KeyVault/vaults/kv/providers/Microsoft.Authorization/roleAssignments/ra": "",
+		rg + "/providers/Microsoft.Web/sites/s/providers/Microsoft.Insights/components/c/children/x":        "",
 	} {
 		x, err := armid.Parse(id)
 		if err != nil {
