@@ -32,6 +32,7 @@ var suites = []func(context.Context, *env, *runner){
 	serverCreated,
 	subscriptionLists,
 	ifMatch,
+	pageSizes,
 }
 
 const (
