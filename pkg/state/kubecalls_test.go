@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
 )
@@ -180,5 +181,66 @@ func TestKubeWaitingIsQuiet(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "throttling") || strings.Contains(stderr.String(), "Waited") {
 		t.Fatalf("client-go's throttling messages reached stderr:\n%s", stderr.String())
+	}
+}
+
+// TestKubeJournalIntents: an intent is durable (visible to another
+// process) when BeginIntent returns, whether it went to the journal
+// ConfigMap or, too large for it, to its resource's ConfigMap; a run that
+// ends leaves none behind.
+func TestKubeJournalIntents(t *testing.T) {
+	e := requireEnv(t)
+	ns := newNamespace(t, e)
+	ctx := context.Background()
+	st := openKubeT(t, e, ns, "jnl", Options{})
+	reader := openKubeT(t, e, ns, "jnl", Options{})
+	unlock, err := st.Lock(ctx, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, large := testID, strings.Replace(testID, "stdemo001", "stdemo002", 1)
+	big := testRecord(large)
+	big.LastApplied["pad"] = randomHex(journalMax) // incompressible: cannot go in the journal
+	for _, in := range []Intent{{ID: small, Op: OpPut, Record: testRecord(small)}, {ID: large, Op: OpPut, Record: big}} {
+		if err := st.BeginIntent(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := func() []string {
+		t.Helper()
+		ins, err := reader.Intents(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, in := range ins {
+			ids = append(ids, in.ID)
+		}
+		sort.Strings(ids)
+		return ids
+	}
+	if got := seen(); len(got) != 2 {
+		t.Fatalf("another process sees intents %v, want both", got)
+	}
+	if cm, err := e.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, ConfigMapName("jnl", large), metav1.GetOptions{}); err != nil || cm.Annotations[AnnIntent] == "" {
+		t.Fatalf("the large intent should be on its resource's ConfigMap: %v", err)
+	}
+	if err := st.Put(ctx, testRecord(small)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CommitIntent(ctx, large); err != nil {
+		t.Fatal(err)
+	}
+	if err := unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(); len(got) != 0 {
+		t.Fatalf("intents left after the run: %v", got)
+	}
+	if _, err := e.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, "azstate-jnl-journal", metav1.GetOptions{}); err == nil {
+		t.Fatal("the journal ConfigMap outlived a run that left no intent")
+	}
+	if _, err := e.Clientset.CoreV1().ConfigMaps(ns).Get(ctx, ConfigMapName("jnl", large), metav1.GetOptions{}); err == nil {
+		t.Fatal("the ConfigMap that held only an intent outlived its commit")
 	}
 }

@@ -117,7 +117,7 @@ func TestKubeDocumentedRoleIsExact(t *testing.T) {
 	defer st.Close()
 	other := strings.Replace(testID, "stdemo001", "stdemo002", 1)
 	big := testRecord(other)
-	big.LastApplied["pad"] = strings.Repeat("x", journalMax) // too large for the journal
+	big.LastApplied["pad"] = randomHex(journalMax) // incompressible: too large for the journal
 	steps := []func() error{
 		func() error { _, err := st.Intents(ctx); return err },
 		func() error { _, err := st.SecretKey(ctx); return err }, // creates the set's key
