@@ -278,3 +278,60 @@ func TestEmulatorClientSecretOverTLS(t *testing.T) {
 		t.Fatalf("token calls %d, ARM calls %d: %v", token, armCalls, rt.seen)
 	}
 }
+
+// RequestOptions.IfMatch goes out on PATCH and DELETE exactly as on PUT:
+// a stale etag is refused with 412 and changes nothing, the current one
+// is accepted.
+func TestEmulatorIfMatchOnPatchAndDelete(t *testing.T) {
+	srv := startEmulator(t, nil)
+	c := emuClient(t, srv.URL(), nil)
+	createRG(t, c)
+	ctx := context.Background()
+	const idType, idAPI = "Microsoft.ManagedIdentity/userAssignedIdentities", "2023-01-31"
+	id := emuRG + "/providers/" + idType + "/id-ifmatch"
+	put, err := c.Put(ctx, id, idAPI, map[string]any{"location": "westeurope", "tags": map[string]any{"v": "1"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if put.ETag == "" {
+		t.Skip("the emulator gives this type no etag")
+	}
+	stale := &arm.RequestOptions{IfMatch: `"stale"`}
+	if _, err := c.Patch(ctx, id, idAPI, map[string]any{"tags": map[string]any{"v": "2"}}, stale); !arm.IsPreconditionFailed(err) {
+		t.Fatalf("PATCH with a stale If-Match: %v, want 412", err)
+	}
+	if _, err := c.Delete(ctx, id, idAPI, stale); !arm.IsPreconditionFailed(err) {
+		t.Fatalf("DELETE with a stale If-Match: %v, want 412", err)
+	}
+	got, err := c.Get(ctx, id, idAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tags, _ := got.Body["tags"].(map[string]any); tags["v"] != "1" {
+		t.Fatalf("a refused PATCH changed the resource: %v", got.Body["tags"])
+	}
+	patched, err := c.Patch(ctx, id, idAPI, map[string]any{"tags": map[string]any{"v": "2"}}, &arm.RequestOptions{IfMatch: got.ETag})
+	if err != nil {
+		t.Fatalf("PATCH with the current If-Match: %v", err)
+	}
+	etag := patched.ETag
+	if etag == "" {
+		now, err := c.Get(ctx, id, idAPI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		etag = now.ETag
+	}
+	if etag == got.ETag {
+		t.Fatalf("the etag did not change with the PATCH (%s)", etag)
+	}
+	if _, err := c.Delete(ctx, id, idAPI, &arm.RequestOptions{IfMatch: got.ETag}); !arm.IsPreconditionFailed(err) {
+		t.Fatalf("DELETE with the etag from before the PATCH: %v, want 412", err)
+	}
+	if _, err := c.Delete(ctx, id, idAPI, &arm.RequestOptions{IfMatch: etag}); err != nil {
+		t.Fatalf("DELETE with the current If-Match: %v", err)
+	}
+	if _, err := c.Get(ctx, id, idAPI); !arm.IsNotFound(err) {
+		t.Fatalf("after delete: %v", err)
+	}
+}
