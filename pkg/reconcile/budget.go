@@ -46,8 +46,17 @@ type Budget struct {
 	remaining float64 // last remaining seen, -1 before any
 	pausedTo  time.Time
 	limiter   *rate.Limiter
-	spent     int64 // reads sent through the budget
+	spent     int64       // reads sent through the budget
+	sent      []time.Time // when the reads of the last spendWindow were sent
 }
+
+// spendWindow is how far back the budget measures its own spend. A token
+// bucket lets its burst into any window on top of its rate, so a share
+// measured over a window overshoots by up to the burst; holding every
+// read while the reads sent in the last spendWindow already reach the
+// rate's share of it keeps every window of that length, and so every
+// longer one, within the budget.
+const spendWindow = 10 * time.Second
 
 // NewBudget wraps next (nil: http.DefaultTransport). observe may be nil.
 func NewBudget(next http.RoundTripper, fraction float64, observe func(method string, code int)) *Budget {
@@ -115,18 +124,58 @@ func (b *Budget) wait(ctx context.Context) error {
 	b.mu.Lock()
 	pause := b.pausedTo.Sub(b.now())
 	lim := b.limiter
-	b.spent++
 	b.mu.Unlock()
-	if pause > 0 {
-		t := time.NewTimer(pause)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+	if err := sleep(ctx, pause); err != nil {
+		return err
+	}
+	if err := lim.Wait(ctx); err != nil {
+		return err
+	}
+	for {
+		hold := b.spend()
+		if hold <= 0 {
+			return nil
+		}
+		if err := sleep(ctx, hold); err != nil {
+			return err
 		}
 	}
-	return lim.Wait(ctx)
+}
+
+// spend records a read about to be sent and returns 0, or, when the reads
+// sent in the last spendWindow already reach the budget's share of it,
+// how long to hold the read (until the oldest leaves the window).
+func (b *Budget) spend() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	i := 0
+	for i < len(b.sent) && now.Sub(b.sent[i]) >= spendWindow {
+		i++
+	}
+	b.sent = b.sent[i:]
+	allowed := max(1, int(float64(b.limiter.Limit())*spendWindow.Seconds()))
+	if len(b.sent) >= allowed {
+		return b.sent[0].Add(spendWindow).Sub(now)
+	}
+	b.sent = append(b.sent, now)
+	b.spent++
+	return 0
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // learn follows the read bucket from the response headers: the size

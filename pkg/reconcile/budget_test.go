@@ -3,10 +3,13 @@ package reconcile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -293,5 +296,59 @@ func TestDirFingerprintIgnoresHiddenAndSkippedFiles(t *testing.T) {
 	write("b.yaml", "b")
 	if fp() == first {
 		t.Fatal("a new manifest did not change the fingerprint")
+	}
+}
+
+// TestBudgetNeverOvershootsItsShareInAWindow: the token bucket alone lets
+// its whole burst out on top of its rate, so the reads of a window
+// overshoot the share; the budget's own measured spend holds them.
+func TestBudgetNeverOvershootsItsShareInAWindow(t *testing.T) {
+	srv := &bucketServer{remaining: 249}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	b := NewBudget(nil, 0.05, nil) // 250 tokens refilled at 25/s: 1.25 reads/s, burst 12
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Second)
+	defer cancel()
+	sent := 0
+	for get(t, b, hs.URL, ctx) == nil {
+		sent++
+	}
+	// 12.5 reads per 10 s window: 12. The bucket alone lets 12 + 4 × 1.25 = 17 out.
+	if sent > 12 {
+		t.Fatalf("%d reads in 4 s, want at most 12 (5%% of the refill over the 10 s window)", sent)
+	}
+	if sent < 10 {
+		t.Fatalf("only %d reads in 4 s: the budget holds back more than its share", sent)
+	}
+}
+
+func TestSweepPartsKeepResourceGroupsWhole(t *testing.T) {
+	sub := "/subscriptions/s"
+	set := &manifest.Set{}
+	for g := range 4 {
+		rg := fmt.Sprintf("%s/resourceGroups/rg-%d", sub, g)
+		set.Resources = append(set.Resources, &manifest.Resource{ID: rg})
+		for i := range 2 {
+			set.Resources = append(set.Resources, &manifest.Resource{ID: fmt.Sprintf("%s/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-%d", rg, i)})
+		}
+	}
+	parts := sweepParts(set, 5)
+	var got [][]string
+	for _, p := range parts {
+		var ids []string
+		for _, r := range p.Resources[:p.own] {
+			ids = append(ids, container(r.ID))
+		}
+		got = append(got, slices.Compact(ids))
+	}
+	want := [][]string{{"/subscriptions/s/resourcegroups/rg-0"}, {"/subscriptions/s/resourcegroups/rg-1"}, {"/subscriptions/s/resourcegroups/rg-2"}, {"/subscriptions/s/resourcegroups/rg-3"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("parts %v, want one resource group each (3 resources, size 5)", got)
+	}
+	if n := len(sweepParts(set, 12)); n != 1 {
+		t.Fatalf("a set within the size is cut into %d parts", n)
+	}
+	if n := len(sweepParts(set, 6)); n != 2 {
+		t.Fatalf("size 6: %d parts, want 2", n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -333,44 +334,23 @@ func (c *Controller) idle() bool {
 	return len(c.tracker.busy) == 0
 }
 
-// Sweep observes every resource of set once.
+// Sweep observes every resource of set once, a part at a time: each part
+// is judged as soon as it is read, so a drift waits for its own part's
+// reads, not for the whole set's.
 func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
-	mark := c.tracker.Mark()
 	start := c.now()
-	prep, err := c.engine(c.ObserveARM, c.Engine.CollectionReads).Plan(ctx, set)
-	c.mu.Lock()
-	c.sweepErr = err
-	c.mu.Unlock()
-	if err != nil {
-		c.writeStatus()
-		return err
-	}
-	byKey := make(map[string]*manifest.Resource, len(set.Resources))
-	for _, r := range set.Resources {
-		byKey[armid.Key(r.ID)] = r
-	}
-	// Resources this sweep will write: a resource that depends on one of
-	// them waits for the next sweep (its dependency's batch may create it
-	// first), instead of failing against a parent that does not exist yet.
-	pending := map[string]bool{}
-	for _, pr := range prep.Plan.Resources {
-		if pr.Action != plan.ActionNoOp {
-			pending[armid.Key(pr.ID)] = true
-		}
-	}
+	var swept *plan.Plan
 	seen := map[string]bool{}
-	for _, pr := range prep.Plan.Resources {
-		key := armid.Key(pr.ID)
-		res := byKey[key]
-		if res == nil {
-			continue
+	for _, part := range sweepParts(set, sweepPartSize) {
+		p, err := c.sweepPart(ctx, part, seen)
+		c.mu.Lock()
+		c.sweepErr = err
+		c.mu.Unlock()
+		if err != nil {
+			c.writeStatus()
+			return err
 		}
-		seen[key] = true
-		if c.tracker.Stale(mark, key) {
-			c.Metrics.discarded.Inc()
-			continue
-		}
-		c.judge(ctx, set, res, pr, mark, start, pending)
+		swept = mergePlans(swept, p)
 	}
 	c.mu.Lock()
 	for k := range c.res {
@@ -383,9 +363,163 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 	c.mu.Unlock()
 	c.Metrics.managed.Set(float64(len(set.Resources)))
 	c.Metrics.sweepDone(start)
-	c.savePlan(prep.Plan)
+	if swept != nil {
+		c.savePlan(swept)
+	}
 	c.writeStatus()
 	return ctx.Err()
+}
+
+// sweepPart plans one part and judges the resources it owns, adding their
+// keys to seen; it returns the part's plan of them.
+func (c *Controller) sweepPart(ctx context.Context, part sweepSet, seen map[string]bool) (*plan.Plan, error) {
+	mark := c.tracker.Mark()
+	at := c.now()
+	prep, err := c.engine(c.ObserveARM, c.Engine.CollectionReads).Plan(ctx, part.Set)
+	if err != nil {
+		return nil, err
+	}
+	byKey := make(map[string]*manifest.Resource, part.own)
+	for _, r := range part.Resources[:part.own] {
+		byKey[armid.Key(r.ID)] = r
+	}
+	// Resources this part will write: a resource that depends on one of
+	// them waits for the next sweep (its dependency's batch may create it
+	// first), instead of failing against a parent that does not exist yet.
+	pending := map[string]bool{}
+	for _, pr := range prep.Plan.Resources {
+		if pr.Action != plan.ActionNoOp {
+			pending[armid.Key(pr.ID)] = true
+		}
+	}
+	own := prep.Plan.Resources[:0:0]
+	for _, pr := range prep.Plan.Resources {
+		key := armid.Key(pr.ID)
+		res := byKey[key]
+		if res == nil {
+			continue
+		}
+		own = append(own, pr)
+		seen[key] = true
+		if c.tracker.Stale(mark, key) {
+			c.Metrics.discarded.Inc()
+			continue
+		}
+		c.judge(ctx, part.Set, res, pr, mark, at, pending)
+	}
+	prep.Plan.Resources = own
+	return prep.Plan, ctx.Err()
+}
+
+// sweepPartSize is about how many resources one plan of a sweep covers.
+// Parts never split a resource group, so no list page is read twice.
+const sweepPartSize = 500
+
+// sweepSet is one part of a sweep: its first own resources are the ones it
+// judges; the rest are dependencies its plan needs to resolve values.
+type sweepSet struct {
+	*manifest.Set
+	own int
+}
+
+// sweepParts cuts set into parts of about size resources along resource
+// groups (a resource group with everything inside it stays in one part).
+// A set that small stays whole.
+func sweepParts(set *manifest.Set, size int) []sweepSet {
+	if len(set.Resources) <= size {
+		return []sweepSet{{Set: set, own: len(set.Resources)}}
+	}
+	var order []string
+	groups := map[string][]*manifest.Resource{}
+	for _, r := range set.Resources {
+		g := container(r.ID)
+		if groups[g] == nil {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], r)
+	}
+	var out []sweepSet
+	var cur []*manifest.Resource
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		part := &manifest.Set{Subscription: set.Subscription, Resources: cur}
+		own := len(cur)
+		part.Resources = append(part.Resources, deferredDeps(set, cur, cur)...)
+		out = append(out, sweepSet{Set: part, own: own})
+		cur = nil
+	}
+	for _, g := range order {
+		if len(cur) > 0 && len(cur)+len(groups[g]) > size {
+			flush()
+		}
+		cur = append(cur, groups[g]...)
+	}
+	flush()
+	return out
+}
+
+// container is the resource group an ID lies in, else the ID itself.
+func container(id string) string {
+	k := armid.Key(id)
+	seg := strings.SplitN(k, "/", 6) // "", subscriptions, SUB, resourcegroups, RG, ...
+	if len(seg) >= 5 && seg[1] == "subscriptions" && seg[3] == "resourcegroups" {
+		return strings.Join(seg[:5], "/")
+	}
+	return k
+}
+
+// deferredDeps are the resources not in have that the values of of read:
+// the dependencies, transitively, of those whose bodies read values Azure
+// generates.
+func deferredDeps(set *manifest.Set, have, of []*manifest.Resource) []*manifest.Resource {
+	in := make(map[string]bool, len(have))
+	for _, r := range have {
+		in[armid.Key(r.ID)] = true
+	}
+	var out []*manifest.Resource
+	var add func(ids []string)
+	add = func(ids []string) {
+		for _, id := range ids {
+			k := armid.Key(id)
+			if in[k] {
+				continue
+			}
+			in[k] = true
+			if d := set.ByID(id); d != nil {
+				out = append(out, d)
+				add(d.DependsOn)
+			}
+		}
+	}
+	for _, r := range of {
+		if len(r.Deferred) > 0 || r.NameDeferred != nil {
+			add(r.DependsOn)
+		}
+	}
+	return out
+}
+
+// mergePlans appends the resources, subscriptions and warnings of next to
+// into (nil: next) and summarises again.
+func mergePlans(into, next *plan.Plan) *plan.Plan {
+	if into == nil {
+		return next
+	}
+	into.Resources = append(into.Resources, next.Resources...)
+	for _, s := range next.Subscriptions {
+		if !slices.Contains(into.Subscriptions, s) {
+			into.Subscriptions = append(into.Subscriptions, s)
+		}
+	}
+	for _, w := range next.Warnings {
+		if !slices.Contains(into.Warnings, w) {
+			into.Warnings = append(into.Warnings, w)
+		}
+	}
+	into.Summarize()
+	return into
 }
 
 // driftOf returns the changes made in Azure outside this tool.
@@ -581,32 +715,12 @@ func kindOf(ch plan.Change) string {
 func subset(set *manifest.Set, res *manifest.Resource) *manifest.Set {
 	key := armid.Key(res.ID)
 	out := &manifest.Set{Subscription: set.Subscription, Resources: []*manifest.Resource{res}}
-	want := map[string]bool{}
-	if len(res.Deferred) > 0 || res.NameDeferred != nil {
-		var add func(ids []string)
-		add = func(ids []string) {
-			for _, id := range ids {
-				k := armid.Key(id)
-				if want[k] || k == key {
-					continue
-				}
-				want[k] = true
-				if d := set.ByID(id); d != nil {
-					add(d.DependsOn)
-				}
-			}
-		}
-		add(res.DependsOn)
-	}
 	for _, r := range set.Resources {
-		k := armid.Key(r.ID)
-		if k == key {
-			continue
-		}
-		if want[k] || strings.HasPrefix(k, key+"/") {
+		if strings.HasPrefix(armid.Key(r.ID), key+"/") {
 			out.Resources = append(out.Resources, r)
 		}
 	}
+	out.Resources = append(out.Resources, deferredDeps(set, out.Resources, out.Resources[:1])...)
 	return out
 }
 
