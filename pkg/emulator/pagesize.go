@@ -20,8 +20,9 @@ import (
 // but document no size, and no public recording found holds a list long
 // enough to show one.
 const (
-	// defaultPageSize is the size the specs document most often for lists
-	// that state one: "If not specified, returns up to 100" for DNS zones,
+	// defaultPageSize is the size the most providers document for lists
+	// that state one (500 is the only other, policy's): "If not
+	// specified, returns up to 100" for DNS zones,
 	// record sets, private DNS zones, virtual-network links and DNS
 	// resolvers (specification/dns, privatedns, dnsresolver $top),
 	// notification hubs and Microsoft.Resources/changes ($top default 100).
