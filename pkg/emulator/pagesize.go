@@ -21,8 +21,8 @@ import (
 // enough to show one.
 const (
 	// defaultPageSize is the size the most providers document for lists
-	// that state one (500 is the only other, policy's): "If not
-	// specified, returns up to 100" for DNS zones,
+	// that state one (the others: policy's 500, support tickets' 25 and
+	// 10): "If not specified, returns up to 100" for DNS zones,
 	// record sets, private DNS zones, virtual-network links and DNS
 	// resolvers (specification/dns, privatedns, dnsresolver $top),
 	// notification hubs and Microsoft.Resources/changes ($top default 100).
