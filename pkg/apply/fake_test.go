@@ -41,6 +41,9 @@ type fakeARM struct {
 	hold      time.Duration             // how long a write stays in flight
 	// generate adds the values Azure generates on a PUT.
 	generate func(id string, body map[string]any)
+	// answer, when set, makes a PUT answer with a body: what it returns
+	// for the stored resource.
+	answer func(stored map[string]any) map[string]any
 }
 
 func newFakeARM() *fakeARM {
@@ -139,6 +142,12 @@ func (f *fakeARM) Put(ctx context.Context, id, apiVersion string, body map[strin
 		f.generate(id, b)
 	}
 	f.seed(id, b)
+	if f.answer != nil {
+		f.mu.Lock()
+		stored := roundTrip(f.res[armid.Key(id)])
+		f.mu.Unlock()
+		return &arm.Response{StatusCode: 201, Body: f.answer(stored)}, nil
+	}
 	return &arm.Response{StatusCode: 200}, nil
 }
 

@@ -1,0 +1,63 @@
+package apply
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+)
+
+// TestWriteAnswerAsBaseline (issue 34): a synchronous write whose answer
+// is the resource itself is recorded from that answer; any answer that is
+// less is read back with a GET, so state always holds what Azure
+// returned, never what was sent.
+func TestWriteAnswerAsBaseline(t *testing.T) {
+	id := idOf("rg1", "Microsoft.ManagedIdentity/userAssignedIdentities", "id1")
+	desired := map[string]any{"location": "westeurope", "tags": map[string]any{"env": "prod"}}
+	for _, tc := range []struct {
+		name     string
+		answer   func(stored map[string]any) map[string]any
+		readBack bool
+	}{
+		{"the resource itself", func(s map[string]any) map[string]any { return s }, false},
+		{"no body", nil, true},
+		{"a reduced body", func(s map[string]any) map[string]any { delete(s, "tags"); return s }, true},
+		{"another resource", func(s map[string]any) map[string]any { s["id"] = id + "x"; return s }, true},
+		{"a failed resource", func(s map[string]any) map[string]any {
+			s["properties"] = map[string]any{"provisioningState": "Failed"}
+			return s
+		}, true},
+		{"values not as written", func(s map[string]any) map[string]any {
+			s["tags"] = map[string]any{"env": "dev"}
+			return s
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newFakeARM()
+			a.seed(rgID("rg1"), map[string]any{"location": "westeurope"})
+			a.answer = tc.answer
+			st := newMemStore()
+			e := newEngine(a, st, DefaultOptions())
+			p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(id, desired)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := len(a.Calls("GET"))
+			if _, err := e.Execute(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			gets := len(a.Calls("GET")) - before
+			if want := map[bool]int{true: 1, false: 0}[tc.readBack]; gets != want {
+				t.Errorf("%d GETs after the write, want %d", gets, want)
+			}
+			rec, err := st.Get(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tags, _ := rec.Baseline["tags"].(map[string]any)
+			if tags["env"] != "prod" {
+				t.Errorf("baseline tags %v, want what Azure holds (env=prod)", rec.Baseline["tags"])
+			}
+		})
+	}
+}
