@@ -3,11 +3,10 @@ package printer
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
-	"strings"
 
 	"github.com/wI2L/jsondiff"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -63,49 +62,20 @@ func unmarshalNumbers(b []byte, v any) error {
 	return d.Decode(v)
 }
 
-// pointerSegments splits a plan path into object members. Quoted members
-// (tags."a.b") are unquoted; any bracket ([0], [default]) is refused, since
-// the rebuilt documents hold no arrays to index into.
+// pointerSegments parses a plan path into object members. Any item
+// ([0], [default], ["a.b"]) is refused, since the rebuilt documents hold
+// no arrays to index into.
 func pointerSegments(path string) ([]string, bool) {
-	var segs []string
-	for i := 0; i < len(path); {
-		switch {
-		case path[i] == '[':
+	p, err := bodypath.Parse(path)
+	if err != nil {
+		return nil, false
+	}
+	segs := make([]string, len(p))
+	for i, s := range p {
+		if s.Kind != bodypath.Member {
 			return nil, false
-		case path[i] == '"':
-			j := i + 1
-			for j < len(path) && path[j] != '"' {
-				if path[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(path) {
-				return nil, false
-			}
-			s, err := strconv.Unquote(path[i : j+1])
-			if err != nil {
-				return nil, false
-			}
-			segs = append(segs, s)
-			i = j + 1
-		default:
-			j := strings.IndexAny(path[i:], ".[")
-			if j < 0 {
-				j = len(path) - i
-			}
-			segs = append(segs, path[i:i+j])
-			i += j
 		}
-		if i < len(path) {
-			if path[i] == '[' {
-				return nil, false
-			}
-			if path[i] != '.' {
-				return nil, false
-			}
-			i++
-		}
+		segs[i] = s.Name
 	}
 	return segs, len(segs) > 0
 }
