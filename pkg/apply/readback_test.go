@@ -2,6 +2,8 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
@@ -59,5 +61,42 @@ func TestWriteAnswerAsBaseline(t *testing.T) {
 				t.Errorf("baseline tags %v, want what Azure holds (env=prod)", rec.Baseline["tags"])
 			}
 		})
+	}
+}
+
+// TestWriteAnswerKeepsSecretsHashed: a write answer that echoes a secret
+// (some services return what was sent) is recorded like a read: the
+// secret is hashed in state, never stored in clear.
+func TestWriteAnswerKeepsSecretsHashed(t *testing.T) {
+	const clear = "s3cret-Value-never-stored"
+	id := idOf("rg1", "Microsoft.Sql/servers", "sql1")
+	a := newFakeARM()
+	a.seed(rgID("rg1"), map[string]any{"location": "westeurope"})
+	a.answer = func(s map[string]any) map[string]any { return s }
+	st := newMemStore()
+	e := newEngine(a, st, DefaultOptions())
+	r := res(id, map[string]any{"location": "westeurope", "properties": map[string]any{"administratorLoginPassword": clear}})
+	r.SecretPaths = []string{"properties.administratorLoginPassword"}
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(a.Calls("GET"))
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(a.Calls("GET")) - before; n != 0 {
+		t.Errorf("%d GETs after the write: the answer was not the baseline, so this test checks nothing", n)
+	}
+	rec, err := st.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), clear) {
+		t.Fatalf("the secret is in state in clear: %s", data)
 	}
 }
