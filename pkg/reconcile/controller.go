@@ -341,8 +341,12 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 	start := c.now()
 	var swept *plan.Plan
 	seen := map[string]bool{}
+	// Resources this sweep will write: a resource that depends on one of
+	// them waits for the next sweep (its dependency's batch may create it
+	// first), instead of failing against a parent that does not exist yet.
+	pending := map[string]bool{}
 	for _, part := range sweepParts(set, sweepPartSize) {
-		p, err := c.sweepPart(ctx, part, seen)
+		p, err := c.sweepPart(ctx, part, seen, pending)
 		c.mu.Lock()
 		c.sweepErr = err
 		c.mu.Unlock()
@@ -371,8 +375,9 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 }
 
 // sweepPart plans one part and judges the resources it owns, adding their
-// keys to seen; it returns the part's plan of them.
-func (c *Controller) sweepPart(ctx context.Context, part sweepSet, seen map[string]bool) (*plan.Plan, error) {
+// keys to seen and those it will write to pending; it returns the part's
+// plan of them.
+func (c *Controller) sweepPart(ctx context.Context, part sweepSet, seen, pending map[string]bool) (*plan.Plan, error) {
 	mark := c.tracker.Mark()
 	at := c.now()
 	prep, err := c.engine(c.ObserveARM, c.Engine.CollectionReads).Plan(ctx, part.Set)
@@ -383,10 +388,6 @@ func (c *Controller) sweepPart(ctx context.Context, part sweepSet, seen map[stri
 	for _, r := range part.Resources[:part.own] {
 		byKey[armid.Key(r.ID)] = r
 	}
-	// Resources this part will write: a resource that depends on one of
-	// them waits for the next sweep (its dependency's batch may create it
-	// first), instead of failing against a parent that does not exist yet.
-	pending := map[string]bool{}
 	for _, pr := range prep.Plan.Resources {
 		if pr.Action != plan.ActionNoOp {
 			pending[armid.Key(pr.ID)] = true
@@ -422,41 +423,48 @@ type sweepSet struct {
 	own int
 }
 
-// sweepParts cuts set into parts of about size resources along resource
-// groups (a resource group with everything inside it stays in one part).
-// A set that small stays whole.
+// sweepParts cuts set into parts of about size resources. The resource
+// groups (and other top-level resources) come first, in one part, so
+// their list is read once per sweep; then what lies inside them, a whole
+// resource group to a part, so no list page is read twice. A set that
+// small stays whole.
 func sweepParts(set *manifest.Set, size int) []sweepSet {
 	if len(set.Resources) <= size {
 		return []sweepSet{{Set: set, own: len(set.Resources)}}
 	}
+	var tops []*manifest.Resource
 	var order []string
 	groups := map[string][]*manifest.Resource{}
 	for _, r := range set.Resources {
 		g := container(r.ID)
+		if g == armid.Key(r.ID) {
+			tops = append(tops, r)
+			continue
+		}
 		if groups[g] == nil {
 			order = append(order, g)
 		}
 		groups[g] = append(groups[g], r)
 	}
 	var out []sweepSet
-	var cur []*manifest.Resource
-	flush := func() {
-		if len(cur) == 0 {
+	add := func(rs []*manifest.Resource) {
+		if len(rs) == 0 {
 			return
 		}
-		part := &manifest.Set{Subscription: set.Subscription, Resources: cur}
-		own := len(cur)
-		part.Resources = append(part.Resources, deferredDeps(set, cur, cur)...)
-		out = append(out, sweepSet{Set: part, own: own})
-		cur = nil
+		part := &manifest.Set{Subscription: set.Subscription, Resources: rs}
+		part.Resources = append(part.Resources[:len(rs):len(rs)], deferredDeps(set, rs, rs)...)
+		out = append(out, sweepSet{Set: part, own: len(rs)})
 	}
+	add(tops)
+	var cur []*manifest.Resource
 	for _, g := range order {
 		if len(cur) > 0 && len(cur)+len(groups[g]) > size {
-			flush()
+			add(cur)
+			cur = nil
 		}
 		cur = append(cur, groups[g]...)
 	}
-	flush()
+	add(cur)
 	return out
 }
 

@@ -3,7 +3,6 @@
 package controller
 
 import (
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
 // BenchmarkWatch1000 is the 1,000-resource case under the
@@ -33,12 +33,7 @@ func benchWatch(b *testing.B, groups int, steady time.Duration) {
 	setup.Throttle.Reads = emulator.Bucket{Size: 100000, Refill: 100000}
 	setup.Throttle.Writes = emulator.Bucket{Size: 100000, Refill: 100000}
 	f := newFront(b, setup)
-	dir := b.TempDir()
-	harness.ManagedGroups(b, dir, "w", groups, 99)
-	statePath := filepath.Join(b.TempDir(), "state.json")
-	if out, err := harness.ApplyWithClient(b.Context(), b, f.URL, statePath, dir, nil); err != nil {
-		b.Fatalf("apply: %v\n%s", err, out)
-	}
+	dir, statePath := managed(b, f, "w", groups, 99)
 	armLike := harness.FastOptions()
 	armLike.Latency = 40 * time.Millisecond
 	f.arm.Reconfigure(armLike)
@@ -53,15 +48,15 @@ func benchWatch(b *testing.B, groups int, steady time.Duration) {
 			b.Fatal("not in sync within 10 minutes")
 		}
 		firstSweep := time.Since(start)
-		readsBefore := f.count("loop", "GET")
+		readsBefore := f.Count(testenv.ClientLoop, "GET")
 		steadyStart := time.Now()
 		cpuBefore := cpuTime()
 		time.Sleep(steady)
 		cores := (cpuTime() - cpuBefore).Seconds() / time.Since(steadyStart).Seconds()
-		reads := f.count("loop", "GET") - readsBefore
+		reads := f.Count(testenv.ClientLoop, "GET") - readsBefore
 		readRate := float64(reads) / time.Since(steadyStart).Seconds()
 		size, _ := l.budget.Measured()
-		if w := f.writes("loop"); w != 0 {
+		if w := f.Writes(testenv.ClientLoop); w != 0 {
 			b.Fatalf("steady state: %d writes", w)
 		}
 		var ms runtime.MemStats
@@ -77,13 +72,13 @@ func benchWatch(b *testing.B, groups int, steady time.Duration) {
 		}
 		noticed := time.Since(changed)
 		l.stop()
-		if n := f.throttles("loop"); n != 0 {
+		if n := f.Throttled(testenv.ClientLoop); n != 0 {
 			b.Fatalf("%d requests of the loop were throttled", n)
 		}
 		b.ReportMetric(noticed.Seconds(), "s-to-notice")
 		b.ReportMetric(firstSweep.Seconds(), "s-first-sync")
 		b.ReportMetric(readRate/(size*0.1)*100, "%-of-read-refill")
-		b.ReportMetric(float64(f.writes("loop")), "writes")
+		b.ReportMetric(float64(f.Writes(testenv.ClientLoop)), "writes")
 		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MB-heap")
 		b.ReportMetric(cores, "cores-steady")
 	}

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,85 +26,47 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
-// front serves the emulator and counts requests and 429s per client.
-type front struct {
-	arm *harness.ARM
-	URL string
+// other is every client but the loop and the CLI (a person, a script).
+const other = "other"
 
-	mu        sync.Mutex
-	requests  map[string]map[string]int // client -> method -> count
-	throttled map[string]int
-	writesTo  map[string]int // lower-cased path -> successful writes by loops
+// front is the emulator behind testenv's per-client counting front.
+type front struct {
+	*testenv.Front
+	arm *harness.ARM
 }
 
 func newFront(t testing.TB, opts emulator.Options) *front {
 	t.Helper()
-	f := &front{arm: harness.StartARM(t, opts), requests: map[string]map[string]int{}, throttled: map[string]int{}, writesTo: map[string]int{}}
-	hs := httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(hs.Close)
-	f.URL = hs.URL
-	return f
+	a := harness.StartARM(t, opts)
+	return &front{Front: testenv.StartFront(t, func() http.Handler { return a.Server().Handler() }, other), arm: a}
 }
 
-type recorder struct {
-	http.ResponseWriter
-	code int
+// loopWritesOf is how many writes to id the loops sent: every resource
+// of these tests was created once, by the initial apply.
+func (f *front) loopWritesOf(id string) int { return f.WritesOf(id) - 1 }
+
+// applied applies the manifests of dir as `apply` would and returns the
+// state's path.
+func applied(t testing.TB, f *front, dir string) string {
+	t.Helper()
+	statePath := filepath.Join(t.TempDir(), "state.json")
+	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	return statePath
 }
 
-func (r *recorder) WriteHeader(c int) { r.code = c; r.ResponseWriter.WriteHeader(c) }
-
-func (f *front) serve(w http.ResponseWriter, r *http.Request) {
-	who := "other"
-	switch ua := r.UserAgent(); {
-	case strings.Contains(ua, "reconcile"):
-		who = "loop"
-	case strings.HasPrefix(ua, "kubectl-azure/"):
-		who = "cli"
-	}
-	rec := &recorder{ResponseWriter: w, code: http.StatusOK}
-	f.arm.Server().Handler().ServeHTTP(rec, r)
-	if !strings.HasPrefix(r.URL.Path, "/subscriptions/") {
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.requests[who] == nil {
-		f.requests[who] = map[string]int{}
-	}
-	f.requests[who][r.Method]++
-	if rec.code == http.StatusTooManyRequests {
-		f.throttled[who]++
-	}
-	if who == "loop" && r.Method != http.MethodGet && rec.code < 300 {
-		f.writesTo[strings.ToLower(r.URL.Path)]++
-	}
-}
-
-// writesOf is how many writes of loops to id succeeded.
-func (f *front) writesOf(id string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.writesTo[strings.ToLower(id)]
-}
-
-func (f *front) count(who string, methods ...string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, m := range methods {
-		n += f.requests[who][m]
-	}
-	return n
-}
-
-func (f *front) writes(who string) int { return f.count(who, "PUT", "PATCH", "DELETE", "POST") }
-
-func (f *front) throttles(who string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.throttled[who]
+// managed writes groups resource groups of perGroup identities (prefix
+// names them, see identity), applies them and returns the manifests'
+// directory and the state's path.
+func managed(t testing.TB, f *front, prefix string, groups, perGroup int) (dir, statePath string) {
+	t.Helper()
+	dir = t.TempDir()
+	harness.ManagedGroups(t, dir, prefix, groups, perGroup)
+	return dir, applied(t, f, dir)
 }
 
 // loop is one running reconcile loop, wired as the CLI wires it.
@@ -304,12 +264,7 @@ func fastLoop() reconcile.Options {
 // answered 429, and still notices drift.
 func TestNoThrottleWhileAnotherClientDrainsTheBucket(t *testing.T) {
 	f := newFront(t, harness.FastOptions())
-	dir := t.TempDir()
-	harness.ManagedGroups(t, dir, "drain", 2, 10)
-	statePath := filepath.Join(t.TempDir(), "state.json")
-	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
+	dir, statePath := managed(t, f, "drain", 2, 10)
 	o := fastLoop()
 	o.ReadBudget = 0.2
 	l := startLoop(t, f.URL, dir, statePath, o)
@@ -330,16 +285,16 @@ func TestNoThrottleWhileAnotherClientDrainsTheBucket(t *testing.T) {
 	if !ok {
 		t.Fatalf("drift not noticed while the bucket was drained: %s", stateOf(st, identity("drain", 1, 3)))
 	}
-	if n := f.throttles("loop"); n != 0 {
-		t.Fatalf("the loop was answered 429 %d times (the other client %d)", n, f.throttles("other"))
+	if n := f.Throttled(testenv.ClientLoop); n != 0 {
+		t.Fatalf("the loop was answered 429 %d times (the other client %d)", n, f.Throttled(other))
 	}
-	if f.count("other", "GET") < 100 {
-		t.Fatalf("the other client sent only %d reads: the bucket was not drained", f.count("other", "GET"))
+	if f.Count(other, "GET") < 100 {
+		t.Fatalf("the other client sent only %d reads: the bucket was not drained", f.Count(other, "GET"))
 	}
-	if w := f.writes("loop"); w != 0 {
+	if w := f.Writes(testenv.ClientLoop); w != 0 {
 		t.Fatalf("detect policy: %d writes", w)
 	}
-	t.Logf("loop reads %d, other client reads %d (429s: %d)", f.count("loop", "GET"), f.count("other", "GET"), f.throttles("other"))
+	t.Logf("loop reads %d, other client reads %d (429s: %d)", f.Count(testenv.ClientLoop, "GET"), f.Count(other, "GET"), f.Throttled(other))
 }
 
 // TestCorrectAtModestScaleWritesOncePerDrift: with correct, each drifted
@@ -347,12 +302,7 @@ func TestNoThrottleWhileAnotherClientDrainsTheBucket(t *testing.T) {
 // drift by sweeps that overlap them (it would correct its own correction).
 func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 	f := newFront(t, harness.FastOptions())
-	dir := t.TempDir()
-	harness.ManagedGroups(t, dir, "fix", 3, 10)
-	statePath := filepath.Join(t.TempDir(), "state.json")
-	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
+	dir, statePath := managed(t, f, "fix", 3, 10)
 	o := fastLoop()
 	o.ReadBudget = 0.5
 	o.DriftPolicy = reconcile.PolicyCorrect
@@ -382,11 +332,11 @@ func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 	}); !ok {
 		t.Fatalf("drift not corrected: %+v", l.ctl.Snapshot().Resources)
 	}
-	if w := f.writes("loop"); w != len(drifted) {
+	if w := f.Writes(testenv.ClientLoop); w != len(drifted) {
 		t.Fatalf("%d writes for %d drifted resources", w, len(drifted))
 	}
 	time.Sleep(time.Second) // several more sweeps
-	if w := f.writes("loop"); w != len(drifted) {
+	if w := f.Writes(testenv.ClientLoop); w != len(drifted) {
 		t.Fatalf("sweeps after the corrections wrote %d more times", w-len(drifted))
 	}
 	evMu.Lock()
@@ -394,7 +344,7 @@ func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 		t.Errorf("events %v, want %d DriftDetected and %d DriftCorrected", events, len(drifted), len(drifted))
 	}
 	evMu.Unlock()
-	if n := f.throttles("loop"); n != 0 {
+	if n := f.Throttled(testenv.ClientLoop); n != 0 {
 		t.Fatalf("%d throttled", n)
 	}
 }
@@ -407,12 +357,7 @@ func TestObservationDuringAWriteIsDiscarded(t *testing.T) {
 	opts := harness.FastOptions()
 	opts.LatencyByMethod = map[string]time.Duration{"PUT": 600 * time.Millisecond, "PATCH": 600 * time.Millisecond}
 	f := newFront(t, opts)
-	dir := t.TempDir()
-	harness.ManagedGroups(t, dir, "busy", 1, 3)
-	statePath := filepath.Join(t.TempDir(), "state.json")
-	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
+	dir, statePath := managed(t, f, "busy", 1, 3)
 	o := fastLoop()
 	o.ReadBudget = 1
 	o.MinSweepInterval = 20 * time.Millisecond
@@ -440,7 +385,7 @@ func TestObservationDuringAWriteIsDiscarded(t *testing.T) {
 	if got := counter(t, l, "kubectl_azure_observations_discarded_total"); got == 0 {
 		t.Fatal("no observation was discarded although sweeps overlapped the write")
 	}
-	if w := f.writes("loop"); w != 1 {
+	if w := f.Writes(testenv.ClientLoop); w != 1 {
 		t.Fatalf("%d writes", w)
 	}
 }
@@ -464,27 +409,6 @@ func counter(t *testing.T, l *loop, name string) float64 {
 	return sum
 }
 
-// copyDir copies the files of a testdata directory.
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestRuleAddedOutsideIsNoticed: an NSG security rule created by another
 // client (a child resource of its own) is drift of the NSG's declared
 // rules; the vnet, whose storage subnet is declared on its own, stays in
@@ -492,11 +416,8 @@ func copyDir(t *testing.T, from, to string) {
 func TestRuleAddedOutsideIsNoticed(t *testing.T) {
 	f := newFront(t, harness.FastOptions())
 	dir := t.TempDir()
-	copyDir(t, filepath.Join("..", "..", "testdata", "landing-zone"), dir)
-	statePath := filepath.Join(t.TempDir(), "state.json")
-	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
+	testenv.CopyDir(t, filepath.Join("..", "..", "testdata", "landing-zone"), dir)
+	statePath := applied(t, f, dir)
 	o := fastLoop()
 	o.ReadBudget = 0.5
 	l := startLoop(t, f.URL, dir, statePath, o)
@@ -533,7 +454,7 @@ func TestRuleAddedOutsideIsNoticed(t *testing.T) {
 			t.Fatalf("%s is %s (%+v): only the NSG drifted", r.ID, r.State, r.Changes)
 		}
 	}
-	if w := f.writes("loop"); w != 0 {
+	if w := f.Writes(testenv.ClientLoop); w != 0 {
 		t.Fatalf("detect: %d writes", w)
 	}
 }

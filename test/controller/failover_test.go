@@ -149,10 +149,7 @@ spec:
       addressSpace: {addressPrefixes: ["10.9.0.0/16"]}
 `)
 	vnet := "/subscriptions/" + harness.Sub + "/resourceGroups/rg-ko/providers/Microsoft.Network/virtualNetworks/vnet-ko"
-	statePath := filepath.Join(t.TempDir(), "state.json")
-	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
+	statePath := applied(t, f, dir)
 	// From now on a write of the vnet stays in progress for 40 s (the
 	// emulator's --lro): longer than the takeover.
 	slow := harness.FastOptions()
@@ -189,7 +186,7 @@ spec:
 	})
 
 	f.arm.Drift(vnet, "env", "changed")
-	wait(20*time.Second, "the leader writes the vnet", func() bool { return f.writesOf(vnet) > 0 })
+	wait(20*time.Second, "the leader writes the vnet", func() bool { return f.loopWritesOf(vnet) > 0 })
 	if err := leader.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +213,7 @@ spec:
 		t.Logf("the vnet's operation ended before the new leader settled it (provisioningState %q)", ps)
 	}
 	time.Sleep(2 * time.Second) // more sweeps
-	if w := f.writesOf(vnet); w != 1 {
+	if w := f.loopWritesOf(vnet); w != 1 {
 		t.Fatalf("the vnet was written %d times across the failover, want exactly 1", w)
 	}
 	by := f.arm.Server().Stats().ByClient

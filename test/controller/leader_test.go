@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state/statetest"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -43,12 +44,7 @@ func TestLeaderFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newFront(t, harness.FastOptions())
-	dir := t.TempDir()
-	harness.ManagedGroups(t, dir, "ha", 1, 3)
-	statePath := filepath.Join(t.TempDir(), "state.json")
-	if out, err := harness.ApplyWithClient(t.Context(), t, f.URL, statePath, dir, nil); err != nil {
-		t.Fatalf("apply: %v\n%s", err, out)
-	}
+	dir, statePath := managed(t, f, "ha", 1, 3)
 	o := fastLoop()
 	o.ReadBudget = 0.5
 	o.DriftPolicy = reconcile.PolicyCorrect
@@ -90,7 +86,7 @@ func TestLeaderFailover(t *testing.T) {
 	if _, ok := waitState(t, lead, 10*time.Second, func(st *reconcile.Status) bool { return inSync(4)(st) && corrections(st) == 1 }); !ok {
 		t.Fatalf("the leader did not correct the drift: %+v", lead.ctl.Snapshot().Resources)
 	}
-	if w := f.writes("loop"); w != 1 {
+	if w := f.Writes(testenv.ClientLoop); w != 1 {
 		t.Fatalf("%d writes for one drift with two replicas", w)
 	}
 
@@ -116,7 +112,7 @@ func TestLeaderFailover(t *testing.T) {
 		t.Fatalf("the new leader did not correct the drift: %+v", standby.ctl.Snapshot().Resources)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if w := f.writes("loop"); w != 2 {
+	if w := f.Writes(testenv.ClientLoop); w != 2 {
 		t.Fatalf("%d writes for two drifts across a failover, want 2", w)
 	}
 }
@@ -272,7 +268,7 @@ func TestDeposedLeaderStopsWritingAtItsRenewDeadline(t *testing.T) {
 		t.Fatal("replica a still reports itself leader")
 	}
 	for _, id := range append(drifted, identity("fence", 0, 0)) {
-		if w := f.writesOf(id); w != 1 {
+		if w := f.loopWritesOf(id); w != 1 {
 			t.Errorf("%s written %d times, want 1", id, w)
 		}
 	}
