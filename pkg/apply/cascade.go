@@ -122,11 +122,12 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		roots[it.key] = root{id: it.id, typ: it.typ, ver: it.ver, body: it.live}
 	}
 	containers := func(k string, visit func(*item)) {
-		for i := strings.LastIndexByte(k, '/'); i > 0; i = strings.LastIndexByte(k[:i], '/') {
-			if it := inside[k[:i]]; it != nil {
+		enclosing(k, func(pk string) bool {
+			if it := inside[pk]; it != nil {
 				visit(it)
 			}
-		}
+			return true
+		})
 	}
 	byGroup := map[string][]*item{}
 	var groups []string

@@ -683,9 +683,10 @@ func withTheirGroup(deletes []*item) ([]*item, map[*item][]*item) {
 	out := deletes[:0:0]
 	for _, it := range deletes {
 		var g *item
-		for i := strings.LastIndexByte(it.key, '/'); i > 0 && g == nil; i = strings.LastIndexByte(it.key[:i], '/') {
-			g = groups[it.key[:i]]
-		}
+		enclosing(it.key, func(pk string) bool {
+			g = groups[pk]
+			return g == nil
+		})
 		if g == nil {
 			out = append(out, it)
 			continue

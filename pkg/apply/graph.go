@@ -108,6 +108,19 @@ func planChunks(items []*item) [][]*item {
 	return out
 }
 
+// enclosing calls visit with every path prefix of an ID key that ends
+// before a '/', longest first (the keys of whatever may contain it: a
+// parent, a scope, a resource group), until visit returns false. Keys
+// compare without parsing, so this is cheap enough for every resource of
+// a large plan.
+func enclosing(key string, visit func(prefix string) bool) {
+	for i := strings.LastIndexByte(key, '/'); i > 0; i = strings.LastIndexByte(key[:i], '/') {
+		if !visit(key[:i]) {
+			return
+		}
+	}
+}
+
 func recordsOf(items []*item) []*state.Record {
 	out := make([]*state.Record, 0, len(items))
 	for _, it := range items {
