@@ -36,6 +36,9 @@ type Client struct {
 	noSubLists sync.Map
 	// pageSizes: lower-cased type -> items per page its lists came in.
 	pageSizes sync.Map
+	// listSizes: subscription-wide list (armid.Key) -> items it holds
+	// (at least), as the last read of it saw.
+	listSizes sync.Map
 	// postRetry replaces the retry options for POST requests.
 	postRetry policy.RetryOptions
 }

@@ -96,6 +96,17 @@ type sessionList struct {
 	items   map[string]map[string]any // armid.Key(id) -> item
 	started bool
 	next    string // URL of the next page; "" once started means complete
+	seen    int    // items on the pages read so far
+}
+
+// begun reports whether the list's first page was read (nil: no session).
+func (l *sessionList) begun() bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.started
 }
 
 func (s *ReadSession) list(collection, apiVersion string) *sessionList {
@@ -146,6 +157,27 @@ func (c *Client) notePage(collection string, items int, more bool) {
 		return
 	}
 	c.pageSizes.Store(typ, items)
+}
+
+// noteListSize records how many items a subscription-wide list holds:
+// exactly when it was read to its end, else more than the seen ones.
+func (c *Client) noteListSize(collection string, seen int, complete bool) {
+	key := armid.Key(collection)
+	if !complete {
+		seen++
+		if old, ok := c.listSizes.Load(key); ok && old.(int) >= seen {
+			return
+		}
+	}
+	c.listSizes.Store(key, seen)
+}
+
+// listSize is what noteListSize recorded for a collection (0: nothing).
+func (c *Client) listSize(collection string) int {
+	if n, ok := c.listSizes.Load(armid.Key(collection)); ok {
+		return n.(int)
+	}
+	return 0
 }
 
 // pageSize is the items per page the planner expects of typ's lists.
@@ -236,12 +268,19 @@ func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyO
 	for _, tg := range types {
 		page := c.pageSize(tg.typ)
 		alt := perGroupCost(reqs, tg.members, minGroup, page)
-		sub := pagesFor(len(tg.members), page)
-		if alt > sub && !c.noSubList(tg.typ) {
+		coll := "/subscriptions/" + tg.sub + "/providers/" + tg.typ
+		sl := opt.Session.list(coll, tg.apiVersion)
+		n := len(tg.members)
+		if !sl.begun() {
+			// The list holds the subscription's other resources of the
+			// type too, as many as an earlier read saw. (Pages a session
+			// already read cost nothing again.)
+			n = max(n, c.listSize(coll))
+		}
+		if alt > pagesFor(n, page) && !c.noSubList(tg.typ) {
 			subLists = append(subLists, &readGroup{
-				collection: "/subscriptions/" + tg.sub + "/providers/" + tg.typ,
-				apiVersion: tg.apiVersion, members: tg.members, maxPages: alt - 1, subscription: true,
-				session: opt.Session.list("/subscriptions/"+tg.sub+"/providers/"+tg.typ, tg.apiVersion),
+				collection: coll, apiVersion: tg.apiVersion, members: tg.members, maxPages: alt - 1, subscription: true,
+				session: sl,
 			})
 			continue
 		}
@@ -399,10 +438,12 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 	}
 	var complete bool
 	var err error
+	seen := 0
 	if g.session != nil {
-		complete, err = c.sessionPages(ctx, g, want, byID, maxPages)
+		complete, seen, err = c.sessionPages(ctx, g, want, byID, maxPages)
 	} else {
 		complete, err = c.listPages(ctx, g.collection, g.apiVersion, maxPages, func(page []map[string]any) bool {
+			seen += len(page)
 			for _, it := range page {
 				if id, ok := it["id"].(string); ok && want[armid.Key(id)] {
 					byID[armid.Key(id)] = it
@@ -410,6 +451,9 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 			}
 			return len(byID) == len(want)
 		})
+	}
+	if err == nil && g.subscription {
+		c.noteListSize(g.collection, seen, complete)
 	}
 	if err != nil {
 		// A collection without a list operation, a list permission the
@@ -457,8 +501,9 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 // its session already read, and pages on from where the session stopped
 // (at most maxPages new pages) while members are missing. Items handed out
 // leave the session, so it holds only what no chunk asked for yet.
-// complete reports that the list was read to its end.
-func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string]bool, byID map[string]map[string]any, maxPages int) (complete bool, err error) {
+// complete reports that the list was read to its end; seen counts the
+// items of every page the session read.
+func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string]bool, byID map[string]map[string]any, maxPages int) (complete bool, seen int, err error) {
 	sl := g.session
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
@@ -475,7 +520,7 @@ func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string
 	defer cancel()
 	for pages := 0; len(byID) < len(want) && (!sl.started || sl.next != ""); pages++ {
 		if pages >= maxPages {
-			return false, nil
+			return false, sl.seen, nil
 		}
 		next := sl.next
 		if !sl.started {
@@ -483,20 +528,21 @@ func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string
 		}
 		resp, err := c.send(ctx, http.MethodGet, g.collection, next, nil, nil)
 		if err != nil {
-			return false, err
+			return false, sl.seen, err
 		}
 		pg, err := decodePage(resp.Raw)
 		if err != nil {
-			return false, &DecodeError{Method: http.MethodGet, ID: g.collection, StatusCode: resp.StatusCode,
+			return false, sl.seen, &DecodeError{Method: http.MethodGet, ID: g.collection, StatusCode: resp.StatusCode,
 				ContentType: safeLine(resp.Header.Get("Content-Type"), 80), Reason: "a list answer must be {\"value\": [...]}: " + decodeReason(resp.Raw, err)}
 		}
 		link := ""
 		if pg.NextLink != "" {
 			if link, err = c.checkNextLink(pg.NextLink); err != nil {
-				return false, fmt.Errorf("GET %s: %w", g.collection, err)
+				return false, sl.seen, fmt.Errorf("GET %s: %w", g.collection, err)
 			}
 		}
 		c.notePage(g.collection, len(pg.Value), link != "")
+		sl.seen += len(pg.Value)
 		for _, it := range pg.Value {
 			if id, ok := it["id"].(string); ok {
 				sl.items[armid.Key(id)] = it
@@ -505,7 +551,7 @@ func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string
 		sl.started, sl.next = true, link
 		take()
 	}
-	return sl.started && sl.next == "", nil
+	return sl.started && sl.next == "", sl.seen, nil
 }
 
 func (c *Client) readOne(ctx context.Context, r ReadRequest, res *ReadResult) {

@@ -265,3 +265,32 @@ func TestReadManyCostsListsWithObservedPageSize(t *testing.T) {
 		t.Errorf("%d requests for a group of 4 and a single, want 2", n)
 	}
 }
+
+// A subscription-wide list that stopped at the per-group plan's cost told
+// the Client that the subscription holds more of the type than the set:
+// the next read of the same set goes per group at once instead of paying
+// those pages again.
+func TestReadManyRemembersALongSubscriptionList(t *testing.T) {
+	l := newListingARM(t, 10, true)
+	typ := "Microsoft.Network/routeTables"
+	for i := range 500 { // unmanaged, sorted before ours
+		l.add(fmt.Sprintf("/subscriptions/%s/resourceGroups/aaa-%03d/providers/%s/x", testSub, i, typ), map[string]any{"location": "westeurope"})
+	}
+	reqs := l.mixed(4, []string{typ}, 3)
+	c := l.client(func(o *Options) { o.Pacing = false })
+	read := func() int {
+		before := len(l.requests())
+		for i, r := range c.ReadMany(context.Background(), reqs, ReadManyOptions{}) {
+			if r.Err != nil || !r.Exists || r.Body["id"] != reqs[i].ID {
+				t.Fatalf("result %d: %+v", i, r)
+			}
+		}
+		return len(l.requests()) - before
+	}
+	if n := read(); n != 3+4+1 {
+		t.Errorf("first read: %d requests, want 8 (3 pages of the subscription list, 4 group lists, the groups)", n)
+	}
+	if n := read(); n != 4+1 {
+		t.Errorf("second read: %d requests, want 5 (4 group lists, the groups)", n)
+	}
+}
