@@ -315,7 +315,7 @@ outer:
 			}
 			var ok bool
 			if owner {
-				sub := comparer{f: c.f, mode: modeOwner, key: c.key, strict: c.strict, projected: c.projected}
+				sub := c.child(comparer{f: c.f, mode: modeOwner, key: c.key, strict: c.strict, projected: c.projected})
 				sub.compare(isp, key, x, y, true, true)
 				ok = len(sub.out) == 0
 			} else {

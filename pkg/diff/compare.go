@@ -62,6 +62,28 @@ type comparer struct {
 	equal        []equalAt
 	unverifiable []bodypath.Path
 	ignored      []string // readonly paths found on the owner side
+
+	// scratch is the comparer nested yes/no comparisons reuse (child).
+	scratch *comparer
+}
+
+// child returns c's scratch comparer set up as proto, for a nested
+// comparison whose findings are only counted: the rules take the comparer
+// by pointer, so each nested comparer would otherwise be allocated. The
+// caller must be done with it before asking c for it again.
+func (c *comparer) child(proto comparer) *comparer {
+	s := c.scratch
+	if s == nil {
+		s = new(comparer)
+		c.scratch = s
+	}
+	proto.scratch = s.scratch
+	proto.out, proto.unverifiable, proto.ignored = s.out[:0], s.unverifiable[:0], s.ignored[:0]
+	if proto.path == nil {
+		proto.path = s.path[:0]
+	}
+	*s = proto
+	return s
 }
 
 func (c *comparer) push(s bodypath.Seg) {
@@ -149,13 +171,13 @@ func lookupFold(m map[string]any, k string) (any, bool) {
 // compare_rules.go. hx/hy say whether each side holds the path at all
 // (absent differs from null).
 func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
-	c.run(compareRules, &pair{sp: sp, key: key, x: x, y: y, xk: kindOf(x, hx), yk: kindOf(y, hy)})
+	c.run(compareRules, pair{sp: sp, key: key, x: x, y: y, xk: kindOf(x, hx), yk: kindOf(y, hy)})
 }
 
 // absent handles a desired value whose path live does not hold, by
 // absentRules.
 func (c *comparer) absent(sp, key string, x any) {
-	c.run(absentRules, &pair{sp: sp, key: key, x: x, xk: kindOf(x, true), yk: kAbsent})
+	c.run(absentRules, pair{sp: sp, key: key, x: x, xk: kindOf(x, true), yk: kAbsent})
 }
 
 // scalarEqual is facts.scalarEqual made exact for numbers: two numbers
@@ -171,7 +193,7 @@ func (c *comparer) scalarEqual(sp, key string, x, y any) (bool, string) {
 // deepEqual compares two values with the normalisation rules, reporting
 // nothing; it is used where a yes/no is enough (defaults, sets, secrets).
 func (c *comparer) deepEqual(sp, key string, x, y any) (bool, string) {
-	sub := comparer{f: c.f, mode: modeSym, key: c.key, raw: true}
+	sub := c.child(comparer{f: c.f, mode: modeSym, key: c.key, raw: true})
 	sub.compare(sp, key, x, y, true, true)
 	if len(sub.out) == 0 {
 		return true, RuleExact

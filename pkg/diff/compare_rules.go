@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"math/bits"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
@@ -36,6 +37,7 @@ const (
 	kScalar                   // string, number or boolean
 	kObject
 	kArray
+	kindCount = iota
 
 	kValue     = kNull | kScalar // what isScalar calls a scalar
 	kContainer = kObject | kArray
@@ -92,17 +94,38 @@ type cmpRule struct {
 	in     scope
 	x, y   kinds
 	family string
-	judge  func(c *comparer, v *pair) bool
+	judge  func(c *comparer, v pair) bool
 }
 
-// run tries the rules in order until one decides the pair.
-func (c *comparer) run(rules []cmpRule, v *pair) {
-	in := c.has()
-	for i := range rules {
-		r := &rules[i]
-		if r.in&^in != 0 || r.x != 0 && r.x&v.xk == 0 || r.y != 0 && r.y&v.yk == 0 {
-			continue
+// ruleSet is an ordered list of rules with, for each scope and pair of
+// kinds, the rules whose conditions hold in that order: run then tests
+// nothing but rule families, which an input may switch off.
+type ruleSet struct {
+	sel [16][kindCount][kindCount][]*cmpRule
+}
+
+func newRuleSet(rules []cmpRule) *ruleSet {
+	rs := &ruleSet{}
+	for in := scope(0); in < 16; in++ {
+		for xi := 0; xi < kindCount; xi++ {
+			for yi := 0; yi < kindCount; yi++ {
+				xk, yk := kinds(1)<<xi, kinds(1)<<yi
+				for i := range rules {
+					r := &rules[i]
+					if r.in&^in != 0 || r.x != 0 && r.x&xk == 0 || r.y != 0 && r.y&yk == 0 {
+						continue
+					}
+					rs.sel[in][xi][yi] = append(rs.sel[in][xi][yi], r)
+				}
+			}
 		}
+	}
+	return rs
+}
+
+// run tries the rules that apply, in order, until one decides the pair.
+func (c *comparer) run(rs *ruleSet, v pair) {
+	for _, r := range rs.sel[c.has()][bits.TrailingZeros8(uint8(v.xk))][bits.TrailingZeros8(uint8(v.yk))] {
 		if r.family != "" && !c.f.on(r.family) {
 			continue
 		}
@@ -115,10 +138,10 @@ func (c *comparer) run(rules []cmpRule, v *pair) {
 // compareRules decide a pair of values at one path; absentRules a desired
 // value whose path live does not hold. Both are set once by init, because
 // rules descend into values by calling compare again; they never change.
-var compareRules, absentRules []cmpRule
+var compareRules, absentRules *ruleSet
 
 func init() {
-	compareRules = []cmpRule{
+	compareRules = newRuleSet([]cmpRule{
 		// Presence.
 		{name: "readonly-not-owned", judge: readOnlyNotOwned},
 		{name: "absent-on-both-sides", x: kAbsent, y: kAbsent, judge: decided},
@@ -156,9 +179,9 @@ func init() {
 		{name: "default", y: kNull, judge: liveNullIsDefault},
 		{name: "value-withheld", in: owner | lenient, y: kNull, judge: unverifiable},
 		{name: "changed", judge: changed},
-	}
+	})
 
-	absentRules = []cmpRule{
+	absentRules = newRuleSet([]cmpRule{
 		{name: RuleNullAbsent, in: sym, x: kNull, judge: equal(RuleNullAbsent)},
 		{name: "added", in: sym, judge: added},
 
@@ -174,32 +197,32 @@ func init() {
 		{name: "members-not-in-live", x: kObject, judge: membersNotInLive},
 		{name: RuleNotReturned, in: owner | lenient, family: RuleNotReturned, judge: firstPlanNotReturned},
 		{name: "added", judge: addedUnsecret},
-	}
+	})
 }
 
 // decided ends the comparison with nothing to record.
-func decided(*comparer, *pair) bool { return true }
+func decided(*comparer, pair) bool { return true }
 
 // equal records the pair equal by rule.
-func equal(rule string) func(*comparer, *pair) bool {
-	return func(c *comparer, _ *pair) bool {
+func equal(rule string) func(*comparer, pair) bool {
+	return func(c *comparer, _ pair) bool {
 		c.eq(rule)
 		return true
 	}
 }
 
 // unverifiable records that the pair cannot be compared: not a change.
-func unverifiable(c *comparer, _ *pair) bool {
+func unverifiable(c *comparer, _ pair) bool {
 	c.unverifiable = append(c.unverifiable, c.path.Clone())
 	return true
 }
 
-func changed(c *comparer, v *pair) bool {
+func changed(c *comparer, v pair) bool {
 	c.emit(v.sp, plan.KindChange, v.x, v.y, false)
 	return true
 }
 
-func readOnlyNotOwned(c *comparer, v *pair) bool {
+func readOnlyNotOwned(c *comparer, v pair) bool {
 	if !c.f.isReadOnly(v.sp) {
 		return false
 	}
@@ -211,7 +234,7 @@ func readOnlyNotOwned(c *comparer, v *pair) bool {
 
 // childCollectionDropped: dropping a child collection from the manifest
 // releases the items it listed, one by one; children owned elsewhere stay.
-func childCollectionDropped(c *comparer, v *pair) bool {
+func childCollectionDropped(c *comparer, v pair) bool {
 	if !c.f.children[v.sp] {
 		return false
 	}
@@ -220,19 +243,19 @@ func childCollectionDropped(c *comparer, v *pair) bool {
 }
 
 // removed: in L, not in D (modeSym only): the user removed it.
-func removed(c *comparer, v *pair) bool {
+func removed(c *comparer, v pair) bool {
 	c.emit(v.sp, plan.KindRemove, nil, v.y, c.secretAt(v.sp, v.key, v.y))
 	return true
 }
 
-func notInLive(c *comparer, v *pair) bool {
+func notInLive(c *comparer, v pair) bool {
 	c.absent(v.sp, v.key, v.x)
 	return true
 }
 
 // unsetValue: a value the plugin says means "let the server decide" at sp
 // (AKS sends osDiskSizeGB: 0 for "default size").
-func unsetValue(c *comparer, v *pair) bool {
+func unsetValue(c *comparer, v pair) bool {
 	vals, ok := c.f.unset[v.sp]
 	if !ok || !isScalar(v.x) {
 		return false
@@ -247,7 +270,7 @@ func unsetValue(c *comparer, v *pair) bool {
 }
 
 // hashedInL: L holds a salted hash; live never shows the value.
-func hashedInL(c *comparer, v *pair) bool {
+func hashedInL(c *comparer, v pair) bool {
 	ys, ok := v.y.(string)
 	if !ok || !strings.HasPrefix(ys, secret.HashPrefix) {
 		return false
@@ -263,7 +286,7 @@ func hashedInL(c *comparer, v *pair) bool {
 // hashedInB: a baseline hashed like L (pkg/record): live matches when its
 // value hashes the same; otherwise the difference cannot be told from a
 // masked or re-encoded answer, so it is unverifiable, never drift.
-func hashedInB(c *comparer, v *pair) bool {
+func hashedInB(c *comparer, v pair) bool {
 	xs, ok := v.x.(string)
 	if !ok || !secret.IsHash(xs) {
 		return false
@@ -278,7 +301,7 @@ func hashedInB(c *comparer, v *pair) bool {
 // secretValue compares a secret in clear. (Members inside a credential
 // container that GET does return are compared like any value; Result
 // marks them sensitive for display.)
-func secretValue(c *comparer, v *pair) bool {
+func secretValue(c *comparer, v pair) bool {
 	if !c.f.isSecret(v.sp) && !secret.Name(v.key, v.x) && !underAny(c.path, c.secrets) {
 		return false
 	}
@@ -296,7 +319,7 @@ func secretValue(c *comparer, v *pair) bool {
 
 // maskedByGET: GET masks the value ("*****"), or blanks the entries of a
 // map of protected settings (answered as ""): it cannot be compared.
-func maskedByGET(c *comparer, v *pair) bool {
+func maskedByGET(c *comparer, v pair) bool {
 	ys, ok := v.y.(string)
 	if !ok || !(masked(ys) || ys == "" && v.x != "" && c.blankedSetting()) {
 		return false
@@ -304,7 +327,7 @@ func maskedByGET(c *comparer, v *pair) bool {
 	return unverifiable(c, v)
 }
 
-func normalized(c *comparer, v *pair) bool {
+func normalized(c *comparer, v pair) bool {
 	n := c.f.normalizers[v.sp]
 	if n == nil {
 		return false
@@ -318,7 +341,7 @@ func normalized(c *comparer, v *pair) bool {
 
 // emptyObjectOwnsNothing: {} owns nothing inside: live's members are
 // server-added.
-func emptyObjectOwnsNothing(c *comparer, v *pair) bool {
+func emptyObjectOwnsNothing(c *comparer, v pair) bool {
 	if len(v.x.(map[string]any)) != 0 {
 		return false
 	}
@@ -326,17 +349,17 @@ func emptyObjectOwnsNothing(c *comparer, v *pair) bool {
 	return true
 }
 
-func members(c *comparer, v *pair) bool {
+func members(c *comparer, v pair) bool {
 	c.compareObject(v.sp, v.x.(map[string]any), v.y.(map[string]any), true, false)
 	return true
 }
 
-func items(c *comparer, v *pair) bool {
+func items(c *comparer, v pair) bool {
 	c.compareArray(v.sp, v.key, v.x.([]any), v.y.([]any))
 	return true
 }
 
-func emptyEqualsAbsent(c *comparer, v *pair) bool {
+func emptyEqualsAbsent(c *comparer, v pair) bool {
 	if !isEmpty(v.x) {
 		return false
 	}
@@ -344,7 +367,7 @@ func emptyEqualsAbsent(c *comparer, v *pair) bool {
 	return true
 }
 
-func scalarRules(c *comparer, v *pair) bool {
+func scalarRules(c *comparer, v pair) bool {
 	ok, rule := c.scalarEqual(v.sp, v.key, v.x, v.y)
 	if ok {
 		c.eq(rule)
@@ -354,7 +377,7 @@ func scalarRules(c *comparer, v *pair) bool {
 
 // zeroMeansUnset: SDK-built bodies send "" and 0 for "not set"; the server
 // then picks the value (AKS kubernetesVersion "", osDiskSizeGB 0).
-func zeroMeansUnset(c *comparer, v *pair) bool {
+func zeroMeansUnset(c *comparer, v pair) bool {
 	if !zeroValue(v.x) {
 		return false
 	}
@@ -364,7 +387,7 @@ func zeroMeansUnset(c *comparer, v *pair) bool {
 
 // nullAgainstEmpty: desired null means "unset"; ARM keeps or defaults the
 // value.
-func nullAgainstEmpty(c *comparer, v *pair) bool {
+func nullAgainstEmpty(c *comparer, v pair) bool {
 	if !isEmpty(v.y) {
 		return false
 	}
@@ -372,7 +395,7 @@ func nullAgainstEmpty(c *comparer, v *pair) bool {
 	return true
 }
 
-func emptyStringAbsent(c *comparer, v *pair) bool {
+func emptyStringAbsent(c *comparer, v pair) bool {
 	if xs, ok := v.x.(string); !ok || xs != "" {
 		return false
 	}
@@ -384,7 +407,7 @@ func emptyStringAbsent(c *comparer, v *pair) bool {
 // default. (Value withheld after it: GET answers null for values it
 // withholds, webhook URLs and app settings; the write cannot be verified,
 // which is not a change.)
-func liveNullIsDefault(c *comparer, v *pair) bool {
+func liveNullIsDefault(c *comparer, v pair) bool {
 	d, rule, ok := c.f.defaultFor(v.sp)
 	if !ok {
 		return false
@@ -396,20 +419,20 @@ func liveNullIsDefault(c *comparer, v *pair) bool {
 	return true
 }
 
-func added(c *comparer, v *pair) bool {
+func added(c *comparer, v pair) bool {
 	c.emit(v.sp, plan.KindAdd, v.x, nil, c.secretAt(v.sp, v.key, v.x))
 	return true
 }
 
 // addedUnsecret: live returns the rest of the body but not this value,
 // which the user set: an addition.
-func addedUnsecret(c *comparer, v *pair) bool {
+func addedUnsecret(c *comparer, v pair) bool {
 	c.emit(v.sp, plan.KindAdd, v.x, nil, false)
 	return true
 }
 
 // identityNone: no managed identity; ARM omits the identity block.
-func identityNone(c *comparer, v *pair) bool {
+func identityNone(c *comparer, v pair) bool {
 	if v.sp != "identity.type" {
 		return false
 	}
@@ -422,7 +445,7 @@ func identityNone(c *comparer, v *pair) bool {
 
 // locationNotKept: proxy and extension resources accept a location and do
 // not keep it; a tracked resource always returns its location.
-func locationNotKept(c *comparer, v *pair) bool {
+func locationNotKept(c *comparer, v pair) bool {
 	if len(c.path) != 1 || v.key != "location" {
 		return false
 	}
@@ -432,7 +455,7 @@ func locationNotKept(c *comparer, v *pair) bool {
 
 // declaredDefault: the desired value is the default the spec or plugin
 // declares, which live leaves out.
-func declaredDefault(c *comparer, v *pair) bool {
+func declaredDefault(c *comparer, v pair) bool {
 	d, rule, ok := c.f.defaultFor(v.sp)
 	if !ok || !c.f.on(rule) {
 		return false
@@ -446,7 +469,7 @@ func declaredDefault(c *comparer, v *pair) bool {
 
 // zeroNotReturned: ARM omits unset flags and counters: false, 0 and ""
 // with no declared default read as "not set".
-func zeroNotReturned(c *comparer, v *pair) bool {
+func zeroNotReturned(c *comparer, v pair) bool {
 	if _, rule, ok := c.f.defaultFor(v.sp); ok && c.f.on(rule) {
 		return false // a declared default decides (declaredDefault)
 	}
@@ -459,7 +482,7 @@ func zeroNotReturned(c *comparer, v *pair) bool {
 
 // withheldByGET: write-only inputs, credentials, and values the spec does
 // not declare readable: GET does not promise to return them.
-func withheldByGET(c *comparer, v *pair) bool {
+func withheldByGET(c *comparer, v pair) bool {
 	if c.f.isWriteOnly(v.sp) || secret.Name(v.key, v.x) ||
 		(v.xk&kValue != 0 && (c.underSecret() || underAny(c.path, c.secrets))) ||
 		(v.xk != kObject && !c.strict && c.undeclared(v.sp)) {
@@ -473,7 +496,7 @@ func withheldByGET(c *comparer, v *pair) bool {
 // parameters, creation options, contact info): it cannot be verified,
 // which is not a change. Members of an object live does return are still
 // compared one by one.
-func nestedObjectNotReturned(c *comparer, v *pair) bool {
+func nestedObjectNotReturned(c *comparer, v pair) bool {
 	if len(c.path) <= 1 || c.f.isMap(v.sp) {
 		return false
 	}
@@ -483,7 +506,7 @@ func nestedObjectNotReturned(c *comparer, v *pair) bool {
 // membersNotInLive descends so defaults, empties and write-only members
 // inside a missing object still cancel out; what is left is reported leaf
 // by leaf.
-func membersNotInLive(c *comparer, v *pair) bool {
+func membersNotInLive(c *comparer, v pair) bool {
 	isMap := c.f.isMap(v.sp)
 	for k, m := range v.x.(map[string]any) {
 		c.push(bodypath.Field(k))
@@ -502,7 +525,7 @@ func membersNotInLive(c *comparer, v *pair) bool {
 // written once (Result.addUnverifiable); the baseline read back after that
 // write decides from then on. A tag is different: ARM returns the tag set
 // whole, so a tag missing from live is a real addition.
-func firstPlanNotReturned(c *comparer, v *pair) bool {
+func firstPlanNotReturned(c *comparer, v pair) bool {
 	if c.tag() {
 		return false
 	}
