@@ -320,7 +320,7 @@ func TestProblemAnnotation(t *testing.T) {
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
-		if EqualIDs(x, s) {
+		if armid.Equal(x, s) {
 			return true
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 const rgID = "/subscriptions/" + testSub + "/resourceGroups/rg-demo"
@@ -225,7 +227,7 @@ func TestSelector(t *testing.T) {
 	sn := byName(t, s, "snet-storage")
 	// The group is not selected, so it is no edge for this run.
 	for _, d := range sn.DependsOn {
-		if EqualIDs(d, rgID) {
+		if armid.Equal(d, rgID) {
 			t.Errorf("DependsOn keeps unselected resource group: %v", sn.DependsOn)
 		}
 	}
