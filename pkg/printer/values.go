@@ -77,13 +77,10 @@ func DisplayName(id, typ string) string {
 	return typ + "/" + name
 }
 
-// resourceGroup returns the resource group named in an ARM ID, or "".
+// resourceGroup returns the resource group an ARM ID is in, or "".
 func resourceGroup(id string) string {
-	segs := strings.Split(strings.Trim(id, "/"), "/")
-	for i := 0; i+1 < len(segs); i++ {
-		if strings.EqualFold(segs[i], "resourceGroups") {
-			return segs[i+1]
-		}
+	if p, err := armid.Parse(id); err == nil {
+		return p.ResourceGroup
 	}
 	return ""
 }
@@ -156,7 +153,7 @@ func managedNames(p *plan.Plan) map[string]string {
 	for _, r := range p.Resources {
 		name := r.Name
 		if name == "" {
-			name = r.ID[strings.LastIndex(r.ID, "/")+1:]
+			name = lastSegment(r.ID)
 		}
 		m[armid.Key(r.ID)] = armid.Printable(name)
 	}
@@ -240,4 +237,13 @@ func reviewLines(r plan.Resource) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// lastSegment is the name an ARM ID ends with, also for one that does not
+// parse (a plan file may hold anything).
+func lastSegment(id string) string {
+	if p, err := armid.Parse(id); err == nil {
+		return p.Name()
+	}
+	return id[strings.LastIndex(id, "/")+1:]
 }
