@@ -3,10 +3,12 @@ package apply
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
 // TestWriteAnswerAsBaseline (issue 34): a synchronous write whose answer
@@ -98,5 +100,58 @@ func TestWriteAnswerKeepsSecretsHashed(t *testing.T) {
 	}
 	if strings.Contains(string(data), clear) {
 		t.Fatalf("the secret is in state in clear: %s", data)
+	}
+}
+
+// TestNothingReadInsideAbsent (issue 34): a plan reads nothing inside a
+// resource group or parent it has just read as absent (a first apply),
+// and reads as before what lies inside one that exists.
+func TestNothingReadInsideAbsent(t *testing.T) {
+	vnet := idOf("rg1", "Microsoft.Network/virtualNetworks", "vnet1")
+	subnet := vnet + "/subnets/app"
+	id := idOf("rg1", "Microsoft.ManagedIdentity/userAssignedIdentities", "id1")
+	set := &manifest.Set{Resources: []*manifest.Resource{
+		res(rgID("rg1"), map[string]any{"location": "westeurope"}),
+		res(vnet, map[string]any{"location": "westeurope"}),
+		res(subnet, map[string]any{"properties": map[string]any{"addressPrefix": "10.0.0.0/24"}}),
+		res(id, map[string]any{"location": "westeurope"}),
+	}}
+	for _, tc := range []struct {
+		name  string
+		seed  []string
+		reads []string
+	}{
+		{"nothing exists", nil, []string{rgID("rg1")}},
+		{"the group exists", []string{rgID("rg1")}, []string{rgID("rg1"), id, vnet}},
+		{"the vnet exists", []string{rgID("rg1"), vnet}, []string{rgID("rg1"), id, vnet, subnet}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newFakeARM()
+			for _, s := range tc.seed {
+				a.seed(s, map[string]any{"location": "westeurope"})
+			}
+			e := newEngine(a, newMemStore(), DefaultOptions())
+			p, err := e.Plan(context.Background(), set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, c := range a.Calls("GET") {
+				got[strings.TrimPrefix(c, "GET ")] = true
+			}
+			if len(got) != len(tc.reads) {
+				t.Errorf("read %v, want %v", a.Calls("GET"), tc.reads)
+			}
+			for _, r := range tc.reads {
+				if !got[r] {
+					t.Errorf("%s was not read; read %v", r, a.Calls("GET"))
+				}
+			}
+			for _, r := range p.Plan.Resources {
+				if exists := slices.Contains(tc.seed, r.ID); exists == (r.Action == plan.ActionCreate) {
+					t.Errorf("%s planned %s although it exists=%v", r.ID, r.Action, exists)
+				}
+			}
+		})
 	}
 }
