@@ -300,9 +300,9 @@ func (c *comparer) mergeSub(sub *comparer) {
 }
 
 // subsetMatch reports whether every item of xs matches a distinct item of
-// ys. With owner set, items compare with owner semantics (live items may
+// ys. With asOwner set, items compare with owner semantics (live items may
 // carry extra server-added members).
-func (c *comparer) subsetMatch(isp, key string, xs, ys []any, owner bool) bool {
+func (c *comparer) subsetMatch(isp, key string, xs, ys []any, asOwner bool) bool {
 	if len(xs) > len(ys) {
 		return false
 	}
@@ -314,7 +314,7 @@ outer:
 				continue
 			}
 			var ok bool
-			if owner {
+			if asOwner {
 				sub := c.child(comparer{f: c.f, mode: modeOwner, key: c.key, strict: c.strict, projected: c.projected})
 				sub.compare(isp, key, x, y, true, true)
 				ok = len(sub.out) == 0

@@ -69,8 +69,8 @@ const (
 	cooked                    // not in the raw nested comparison secret and normalizer rules run
 )
 
-// has is the scope a comparer is in.
-func (c *comparer) has() scope {
+// inScope is the scope a comparer is in.
+func (c *comparer) inScope() scope {
 	s := lenient | cooked
 	if c.mode == modeOwner {
 		s |= owner
@@ -125,7 +125,7 @@ func newRuleSet(rules []cmpRule) *ruleSet {
 
 // run tries the rules that apply, in order, until one decides the pair.
 func (c *comparer) run(rs *ruleSet, v pair) {
-	for _, r := range rs.sel[c.has()][bits.TrailingZeros8(uint8(v.xk))][bits.TrailingZeros8(uint8(v.yk))] {
+	for _, r := range rs.sel[c.inScope()][bits.TrailingZeros8(uint8(v.xk))][bits.TrailingZeros8(uint8(v.yk))] {
 		if r.family != "" && !c.f.on(r.family) {
 			continue
 		}
@@ -166,6 +166,7 @@ func init() {
 		{name: "members", x: kObject, y: kObject, judge: members},
 		{name: "items", x: kArray, y: kArray, judge: items},
 		{name: RuleEmptyAbsent, x: kContainer, y: kNull, family: RuleEmptyAbsent, judge: emptyEqualsAbsent},
+		// Live answers null for a container: withheld, as value-withheld.
 		{name: "container-withheld", in: owner | lenient, x: kContainer, y: kNull, judge: unverifiable},
 		{name: "container-changed", x: kContainer, judge: changed},
 
@@ -177,6 +178,8 @@ func init() {
 		{name: RuleNullAbsent + " (empty)", in: owner, x: kNull, judge: nullAgainstEmpty},
 		{name: RuleEmptyAbsent + " (string)", x: kScalar, y: kNull, family: RuleEmptyAbsent, judge: emptyStringAbsent},
 		{name: "default", y: kNull, judge: liveNullIsDefault},
+		// GET answers null for values it withholds (webhook URLs, app
+		// settings): the write cannot be verified, which is not a change.
 		{name: "value-withheld", in: owner | lenient, y: kNull, judge: unverifiable},
 		{name: "changed", judge: changed},
 	})
@@ -404,9 +407,7 @@ func emptyStringAbsent(c *comparer, v pair) bool {
 }
 
 // liveNullIsDefault treats live null as "unset" and so equal to the
-// default. (Value withheld after it: GET answers null for values it
-// withholds, webhook URLs and app settings; the write cannot be verified,
-// which is not a change.)
+// default.
 func liveNullIsDefault(c *comparer, v pair) bool {
 	d, rule, ok := c.f.defaultFor(v.sp)
 	if !ok {
