@@ -1,0 +1,32 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestControllerRefusesBadSourceWithExit2: the controller checks its
+// manifest source in Validate, before it connects to a cluster or Azure.
+func TestControllerRefusesBadSourceWithExit2(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"controller"}, "no manifests given"},
+		{[]string{"controller", "-f", "-"}, "not standard input"},
+		{[]string{"controller", "-f", e.dir, "--source", "dir://" + e.dir}, "either --source or -f/-k"},
+		{[]string{"controller", "--source", "ftp://x"}, "use dir://PATH or configmap://"},
+		{[]string{"controller", "--source", "dir://"}, "names no directory"},
+		{[]string{"controller", "--source", "configmap://?selector=app=x"}, "names no namespace"},
+		{[]string{"controller", "-f", e.dir, "--read-budget", "0%"}, "budget"},
+	} {
+		_, errOut, code := e.run(tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s", tc.args, code, tc.want, errOut)
+		}
+	}
+	if e.writes() != 0 {
+		t.Errorf("bad input sent %d writes", e.writes())
+	}
+}
