@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +23,19 @@ import (
 // batch or at unlock. A crash in between leaves an intent whose resource
 // Repair reads back and settles, which is what intents are for.
 
+// When intents arrive slowly (at ARM's write pace after its burst, about
+// ten a second), each batch would hold one and cost a journal write per
+// resource. So while the last batch arrived slower than journalSlowRate, a
+// flush waits until journalLinger after the previous one, gathering the
+// intents that arrive meanwhile; the write to ARM starts that much later,
+// which the write bucket's pace hides. Under load batches form by
+// themselves and nothing waits.
+const (
+	journalLinger   = 500 * time.Millisecond
+	journalSlowRate = 20 // intents per second
+	journalBatch    = 8  // intents that make a batch worth writing at once
+)
+
 // journalMax bounds the journal ConfigMap's data (a ConfigMap holds at most
 // 1 MiB); an intent that would not fit goes on its resource's ConfigMap.
 const journalMax = 512 << 10
@@ -37,6 +51,8 @@ type kubeJournal struct {
 	attempted int64             // last change included in a write attempt
 	failed    []seqRange        // changes whose write failed
 	cm        *corev1.ConfigMap // as last written; nil: absent
+	lastFlush time.Time         // when the last batch was written
+	lastRate  float64           // changes per second in the last batch
 }
 
 func newKubeJournal(cm *corev1.ConfigMap) *kubeJournal {
@@ -79,6 +95,13 @@ func (j *kubeJournal) drop(key string) {
 	}
 }
 
+// waiting counts the changes no write has included yet.
+func (j *kubeJournal) waiting() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.seq - j.attempted
+}
+
 func (j *kubeJournal) snapshot() map[string]string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -104,7 +127,22 @@ func (s *kubeStore) flushJournal(ctx context.Context, j *kubeJournal, seq int64)
 		}
 		return nil // written by a flush another goroutine made
 	}
+	if j.lastRate < journalSlowRate {
+		// Holding flushMu, so the intents arriving meanwhile join this
+		// batch; a batch that is full enough goes at once.
+		until := j.lastFlush.Add(journalLinger)
+		for time.Now().Before(until) && j.waiting() < journalBatch {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(min(journalLinger/20, time.Until(until))):
+			}
+		}
+	}
 	hi, err := s.writeJournal(ctx, j, false)
+	now := time.Now()
+	j.lastRate = float64(hi-j.attempted) / now.Sub(j.lastFlush).Seconds()
+	j.lastFlush = now
 	if err != nil {
 		j.failed = append(j.failed, seqRange{j.attempted, hi, err})
 	}
