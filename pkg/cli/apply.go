@@ -14,6 +14,13 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
+// Values of apply --dry-run.
+const (
+	dryRunNone   = "none"
+	dryRunClient = "client" // validate the manifests; no request
+	dryRunServer = "server" // read-only plan against Azure, as diff
+)
+
 // applyOptions are `kubectl azure apply`'s.
 type applyOptions struct {
 	planCore

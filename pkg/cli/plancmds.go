@@ -22,13 +22,6 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
-// Values of apply --dry-run.
-const (
-	dryRunNone   = "none"
-	dryRunClient = "client" // validate the manifests; no request
-	dryRunServer = "server" // read-only plan against Azure, as diff
-)
-
 // planFormats are the -o values of diff, apply and delete.
 var planFormats = []string{printer.OutputText, printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown, printer.OutputName}
 

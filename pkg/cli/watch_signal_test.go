@@ -20,8 +20,8 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 )
 
-// applyWatchCommand is apply with --watch as the lead wires it: the same
-// planOptions, the watch flags, and runApply when --watch is given.
+// applyWatchCommand is apply with --watch: applyOptions, whose Run hands
+// over to the loop (watchOptions.runApply) when --watch is given.
 func applyWatchCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
 	return newApplyCommand(g, s)
 }
