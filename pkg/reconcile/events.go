@@ -11,6 +11,29 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
+// Event is one thing that happened to a resource.
+type Event struct {
+	Reason  string // EventDriftDetected, ...
+	ID      string
+	Message string
+	Warning bool
+}
+
+// Reasons of Events.
+const (
+	EventDriftDetected  = "DriftDetected"
+	EventDriftCorrected = "DriftCorrected"
+	EventDriftContested = "DriftContested"
+	EventUnconvergeable = "Unconvergeable"
+	EventWriteFailed    = "WriteFailed"
+)
+
+func (c *Controller) event(reason, id, msg string, warning bool) {
+	if c.Events != nil {
+		go c.Events(Event{Reason: reason, ID: id, Message: msg, Warning: warning})
+	}
+}
+
 // eventComponent names the loop as the source of its Events.
 const eventComponent = "kubectl-azure-controller"
 
