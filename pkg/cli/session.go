@@ -14,6 +14,7 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply/armclient"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
@@ -171,7 +172,7 @@ func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Regist
 	opts.Concurrency = g.engineConcurrency()
 	opts.Set = g.setName()
 	opts.LockTimeout = g.LockTimeout
-	return &apply.Engine{ARM: c, Store: st, Schemas: reg, Plugins: plugins.For, Options: opts, Warn: cleanWriter{warn}}
+	return &apply.Engine{Client: armclient.New(c), Store: st, Schemas: reg, Plugins: plugins.For, Options: opts, Warn: cleanWriter{warn}}
 }
 
 // isTerminal reports whether f is an interactive terminal.

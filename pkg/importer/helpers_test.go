@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply/armclient"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 	"github.com/kubectl-azure/kubectl-azure/pkg/importer"
@@ -82,7 +83,7 @@ func loadYAMLEnv(t testing.TB, data []byte, env map[string]string) *manifest.Set
 // planSet plans manifests with the apply engine against st.
 func planSet(t testing.TB, c *arm.Client, st state.Store, set *manifest.Set) *plan.Plan {
 	t.Helper()
-	eng := &apply.Engine{ARM: c, Store: st, Schemas: schema.Default(), Plugins: plugins.For, Options: apply.DefaultOptions()}
+	eng := &apply.Engine{Client: armclient.New(c), Store: st, Schemas: schema.Default(), Plugins: plugins.For, Options: apply.DefaultOptions()}
 	prep, err := eng.Plan(context.Background(), set)
 	if err != nil {
 		t.Fatalf("plan: %v", err)
