@@ -46,7 +46,6 @@ type Budget struct {
 	remaining float64 // last remaining seen, -1 before any
 	pausedTo  time.Time
 	limiter   *rate.Limiter
-	spent     int64       // reads sent through the budget
 	sent      []time.Time // when the reads of the last spendWindow were sent
 }
 
@@ -76,26 +75,12 @@ func (b *Budget) burst() int {
 	return max(1, int(b.size*b.fraction))
 }
 
-// Rate is the reads per second the budget allows now.
-func (b *Budget) Rate() float64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return float64(b.limiter.Limit())
-}
-
 // Measured returns the measured bucket size and the last remaining reads
 // seen (-1 before any response carried it).
 func (b *Budget) Measured() (size, remaining float64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.size, b.remaining
-}
-
-// Spent is how many reads went through the budget.
-func (b *Budget) Spent() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.spent
 }
 
 // isRead reports whether ARM charges the request to the read bucket.
@@ -159,7 +144,6 @@ func (b *Budget) spend() time.Duration {
 		return b.sent[0].Add(spendWindow).Sub(now)
 	}
 	b.sent = append(b.sent, now)
-	b.spent++
 	return 0
 }
 

@@ -129,11 +129,11 @@ func (c *Controller) SetLeader(on bool) {
 
 // Ready is nil once a good manifest set loaded and a sweep completed.
 func (c *Controller) Ready() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.leader != nil && !*c.leader {
+	if !c.Leader() {
 		return nil // a standby is ready to take over
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.set == nil {
 		return errors.New("no valid manifest set loaded yet")
 	}

@@ -92,8 +92,10 @@ func (c *Controller) sweepPart(ctx context.Context, part sweepSet, seen, pending
 }
 
 // sweepPartSize is about how many resources one plan of a sweep covers.
-// Parts never split a resource group, so no list page is read twice.
-const sweepPartSize = 500
+// Smaller parts judge sooner after their reads, but every plan reads the
+// whole state's record list once: with parts of 500 a 10,000-resource
+// steady state took 0.12 cores, over ten times the single plan's.
+const sweepPartSize = 1000
 
 // sweepSet is one part of a sweep: its first own resources are the ones it
 // judges; the rest are dependencies its plan needs to resolve values.
