@@ -99,7 +99,8 @@ func benchMixedPlan(b *testing.B, groups int, maxReads int64) {
 		}
 		before := a.Stats()
 		b.ResetTimer()
-		wall, rss, out, code := run(b, bin, append(global(a, state), "diff", "-f", dir)...)
+		r := runMeasured(b, bin, append(global(a, state), "diff", "-f", dir)...)
+		wall, rss, out, code := r.wall, r.rssKB, r.out, r.code
 		b.StopTimer()
 		after := a.Stats()
 		if code != 0 {
@@ -112,6 +113,7 @@ func benchMixedPlan(b *testing.B, groups int, maxReads int64) {
 		b.ReportMetric(float64(after.Throttled-before.Throttled), "429s")
 		b.ReportMetric(wall.Seconds(), "wall-s")
 		b.ReportMetric(float64(rss)/1024, "peak-MB")
+		b.ReportMetric(float64(r.anonKB)/1024, "peak-anon-MB")
 		if gets > maxReads {
 			b.Logf("%d reads for %d resources: above the target of %d", gets, n, maxReads)
 		}
