@@ -117,7 +117,7 @@ func (b *Budget) wait(ctx context.Context) error {
 		return err
 	}
 	for {
-		hold := b.spend()
+		hold := b.spend(ctx.Value(confirmKey{}) != nil)
 		if hold <= 0 {
 			return nil
 		}
@@ -127,10 +127,22 @@ func (b *Budget) wait(ctx context.Context) error {
 	}
 }
 
+// confirmKey marks the context of a read that confirms a drift: it still
+// waits for the token bucket, and counts in the measured spend, but is not
+// held by it. Confirmations are one read per drift seen, so they cannot
+// push a steady state over its share; held, a drift would wait up to a
+// spendWindow more to be reported.
+type confirmKey struct{}
+
+// confirming marks ctx's reads as confirmations of drift.
+func confirming(ctx context.Context) context.Context {
+	return context.WithValue(ctx, confirmKey{}, true)
+}
+
 // spend records a read about to be sent and returns 0, or, when the reads
 // sent in the last spendWindow already reach the budget's share of it,
 // how long to hold the read (until the oldest leaves the window).
-func (b *Budget) spend() time.Duration {
+func (b *Budget) spend(confirm bool) time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.now()
@@ -140,7 +152,7 @@ func (b *Budget) spend() time.Duration {
 	}
 	b.sent = b.sent[i:]
 	allowed := max(1, int(float64(b.limiter.Limit())*spendWindow.Seconds()))
-	if len(b.sent) >= allowed {
+	if len(b.sent) >= allowed && !confirm {
 		return b.sent[0].Add(spendWindow).Sub(now)
 	}
 	b.sent = append(b.sent, now)

@@ -352,3 +352,26 @@ func TestSweepPartsKeepResourceGroupsWhole(t *testing.T) {
 		t.Fatalf("a set within the size is cut into %d parts", n)
 	}
 }
+
+// TestBudgetLetsAConfirmationThroughAFullWindow: a read confirming a drift
+// waits for the token bucket but not for the measured spend.
+func TestBudgetLetsAConfirmationThroughAFullWindow(t *testing.T) {
+	srv := &bucketServer{remaining: 249}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	b := NewBudget(nil, 0.05, nil)
+	b.sent = make([]time.Time, 12) // the window is full: 12 reads just now
+	for i := range b.sent {
+		b.sent[i] = time.Now()
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	if err := get(t, b, hs.URL, confirming(ctx)); err != nil {
+		t.Fatalf("the confirmation was held: %v", err)
+	}
+	short, cancel2 := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel2()
+	if err := get(t, b, hs.URL, short); err == nil {
+		t.Fatal("a sweep read went through a full window")
+	}
+}

@@ -230,7 +230,7 @@ func subset(set *manifest.Set, res *manifest.Resource) *manifest.Set {
 // confirm reads res with a GET (and what its plan needs) and returns its
 // planned resource.
 func (c *Controller) confirm(ctx context.Context, set *manifest.Set, res *manifest.Resource) (*plan.Resource, error) {
-	prep, err := c.engine(c.ObserveARM, false).Plan(ctx, subset(set, res))
+	prep, err := c.engine(c.ObserveARM, false).Plan(confirming(ctx), subset(set, res))
 	if err != nil {
 		return nil, err
 	}

@@ -35,14 +35,7 @@ func TestMain(m *testing.M) {
 func TestLeaderFailover(t *testing.T) {
 	env := statetest.Shared(t)
 	ns := env.NewNamespace(t)
-	cfg, err := env.ConfigFlags().ToRESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := kubeClient(t, env, nil)
 	f := newFront(t, harness.FastOptions())
 	dir, statePath := managed(t, f, "ha", 1, 3)
 	o := fastLoop()

@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
@@ -33,14 +32,7 @@ spec:
 func TestConfigMapSource(t *testing.T) {
 	env := statetest.Shared(t)
 	ns := env.NewNamespace(t)
-	cfg, err := env.ConfigFlags().ToRESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := kubeClient(t, env, nil)
 	ctx := t.Context()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "infra", Namespace: ns, Labels: map[string]string{"app": "infra"}},
 		Data: map[string]string{"rg.yaml": cmManifest, "README": "not a manifest"}}
@@ -110,14 +102,7 @@ func sleep() { time.Sleep(50 * time.Millisecond) }
 func TestKubeEventsLandOnTheStateConfigMap(t *testing.T) {
 	env := statetest.Shared(t)
 	ns := env.NewNamespace(t)
-	cfg, err := env.ConfigFlags().ToRESTConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := kubeClient(t, env, nil)
 	var postErr error
 	sink := reconcile.KubeEvents(cs, ns, "prod", "test", func(err error) { postErr = err })
 	id := identity("ev", 0, 1)
