@@ -258,6 +258,8 @@ func TestOverlaps(t *testing.T) {
 		{[]string{"properties.rules"}, []string{"properties.rules[name=a].priority"}, true},
 		{[]string{"tags.env"}, []string{"tags.environment"}, false},
 		{[]string{"tags.env"}, []string{"location"}, false},
+		{[]string{`tags."a.b"`}, []string{"tags.a"}, false},
+		{[]string{"properties.rules[name=a]"}, []string{"properties.rules[name=b].priority"}, false},
 	} {
 		if got := overlaps(tc.a, tc.b); got != tc.want {
 			t.Errorf("overlaps(%v, %v) = %v", tc.a, tc.b, got)

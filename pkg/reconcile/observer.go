@@ -149,14 +149,14 @@ func sweepParts(set *manifest.Set, size int) []sweepSet {
 	return out
 }
 
-// container is the resource group an ID lies in, else the ID itself.
+// container is the key of the resource group an ID lies in, else of the
+// ID itself.
 func container(id string) string {
-	k := armid.Key(id)
-	seg := strings.SplitN(k, "/", 6) // "", subscriptions, SUB, resourcegroups, RG, ...
-	if len(seg) >= 5 && seg[1] == "subscriptions" && seg[3] == "resourcegroups" {
-		return strings.Join(seg[:5], "/")
+	x, err := armid.Parse(id)
+	if err != nil || x.ResourceGroup == "" {
+		return armid.Key(id)
 	}
-	return k
+	return armid.Key("/subscriptions/" + x.Subscription + "/resourceGroups/" + x.ResourceGroup)
 }
 
 // deferredDeps are the resources not in have that the values of of read:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
@@ -215,15 +216,46 @@ func (c *Controller) drifted(key, id, policy string, drift, all []plan.Change, a
 	c.mu.Unlock()
 }
 
+// overlaps reports whether a path of a lies on or under a path of b, or
+// the other way round (a correction of tags covers tags.owner), compared
+// segment by segment.
 func overlaps(a, b []string) bool {
+	pb := make([]bodypath.Path, len(b))
+	for i, y := range b {
+		pb[i] = parsed(y)
+	}
 	for _, x := range a {
-		for _, y := range b {
-			if x == y || strings.HasPrefix(y, x+".") || strings.HasPrefix(x, y+".") || strings.HasPrefix(y, x+"[") || strings.HasPrefix(x, y+"[") {
+		px := parsed(x)
+		for _, py := range pb {
+			if prefixOf(px, py) || prefixOf(py, px) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// parsed is the typed path of a plan path (a path that does not parse is
+// one segment of its own text: equal only to itself).
+func parsed(s string) bodypath.Path {
+	p, err := bodypath.Parse(s)
+	if err != nil {
+		return bodypath.Path{bodypath.Field(s)}
+	}
+	return p
+}
+
+// prefixOf reports whether p is q or an ancestor of q.
+func prefixOf(p, q bodypath.Path) bool {
+	if len(p) > len(q) {
+		return false
+	}
+	for i := range p {
+		if !reflect.DeepEqual(p[i], q[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func kindOf(ch plan.Change) string {
