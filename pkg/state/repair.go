@@ -28,8 +28,8 @@ type RepairFuncs struct {
 // RepairAction is what Repair did with one intent.
 type RepairAction struct {
 	Intent Intent
-	// Outcome: "recorded" (L = intended), "refreshed" (previous L kept, B
-	// and etag re-read: the next plan repeats the write), "forgotten" (the
+	// Outcome: "recorded" (L = intended), "refreshed" (previous L and B
+	// kept: the next plan repeats the write), "forgotten" (the
 	// resource is gone; record dropped), "cleared" (nothing to record).
 	Outcome string
 }
@@ -41,7 +41,9 @@ type RepairAction struct {
 //   - put/patch, found: records it. L is the intended one if Landed says
 //     so, else the previous L (none for a create), so the next plan repeats
 //     the write — idempotent — instead of trusting a write that may not
-//     have happened. B and etag come from this GET.
+//     have happened. B and etag come from this GET when L is the
+//     intended one or there was no previous record; otherwise the
+//     previous B is kept, so a drift the write was correcting stays drift.
 //   - put/patch, not found: nothing was created; the intent is cleared
 //     (a previous record, if any, is kept for the planner to judge).
 //   - delete, not found: the record is deleted.
@@ -112,14 +114,22 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 					rec.PreventDestroy = rec.PreventDestroy || prev.PreventDestroy
 				}
 			}
-			owned := rec.LastApplied
-			if owned == nil && in.Record != nil {
-				// A create that may not have landed: no L, but B still covers
-				// what the manifest asks for, so drift can be seen.
-				owned = in.Record.LastApplied
+			if act.Outcome == "refreshed" && prev != nil && prev.Baseline != nil {
+				// The write may not have landed: B stays what Azure held
+				// right after our last known write. Re-reading it now would
+				// take a drift this write was correcting as the new
+				// baseline, and the drift would never be corrected.
+				rec.Baseline, rec.Etag = prev.Baseline, prev.Etag
+			} else {
+				owned := rec.LastApplied
+				if owned == nil && in.Record != nil {
+					// A create that may not have landed: no L, but B still
+					// covers what the manifest asks for, so drift can be seen.
+					owned = in.Record.LastApplied
+				}
+				rec.Baseline = project(rec, owned, live)
+				rec.Etag = etag
 			}
-			rec.Baseline = project(rec, owned, live)
-			rec.Etag = etag
 			rec.Updated = time.Now().UTC()
 			err = st.Put(ctx, rec) // also clears the intent
 		}
