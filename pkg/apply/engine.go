@@ -830,3 +830,18 @@ func withSecrets(s *schema.Type, typ, ver string, paths []string) *schema.Type {
 	c.Properties = props
 	return c
 }
+
+// Undeclared lists, sorted, the IDs of the records in scope (target
+// subscription and set) that the manifests no longer declare: what
+// --prune would delete. It reuses the records the plan already read, so
+// naming them costs no second read of the state.
+func (p *Prepared) Undeclared() []string {
+	var out []string
+	for k, r := range p.records {
+		if !p.declared[k] {
+			out = append(out, r.ID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -283,9 +282,7 @@ func (o *planCore) prepare(ctx context.Context, sess *session, set *manifest.Set
 		return nil, err
 	}
 	o.annotate(prep.Plan)
-	if err := o.noteUndeclared(ctx, sess.store, prep.Plan); err != nil {
-		return nil, err
-	}
+	o.noteUndeclared(prep)
 	return prep, nil
 }
 
@@ -294,26 +291,11 @@ func (o *planCore) prepare(ctx context.Context, sess *session, set *manifest.Set
 // must not look like "no changes" when --prune would delete something.
 // With -l the selection leaves resources out on purpose, and delete names
 // what it deletes, so neither gets the note.
-func (o *planCore) noteUndeclared(ctx context.Context, st state.Store, p *plan.Plan) error {
+func (o *planCore) noteUndeclared(prep *apply.Prepared) {
 	if o.apply.Prune || o.apply.Delete || o.manifests.load.Selector != "" {
-		return nil
+		return
 	}
-	recs, err := state.Heads(ctx, st)
-	if err != nil {
-		return withCode(ExitError, fmt.Errorf("reading state: %w", err))
-	}
-	declared := make(map[string]bool, len(p.Resources))
-	for _, r := range p.Resources {
-		declared[armid.Key(r.ID)] = true
-	}
-	set := o.g.setName()
-	for _, r := range recs {
-		if r.InScope(o.apply.Subscription, set) && !declared[armid.Key(r.ID)] {
-			p.Undeclared = append(p.Undeclared, r.ID)
-		}
-	}
-	sort.Strings(p.Undeclared)
-	return nil
+	prep.Plan.Undeclared = prep.Undeclared()
 }
 
 // RefreshOnlyHeader heads a --refresh-only plan.

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -80,10 +81,13 @@ func readRegular(path string, max int64) ([]byte, error) {
 	if fi.Size() > max {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d this file can be: it is not one kubectl-azure wrote", path, fi.Size(), max)
 	}
-	b, err := io.ReadAll(io.LimitReader(fh, max+1))
-	if err != nil {
+	// Sized from Stat: io.ReadAll grows its buffer step by step and holds
+	// about twice a large state while reading it.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(fh, max+1)); err != nil {
 		return nil, err
 	}
+	b := buf.Bytes()
 	if int64(len(b)) > max {
 		return nil, fmt.Errorf("%s grew beyond %d bytes while being read: it is not one kubectl-azure wrote", path, max)
 	}

@@ -65,8 +65,9 @@ func decodeFile(path, backupPath string, b []byte) (*localFile, error) {
 		return nil, &FormatError{Path: path, Found: "JSON null"}
 	}
 	var f localFile
-	d := json.NewDecoder(bytes.NewReader(trimmed))
-	if err := d.Decode(&f); err != nil {
+	// Unmarshal, not a Decoder: a Decoder copies the whole file into its
+	// own buffer first, and a large state is the peak of a large plan.
+	if err := json.Unmarshal(trimmed, &f); err != nil {
 		return nil, &FormatError{Path: path, Found: fmt.Sprintf("a JSON object whose members do not fit a state file (%v)", err)}
 	}
 	switch {
