@@ -39,7 +39,15 @@ func TestMain(m *testing.M) {
 	if cmd := os.Getenv(launchEnv); cmd != "" {
 		os.Exit(launch(cmd, os.Getenv(rssEnv)))
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "kubectl-azure-scenario-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir // one build serves every benchmark of the run
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // launch runs the command with this process's standard streams and

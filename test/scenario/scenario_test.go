@@ -28,10 +28,13 @@ import (
 var (
 	buildOnce sync.Once
 	binPath   string
+	// binDir outlives each benchmark's TempDir, which is removed when that
+	// benchmark ends: set by TestMain.
+	binDir string
 )
 
 func cli(b *testing.B) string {
-	buildOnce.Do(func() { binPath = harness.BuildCLI(b, b.TempDir()) })
+	buildOnce.Do(func() { binPath = harness.BuildCLI(b, binDir) })
 	return binPath
 }
 

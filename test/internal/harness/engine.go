@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply/armclient"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
@@ -46,7 +47,7 @@ func ApplyWithClient(ctx context.Context, t testing.TB, endpoint, statePath, dir
 		t.Fatalf("lock: %v", err)
 	}
 	defer unlock()
-	eng := &apply.Engine{ARM: c, Store: st, Schemas: schema.Default(), Plugins: plugins.For, Options: apply.DefaultOptions()}
+	eng := &apply.Engine{Client: armclient.New(c), Store: st, Schemas: schema.Default(), Plugins: plugins.For, Options: apply.DefaultOptions()}
 	var out bytes.Buffer
 	prog := printer.NewProgress(&out, printer.DefaultOptions())
 	eng.Progress = progressTo{prog}
@@ -66,5 +67,5 @@ func ApplyWithClient(ctx context.Context, t testing.TB, endpoint, statePath, dir
 type progressTo struct{ p printer.Progress }
 
 func (a progressTo) Event(id, name string, s apply.Status, detail string) {
-	a.p.Event(id, name, printer.Status(s), detail)
+	a.p.Event(id, name, s, detail)
 }
