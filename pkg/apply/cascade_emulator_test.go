@@ -88,7 +88,7 @@ func TestCascadeFindsChildResources(t *testing.T) {
 			rec.APIVersion = tc.parentVer
 			o := DefaultOptions()
 			o.Delete = true
-			e := &Engine{ARM: c, Store: newMemStore(rec), Schemas: schema.Default(), Options: o}
+			e := &Engine{Client: FromARM(c), Store: newMemStore(rec), Schemas: schema.Default(), Options: o}
 			p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{pr}})
 			if err != nil {
 				t.Fatal(err)
@@ -105,7 +105,7 @@ func TestCascadeFindsChildResources(t *testing.T) {
 			}
 			// Once it is managed (in state), the same delete goes ahead.
 			st := newMemStore(rec, &state.Record{ID: tc.child, Type: "x", APIVersion: tc.parentVer, Set: DefaultSet})
-			e = &Engine{ARM: c, Store: st, Schemas: schema.Default(), Options: o}
+			e = &Engine{Client: FromARM(c), Store: st, Schemas: schema.Default(), Options: o}
 			p, err = e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{pr}})
 			if err != nil {
 				t.Fatal(err)

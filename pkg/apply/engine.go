@@ -29,10 +29,7 @@ type SchemaSource interface {
 // against the emulator with any state backend.
 type Engine struct {
 	// Client reaches ARM (armclient.New adapts the ARM client).
-	Client Client
-	// ARM is the former way to give the ARM client, used when Client is
-	// nil; new code sets Client.
-	ARM     ARM
+	Client  Client
 	Store   state.Store
 	Schemas SchemaSource                 // nil: heuristics only
 	Plugins func(typ string) diff.Plugin // nil: no plugins

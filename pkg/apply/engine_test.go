@@ -40,7 +40,7 @@ func body(kv ...string) map[string]any {
 }
 
 func newEngine(a ARM, st state.Store, o Options) *Engine {
-	return &Engine{ARM: a, Store: st, Options: o}
+	return &Engine{Client: FromARM(a), Store: st, Options: o}
 }
 
 func actions(p *plan.Plan) map[string]plan.Action {

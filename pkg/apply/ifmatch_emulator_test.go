@@ -57,7 +57,7 @@ spec:
 `)
 	}
 	st := newMemStore()
-	e := &Engine{ARM: c, Store: st, Schemas: schema.Default(), Options: DefaultOptions()}
+	e := &Engine{Client: FromARM(c), Store: st, Schemas: schema.Default(), Options: DefaultOptions()}
 	p, err := e.Plan(ctx, docs("a"))
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ spec:
 		t.Fatal(err)
 	}
 
-	e = &Engine{ARM: c, Store: st, Schemas: schema.Default(), Options: DefaultOptions()}
+	e = &Engine{Client: FromARM(c), Store: st, Schemas: schema.Default(), Options: DefaultOptions()}
 	p, err = e.Plan(ctx, docs("b"))
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply/armclient"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
@@ -168,7 +169,7 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 	}
 	loop := w.loop
 	loop.LockTimeout = g.LockTimeout
-	ctl := &reconcile.Controller{Options: loop, Reflector: refl, Store: st, ObserveARM: observe, WriteARM: writer,
+	ctl := &reconcile.Controller{Options: loop, Reflector: refl, Store: st, ObserveARM: armclient.New(observe), WriteARM: armclient.New(writer),
 		Schemas: reg, Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log,
 		PlanSource: apply.Source{Filenames: load.Filenames, Recursive: load.Recursive, Kustomize: load.Kustomize,
 			Selector: load.Selector, Subscription: g.Subscription, State: g.State}}

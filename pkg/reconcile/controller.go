@@ -29,8 +29,8 @@ type Controller struct {
 	// ObserveARM reads for the observer (its transport is a Budget);
 	// WriteARM serves the workers. Two clients, so a long write never
 	// waits behind the observer's read budget.
-	ObserveARM apply.ARM
-	WriteARM   apply.ARM
+	ObserveARM apply.Client
+	WriteARM   apply.Client
 	Schemas    apply.SchemaSource
 	Plugins    func(typ string) diff.Plugin
 	// Engine are the apply options every plan uses (set, subscription,
@@ -104,8 +104,8 @@ func (c *Controller) now() time.Time {
 	return time.Now()
 }
 
-// engine builds a fresh engine: an Engine keeps per-plan state.
-func (c *Controller) engine(a apply.ARM, collectionReads bool) *apply.Engine {
+// engine builds the engine for one plan or batch with this loop's options.
+func (c *Controller) engine(a apply.Client, collectionReads bool) *apply.Engine {
 	o := c.Engine
 	o.Prune, o.Adopt, o.AllowReplace, o.Delete, o.AllowPruneAll, o.Interactive = false, false, false, false, false, false
 	o.AllowCascade, o.AllowDeleteUnmanaged = false, false
@@ -113,10 +113,10 @@ func (c *Controller) engine(a apply.ARM, collectionReads bool) *apply.Engine {
 	o.Holder = c.Options.Holder
 	c.mu.Lock()
 	if c.fence != nil {
-		a = c.fence.ARM(a)
+		a = c.fence.Client(a)
 	}
 	c.mu.Unlock()
-	return &apply.Engine{ARM: a, Store: c.Store, Schemas: c.Schemas, Plugins: c.Plugins, Options: o, Warn: warnWriter{c}}
+	return &apply.Engine{Client: a, Store: c.Store, Schemas: c.Schemas, Plugins: c.Plugins, Options: o, Warn: warnWriter{c}}
 }
 
 // SetLeader records leadership for the status file and metrics.

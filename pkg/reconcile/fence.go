@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
-	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 )
 
 // ErrNotLeading refuses a write that could reach ARM after this replica's
@@ -168,45 +167,45 @@ func (l fencedLock) renewed(err error, r resourcelock.LeaderElectionRecord, star
 	}
 }
 
-// ARM wraps a write client: every write asks the fence first.
-func (f *Fence) ARM(a apply.ARM) apply.ARM { return fencedARM{ARM: a, f: f} }
+// Client wraps a write client: every write asks the fence first.
+func (f *Fence) Client(c apply.Client) apply.Client { return fencedClient{Client: c, f: f} }
 
-type fencedARM struct {
-	apply.ARM
+type fencedClient struct {
+	apply.Client
 	f *Fence
 }
 
-func (a fencedARM) gate(method, id string) error {
-	if err := a.f.Allow(); err != nil {
+func (c fencedClient) gate(method, id string) error {
+	if err := c.f.Allow(); err != nil {
 		return fmt.Errorf("%s %s: %w", method, id, err)
 	}
 	return nil
 }
 
-func (a fencedARM) Put(ctx context.Context, id, apiVersion string, body map[string]any, o *arm.RequestOptions) (*arm.Response, error) {
-	if err := a.gate("PUT", id); err != nil {
+func (c fencedClient) Put(ctx context.Context, id, apiVersion string, body map[string]any, o apply.WriteOptions) (*apply.Response, error) {
+	if err := c.gate("PUT", id); err != nil {
 		return nil, err
 	}
-	return a.ARM.Put(ctx, id, apiVersion, body, o)
+	return c.Client.Put(ctx, id, apiVersion, body, o)
 }
 
-func (a fencedARM) Patch(ctx context.Context, id, apiVersion string, body map[string]any, o *arm.RequestOptions) (*arm.Response, error) {
-	if err := a.gate("PATCH", id); err != nil {
+func (c fencedClient) Patch(ctx context.Context, id, apiVersion string, body map[string]any, o apply.WriteOptions) (*apply.Response, error) {
+	if err := c.gate("PATCH", id); err != nil {
 		return nil, err
 	}
-	return a.ARM.Patch(ctx, id, apiVersion, body, o)
+	return c.Client.Patch(ctx, id, apiVersion, body, o)
 }
 
-func (a fencedARM) Delete(ctx context.Context, id, apiVersion string, o *arm.RequestOptions) (*arm.Response, error) {
-	if err := a.gate("DELETE", id); err != nil {
+func (c fencedClient) Delete(ctx context.Context, id, apiVersion string) (*apply.Response, error) {
+	if err := c.gate("DELETE", id); err != nil {
 		return nil, err
 	}
-	return a.ARM.Delete(ctx, id, apiVersion, o)
+	return c.Client.Delete(ctx, id, apiVersion)
 }
 
-func (a fencedARM) Post(ctx context.Context, id, apiVersion string, body map[string]any, o *arm.RequestOptions) (*arm.Response, error) {
-	if err := a.gate("POST", id); err != nil {
+func (c fencedClient) Post(ctx context.Context, id, apiVersion string, body map[string]any) (*apply.Response, error) {
+	if err := c.gate("POST", id); err != nil {
 		return nil, err
 	}
-	return a.ARM.Post(ctx, id, apiVersion, body, o)
+	return c.Client.Post(ctx, id, apiVersion, body)
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply/armclient"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
@@ -140,7 +141,7 @@ func newController(endpoint, dir, statePath string, o reconcile.Options, lc loop
 		log = io.Discard
 	}
 	ctl := &reconcile.Controller{Options: o, Reflector: reconcile.NewReflector(src), Store: st,
-		ObserveARM: observe, WriteARM: write,
+		ObserveARM: armclient.New(observe), WriteARM: armclient.New(write),
 		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log, Events: lc.Events}
 	return ctl, budget, nil
 }

@@ -1,9 +1,9 @@
 // Package armclient gives the apply engine the ARM client (pkg/arm) as
 // the engine's own Client, so the engine decides in its own types.
 //
-// The adapter's code sits in pkg/apply (compat.go, FromARM) while callers
-// still set Engine.ARM; once every caller uses New it moves here and
-// pkg/apply no longer imports pkg/arm at all.
+// The adapter's code sits in pkg/apply (armadapter.go, FromARM) because
+// the engine's own tests, which cannot import this package, drive it with
+// fakes and the emulator through the same adapter.
 package armclient
 
 import (

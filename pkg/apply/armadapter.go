@@ -7,11 +7,11 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 )
 
-// ARM is the engine's former interface, written in the ARM client's types;
-// *arm.Client implements it. New code sets Engine.Client to
-// armclient.New(c); Engine.ARM and this interface stay while callers
-// move. This file is the one place in pkg/apply that speaks the ARM
-// client's types.
+// ARM is what the adapter needs of an ARM client, in the ARM client's
+// types; *arm.Client implements it, and so do the package's test fakes.
+// Callers give the engine armclient.New(c). This file is the one place in
+// pkg/apply that speaks the ARM client's types: the engine itself decides
+// in its own (interfaces.go).
 type ARM interface {
 	ReadMany(ctx context.Context, reqs []arm.ReadRequest, opt arm.ReadManyOptions) []arm.ReadResult
 	Get(ctx context.Context, id, apiVersion string) (*arm.Response, error)
@@ -139,10 +139,5 @@ type kindError struct {
 func (e *kindError) Error() string   { return e.err.Error() }
 func (e *kindError) Unwrap() []error { return append([]error{e.err}, e.kinds...) }
 
-// client is the Client the engine uses: Client, else the adapted ARM.
-func (e *Engine) client() Client {
-	if e.Client != nil {
-		return e.Client
-	}
-	return FromARM(e.ARM)
-}
+// client is the Client the engine uses.
+func (e *Engine) client() Client { return e.Client }
