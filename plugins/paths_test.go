@@ -181,20 +181,16 @@ func suggestion(path string, versions []*schema.Type) string {
 		return strings.Join(segs, ".")
 	}
 	want := bare(path)
-	// A typo is a few edits; farther paths are other properties.
-	best, bestD := "", max(3, len(path)/10)+1
-	for _, p := range sortedKeys(all) {
+	keys := sortedKeys(all)
+	for _, p := range keys {
 		if bare(p) == want {
 			return fmt.Sprintf(" (did you mean %s?)", p)
 		}
-		if d := schema.EditDistance(p, path); d < bestD {
-			best, bestD = p, d
-		}
 	}
-	if best == "" {
-		return ""
+	if s := schema.Suggest(path, keys); len(s) > 0 {
+		return fmt.Sprintf(" (did you mean %s?)", s[0])
 	}
-	return fmt.Sprintf(" (did you mean %s?)", best)
+	return ""
 }
 
 // span summarises api-versions for a message.

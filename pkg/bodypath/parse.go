@@ -18,16 +18,6 @@ func Parse(s string) (Path, error) {
 	return p.path()
 }
 
-// MustParse is Parse for paths written in code; it panics on a malformed
-// path.
-func MustParse(s string) Path {
-	p, err := Parse(s)
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
-
 type parser struct {
 	src string
 	i   int

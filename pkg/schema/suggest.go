@@ -41,10 +41,8 @@ func Suggest(s string, candidates []string) []string {
 	return names
 }
 
-// EditDistance is the Levenshtein distance over bytes (names are ASCII),
+// editDistance is the Levenshtein distance over bytes (names are ASCII),
 // the measure Suggest ranks by.
-func EditDistance(a, b string) int { return editDistance(a, b) }
-
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)

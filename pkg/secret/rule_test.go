@@ -70,7 +70,7 @@ func TestRuleAt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		r := For(tt.typ, tt.name, tt.facts, tt.extra...)
-		if got := r.At(bodypath.MustParse(tt.path), tt.value); got != tt.want {
+		if got := r.At(mustPath(t, tt.path), tt.value); got != tt.want {
 			t.Errorf("%s %s: At(%s, %v) = %v, want %v", tt.typ, tt.name, tt.path, tt.value, got, tt.want)
 		}
 	}
@@ -201,4 +201,13 @@ func TestHashedPaths(t *testing.T) {
 	if got := HashedPaths(h); len(got) != 0 {
 		t.Errorf("a hash as the whole body has no path: %q", got)
 	}
+}
+
+func mustPath(t *testing.T, s string) bodypath.Path {
+	t.Helper()
+	p, err := bodypath.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
