@@ -22,10 +22,6 @@ type Resource struct {
 	Body map[string]any
 }
 
-// TypeName and APIVersion split Type.
-func (r Resource) TypeName() string   { t, _, _ := strings.Cut(r.Type, "@"); return t }
-func (r Resource) APIVersion() string { _, v, _ := strings.Cut(r.Type, "@"); return v }
-
 // MixedPerGroup is the resources one mixed group holds, the group itself
 // not counted.
 const MixedPerGroup = 20
