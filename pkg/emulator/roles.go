@@ -25,20 +25,16 @@ func (s *Server) serveBuiltinRoles(r *http.Request, p armid.Path) (reply, bool) 
 	switch p.Kind {
 	case armid.PathResource:
 		g := strings.ToLower(p.Name())
-		name, ok := builtinRoles[g]
+		name, ok := armid.BuiltinRole(g)
 		if !ok || s.store.get(p.Raw) != nil {
 			return reply{}, false
 		}
 		return ok200(builtinRoleBody(p.Subscription, g, name)), true
 	case armid.PathCollection:
 		var items []any
-		gs := make([]string, 0, len(builtinRoles))
-		for g := range builtinRoles {
-			gs = append(gs, g)
-		}
-		sort.Strings(gs)
-		for _, g := range gs {
-			items = append(items, builtinRoleBody(p.Subscription, g, builtinRoles[g]))
+		for _, g := range armid.BuiltinRoleIDs() {
+			name, _ := armid.BuiltinRole(g)
+			items = append(items, builtinRoleBody(p.Subscription, g, name))
 		}
 		for _, c := range s.store.children(p.ParentID(), p.Type()) {
 			items = append(items, withEnvelope(c))

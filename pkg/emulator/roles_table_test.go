@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // Built-in role IDs are the same in every tenant; a wrong one makes a real
@@ -26,7 +28,8 @@ func TestBuiltinRoleIDs(t *testing.T) {
 		}
 	}
 	seen := map[string]string{}
-	for id, name := range builtinRoles {
+	for _, id := range armid.BuiltinRoleIDs() {
+		name, _ := armid.BuiltinRole(id)
 		if !guidRE.MatchString(id) || len(id) != 36 {
 			t.Errorf("%q (%s) is not a GUID", id, name)
 		}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // FormatVersion names the JSON layout documented in docs/plan-format.md.
@@ -160,53 +162,11 @@ func RoleAssignmentReview(role, principal, scope string) []ReviewItem {
 	return []ReviewItem{r, {Label: "principal", Value: principal}, {Label: "scope", Value: scope}}
 }
 
-// builtinRoles names the most used Azure built-in roles by their
-// definition GUID, which is the same in every tenant. Source: Microsoft
-// Learn, "Azure built-in roles" (learn.microsoft.com/azure/role-based-access-control/built-in-roles).
-var builtinRoles = map[string]string{
-	"8e3af657-a8ff-443c-a75c-2fe8c4bcb635": "Owner",
-	"b24988ac-6180-42a0-ab88-20f7382dd24c": "Contributor",
-	"acdd72a7-3385-48ef-bd42-f606fba81ae7": "Reader",
-	"18d7d88d-d35e-4fb5-a5c3-7773c20a72d9": "User Access Administrator",
-	"f58310d9-a9f6-439a-9e8d-f62e7b41a168": "Role Based Access Control Administrator",
-	"ba92f5b4-2d11-453d-a403-e96b0029c9fe": "Storage Blob Data Contributor",
-	"2a2b9908-6ea1-4ae2-8e65-a410df84e7d1": "Storage Blob Data Reader",
-	"b7e6dc6d-f1e8-4753-8033-0f276bb0955b": "Storage Blob Data Owner",
-	"974c5e8b-45b9-4653-ba55-5f855dd0fb88": "Storage Queue Data Contributor",
-	"0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3": "Storage Table Data Contributor",
-	"17d1049b-9a84-46fb-8f53-869881c3d3ab": "Storage Account Contributor",
-	"00482a5a-887f-4fb3-b363-3b7fe8e74483": "Key Vault Administrator",
-	"4633458b-17de-408a-b874-0445c86b69e6": "Key Vault Secrets User",
-	"b86a8fe4-44ce-4948-aee5-eccb2c155cd7": "Key Vault Secrets Officer",
-	"12338af0-0e69-4776-bea7-57ae8d297424": "Key Vault Crypto User",
-	"14b46e9e-c2b7-41b4-b07b-48a6ebf60603": "Key Vault Crypto Officer",
-	"7f951dda-4ed3-4680-a7ca-43fe172d538d": "AcrPull",
-	"8311e382-0749-4cb8-b61a-304f252e45ec": "AcrPush",
-	"4d97b98b-1d4f-4787-a291-c67834d212e7": "Network Contributor",
-	"9980e02c-c2be-4d73-94e8-173b1dc7cf3c": "Virtual Machine Contributor",
-	"f1a07417-d97a-45cb-824c-7a7467783830": "Managed Identity Operator",
-	"e40ec5ca-96e0-45a2-b4ff-59039f2c2b59": "Managed Identity Contributor",
-	"de139f84-1756-47ae-9be6-808fbbe84772": "Website Contributor",
-	"4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0": "Azure Service Bus Data Receiver",
-	"69a216fc-b8fb-44d8-bc22-1f3c2cd27a39": "Azure Service Bus Data Sender",
-	"f526a384-b230-433a-b45c-95f59c4a2dec": "Azure Event Hubs Data Owner",
-	"a638d3c7-ab3a-418d-83e6-5f17a39d4fde": "Azure Event Hubs Data Receiver",
-	"2b629674-e913-4c01-ae53-ef4638d8f975": "Azure Event Hubs Data Sender",
-	"43d0d8ad-25c7-4714-9337-8ba259a9fe05": "Monitoring Reader",
-	"749f88d5-cbae-40b8-bcfc-e573ddc772fa": "Monitoring Contributor",
-	"3913510d-42f4-4e42-8a64-420c390055eb": "Monitoring Metrics Publisher",
-	"5e0bd9bd-7b93-4f28-af87-19fc36ad61bd": "Cognitive Services OpenAI User",
-	"a97b65f3-24c7-4388-baec-2e87135dc908": "Cognitive Services User",
-}
-
-// BuiltinRoleName names a common built-in role from its role definition
-// ID (or bare GUID); "" for any other role or an expression.
+// BuiltinRoleName names a built-in role from its role definition ID (or
+// bare GUID); "" for any other role or an expression.
 func BuiltinRoleName(roleDefinitionID string) string {
-	g := roleDefinitionID
-	if i := strings.LastIndex(g, "/"); i >= 0 {
-		g = g[i+1:]
-	}
-	return builtinRoles[strings.ToLower(g)]
+	name, _ := armid.BuiltinRole(roleDefinitionID)
+	return name
 }
 
 // CascadeItem is a resource deleted implicitly with its parent.
