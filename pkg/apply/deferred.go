@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
@@ -426,35 +427,16 @@ func setPath(body map[string]any, path string, v any) error {
 	return nil
 }
 
-// splitPath splits a dotted path with [n] / [key] / ["key"] segments.
+// splitPath splits a dotted path with [n] / [key] / ["key"] segments: the
+// reference path syntax, parsed by bodypath.ParseRef.
 func splitPath(p string) ([]string, error) {
-	var out []string
-	for i := 0; i < len(p); {
-		switch p[i] {
-		case '.':
-			i++
-		case '[':
-			j := strings.IndexByte(p[i:], ']')
-			if j < 0 {
-				return nil, fmt.Errorf("body path %q: unclosed [", p)
-			}
-			inner := p[i+1 : i+j]
-			if uq, err := strconv.Unquote(inner); err == nil {
-				inner = uq
-			}
-			out = append(out, inner)
-			i += j + 1
-		default:
-			j := i
-			for j < len(p) && p[j] != '.' && p[j] != '[' {
-				j++
-			}
-			out = append(out, p[i:j])
-			i = j
-		}
+	path, err := bodypath.ParseRef(p)
+	if err != nil {
+		return nil, fmt.Errorf("body path: %w", err)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("empty body path")
+	out := make([]string, len(path))
+	for i, s := range path {
+		out[i] = s.Name // a position keeps its text in Name
 	}
 	return out, nil
 }

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/internal/shareddata"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/importer"
-	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
@@ -104,7 +104,7 @@ func TestCorpusImportRoundTrip(t *testing.T) {
 			bySource[strings.ToLower(r.ID)] = r.Source
 			// Types the schema index does not know need a pinned version,
 			// as a user would pass with --api-version TYPE=VERSION.
-			if len(reg.Versions(r.ResourceType)) == 0 && !strings.EqualFold(r.ResourceType, manifest.ResourceGroupType) {
+			if len(reg.Versions(r.ResourceType)) == 0 && !strings.EqualFold(r.ResourceType, armid.ResourceGroupType) {
 				if _, ok := o.APIVersions[strings.ToLower(r.ResourceType)]; !ok {
 					o.APIVersions[strings.ToLower(r.ResourceType)] = r.APIVersion
 				}

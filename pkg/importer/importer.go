@@ -86,7 +86,7 @@ type Resource struct {
 
 	schema  *schema.Type
 	plugin  diff.Plugin
-	parsed  manifest.ID
+	parsed  armid.ID
 	refName string // TYPE/NAME when unique in the run, else ""
 	order   int
 }
@@ -315,7 +315,7 @@ func (im *Importer) fetchOne(ctx context.Context, t target) ([]*Resource, error)
 	}
 	// A version that does not declare a property the resource has would
 	// leave it out: read it with one that does, when one exists.
-	if im.Options.pinned(t.typ) == "" && !strings.EqualFold(t.typ, manifest.ResourceGroupType) {
+	if im.Options.pinned(t.typ) == "" && !strings.EqualFold(t.typ, armid.ResourceGroupType) {
 		if better := im.betterVersion(t.typ, ver, resp.Body); better != "" {
 			if again, err := im.ARM.Get(ctx, t.id, better); err == nil {
 				im.warnOnce(t.typ+"\x00"+better, "%s: reading with api-version %s, whose schema declares every property the resources have (%s does not)", t.typ, better, ver)
@@ -335,7 +335,7 @@ func newResource(id, typ, ver string, body map[string]any, etag string) *Resourc
 	if body == nil {
 		body = map[string]any{}
 	}
-	pid, _ := manifest.ParseID(id)
+	pid, _ := armid.Parse(id)
 	if etag == "" {
 		etag, _ = body["etag"].(string)
 	}
@@ -455,7 +455,7 @@ func (im *Importer) candidates(ctx context.Context, id, typ string) ([]string, e
 	if v := im.Options.pinned(typ); v != "" {
 		return []string{v}, nil
 	}
-	if strings.EqualFold(typ, manifest.ResourceGroupType) {
+	if strings.EqualFold(typ, armid.ResourceGroupType) {
 		return []string{ResourceGroupAPIVersion}, nil
 	}
 	var known []string
@@ -500,7 +500,7 @@ func (im *Importer) providerVersions(ctx context.Context, id, typ string) ([]str
 		return nil, fmt.Errorf("%q is not a resource type", typ)
 	}
 	sub := im.Options.Subscription
-	if pid, err := manifest.ParseID(id); err == nil && pid.Subscription != "" {
+	if pid, err := armid.Parse(id); err == nil && pid.Subscription != "" {
 		sub = pid.Subscription
 	}
 	path := "/providers/" + ns

@@ -51,7 +51,7 @@ func nameSecrets(res *Result) {
 }
 
 func (im *Importer) minimize(r *Resource) {
-	if im.Schemas != nil && !strings.EqualFold(r.Type, manifest.ResourceGroupType) {
+	if im.Schemas != nil && !strings.EqualFold(r.Type, armid.ResourceGroupType) {
 		t, resn := im.Schemas.Lookup(r.Type, r.APIVersion)
 		if resn.Warning != "" {
 			im.warnOnce(r.Type+"@"+r.APIVersion, "%s@%s: %s", r.Type, r.APIVersion, resn.Warning)
@@ -398,7 +398,7 @@ func (x *refIndex) placement(r *Resource) Placement {
 		}
 		return Placement{Field: "parent", Value: x.rewriteString(p.String(), r)}
 	}
-	scope, err := manifest.ParseID(id.Scope)
+	scope, err := armid.Parse(id.Scope)
 	switch {
 	case id.Scope == "":
 		return Placement{Field: "id", Value: escape(r.ID)}

@@ -354,7 +354,7 @@ func TestDeferredNamesStayDistinct(t *testing.T) {
 			t.Errorf("two resources share the ID %s", r.ID)
 		}
 		seen[armid.Key(r.ID)] = true
-		if _, err := ParseID(r.ID); err != nil {
+		if _, err := armid.Parse(r.ID); err != nil {
 			t.Errorf("ID %q: %v", r.ID, err)
 		}
 	}

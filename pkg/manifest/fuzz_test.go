@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // FuzzLoad feeds arbitrary bytes as a manifest stream: Load must never
@@ -49,7 +51,7 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("nil Set without error")
 		}
 		for _, r := range set.Resources {
-			if _, perr := ParseID(r.ID); perr != nil {
+			if _, perr := armid.Parse(r.ID); perr != nil {
 				t.Fatalf("Load returned an unparsable ID: %v", perr)
 			}
 		}

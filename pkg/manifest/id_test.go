@@ -5,9 +5,6 @@ import (
 	"testing"
 )
 
-// ID parsing and validation are tested in pkg/armid; manifest.ParseID is
-// its alias.
-
 func TestTopoSortCycle(t *testing.T) {
 	a := &Resource{Origin: Origin{"f.yaml", 0}, ID: "/subscriptions/s/resourceGroups/a", DependsOn: []string{"/subscriptions/s/resourceGroups/B"}}
 	b := &Resource{Origin: Origin{"f.yaml", 1}, ID: "/subscriptions/s/resourceGroups/b", DependsOn: []string{"/subscriptions/s/resourceGroups/a", "/elsewhere"}}

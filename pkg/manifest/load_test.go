@@ -508,7 +508,7 @@ spec: {type: Microsoft.Test/things/things@2020-01-01, parent: Microsoft.Test/thi
 
 func TestSchemaHook(t *testing.T) {
 	validator := func(typ, apiVersion, _ string, body map[string]any) ([]SchemaIssue, string) {
-		if typ != ResourceGroupType || apiVersion != "2021-04-01" {
+		if typ != armid.ResourceGroupType || apiVersion != "2021-04-01" {
 			t.Errorf("validator called with %s@%s", typ, apiVersion)
 		}
 		return []SchemaIssue{

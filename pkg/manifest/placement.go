@@ -130,7 +130,7 @@ func (l *loader) buildID(e *entry) (string, bool) {
 	specID, rg, parent, scope := str("id"), str("resourceGroup"), str("parent"), str("scope")
 	t := e.typ
 	last := t.types[len(t.types)-1]
-	isRG := strings.EqualFold(t.full, ResourceGroupType)
+	isRG := strings.EqualFold(t.full, armid.ResourceGroupType)
 
 	if specID != "" {
 		if rg != "" || parent != "" || scope != "" {
@@ -289,7 +289,7 @@ func (l *loader) dependsOn(e *entry) {
 // spec.resourceGroup names by any of the names references use (so a group
 // kustomize renamed is followed), else rg as written.
 func (l *loader) groupName(rg string) string {
-	cands := l.byTypeName[l.typeNameKey(ResourceGroupType, strings.ToLower(rg))]
+	cands := l.byTypeName[l.typeNameKey(armid.ResourceGroupType, strings.ToLower(rg))]
 	if len(cands) != 1 || !l.resolveID(cands[0]) || cands[0].res.NameDeferred != nil {
 		return rg
 	}
