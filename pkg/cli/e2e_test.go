@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/cli"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 )
 
 const testSub = "00000000-0000-0000-0000-0000000000e2"
@@ -41,31 +42,8 @@ func newEnv(t *testing.T, mutate func(*emulator.Options)) *env {
 	t.Cleanup(func() { srv.Close() })
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "infra")
-	copyDir(t, filepath.Join("..", "..", "testdata", "landing-zone"), dir)
+	emulatortest.CopyDir(t, filepath.Join("..", "..", "testdata", "landing-zone"), dir)
 	return &env{t: t, srv: srv, dir: dir, state: filepath.Join(tmp, "state", "state.json")}
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(from, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(to, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // run invokes the CLI as a user would, with stdin not a terminal.

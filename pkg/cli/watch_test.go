@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 )
 
@@ -38,9 +38,9 @@ type loopEnv struct {
 	// planFile is where --plan-file keeps the plan of a drifted sweep.
 	planFile string
 
-	mu     sync.Mutex
-	byUA   map[string]map[string]int // User-Agent prefix -> method -> count
-	throts int
+	// front counts requests per client: emulatortest.ClientLoop, ClientCLI
+	// and "person" for anyone else.
+	front *emulatortest.Front
 }
 
 func newLoopEnv(t *testing.T) *loopEnv {
@@ -51,33 +51,9 @@ func newLoopEnv(t *testing.T) *loopEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &loopEnv{t: t, srv: srv, byUA: map[string]map[string]int{}}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ua := r.UserAgent()
-		switch {
-		case strings.Contains(ua, "reconcile"):
-			ua = "loop"
-		case strings.HasPrefix(ua, "kubectl-azure/"):
-			ua = "cli"
-		default:
-			ua = "person"
-		}
-		rec := &codeRecorder{ResponseWriter: w, code: 200}
-		srv.Handler().ServeHTTP(rec, r)
-		if strings.HasPrefix(r.URL.Path, "/subscriptions/") {
-			e.mu.Lock()
-			if e.byUA[ua] == nil {
-				e.byUA[ua] = map[string]int{}
-			}
-			e.byUA[ua][r.Method]++
-			if rec.code == http.StatusTooManyRequests {
-				e.throts++
-			}
-			e.mu.Unlock()
-		}
-	}))
-	t.Cleanup(hs.Close)
-	e.url = hs.URL
+	e := &loopEnv{t: t, srv: srv}
+	e.front = emulatortest.StartFront(t, srv.Handler, "person")
+	e.url = e.front.URL
 	tmp := t.TempDir()
 	e.dir = filepath.Join(tmp, "infra")
 	e.state = filepath.Join(tmp, "state", "state.json")
@@ -88,20 +64,6 @@ func newLoopEnv(t *testing.T) *loopEnv {
 	}
 	e.write("infra.yaml", loopManifests)
 	return e
-}
-
-type codeRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-func (r *codeRecorder) WriteHeader(c int) { r.code = c; r.ResponseWriter.WriteHeader(c) }
-
-// Flush keeps streaming responses working through the recorder.
-func (r *codeRecorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
 }
 
 const loopManifests = `apiVersion: azure.kubectl.io/v1alpha1
@@ -160,17 +122,9 @@ func (e *loopEnv) write(name, content string) {
 	}
 }
 
-func (e *loopEnv) count(who string, methods ...string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	n := 0
-	for _, m := range methods {
-		n += e.byUA[who][m]
-	}
-	return n
-}
+func (e *loopEnv) count(who string, methods ...string) int { return e.front.Count(who, methods...) }
 
-func (e *loopEnv) writes(who string) int { return e.count(who, "PUT", "PATCH", "DELETE", "POST") }
+func (e *loopEnv) writes(who string) int { return e.front.Writes(who) }
 
 // cli runs one CLI command to completion.
 func (e *loopEnv) cli(want int, args ...string) string {
@@ -378,8 +332,8 @@ func TestLoopCreatesThenSteadyStateWritesNothing(t *testing.T) {
 	if w := e.writes("loop"); w != created {
 		t.Fatalf("steady state: the loop wrote %d more times\n%s", w-created, log.String())
 	}
-	if e.throts != 0 {
-		t.Fatalf("%d requests were throttled", e.throts)
+	if n := e.front.TotalThrottled(); n != 0 {
+		t.Fatalf("%d requests were throttled", n)
 	}
 	if code := stop(); code != 0 {
 		t.Fatalf("stopping exited %d, want 0\n%s", code, log.String())

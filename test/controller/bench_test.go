@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
-	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
 // BenchmarkWatch1000 is the 1,000-resource case under the
@@ -48,15 +48,15 @@ func benchWatch(b *testing.B, groups int, steady time.Duration) {
 			b.Fatal("not in sync within 10 minutes")
 		}
 		firstSweep := time.Since(start)
-		readsBefore := f.Count(testenv.ClientLoop, "GET")
+		readsBefore := f.Count(emulatortest.ClientLoop, "GET")
 		steadyStart := time.Now()
 		cpuBefore := cpuTime()
 		time.Sleep(steady)
 		cores := (cpuTime() - cpuBefore).Seconds() / time.Since(steadyStart).Seconds()
-		reads := f.Count(testenv.ClientLoop, "GET") - readsBefore
+		reads := f.Count(emulatortest.ClientLoop, "GET") - readsBefore
 		readRate := float64(reads) / time.Since(steadyStart).Seconds()
 		size, _ := l.budget.Measured()
-		if w := f.Writes(testenv.ClientLoop); w != 0 {
+		if w := f.Writes(emulatortest.ClientLoop); w != 0 {
 			b.Fatalf("steady state: %d writes", w)
 		}
 		var ms runtime.MemStats
@@ -72,13 +72,13 @@ func benchWatch(b *testing.B, groups int, steady time.Duration) {
 		}
 		noticed := time.Since(changed)
 		l.stop()
-		if n := f.Throttled(testenv.ClientLoop); n != 0 {
+		if n := f.Throttled(emulatortest.ClientLoop); n != 0 {
 			b.Fatalf("%d requests of the loop were throttled", n)
 		}
 		b.ReportMetric(noticed.Seconds(), "s-to-notice")
 		b.ReportMetric(firstSweep.Seconds(), "s-first-sync")
 		b.ReportMetric(readRate/(size*0.1)*100, "%-of-read-refill")
-		b.ReportMetric(float64(f.Writes(testenv.ClientLoop)), "writes")
+		b.ReportMetric(float64(f.Writes(emulatortest.ClientLoop)), "writes")
 		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MB-heap")
 		b.ReportMetric(cores, "cores-steady")
 	}

@@ -21,28 +21,28 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply/armclient"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
-	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
 // other is every client but the loop and the CLI (a person, a script).
 const other = "other"
 
-// front is the emulator behind testenv's per-client counting front.
+// front is the emulator behind emulatortest's per-client counting front.
 type front struct {
-	*testenv.Front
+	*emulatortest.Front
 	arm *harness.ARM
 }
 
 func newFront(t testing.TB, opts emulator.Options) *front {
 	t.Helper()
 	a := harness.StartARM(t, opts)
-	return &front{Front: testenv.StartFront(t, func() http.Handler { return a.Server().Handler() }, other), arm: a}
+	return &front{Front: emulatortest.StartFront(t, func() http.Handler { return a.Server().Handler() }, other), arm: a}
 }
 
 // loopWritesOf is how many writes to id the loops sent: every resource
@@ -286,16 +286,16 @@ func TestNoThrottleWhileAnotherClientDrainsTheBucket(t *testing.T) {
 	if !ok {
 		t.Fatalf("drift not noticed while the bucket was drained: %s", stateOf(st, identity("drain", 1, 3)))
 	}
-	if n := f.Throttled(testenv.ClientLoop); n != 0 {
+	if n := f.Throttled(emulatortest.ClientLoop); n != 0 {
 		t.Fatalf("the loop was answered 429 %d times (the other client %d)", n, f.Throttled(other))
 	}
 	if f.Count(other, "GET") < 100 {
 		t.Fatalf("the other client sent only %d reads: the bucket was not drained", f.Count(other, "GET"))
 	}
-	if w := f.Writes(testenv.ClientLoop); w != 0 {
+	if w := f.Writes(emulatortest.ClientLoop); w != 0 {
 		t.Fatalf("detect policy: %d writes", w)
 	}
-	t.Logf("loop reads %d, other client reads %d (429s: %d)", f.Count(testenv.ClientLoop, "GET"), f.Count(other, "GET"), f.Throttled(other))
+	t.Logf("loop reads %d, other client reads %d (429s: %d)", f.Count(emulatortest.ClientLoop, "GET"), f.Count(other, "GET"), f.Throttled(other))
 }
 
 // TestCorrectAtModestScaleWritesOncePerDrift: with correct, each drifted
@@ -333,11 +333,11 @@ func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 	}); !ok {
 		t.Fatalf("drift not corrected: %+v", l.ctl.Snapshot().Resources)
 	}
-	if w := f.Writes(testenv.ClientLoop); w != len(drifted) {
+	if w := f.Writes(emulatortest.ClientLoop); w != len(drifted) {
 		t.Fatalf("%d writes for %d drifted resources", w, len(drifted))
 	}
 	time.Sleep(time.Second) // several more sweeps
-	if w := f.Writes(testenv.ClientLoop); w != len(drifted) {
+	if w := f.Writes(emulatortest.ClientLoop); w != len(drifted) {
 		t.Fatalf("sweeps after the corrections wrote %d more times", w-len(drifted))
 	}
 	evMu.Lock()
@@ -345,7 +345,7 @@ func TestCorrectAtModestScaleWritesOncePerDrift(t *testing.T) {
 		t.Errorf("events %v, want %d DriftDetected and %d DriftCorrected", events, len(drifted), len(drifted))
 	}
 	evMu.Unlock()
-	if n := f.Throttled(testenv.ClientLoop); n != 0 {
+	if n := f.Throttled(emulatortest.ClientLoop); n != 0 {
 		t.Fatalf("%d throttled", n)
 	}
 }
@@ -386,7 +386,7 @@ func TestObservationDuringAWriteIsDiscarded(t *testing.T) {
 	if got := counter(t, l, "kubectl_azure_observations_discarded_total"); got == 0 {
 		t.Fatal("no observation was discarded although sweeps overlapped the write")
 	}
-	if w := f.Writes(testenv.ClientLoop); w != 1 {
+	if w := f.Writes(emulatortest.ClientLoop); w != 1 {
 		t.Fatalf("%d writes", w)
 	}
 }
@@ -417,7 +417,7 @@ func counter(t *testing.T, l *loop, name string) float64 {
 func TestRuleAddedOutsideIsNoticed(t *testing.T) {
 	f := newFront(t, harness.FastOptions())
 	dir := t.TempDir()
-	testenv.CopyDir(t, filepath.Join("..", "..", "testdata", "landing-zone"), dir)
+	emulatortest.CopyDir(t, filepath.Join("..", "..", "testdata", "landing-zone"), dir)
 	statePath := applied(t, f, dir)
 	o := fastLoop()
 	o.ReadBudget = 0.5
@@ -455,7 +455,7 @@ func TestRuleAddedOutsideIsNoticed(t *testing.T) {
 			t.Fatalf("%s is %s (%+v): only the NSG drifted", r.ID, r.State, r.Changes)
 		}
 	}
-	if w := f.Writes(testenv.ClientLoop); w != 0 {
+	if w := f.Writes(emulatortest.ClientLoop); w != 0 {
 		t.Fatalf("detect: %d writes", w)
 	}
 }

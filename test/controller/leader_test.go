@@ -13,10 +13,10 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state/statetest"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
-	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -79,7 +79,7 @@ func TestLeaderFailover(t *testing.T) {
 	if _, ok := waitState(t, lead, 10*time.Second, func(st *reconcile.Status) bool { return inSync(4)(st) && corrections(st) == 1 }); !ok {
 		t.Fatalf("the leader did not correct the drift: %+v", lead.ctl.Snapshot().Resources)
 	}
-	if w := f.Writes(testenv.ClientLoop); w != 1 {
+	if w := f.Writes(emulatortest.ClientLoop); w != 1 {
 		t.Fatalf("%d writes for one drift with two replicas", w)
 	}
 
@@ -105,7 +105,7 @@ func TestLeaderFailover(t *testing.T) {
 		t.Fatalf("the new leader did not correct the drift: %+v", standby.ctl.Snapshot().Resources)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if w := f.Writes(testenv.ClientLoop); w != 2 {
+	if w := f.Writes(emulatortest.ClientLoop); w != 2 {
 		t.Fatalf("%d writes for two drifts across a failover, want 2", w)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
-	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
 // collectionFixture applies groups × perGroup identities (plus the groups)
@@ -89,7 +89,7 @@ func BenchmarkPlan1010(b *testing.B) {
 		collection bool
 	}{{"collection-reads", true}, {"per-resource-gets", false}} {
 		b.Run(mode.name, func(b *testing.B) {
-			a, dir, state, _ := collectionFixture(b, testenv.Unthrottled(), 10, 100)
+			a, dir, state, _ := collectionFixture(b, emulatortest.Unthrottled(), 10, 100)
 			o := emulator.DefaultOptions()
 			o.Seed = 42
 			o.Latency = 20 * time.Millisecond

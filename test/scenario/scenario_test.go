@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
-	"github.com/kubectl-azure/kubectl-azure/test/internal/testenv"
 )
 
 var (
@@ -131,7 +131,7 @@ func steadyState(b *testing.B, n int, opts emulator.Options) (a *harness.ARM, di
 func startFixture(b *testing.B) (a *harness.ARM, dir, state string) {
 	b.Helper()
 	tmp := b.TempDir()
-	return harness.StartARM(b, testenv.Unthrottled()), filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
+	return harness.StartARM(b, emulatortest.Unthrottled()), filepath.Join(tmp, "infra"), filepath.Join(tmp, "state.json")
 }
 
 // applyFixture applies the manifests in dir, failing the benchmark unless
@@ -255,7 +255,7 @@ func BenchmarkApply200DAG(b *testing.B) {
 func BenchmarkPlan10000Memory(b *testing.B) {
 	const n = 10000
 	bin := cli(b)
-	a, dir, state := steadyState(b, n, testenv.Unthrottled())
+	a, dir, state := steadyState(b, n, emulatortest.Unthrottled())
 	for i := 0; i < b.N; i++ {
 		before := a.Stats()
 		b.ResetTimer()

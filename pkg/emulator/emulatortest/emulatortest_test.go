@@ -1,4 +1,4 @@
-package testenv
+package emulatortest
 
 import (
 	"net/http"
