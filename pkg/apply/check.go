@@ -58,9 +58,10 @@ func (e *Engine) Check(p *Prepared) error {
 			protected = append(protected, d)
 		}
 		for _, c := range it.planned.Cascade {
-			if a == plan.ActionDelete && p.keeps(armid.Key(c.ID)) {
+			if a == plan.ActionDelete && !e.Options.Delete && p.keeps(armid.Key(c.ID)) {
 				// The manifests still declare it: deleting its parent
-				// (a pruned group) would delete it without a word.
+				// (a pruned group) would delete it without a word. A
+				// delete run keeps nothing the manifests declare.
 				declaredGone = append(declaredGone, it.display()+" would also delete "+c.ID)
 			}
 			if p.protectedKeys[armid.Key(c.ID)] {

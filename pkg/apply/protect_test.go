@@ -279,6 +279,26 @@ func TestPruneOfAGroupKeepingDeclaredResourcesIsRefused(t *testing.T) {
 	}
 }
 
+// TestDeleteOfAGroupWithADeclaredAbsentResource: `delete -f` of a set
+// whose group holds a declared resource that does not exist (its create
+// failed earlier) deletes the group: delete keeps nothing the manifests
+// declare, so the prune refusal above does not apply.
+func TestDeleteOfAGroupWithADeclaredAbsentResource(t *testing.T) {
+	a := newFakeARM()
+	a.seed(rg1, body())
+	st := newMemStore(recordOf(rg1, body(), DefaultSet))
+	o := DefaultOptions()
+	o.Delete, o.AllowCascade = true, true
+	e := newEngine(a, st, o)
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(idA, body())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(p); err != nil {
+		t.Fatalf("Check = %v, want the delete allowed", err)
+	}
+}
+
 func TestImplicitChildren(t *testing.T) {
 	for _, tc := range []struct {
 		typ, name string
