@@ -92,13 +92,10 @@ func collectionKey(raw string) (key, ver string) {
 
 // extract pairs every successful PUT with the next settled GET of the same
 // resource. A later write to the resource before any such GET ends the
-// search: the GET would then show that write, not this one.
-func extract(entries []entry) []pair { return extractOpts(entries, false) }
-
-// extractOpts is extract; with fromList, a PUT that no GET of the resource
-// follows (before the next write to it) is paired with its item in the
-// first later GET of its collection.
-func extractOpts(entries []entry, fromList bool) []pair {
+// search: the GET would then show that write, not this one. With fromList,
+// a PUT that no GET of the resource follows (before the next write to it)
+// is paired with its item in the first later GET of its collection.
+func extract(entries []entry, fromList bool) []pair {
 	var out []pair
 	for i, put := range entries {
 		if !strings.EqualFold(put.Method, "PUT") || (put.Status != 200 && put.Status != 201) {

@@ -43,7 +43,7 @@ func TestExtract(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ps := extract(tc.entries)
+			ps := extract(tc.entries, false)
 			var got []int
 			for _, p := range ps {
 				got = append(got, p.GetIndex)
@@ -84,7 +84,7 @@ func TestExtractFromList(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ps := extractOpts(tc.entries, tc.fromList)
+			ps := extract(tc.entries, tc.fromList)
 			if tc.wantIdx < 0 {
 				if len(ps) != 0 {
 					t.Fatalf("got %d pairs, want none", len(ps))
@@ -143,7 +143,7 @@ func TestReadRecordingLayouts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		ps := extract(entries)
+		ps := extract(entries, false)
 		if len(ps) != 1 {
 			t.Fatalf("%s: %d pairs, want 1", name, len(ps))
 		}

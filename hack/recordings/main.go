@@ -57,7 +57,7 @@ func run(args []string, root, prefix, out, counts string, fromList bool) error {
 			fmt.Fprintf(os.Stderr, "recordings: skipping %s: %v\n", f, err)
 			continue
 		}
-		ps := extractOpts(entries, fromList)
+		ps := extract(entries, fromList)
 		src := sourcePath(f, root)
 		for i := range ps {
 			ps[i].Source = fmt.Sprintf("%s:%s#%d", prefix, src, i)

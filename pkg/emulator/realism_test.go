@@ -215,7 +215,7 @@ func compare(put, want, got map[string]any) (added, norm share) {
 			return
 		}
 		pv, _ := bodypath.Get(put, n.Concrete)
-		if !isLeafValue(pv) || reflect.DeepEqual(pv, n.Value) {
+		if !learn.IsLeaf(pv) || reflect.DeepEqual(pv, n.Value) {
 			return
 		}
 		norm.total++
@@ -224,20 +224,6 @@ func compare(put, want, got map[string]any) (added, norm share) {
 		}
 	})
 	return added, norm
-}
-
-func isLeafValue(v any) bool {
-	switch t := v.(type) {
-	case map[string]any:
-		return false
-	case []any:
-		for _, e := range t {
-			if _, ok := e.(map[string]any); ok {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func report(t *testing.T, title string, added, norm share, perType map[string]*typeShares) {

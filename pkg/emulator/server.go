@@ -117,7 +117,8 @@ func Start(opts Options) (*Server, error) {
 	s.listener = ln
 	s.url = scheme + "://" + ln.Addr().String()
 	s.http = &http.Server{
-		Handler:           s.handler,
+		// The listener serves what New's callers serve themselves.
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: 30 * time.Second,
 		// HTTP/1.1 only: connection-reset faults need to hijack the conn.
 		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},

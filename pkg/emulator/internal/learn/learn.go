@@ -219,7 +219,7 @@ func (ts *typeStats) observe(r Record, locs map[string]string) {
 			return
 		}
 		seenHere[n.General] = true
-		if !isLeaf(n.Value) {
+		if !IsLeaf(n.Value) {
 			return
 		}
 		ts.observeValue(n.General, n.Value, gv, locs, tpl)
@@ -397,7 +397,9 @@ func (ts *typeStats) profile() *emulator.TypeProfile {
 	return tp
 }
 
-func isLeaf(v any) bool {
+// IsLeaf reports whether v is a value the profile records as one: not an
+// object, nor an array holding objects.
+func IsLeaf(v any) bool {
 	switch t := v.(type) {
 	case map[string]any:
 		return false
