@@ -66,48 +66,14 @@ func newLoopEnv(t *testing.T) *loopEnv {
 	return e
 }
 
-const loopManifests = `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: rg-loop
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body:
-    location: westeurope
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: id-a
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: rg-loop
-  body:
-    location: westeurope
-    tags: {env: prod, owner: platform}
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: id-b
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: rg-loop
-  body:
-    location: westeurope
-    tags: {env: prod}
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: id-c
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: rg-loop
-  body:
-    location: westeurope
-    tags: {env: prod}
-`
+// loopManifests: a group and three identities; id-a's tags line is what
+// the tests below edit.
+var loopManifests = emulatortest.Manifests(
+	emulatortest.Group("rg-loop"),
+	emulatortest.Identity("id-a", "rg-loop", "tags: {env: prod, owner: platform}"),
+	emulatortest.Identity("id-b", "rg-loop", "tags: {env: prod}"),
+	emulatortest.Identity("id-c", "rg-loop", "tags: {env: prod}"),
+)
 
 func identityID(name string) string {
 	return "/subscriptions/" + loopSub + "/resourceGroups/rg-loop/providers/Microsoft.ManagedIdentity/userAssignedIdentities/" + name

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state/statetest"
@@ -129,25 +130,10 @@ func TestKilledLeaderDuringALongRunningOperation(t *testing.T) {
 	ns := env.NewNamespace(t)
 	f := newFront(t, harness.FastOptions())
 	dir := t.TempDir()
-	harness.WriteFile(t, filepath.Join(dir, "net.yaml"), `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: rg-ko}
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body: {location: westeurope}
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: vnet-ko}
-spec:
-  type: Microsoft.Network/virtualNetworks@2024-01-01
-  resourceGroup: rg-ko
-  body:
-    location: westeurope
-    tags: {env: prod}
-    properties:
-      addressSpace: {addressPrefixes: ["10.9.0.0/16"]}
-`)
+	harness.WriteFile(t, filepath.Join(dir, "net.yaml"), emulatortest.Manifests(
+		emulatortest.Group("rg-ko"),
+		emulatortest.VNet("vnet-ko", "rg-ko", "10.9.0.0/16", "tags: {env: prod}"),
+	))
 	vnet := "/subscriptions/" + harness.Sub + "/resourceGroups/rg-ko/providers/Microsoft.Network/virtualNetworks/vnet-ko"
 	statePath := applied(t, f, dir)
 	// From now on a write of the vnet stays in progress for 40 s (the

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
@@ -16,15 +17,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
 )
 
-const cmManifest = `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: rg-cm
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body:
-    location: westeurope
-`
+var cmManifest = emulatortest.Group("rg-cm").YAML()
 
 // TestConfigMapSource reads manifests from ConfigMaps through an
 // informer: a change is seen, an invalid push keeps the last good set and

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
 )
@@ -15,38 +16,21 @@ const readerRole = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
 // refsManifests: a group, an identity, and a role assignment whose name and
 // principalId come from the identity's principalId, which Azure generates
 // when the identity is created.
-const refsManifests = `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: rg-refs
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body:
-    location: westeurope
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: id-app
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: rg-refs
-  body:
-    location: westeurope
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: ${guid:${ref:rg-refs},${ref:id-app.properties.principalId},` + readerRole + `}
-spec:
-  type: Microsoft.Authorization/roleAssignments@2022-04-01
-  scope: ${ref:rg-refs}
-  body:
-    properties:
-      roleDefinitionId: /subscriptions/${subscriptionId}/providers/Microsoft.Authorization/roleDefinitions/` + readerRole + `
-      principalId: ${ref:id-app.properties.principalId}
-      principalType: ServicePrincipal
-`
+var refsManifests = emulatortest.Manifests(
+	emulatortest.Group("rg-refs"),
+	emulatortest.Identity("id-app", "rg-refs"),
+	emulatortest.Doc{
+		Name:  "${guid:${ref:rg-refs},${ref:id-app.properties.principalId}," + readerRole + "}",
+		Type:  "Microsoft.Authorization/roleAssignments@2022-04-01",
+		Place: "scope: ${ref:rg-refs}",
+		Body: []string{
+			"properties:",
+			"  roleDefinitionId: /subscriptions/${subscriptionId}/providers/Microsoft.Authorization/roleDefinitions/" + readerRole,
+			"  principalId: ${ref:id-app.properties.principalId}",
+			"  principalType: ServicePrincipal",
+		},
+	},
+)
 
 // TestGeneratedValuesInOneRun: against an empty ARM, diff shows the role
 // assignment with its name and principalId known after apply (exit 1); one

@@ -78,3 +78,46 @@ func TestUnthrottledNeverWaits(t *testing.T) {
 		t.Errorf("Unthrottled: %+v", o)
 	}
 }
+
+// The watch and source tests edit the rendered text and check the line an
+// error names, so the layout is part of the contract.
+func TestManifestsLayout(t *testing.T) {
+	got := Manifests(Group("rg-a"), Identity("id-a", "rg-a", "tags: {env: prod}"),
+		Doc{Name: "snet", Labels: "{suite: s}", Type: "Microsoft.Network/virtualNetworks/subnets@2024-01-01",
+			Place: "parent: Microsoft.Network/virtualNetworks/vnet", Body: []string{"properties:", "  addressPrefix: 10.0.0.0/24"}})
+	want := `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata:
+  name: rg-a
+spec:
+  type: Microsoft.Resources/resourceGroups@2021-04-01
+  body:
+    location: westeurope
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata:
+  name: id-a
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: rg-a
+  body:
+    location: westeurope
+    tags: {env: prod}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata:
+  name: snet
+  labels: {suite: s}
+spec:
+  type: Microsoft.Network/virtualNetworks/subnets@2024-01-01
+  parent: Microsoft.Network/virtualNetworks/vnet
+  body:
+    properties:
+      addressPrefix: 10.0.0.0/24
+`
+	if got != want {
+		t.Errorf("Manifests:\n%s\nwant:\n%s", got, want)
+	}
+}

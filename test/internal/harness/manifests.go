@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator/emulatortest"
 )
 
 // Identities writes n user-assigned identities spread over groups resource
@@ -13,29 +15,21 @@ import (
 // and returns the group names.
 func Identities(t testing.TB, dir, prefix string, n, groups int) []string {
 	t.Helper()
-	var b strings.Builder
 	names := make([]string, groups)
 	for g := range names {
 		names[g] = fmt.Sprintf("rg-%s-%02d", prefix, g)
 	}
-	for i := range n {
-		fmt.Fprintf(&b, `---
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: id-%s-%05d
-  labels: {suite: %s}
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: %s
-  body:
-    location: westeurope
-    tags: {env: bench, index: "%d"}
-`, prefix, i, prefix, names[i%groups], i)
+	docs := make([]emulatortest.Doc, n)
+	for i := range docs {
+		docs[i] = emulatortest.Identity(fmt.Sprintf("id-%s-%05d", prefix, i), names[i%groups], benchTags(i))
+		docs[i].Labels = "{suite: " + prefix + "}"
 	}
-	writeFile(t, filepath.Join(dir, "identities.yaml"), b.String())
+	writeFile(t, filepath.Join(dir, "identities.yaml"), emulatortest.Manifests(docs...))
 	return names
 }
+
+// benchTags is the tags line of the i-th identity of a generated set.
+func benchTags(i int) string { return fmt.Sprintf(`tags: {env: bench, index: "%d"}`, i) }
 
 // DAG describes a manifest set with dependencies: per group a managed
 // resource group, an NSG and a vnet in it, subnets of the vnet that each
@@ -53,68 +47,31 @@ func (d DAG) Count() int { return d.Groups * (3 + d.Subnets + d.Identities) }
 // Write puts one file per group into dir.
 func (d DAG) Write(t testing.TB, dir string) {
 	t.Helper()
+	suite := "tags: {suite: " + d.Prefix + "}"
 	for g := range d.Groups {
-		var b strings.Builder
 		rg := fmt.Sprintf("rg-%s-%02d", d.Prefix, g)
 		nsg := fmt.Sprintf("nsg-%s-%02d", d.Prefix, g)
 		vnet := fmt.Sprintf("vnet-%s-%02d", d.Prefix, g)
-		fmt.Fprintf(&b, `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: %s}
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body: {location: westeurope, tags: {suite: %s}}
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: %s}
-spec:
-  type: Microsoft.Network/networkSecurityGroups@2024-01-01
-  resourceGroup: %s
-  body:
-    location: westeurope
-    properties:
-      securityRules:
-        - name: deny-all-in
-          properties: {priority: 4096, direction: Inbound, access: Deny, protocol: "*", sourceAddressPrefix: "*", sourcePortRange: "*", destinationAddressPrefix: "*", destinationPortRange: "*"}
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: %s}
-spec:
-  type: Microsoft.Network/virtualNetworks@2024-01-01
-  resourceGroup: %s
-  body:
-    location: westeurope
-    properties:
-      addressSpace: {addressPrefixes: ["10.%d.0.0/16"]}
-`, rg, d.Prefix, nsg, rg, vnet, rg, g)
+		docs := []emulatortest.Doc{
+			emulatortest.Group(rg, suite),
+			{Name: nsg, Type: "Microsoft.Network/networkSecurityGroups@2024-01-01", Place: "resourceGroup: " + rg, Body: []string{
+				"location: westeurope",
+				"properties:",
+				"  securityRules:",
+				"    - name: deny-all-in",
+				`      properties: {priority: 4096, direction: Inbound, access: Deny, protocol: "*", sourceAddressPrefix: "*", sourcePortRange: "*", destinationAddressPrefix: "*", destinationPortRange: "*"}`,
+			}},
+			emulatortest.VNet(vnet, rg, fmt.Sprintf("10.%d.0.0/16", g)),
+		}
 		for s := range d.Subnets {
-			fmt.Fprintf(&b, `---
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: snet-%s-%02d-%02d}
-spec:
-  type: Microsoft.Network/virtualNetworks/subnets@2024-01-01
-  parent: Microsoft.Network/virtualNetworks/%s
-  body:
-    properties:
-      addressPrefix: "10.%d.%d.0/24"
-      networkSecurityGroup: {id: "${ref:%s}"}
-`, d.Prefix, g, s, vnet, g, s, nsg)
+			docs = append(docs, emulatortest.Doc{Name: fmt.Sprintf("snet-%s-%02d-%02d", d.Prefix, g, s),
+				Type: "Microsoft.Network/virtualNetworks/subnets@2024-01-01", Place: "parent: Microsoft.Network/virtualNetworks/" + vnet,
+				Body: []string{"properties:", fmt.Sprintf(`  addressPrefix: "10.%d.%d.0/24"`, g, s), `  networkSecurityGroup: {id: "${ref:` + nsg + `}"}`}})
 		}
 		for i := range d.Identities {
-			fmt.Fprintf(&b, `---
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: id-%s-%02d-%02d}
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: %s
-  body: {location: westeurope, tags: {suite: %s}}
-`, d.Prefix, g, i, rg, d.Prefix)
+			docs = append(docs, emulatortest.Identity(fmt.Sprintf("id-%s-%02d-%02d", d.Prefix, g, i), rg, suite))
 		}
-		writeFile(t, filepath.Join(dir, fmt.Sprintf("group-%02d.yaml", g)), b.String())
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("group-%02d.yaml", g)), emulatortest.Manifests(docs...))
 	}
 }
 
@@ -156,36 +113,16 @@ func (d DAG) IDs() []string {
 // group names.
 func ManagedGroups(t testing.TB, dir, prefix string, groups, perGroup int) []string {
 	t.Helper()
-	var b strings.Builder
 	names := make([]string, groups)
+	var docs []emulatortest.Doc
 	for g := range names {
 		names[g] = fmt.Sprintf("rg-%s-%02d", prefix, g)
-		fmt.Fprintf(&b, `---
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: %s
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body:
-    location: westeurope
-`, names[g])
+		docs = append(docs, emulatortest.Group(names[g]))
 		for i := range perGroup {
-			fmt.Fprintf(&b, `---
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: id-%s-%02d-%04d
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: %s
-  body:
-    location: westeurope
-    tags: {env: bench, index: "%d"}
-`, prefix, g, i, names[g], i)
+			docs = append(docs, emulatortest.Identity(fmt.Sprintf("id-%s-%02d-%04d", prefix, g, i), names[g], benchTags(i)))
 		}
 	}
-	writeFile(t, filepath.Join(dir, "groups.yaml"), b.String())
+	writeFile(t, filepath.Join(dir, "groups.yaml"), emulatortest.Manifests(docs...))
 	return names
 }
 
