@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"math"
 	"net/http"
 	"strings"
 
@@ -15,10 +16,11 @@ import (
 //
 // What the evidence does not settle is left at the default rather than
 // guessed: Microsoft.Network's other lists (NSGs, virtual networks,
-// public IPs, route tables, ASGs), managed identities, role assignments
-// and diagnostic settings mark their lists x-ms-pageable with a nextLink
-// but document no size, and no public recording found holds a list long
-// enough to show one.
+// public IPs, route tables, ASGs, NAT and local network gateways),
+// managed identities, role assignments and diagnostic settings mark their
+// lists x-ms-pageable with a nextLink but document no size, and no public
+// recording found holds a list long enough to show one (Azure PowerShell's
+// and the SDKs' network recordings list 1 to 30 items).
 const (
 	// defaultPageSize is the size the most providers document for lists
 	// that state one (the others: policy's 500, support tickets' 25 and
@@ -37,6 +39,10 @@ const (
 	// answers 400 InvalidTopInQueryString) and by ManageIQ's client
 	// (azure-armrest PR 231: "capped at 1000 results").
 	genericListPageSize = 1000
+
+	// unpagedList marks a list ARM answers whole, in one response with no
+	// nextLink.
+	unpagedList = math.MaxInt32
 )
 
 // pageSizeByType holds the types with evidence of their own page size,
@@ -78,6 +84,21 @@ var pageSizeByType = map[string]int{
 	// 100 would contradict the first observation, so the emulator uses
 	// the 1,000 of ARM's own generic lists, the one figure in range.
 	"microsoft.storage/storageaccounts": 1000,
+
+	// The subscription's resource groups: "If null is passed, returns all
+	// resource groups" ($top of Resource Groups - List, specification/
+	// resources, every stable version 2016-09-01 to 2024-03-01), and a
+	// subscription holds at most 980 of them (Azure subscription and
+	// service limits; azure-docs pull request 6924 raised it from 800).
+	// $top still pages them (azure-sdk-for-net issue 15715).
+	"microsoft.resources/resourcegroups": unpagedList,
+
+	// Log Analytics workspaces: both lists are x-ms-pageable with
+	// nextLinkName null and WorkspaceListResult has no nextLink property
+	// (specification/operationalinsights, Workspaces.json, every stable
+	// version 2020-08-01 to 2023-09-01), so no client generated from the
+	// spec could follow a second page: the service answers them whole.
+	"microsoft.operationalinsights/workspaces": unpagedList,
 }
 
 // maxTopByType is the largest $top a list accepts where the service
@@ -90,8 +111,9 @@ var maxTopByType = map[string]int{
 }
 
 // listKind names the list a request reads for the tables above: "resources"
-// for ARM's generic lists, the lower-cased full type for a collection,
-// "" for anything else (subscriptions, groups, providers, locations).
+// for ARM's generic lists, the lower-cased full type for a collection or
+// the subscription's resource groups, "" for anything else
+// (subscriptions, providers, locations).
 func listKind(r *http.Request) string {
 	p, ok := armid.ParsePath(r.URL.Path)
 	if !ok {
@@ -100,7 +122,7 @@ func listKind(r *http.Request) string {
 	switch p.Kind {
 	case armid.PathGroupResources, armid.PathSubscriptionResources:
 		return "resources"
-	case armid.PathCollection:
+	case armid.PathCollection, armid.PathResourceGroups:
 		return strings.ToLower(p.Type())
 	}
 	return ""

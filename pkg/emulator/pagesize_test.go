@@ -60,3 +60,39 @@ func TestPageSizePerType(t *testing.T) {
 		t.Errorf("PageSize 7: page of %d, nextLink %v", len(vals), r.Body["nextLink"])
 	}
 }
+
+// TestPageSizeUnpagedLists pins the lists ARM answers whole: the
+// subscription's resource groups (returned all at once without $top, and
+// a subscription holds at most 980) and Log Analytics workspaces (a list
+// with no nextLink at all in its spec). $top still pages the groups.
+func TestPageSizeUnpagedLists(t *testing.T) {
+	s := startTest(t, nil)
+	sub := s.URL() + "/subscriptions/" + testSub
+	const n = 250
+	for i := range n {
+		ws := fmt.Sprintf("/subscriptions/%s/resourceGroups/rg%03d/providers/Microsoft.OperationalInsights/workspaces/ws%d", testSub, i, i)
+		if err := s.Seed(ws, "2022-10-01", map[string]any{"location": "westeurope"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		path     string
+		want     int
+		nextLink bool
+	}{
+		{"/resourcegroups?api-version=2021-04-01", n, false},
+		{"/providers/Microsoft.OperationalInsights/workspaces?api-version=2022-10-01", n, false},
+		{"/resourceGroups/rg007/providers/Microsoft.OperationalInsights/workspaces?api-version=2022-10-01", 1, false},
+		{"/resourcegroups?api-version=2021-04-01&$top=10", 10, true},
+	} {
+		r := do(t, http.MethodGet, sub+c.path, nil)
+		if r.Status != http.StatusOK {
+			t.Fatalf("GET %s = %d %.300s", c.path, r.Status, r.Raw)
+		}
+		vals, _ := r.Body["value"].([]any)
+		_, next := r.Body["nextLink"].(string)
+		if len(vals) != c.want || next != c.nextLink {
+			t.Errorf("GET %s: first page of %d (nextLink %v), want %d (%v)", c.path, len(vals), next, c.want, c.nextLink)
+		}
+	}
+}
