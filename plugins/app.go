@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // addonImage canonicalises the image of a Container Apps dev service
@@ -35,7 +36,7 @@ func addonImage(v any) any {
 
 func init() {
 	register("Microsoft.App/containerApps", &diff.Funcs{R: diff.Rules{
-		Normalizers: map[string]diff.Normalizer{
+		Normalizers: map[schema.Path]diff.Normalizer{
 			"properties.template.containers[].image": addonImage,
 		},
 		// Revision bookkeeping the CLI echoes back in update PUTs (it reads
@@ -43,7 +44,7 @@ func init() {
 		// Evidence: test_containerapp_e2e.yaml and
 		// test_containerapp_ingress_e2e.yaml records whose putBody carries
 		// latestRevisionFqdn from an earlier revision.
-		ReadOnly: []string{
+		ReadOnly: []schema.Path{
 			"properties.latestRevisionFqdn", "properties.latestRevisionName", "properties.latestReadyRevisionName",
 			"properties.outboundIpAddresses", "properties.customDomainVerificationId", "properties.eventStreamEndpoint",
 			"properties.runningStatus",

@@ -1,6 +1,9 @@
 package plugins
 
-import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+import (
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
 
 // AKS: effective outbound IPs are chosen by the service and echoed by
 // update commands that read then write the cluster. Evidence:
@@ -10,7 +13,7 @@ import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
 // kubernetesVersion "" and osDiskSizeGB 0 ("server decides") are handled by
 // the generic zero-value-means-unset rule in pkg/diff.
 func init() {
-	register("Microsoft.ContainerService/managedClusters", &diff.Funcs{R: diff.Rules{ReadOnly: []string{
+	register("Microsoft.ContainerService/managedClusters", &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{
 		"properties.networkProfile.loadBalancerProfile.effectiveOutboundIPs",
 	}}})
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Cosmos DB child resources take create-time and throughput inputs that
@@ -14,7 +15,7 @@ import (
 // azure-cli-extensions:src/cosmosdb-preview/azext_cosmosdb_preview/tests/latest/recordings/test_cosmosdb_sql_database_merge.yaml#0 (options.throughput),
 // test_cosmosdb_sql_shared_database_restore.yaml#10 (createMode, restoreParameters),
 // test_cosmosdb_mongodb_collection_adaptiveru.yaml#4 (options on a collection).
-var cosmosOptions = []string{
+var cosmosOptions = []schema.Path{
 	"properties.options", "properties.options.throughput",
 	"properties.options.autoscaleSettings", "properties.options.autoscaleSettings.maxThroughput",
 }
@@ -22,7 +23,7 @@ var cosmosOptions = []string{
 // cosmosRestore are the create-from-restore inputs. Cassandra keyspaces
 // and tables have none: no api-version of their spec declares createMode
 // or restoreParameters.
-var cosmosRestore = []string{
+var cosmosRestore = []schema.Path{
 	"properties.resource.createMode",
 	"properties.resource.restoreParameters", "properties.resource.restoreParameters.restoreSource",
 	"properties.resource.restoreParameters.restoreTimestampInUtc",
@@ -78,13 +79,13 @@ func init() {
 	register("Microsoft.DocumentDB/mongoClusters", &diff.Funcs{R: diff.Rules{
 		// Evidence: azure-cli-extensions:src/cosmosdb-preview/azext_cosmosdb_preview/tests/latest/recordings/test_cosmosdb_mongocluster_crud.yaml#0
 		// (createMode sent, never returned).
-		WriteOnly: []string{"properties.createMode", "properties.restoreParameters"},
+		WriteOnly: []schema.Path{"properties.createMode", "properties.restoreParameters"},
 	}})
 	register("Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", &diff.Funcs{R: diff.Rules{
-		Normalizers: map[string]diff.Normalizer{"properties.type": mongoRoleType},
+		Normalizers: map[schema.Path]diff.Normalizer{"properties.type": mongoRoleType},
 	}})
 	registerHooks("Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", &diff.Funcs{
 		AfterGetFn: dropEmpty("properties", "customData"),
-		R:          diff.Rules{WriteOnly: []string{"properties.customData", "properties.password"}},
+		R:          diff.Rules{WriteOnly: []schema.Path{"properties.customData", "properties.password"}},
 	}, "properties.customData")
 }

@@ -1,6 +1,9 @@
 package plugins
 
-import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+import (
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
 
 // Arc machine run commands and extensions: instanceView is the last
 // execution's output, echoed back by read-modify-write commands.
@@ -8,6 +11,6 @@ import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
 // Microsoft.HybridCompute/machines/runCommands and /extensions.
 func init() {
 	for _, t := range []string{"Microsoft.HybridCompute/machines/runCommands", "Microsoft.HybridCompute/machines/extensions"} {
-		register(t, &diff.Funcs{R: diff.Rules{ReadOnly: []string{"properties.instanceView"}}})
+		register(t, &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{"properties.instanceView"}}})
 	}
 }

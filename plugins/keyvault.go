@@ -1,6 +1,9 @@
 package plugins
 
-import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+import (
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
 
 // Key Vault: a vault created without network rules reports no networkAcls
 // at all; the values the CLI sends are the service's defaults. Evidence:
@@ -9,7 +12,7 @@ import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
 // the defaults stay because removing networkAcls from a manifest resets
 // them to these values (a "reset to default" plan, not "stop managing").
 func init() {
-	register("Microsoft.KeyVault/vaults", &diff.Funcs{R: diff.Rules{Defaults: map[string]any{
+	register("Microsoft.KeyVault/vaults", &diff.Funcs{R: diff.Rules{Defaults: map[schema.Path]any{
 		"properties.networkAcls.bypass":        "AzureServices",
 		"properties.networkAcls.defaultAction": "Allow",
 	}}})

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 func init() {
@@ -12,8 +13,8 @@ func init() {
 	// Microsoft.KubernetesConfiguration/sourceControlConfigurations
 	// (putBody operatorParams "--git-readonly ", getBody "--git-readonly").
 	register("Microsoft.KubernetesConfiguration/sourceControlConfigurations", &diff.Funcs{R: diff.Rules{
-		Normalizers: map[string]diff.Normalizer{"properties.operatorParams": trimSpace},
-		WriteOnly:   []string{"properties.configurationProtectedSettings", "properties.configurationProtectedSettings.*"},
+		Normalizers: map[schema.Path]diff.Normalizer{"properties.operatorParams": trimSpace},
+		WriteOnly:   []schema.Path{"properties.configurationProtectedSettings", "properties.configurationProtectedSettings.*"},
 	}})
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Parent/child overlaps in Microsoft.Network. A virtual network lists its
@@ -27,21 +28,21 @@ import (
 // defaultSecurityRules.
 func init() {
 	register("Microsoft.Network/virtualNetworks", &diff.Funcs{R: diff.Rules{
-		ChildCollections: []string{"properties.subnets", "properties.virtualNetworkPeerings"},
-		Identifiers: map[string][]string{
+		ChildCollections: []schema.Path{"properties.subnets", "properties.virtualNetworkPeerings"},
+		Identifiers: map[schema.Path][]string{
 			"properties.subnets":                {"name"},
 			"properties.virtualNetworkPeerings": {"name"},
 		},
 	}})
 	register("Microsoft.Network/networkSecurityGroups", &diff.Funcs{R: diff.Rules{
-		ChildCollections: []string{"properties.securityRules"},
-		Identifiers:      map[string][]string{"properties.securityRules": {"name"}},
+		ChildCollections: []schema.Path{"properties.securityRules"},
+		Identifiers:      map[schema.Path][]string{"properties.securityRules": {"name"}},
 		// Platform rules every NSG carries; never the user's.
-		ReadOnly: []string{"properties.defaultSecurityRules"},
+		ReadOnly: []schema.Path{"properties.defaultSecurityRules"},
 	}})
 	register("Microsoft.Network/routeTables", &diff.Funcs{R: diff.Rules{
-		ChildCollections: []string{"properties.routes"},
-		Identifiers:      map[string][]string{"properties.routes": {"name"}},
+		ChildCollections: []schema.Path{"properties.routes"},
+		Identifiers:      map[schema.Path][]string{"properties.routes": {"name"}},
 	}})
 }
 
@@ -51,7 +52,7 @@ func init() {
 // specs:specification/network/resource-manager/Microsoft.Network/stable/2018-01-01/examples/ApplicationGatewayCreate.json
 // (the PUT sends data and password, the GET shows neither).
 func init() {
-	register("Microsoft.Network/applicationGateways", &diff.Funcs{R: diff.Rules{WriteOnly: []string{
+	register("Microsoft.Network/applicationGateways", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
 		"properties.sslCertificates[].properties.data",
 		"properties.sslCertificates[].properties.password",
 		"properties.trustedRootCertificates[].properties.data",
@@ -65,8 +66,8 @@ func init() {
 // azure-cli-extensions:src/azure-firewall/azext_firewall/tests/latest/recordings/test_azure_firewall_policy_with_snat.yaml#0 and #4.
 func init() {
 	register("Microsoft.Network/firewallPolicies", &diff.Funcs{R: diff.Rules{
-		Defaults:    map[string]any{"properties.snat.autoLearnPrivateRanges": "Disabled"},
-		Normalizers: map[string]diff.Normalizer{"properties.snat.privateRanges": expandIANA},
+		Defaults:    map[schema.Path]any{"properties.snat.autoLearnPrivateRanges": "Disabled"},
+		Normalizers: map[schema.Path]diff.Normalizer{"properties.snat.privateRanges": expandIANA},
 	}})
 }
 

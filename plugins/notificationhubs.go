@@ -1,14 +1,17 @@
 package plugins
 
-import "github.com/kubectl-azure/kubectl-azure/pkg/diff"
+import (
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
 
 // Notification Hubs: properties.name repeats the resource name on PUT and
 // is not returned. Evidence:
 // azure-cli-extensions:src/notification-hub/azext_notification_hub/tests/latest/recordings/test_notificationhubs.yaml#2 (namespace)
 // and #6 (hub).
 func init() {
-	register("Microsoft.NotificationHubs/namespaces", &diff.Funcs{R: diff.Rules{WriteOnly: []string{"properties.name"}}})
-	register("Microsoft.NotificationHubs/namespaces/notificationHubs", &diff.Funcs{R: diff.Rules{WriteOnly: []string{
+	register("Microsoft.NotificationHubs/namespaces", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{"properties.name"}}})
+	register("Microsoft.NotificationHubs/namespaces/notificationHubs", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
 		"properties.name", "properties.authorizationRules",
 	}}})
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Log Analytics solutions: the plan name is answered with the workspace
@@ -11,7 +12,7 @@ import (
 // azure-cli-extensions:src/containerapp records for
 // Microsoft.OperationsManagement/solutions (putBody plan.name "Containers").
 func init() {
-	register("Microsoft.OperationsManagement/solutions", &diff.Funcs{R: diff.Rules{Normalizers: map[string]diff.Normalizer{
+	register("Microsoft.OperationsManagement/solutions", &diff.Funcs{R: diff.Rules{Normalizers: map[schema.Path]diff.Normalizer{
 		"plan.name": stripParenSuffix,
 	}}})
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -36,9 +35,9 @@ func rulePaths(r *diff.Rules) []ruleRef {
 		return nil
 	}
 	var out []ruleRef
-	add := func(rule string, paths ...string) {
+	add := func(rule string, paths ...schema.Path) {
 		for _, p := range paths {
-			out = append(out, ruleRef{rule: rule, path: p})
+			out = append(out, ruleRef{rule: rule, path: string(p)})
 		}
 	}
 	add("ReadOnly", r.ReadOnly...)
@@ -48,25 +47,25 @@ func rulePaths(r *diff.Rules) []ruleRef {
 	add("ChildCollections", r.ChildCollections...)
 	add("MergeCollections", r.MergeCollections...)
 	for _, p := range sortedKeys(r.Defaults) {
-		out = append(out, ruleRef{rule: "Defaults", path: p, value: r.Defaults[p]})
+		out = append(out, ruleRef{rule: "Defaults", path: string(p), value: r.Defaults[p]})
 	}
 	add("Unset", sortedKeys(r.Unset)...)
 	add("Normalizers", sortedKeys(r.Normalizers)...)
 	for _, p := range sortedKeys(r.Identifiers) {
 		add("Identifiers", p)
 		for _, k := range r.Identifiers[p] {
-			add("Identifiers key", p+"[]."+k)
+			add("Identifiers key", p.Item().Member(k))
 		}
 	}
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
+func sortedKeys[K ~string, V any](m map[K]V) []K {
+	out := make([]K, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
@@ -333,10 +332,10 @@ func TestCheckPathsCatchesMistakes(t *testing.T) {
 
 func TestRulePathsListsEveryRule(t *testing.T) {
 	r := &diff.Rules{
-		ReadOnly: []string{"a"}, WriteOnly: []string{"b"}, CreateOnly: []string{"c"}, Ordered: []string{"d"},
-		ChildCollections: []string{"e"}, MergeCollections: []string{"f"},
-		Defaults: map[string]any{"g": "x"}, Unset: map[string][]any{"h": {""}},
-		Normalizers: map[string]diff.Normalizer{"i": nil}, Identifiers: map[string][]string{"j": {"name", "properties.key"}},
+		ReadOnly: []schema.Path{"a"}, WriteOnly: []schema.Path{"b"}, CreateOnly: []schema.Path{"c"}, Ordered: []schema.Path{"d"},
+		ChildCollections: []schema.Path{"e"}, MergeCollections: []schema.Path{"f"},
+		Defaults: map[schema.Path]any{"g": "x"}, Unset: map[schema.Path][]any{"h": {""}},
+		Normalizers: map[schema.Path]diff.Normalizer{"i": nil}, Identifiers: map[schema.Path][]string{"j": {"name", "properties.key"}},
 	}
 	var got []string
 	for _, ref := range rulePaths(r) {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 var guidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -35,7 +36,7 @@ func init() {
 			}
 			return live
 		},
-		R: diff.Rules{WriteOnly: []string{"properties.groups[].replicationProtectedItems[].virtualMachineId"}},
+		R: diff.Rules{WriteOnly: []schema.Path{"properties.groups[].replicationProtectedItems[].virtualMachineId"}},
 	}, "properties.groups[].replicationProtectedItems[].virtualMachineId")
 }
 
@@ -44,5 +45,5 @@ func init() {
 // azure-cli-extensions:src/site-recovery/azext_site_recovery/tests/latest/recordings/test_siterecovery_H2A_E2A_scenarios.yaml#32.
 func init() {
 	register("Microsoft.RecoveryServices/vaults/replicationFabrics/replicationProtectionContainers/replicationProtectedItems",
-		&diff.Funcs{R: diff.Rules{WriteOnly: []string{"properties.providerSpecificDetails.osType"}}})
+		&diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{"properties.providerSpecificDetails.osType"}}})
 }

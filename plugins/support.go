@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Support ticket communications: the body is answered wrapped in <pre>,
@@ -11,7 +12,7 @@ import (
 // Evidence:
 // azure-cli-extensions:src/support/azext_support/tests/latest/recordings/test_support_tickets.yaml#5.
 func init() {
-	registerHooks("Microsoft.Support/supportTickets/communications", &diff.Funcs{BeforeCompareFn: supportSubject, R: diff.Rules{Normalizers: map[string]diff.Normalizer{
+	registerHooks("Microsoft.Support/supportTickets/communications", &diff.Funcs{BeforeCompareFn: supportSubject, R: diff.Rules{Normalizers: map[schema.Path]diff.Normalizer{
 		"properties.body": func(v any) any {
 			if s, ok := v.(string); ok {
 				return strings.TrimSuffix(strings.TrimPrefix(s, "<pre>"), "</pre>")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Matching the items of two arrays: as a set of scalars, position by
@@ -21,7 +22,7 @@ const (
 
 // classify decides how to match array items and, for keyed arrays, by
 // which identifier fields.
-func (c *comparer) classify(sp string, xs, ys []any) (arrayKind, []string) {
+func (c *comparer) classify(sp schema.Path, xs, ys []any) (arrayKind, []string) {
 	if ids, ok := c.f.idents[sp]; ok {
 		if len(ids) == 0 {
 			return arrayPositional, nil
@@ -163,7 +164,7 @@ func keyedSeg(m map[string]any, ids []string) bodypath.Seg {
 
 // compareArray compares two arrays, matching their items the way
 // classify chooses.
-func (c *comparer) compareArray(sp, key string, xs, ys []any) {
+func (c *comparer) compareArray(sp schema.Path, key string, xs, ys []any) {
 	kind, ids := c.classify(sp, xs, ys)
 	switch kind {
 	case arraySet:
@@ -176,8 +177,8 @@ func (c *comparer) compareArray(sp, key string, xs, ys []any) {
 }
 
 // compareSet compares arrays of scalars whose order does not matter.
-func (c *comparer) compareSet(sp, key string, xs, ys []any) {
-	isp := sp + "[]"
+func (c *comparer) compareSet(sp schema.Path, key string, xs, ys []any) {
+	isp := sp.Item()
 	if c.setEqual(isp, key, xs, ys) && (c.f.on(RuleScalarSet) || c.positionalEqual(isp, key, xs, ys)) {
 		if len(xs) > 0 {
 			c.eq(RuleScalarSet)
@@ -197,8 +198,8 @@ func (c *comparer) compareSet(sp, key string, xs, ys []any) {
 
 // comparePositional compares arrays item by item, or objects without
 // identifiers in any order where order does not matter.
-func (c *comparer) comparePositional(sp, key string, xs, ys []any) {
-	isp := sp + "[]"
+func (c *comparer) comparePositional(sp schema.Path, key string, xs, ys []any) {
+	isp := sp.Item()
 	// Objects without identifiers may be matched in any order unless
 	// the spec or a plugin says order matters; ordered scalars never.
 	unordered := !c.f.ordered[sp] && !allScalar(xs) && !(c.f.prop(sp) != nil && c.f.prop(sp).Positional)
@@ -240,8 +241,8 @@ func (c *comparer) comparePositional(sp, key string, xs, ys []any) {
 
 // compareKeyed compares arrays of objects matched by the identifier
 // fields ids.
-func (c *comparer) compareKeyed(sp string, ids []string, xs, ys []any) {
-	isp := sp + "[]"
+func (c *comparer) compareKeyed(sp schema.Path, ids []string, xs, ys []any) {
+	isp := sp.Item()
 	index := make(map[string]int, len(ys))
 	for i, it := range ys {
 		m, ok := it.(map[string]any)
@@ -302,7 +303,7 @@ func (c *comparer) mergeSub(sub *comparer) {
 // subsetMatch reports whether every item of xs matches a distinct item of
 // ys. With asOwner set, items compare with owner semantics (live items may
 // carry extra server-added members).
-func (c *comparer) subsetMatch(isp, key string, xs, ys []any, asOwner bool) bool {
+func (c *comparer) subsetMatch(isp schema.Path, key string, xs, ys []any, asOwner bool) bool {
 	if len(xs) > len(ys) {
 		return false
 	}
@@ -333,7 +334,7 @@ outer:
 
 // positionalEqual compares scalar arrays item by item (the scalar-set rule
 // switched off for measurement).
-func (c *comparer) positionalEqual(isp, key string, xs, ys []any) bool {
+func (c *comparer) positionalEqual(isp schema.Path, key string, xs, ys []any) bool {
 	if len(xs) != len(ys) {
 		return false
 	}
@@ -346,6 +347,6 @@ func (c *comparer) positionalEqual(isp, key string, xs, ys []any) bool {
 }
 
 // setEqual compares scalar arrays as multisets under the scalar rules.
-func (c *comparer) setEqual(isp, key string, xs, ys []any) bool {
+func (c *comparer) setEqual(isp schema.Path, key string, xs, ys []any) bool {
 	return len(xs) == len(ys) && c.subsetMatch(isp, key, xs, ys, false)
 }

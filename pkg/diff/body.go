@@ -10,7 +10,7 @@ import (
 
 type leaf struct {
 	path bodypath.Path
-	sp   string
+	sp   schema.Path
 }
 
 // leafPaths lists the owned leaves of a user-side body: scalars, scalar and
@@ -18,7 +18,7 @@ type leaf struct {
 // Envelope and readonly paths are skipped: they are never owned.
 func leafPaths(f *facts, body map[string]any) []leaf {
 	var out []leaf
-	walkOwnable(f, body, func(p bodypath.Path, sp string, v any, keyed, root bool) {
+	walkOwnable(f, body, func(p bodypath.Path, sp schema.Path, v any, keyed, root bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			if len(t) > 0 || root {
@@ -31,7 +31,7 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 			if len(t) == 0 {
 				// An empty array of objects owns no items (children managed
 				// elsewhere stay untouched); an empty scalar array is a value.
-				if p := f.prop(sp + "[]"); p != nil && p.Type == schema.TypeObject {
+				if p := f.prop(sp.Item()); p != nil && p.Type == schema.TypeObject {
 					return
 				}
 				if f.children[sp] {
@@ -48,17 +48,17 @@ func leafPaths(f *facts, body map[string]any) []leaf {
 // owned, parents before children, with its path and schema path: members
 // of objects (ownableMembers) and the items of keyed arrays (keyed says
 // visit sees such an array; its items follow).
-func walkOwnable(f *facts, body map[string]any, visit func(p bodypath.Path, sp string, v any, keyed, root bool)) {
+func walkOwnable(f *facts, body map[string]any, visit func(p bodypath.Path, sp schema.Path, v any, keyed, root bool)) {
 	if body == nil {
 		return
 	}
 	c := comparer{f: f}
-	var walk func(sp string, v any, root bool)
-	walk = func(sp string, v any, root bool) {
+	var walk func(sp schema.Path, v any, root bool)
+	walk = func(sp schema.Path, v any, root bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			visit(c.path, sp, v, false, root)
-			c.ownableMembers(sp, t, root, func(csp string, cv any) { walk(csp, cv, false) })
+			c.ownableMembers(sp, t, root, func(csp schema.Path, cv any) { walk(csp, cv, false) })
 		case []any:
 			var ids []string
 			keyed := false
@@ -74,7 +74,7 @@ func walkOwnable(f *facts, body map[string]any, visit func(p bodypath.Path, sp s
 			for _, it := range t {
 				m := it.(map[string]any)
 				c.push(keyedSeg(m, ids))
-				walk(sp+"[]", m, false)
+				walk(sp.Item(), m, false)
 				c.pop()
 			}
 		default:
@@ -87,13 +87,13 @@ func walkOwnable(f *facts, body map[string]any, visit func(p bodypath.Path, sp s
 // ownableMembers calls fn for every member of a user-side object that can
 // be owned, with c.path extended by it: envelope members of the root and
 // read-only properties never are.
-func (c *comparer) ownableMembers(sp string, m map[string]any, root bool, fn func(csp string, v any)) {
+func (c *comparer) ownableMembers(sp schema.Path, m map[string]any, root bool, fn func(csp schema.Path, v any)) {
 	isMap := c.f.isMap(sp)
 	for k, v := range m {
 		if root && envelope[k] {
 			continue
 		}
-		csp := childSchemaPath(sp, k, isMap)
+		csp := sp.Child(k, isMap)
 		if c.f.isReadOnly(csp) {
 			continue
 		}
@@ -132,7 +132,7 @@ func ownedPaths(f *facts, d, l map[string]any) []string {
 // properties.subnets[*], tags.*.
 func declaredCollections(f *facts, body map[string]any) []string {
 	var out []string
-	walkOwnable(f, body, func(p bodypath.Path, sp string, v any, keyed, root bool) {
+	walkOwnable(f, body, func(p bodypath.Path, sp schema.Path, v any, keyed, root bool) {
 		switch t := v.(type) {
 		case map[string]any:
 			if len(t) > 0 && !root && f.isMap(sp) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // cmpMode says which side owns the keys being compared.
@@ -26,7 +27,7 @@ var envelope = map[string]bool{"id": true, "name": true, "type": true, "etag": t
 // entry is one difference found by a comparison.
 type entry struct {
 	path   bodypath.Path
-	sp     string
+	sp     schema.Path
 	kind   plan.ChangeKind
 	x, y   any // x: desired/owner side, y: other side
 	secret bool
@@ -94,7 +95,7 @@ func (c *comparer) push(s bodypath.Seg) {
 }
 func (c *comparer) pop() { c.path = c.path[:len(c.path)-1] }
 
-func (c *comparer) emit(sp string, kind plan.ChangeKind, x, y any, secret bool) {
+func (c *comparer) emit(sp schema.Path, kind plan.ChangeKind, x, y any, secret bool) {
 	c.out = append(c.out, entry{path: c.path.Clone(), sp: sp, kind: kind, x: x, y: y, secret: secret})
 }
 
@@ -114,13 +115,13 @@ func (c *comparer) compareRoot(x, y map[string]any) {
 
 // compareObject compares object members. root marks the body root, where
 // envelope fields are skipped.
-func (c *comparer) compareObject(sp string, x, y map[string]any, hy, root bool) {
+func (c *comparer) compareObject(sp schema.Path, x, y map[string]any, hy, root bool) {
 	isMap := c.f.isMap(sp)
 	for k, xv := range x {
 		if root && envelope[k] {
 			continue
 		}
-		csp := childSchemaPath(sp, k, isMap)
+		csp := sp.Child(k, isMap)
 		yv, ok := y[k]
 		folded := false
 		if !ok && hy && (!isMap || sp == "tags" || looksARMID(k)) {
@@ -150,7 +151,7 @@ func (c *comparer) compareObject(sp string, x, y map[string]any, hy, root bool) 
 					continue
 				}
 			}
-			csp := childSchemaPath(sp, k, isMap)
+			csp := sp.Child(k, isMap)
 			c.push(bodypath.Field(k))
 			c.compare(csp, k, nil, yv, false, true)
 			c.pop()
@@ -170,20 +171,20 @@ func lookupFold(m map[string]any, k string) (any, bool) {
 // compare compares the values at the current path by the rules of
 // compare_rules.go. hx/hy say whether each side holds the path at all
 // (absent differs from null).
-func (c *comparer) compare(sp, key string, x, y any, hx, hy bool) {
+func (c *comparer) compare(sp schema.Path, key string, x, y any, hx, hy bool) {
 	c.run(compareRules, pair{sp: sp, key: key, x: x, y: y, xk: kindOf(x, hx), yk: kindOf(y, hy)})
 }
 
 // absent handles a desired value whose path live does not hold, by
 // absentRules.
-func (c *comparer) absent(sp, key string, x any) {
+func (c *comparer) absent(sp schema.Path, key string, x any) {
 	c.run(absentRules, pair{sp: sp, key: key, x: x, xk: kindOf(x, true), yk: kAbsent})
 }
 
 // scalarEqual is facts.scalarEqual made exact for numbers: two numbers
 // that differ as decimals are different even where float64 cannot tell
 // them apart (9007199254740993, 12345678901234567890).
-func (c *comparer) scalarEqual(sp, key string, x, y any) (bool, string) {
+func (c *comparer) scalarEqual(sp schema.Path, key string, x, y any) (bool, string) {
 	if numbersDiffer(x, y) {
 		return false, ""
 	}
@@ -192,7 +193,7 @@ func (c *comparer) scalarEqual(sp, key string, x, y any) (bool, string) {
 
 // deepEqual compares two values with the normalisation rules, reporting
 // nothing; it is used where a yes/no is enough (defaults, sets, secrets).
-func (c *comparer) deepEqual(sp, key string, x, y any) (bool, string) {
+func (c *comparer) deepEqual(sp schema.Path, key string, x, y any) (bool, string) {
 	sub := c.child(comparer{f: c.f, mode: modeSym, key: c.key, raw: true})
 	sub.compare(sp, key, x, y, true, true)
 	if len(sub.out) == 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -23,9 +24,10 @@ import (
 
 // pair is the pair of values being compared at the comparer's path.
 type pair struct {
-	sp, key string // schema path and the member name holding the values
-	x, y    any    // x: desired/owner side, y: other side
-	xk, yk  kinds  // the kind of each side
+	sp     schema.Path // schema path of the values
+	key    string      // the member name holding the values
+	x, y   any         // x: desired/owner side, y: other side
+	xk, yk kinds       // the kind of each side
 }
 
 // kinds is a set of value kinds.
@@ -278,7 +280,7 @@ func hashedInL(c *comparer, v pair) bool {
 	if !ok || !strings.HasPrefix(ys, secret.HashPrefix) {
 		return false
 	}
-	if secret.Matches(c.key, v.sp, v.x, ys) {
+	if secret.Matches(c.key, string(v.sp), v.x, ys) {
 		c.eq(RuleSecretHash)
 		return true
 	}
@@ -294,7 +296,7 @@ func hashedInB(c *comparer, v pair) bool {
 	if !ok || !secret.IsHash(xs) {
 		return false
 	}
-	if c.key != nil && secret.Matches(c.key, v.sp, v.y, xs) {
+	if c.key != nil && secret.Matches(c.key, string(v.sp), v.y, xs) {
 		c.eq(RuleSecretHash)
 		return true
 	}
@@ -511,7 +513,7 @@ func membersNotInLive(c *comparer, v pair) bool {
 	isMap := c.f.isMap(v.sp)
 	for k, m := range v.x.(map[string]any) {
 		c.push(bodypath.Field(k))
-		csp := childSchemaPath(v.sp, k, isMap)
+		csp := v.sp.Child(k, isMap)
 		if !c.f.isReadOnly(csp) {
 			c.absent(csp, k, m)
 		}
@@ -538,7 +540,7 @@ func firstPlanNotReturned(c *comparer, v pair) bool {
 // configurationProtectedSettings), whose values GET answers as "".
 func (c *comparer) blankedSetting() bool {
 	n := len(c.path)
-	if n < 2 || c.path[n-1].Kind != bodypath.Member || !c.f.isMap(schemaPathOf(c.path[:n-1], c.f.isMap)) {
+	if n < 2 || c.path[n-1].Kind != bodypath.Member || !c.f.isMap(schema.PathOf(c.path[:n-1], c.f.isMap)) {
 		return false
 	}
 	return c.underSecret()
@@ -549,7 +551,7 @@ func (c *comparer) tag() bool {
 	return len(c.path) == 2 && c.path[0].Kind == bodypath.Member && c.path[0].Name == "tags"
 }
 
-func (c *comparer) secretAt(sp, key string, v any) bool {
+func (c *comparer) secretAt(sp schema.Path, key string, v any) bool {
 	if c.f.isSecret(sp) {
 		return true
 	}
@@ -563,7 +565,7 @@ func (c *comparer) secretAt(sp, key string, v any) bool {
 // no spec is known): GET's model does not promise to return it, so its
 // absence from live proves nothing (preview-only inputs such as cosmos
 // createMode against a stable spec).
-func (c *comparer) undeclared(sp string) bool {
+func (c *comparer) undeclared(sp schema.Path) bool {
 	return c.f.prop(sp) == nil
 }
 

@@ -285,7 +285,7 @@ func Compute(in Input) Result {
 // dropped silently.
 func (r *Result) addUnverifiable(p prepared, paths []bodypath.Path) {
 	for _, u := range paths {
-		sp := schemaPathOf(u, p.f.isMap)
+		sp := schema.PathOf(u, p.f.isMap)
 		if createOnlyPath(p.f, u) {
 			r.Warnings = append(r.Warnings, u.Display()+": "+reasonUnverifiableCreateOnly)
 			continue
@@ -311,7 +311,7 @@ func (r *Result) addUnknown(p prepared, live map[string]any) {
 		if !has {
 			kind = plan.KindAdd
 		}
-		r.add(p, entry{path: up, sp: schemaPathOf(up, p.f.isMap), kind: kind}, before, plan.KnownAfterApply, reasonUnknown, plan.CauseUser)
+		r.add(p, entry{path: up, sp: schema.PathOf(up, p.f.isMap), kind: kind}, before, plan.KnownAfterApply, reasonUnknown, plan.CauseUser)
 		r.Changes[len(r.Changes)-1].KnownAfterApply = true
 		r.Changes[len(r.Changes)-1].After = plan.KnownAfterApply
 	}
@@ -364,7 +364,7 @@ func (r *Result) withState(p prepared, in Input) {
 			for _, u := range sub.unverifiable {
 				x, _ := get(p.d, u)
 				y, has := get(p.s, u)
-				r.add(p, entry{path: u, sp: schemaPathOf(u, p.f.isMap), kind: kindFor(has && y != nil)}, y, x, reason, plan.CauseUser)
+				r.add(p, entry{path: u, sp: schema.PathOf(u, p.f.isMap), kind: kindFor(has && y != nil)}, y, x, reason, plan.CauseUser)
 			}
 		}
 	}
@@ -456,7 +456,7 @@ func childItem(f *facts, p bodypath.Path) bool {
 	if n < 2 || p[n-1].Kind == bodypath.Member {
 		return false
 	}
-	return f.children[schemaPathOf(p[:n-1], f.isMap)]
+	return f.children[schema.PathOf(p[:n-1], f.isMap)]
 }
 
 // removal plans a path present in L and live but gone from D. It returns
@@ -465,8 +465,8 @@ func (r *Result) removal(p prepared, e entry, live any) string {
 	f := p.f
 	n := len(e.path)
 	item := n > 0 && e.path[n-1].Kind != bodypath.Member
-	member := n > 1 && e.path[n-1].Kind == bodypath.Member && f.isMap(schemaPathOf(e.path[:n-1], f.isMap))
-	if k := firstArraySeg(e.path); k >= 0 && f.mergeColl[schemaPathOf(e.path[:k], f.isMap)] {
+	member := n > 1 && e.path[n-1].Kind == bodypath.Member && f.isMap(schema.PathOf(e.path[:n-1], f.isMap))
+	if k := firstArraySeg(e.path); k >= 0 && f.mergeColl[schema.PathOf(e.path[:k], f.isMap)] {
 		r.Warnings = append(r.Warnings, e.path.Display()+": this collection's PUT keeps items it is not sent; the removal needs a DELETE of that item")
 	}
 	switch {
@@ -532,7 +532,7 @@ func ownedElsewhereFunc(in Input) func(map[string]any, bodypath.Path) bool {
 	}
 }
 
-func secretPath(f *facts, sp, key string, v any) bool {
+func secretPath(f *facts, sp schema.Path, key string, v any) bool {
 	if f.isSecret(sp) {
 		return true
 	}
@@ -542,7 +542,7 @@ func secretPath(f *facts, sp, key string, v any) bool {
 // createOnlyPath reports whether the path or any ancestor is create-only.
 func createOnlyPath(f *facts, p bodypath.Path) bool {
 	for i := 1; i <= len(p); i++ {
-		if f.isCreateOnly(schemaPathOf(p[:i], f.isMap)) {
+		if f.isCreateOnly(schema.PathOf(p[:i], f.isMap)) {
 			return true
 		}
 	}

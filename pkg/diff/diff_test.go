@@ -200,7 +200,7 @@ func TestRemovalInsideKeyedArray(t *testing.T) {
 func TestMergeCollectionRemovalWarns(t *testing.T) {
 	l := obj(t, `{"properties":{"rules":[{"name":"a","v":1},{"name":"b","v":2}]}}`)
 	d := obj(t, `{"properties":{"rules":[{"name":"a","v":1}]}}`)
-	p := &Funcs{R: Rules{MergeCollections: []string{"properties.rules"}}}
+	p := &Funcs{R: Rules{MergeCollections: []schema.Path{"properties.rules"}}}
 	r := Compute(Input{Desired: d, LastApplied: l, Baseline: l, Live: l, Plugin: p})
 	if got := paths(r.Changes); !reflect.DeepEqual(got, []string{"properties.rules[b]"}) || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "DELETE") {
 		t.Fatalf("changes %v warnings %v", got, r.Warnings)
@@ -224,7 +224,7 @@ func TestReplaceOnCreateOnlyChange(t *testing.T) {
 	if r.Action != ActionReplace || !change(t, r, "properties.zone").CreateOnly {
 		t.Fatalf("got %s %+v", r.Action, r.Changes)
 	}
-	p := &Funcs{R: Rules{CreateOnly: []string{"properties.level"}}}
+	p := &Funcs{R: Rules{CreateOnly: []schema.Path{"properties.level"}}}
 	r = Compute(Input{Desired: obj(t, `{"properties":{"level":"a"}}`), Live: obj(t, `{"properties":{"level":"b x"}}`), Plugin: p})
 	if r.Action != ActionReplace {
 		t.Fatalf("plugin create-only: %s", r.Action)
@@ -408,10 +408,10 @@ func TestPluginHooksAndRules(t *testing.T) {
 			return b
 		},
 		R: Rules{
-			ReadOnly:    []string{"properties.computed"},
-			Defaults:    map[string]any{"properties.tier": "Basic"},
-			Normalizers: map[string]Normalizer{"properties.path": func(v any) any { s, _ := v.(string); return strings.TrimPrefix(s, "/") }},
-			Ordered:     []string{"properties.order"},
+			ReadOnly:    []schema.Path{"properties.computed"},
+			Defaults:    map[schema.Path]any{"properties.tier": "Basic"},
+			Normalizers: map[schema.Path]Normalizer{"properties.path": func(v any) any { s, _ := v.(string); return strings.TrimPrefix(s, "/") }},
+			Ordered:     []schema.Path{"properties.order"},
 		},
 	}
 	d := obj(t, `{"noise":1,"properties":{"computed":"x","tier":"Basic","path":"/api","order":["a","b"]}}`)

@@ -14,17 +14,17 @@ import (
 type facts struct {
 	s           *schema.Type
 	r           *Rules
-	maps        map[string]bool // schema paths whose values are maps ("*")
-	readOnly    map[string]bool
-	ordered     map[string]bool
-	writeOnly   map[string]bool
-	createOnly  map[string]bool
-	children    map[string]bool
-	mergeColl   map[string]bool
-	defaults    map[string]any
-	unset       map[string][]any
-	normalizers map[string]Normalizer
-	idents      map[string][]string
+	maps        map[schema.Path]bool // schema paths whose values are maps ("*")
+	readOnly    map[schema.Path]bool
+	ordered     map[schema.Path]bool
+	writeOnly   map[schema.Path]bool
+	createOnly  map[schema.Path]bool
+	children    map[schema.Path]bool
+	mergeColl   map[schema.Path]bool
+	defaults    map[schema.Path]any
+	unset       map[schema.Path][]any
+	normalizers map[schema.Path]Normalizer
+	idents      map[schema.Path][]string
 	// off names rule families switched off (Input.DisableRules), so the
 	// corpus tests can measure what each family buys. nil in normal use.
 	off map[string]bool
@@ -78,11 +78,11 @@ func factsFor(s *schema.Type, p Plugin) *facts {
 	return f
 }
 
-func set(paths []string) map[string]bool {
+func set[K ~string](paths []K) map[K]bool {
 	if len(paths) == 0 {
 		return nil
 	}
-	m := make(map[string]bool, len(paths))
+	m := make(map[K]bool, len(paths))
 	for _, p := range paths {
 		m[p] = true
 	}
@@ -90,10 +90,10 @@ func set(paths []string) map[string]bool {
 }
 
 func buildFacts(s *schema.Type, r *Rules) *facts {
-	f := &facts{s: s, r: r, maps: map[string]bool{"tags": true}}
+	f := &facts{s: s, r: r, maps: map[schema.Path]bool{"tags": true}}
 	if s != nil {
 		for p := range s.Properties {
-			markMaps(f.maps, p)
+			markMaps(f.maps, schema.Path(p))
 		}
 	}
 	if r != nil {
@@ -107,16 +107,16 @@ func buildFacts(s *schema.Type, r *Rules) *facts {
 		f.unset = r.Unset
 		f.normalizers = r.Normalizers
 		f.idents = r.Identifiers
-		for _, l := range [][]string{r.ReadOnly, r.Ordered, r.WriteOnly, r.CreateOnly, r.ChildCollections, r.MergeCollections} {
+		for _, l := range [][]schema.Path{r.ReadOnly, r.Ordered, r.WriteOnly, r.CreateOnly, r.ChildCollections, r.MergeCollections} {
 			for _, p := range l {
 				markMaps(f.maps, p)
 			}
 		}
 		for p := range r.Defaults {
-			markMaps(f.maps, p)
+			markMaps(f.maps, schema.Path(p))
 		}
 		for p := range r.Normalizers {
-			markMaps(f.maps, p)
+			markMaps(f.maps, schema.Path(p))
 		}
 	}
 	return f
@@ -125,9 +125,9 @@ func buildFacts(s *schema.Type, r *Rules) *facts {
 // MapPaths lists the schema paths whose members are map entries (tags,
 // every prefix followed by a "*" in the schema or the plugin's rules): the
 // one answer the diff and the state-record builder share.
-func MapPaths(s *schema.Type, p Plugin) map[string]bool {
+func MapPaths(s *schema.Type, p Plugin) map[schema.Path]bool {
 	f := factsFor(s, p)
-	out := make(map[string]bool, len(f.maps))
+	out := make(map[schema.Path]bool, len(f.maps))
 	for k, v := range f.maps {
 		out[k] = v
 	}
@@ -136,14 +136,14 @@ func MapPaths(s *schema.Type, p Plugin) map[string]bool {
 
 // markMaps records every prefix of p that is followed by a "*" segment
 // ("properties.foo.*.bar" marks "properties.foo").
-func markMaps(m map[string]bool, p string) {
+func markMaps(m map[schema.Path]bool, p schema.Path) {
 	start := 0
 	for i := 0; i <= len(p); i++ {
 		if i < len(p) && p[i] != '.' {
 			continue
 		}
 		part := p[start:i]
-		if part == "*" || strings.HasPrefix(part, "*[") {
+		if part == "*" || strings.HasPrefix(string(part), "*[") {
 			if start == 0 {
 				m[""] = true
 			} else {
@@ -154,16 +154,16 @@ func markMaps(m map[string]bool, p string) {
 	}
 }
 
-func (f *facts) isMap(sp string) bool { return f.maps[sp] }
+func (f *facts) isMap(sp schema.Path) bool { return f.maps[sp] }
 
-func (f *facts) prop(sp string) *schema.Property {
+func (f *facts) prop(sp schema.Path) *schema.Property {
 	if f.s == nil {
 		return nil
 	}
-	return f.s.Properties[sp]
+	return f.s.Properties[string(sp)]
 }
 
-func (f *facts) isReadOnly(sp string) bool {
+func (f *facts) isReadOnly(sp schema.Path) bool {
 	if f.readOnly[sp] {
 		return true
 	}
@@ -176,12 +176,12 @@ func (f *facts) isReadOnly(sp string) bool {
 	return false
 }
 
-func (f *facts) isSecret(sp string) bool {
+func (f *facts) isSecret(sp schema.Path) bool {
 	p := f.prop(sp)
 	return p != nil && p.Secret
 }
 
-func (f *facts) isWriteOnly(sp string) bool {
+func (f *facts) isWriteOnly(sp schema.Path) bool {
 	if f.writeOnly[sp] {
 		return true
 	}
@@ -189,7 +189,7 @@ func (f *facts) isWriteOnly(sp string) bool {
 	return p != nil && (p.WriteOnly || p.Secret)
 }
 
-func (f *facts) isCreateOnly(sp string) bool {
+func (f *facts) isCreateOnly(sp schema.Path) bool {
 	if f.createOnly[sp] {
 		return true
 	}
@@ -197,7 +197,7 @@ func (f *facts) isCreateOnly(sp string) bool {
 	return p != nil && p.CreateOnly
 }
 
-func (f *facts) defaultFor(sp string) (any, string, bool) {
+func (f *facts) defaultFor(sp schema.Path) (any, string, bool) {
 	if v, ok := f.defaults[sp]; ok {
 		return v, RulePluginDefault, true
 	}
@@ -209,8 +209,8 @@ func (f *facts) defaultFor(sp string) (any, string, bool) {
 
 // etagName reports whether the last member of sp is an entity tag
 // ("etag", "panEtag"): always server-computed, never the user's.
-func etagName(sp string) bool {
-	n := sp[strings.LastIndexByte(sp, '.')+1:]
+func etagName(sp schema.Path) bool {
+	_, n := sp.Split()
 	if len(n) >= 4 && strings.EqualFold(n[len(n)-4:], "etag") {
 		return true
 	}

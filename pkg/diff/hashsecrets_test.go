@@ -31,9 +31,9 @@ func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ..
 		forced = append(forced, resolve(f, out, p)...)
 	}
 	c := comparer{f: f}
-	var walk func(sp string, m map[string]any, under bool)
-	var walkVal func(sp, k string, v any, under bool) any
-	walkVal = func(sp, k string, v any, under bool) any {
+	var walk func(sp schema.Path, m map[string]any, under bool)
+	var walkVal func(sp schema.Path, k string, v any, under bool) any
+	walkVal = func(sp schema.Path, k string, v any, under bool) any {
 		if v == nil {
 			return v
 		}
@@ -42,7 +42,7 @@ func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ..
 			if secret.IsHash(v) {
 				return v
 			}
-			return secret.Hash(key, sp, v)
+			return secret.Hash(key, string(sp), v)
 		}
 		switch t := v.(type) {
 		case map[string]any:
@@ -56,20 +56,20 @@ func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ..
 				} else {
 					c.push(bodypath.At(i))
 				}
-				t[i] = walkVal(sp+"[]", k, t[i], under || secretContainer(k))
+				t[i] = walkVal(sp.Item(), k, t[i], under || secretContainer(k))
 				c.pop()
 			}
 		}
 		return v
 	}
-	walk = func(sp string, m map[string]any, under bool) {
+	walk = func(sp schema.Path, m map[string]any, under bool) {
 		isMap := f.isMap(sp)
 		for k, v := range m {
 			if under && (k == "name" || k == "id" || k == "type") {
 				continue // identifiers of secret entries are not secret
 			}
 			c.push(bodypath.Field(k))
-			m[k] = walkVal(childSchemaPath(sp, k, isMap), k, v, under)
+			m[k] = walkVal(sp.Child(k, isMap), k, v, under)
 			c.pop()
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // collectionDrift finds the items and keys live holds in the collections D
@@ -16,8 +17,8 @@ import (
 func collectionDrift(p prepared) []entry {
 	c := comparer{f: p.f, mode: modeOwner}
 	var out []entry
-	var walk func(sp string, d, b, s any, root bool)
-	walk = func(sp string, d, b, s any, root bool) {
+	var walk func(sp schema.Path, d, b, s any, root bool)
+	walk = func(sp schema.Path, d, b, s any, root bool) {
 		switch dv := d.(type) {
 		case map[string]any:
 			sm, ok := s.(map[string]any)
@@ -33,7 +34,7 @@ func collectionDrift(p prepared) []entry {
 						continue
 					}
 					c.push(bodypath.Field(k))
-					out = append(out, entry{path: c.path.Clone(), sp: childSchemaPath(sp, k, true), kind: plan.KindRemove, y: sv})
+					out = append(out, entry{path: c.path.Clone(), sp: sp.Child(k, true), kind: plan.KindRemove, y: sv})
 					c.pop()
 				}
 			}
@@ -41,7 +42,7 @@ func collectionDrift(p prepared) []entry {
 				if root && envelope[k] {
 					continue
 				}
-				csp := childSchemaPath(sp, k, isMap)
+				csp := sp.Child(k, isMap)
 				if p.f.isReadOnly(csp) {
 					continue
 				}
@@ -78,7 +79,7 @@ func collectionDrift(p prepared) []entry {
 				}
 				if di, ok := dIndex[k]; ok {
 					c.push(keyedSeg(di, ids))
-					walk(sp+"[]", di, bIndex[k], m, false)
+					walk(sp.Item(), di, bIndex[k], m, false)
 					c.pop()
 					continue
 				}
@@ -89,7 +90,7 @@ func collectionDrift(p prepared) []entry {
 					continue // there right after our write: the service's
 				}
 				c.push(keyedSeg(m, ids))
-				out = append(out, entry{path: c.path.Clone(), sp: sp + "[]", kind: plan.KindRemove, y: m})
+				out = append(out, entry{path: c.path.Clone(), sp: sp.Item(), kind: plan.KindRemove, y: m})
 				c.pop()
 			}
 		}

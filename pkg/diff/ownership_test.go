@@ -11,9 +11,10 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
-var nsgPlugin = &Funcs{R: Rules{ChildCollections: []string{"properties.securityRules", "properties.subnets"}}}
+var nsgPlugin = &Funcs{R: Rules{ChildCollections: []schema.Path{"properties.securityRules", "properties.subnets"}}}
 
 // afterApply is the input of the plan after an apply of d that left live
 // as written: L = D, B = live projected on the owned paths.

@@ -32,48 +32,6 @@ func parseOwned(s string) (bodypath.Path, error) {
 	return p, nil
 }
 
-// schemaPathOf maps a structured path to the schema path syntax of
-// pkg/schema ("[]" for array items, "*" for map values).
-func schemaPathOf(p bodypath.Path, isMap func(prefix string) bool) string {
-	var b strings.Builder
-	for _, s := range p {
-		switch s.Kind {
-		case bodypath.Member:
-			prefix := b.String()
-			if isMap != nil && isMap(prefix) {
-				b.WriteString(".*")
-				continue
-			}
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(s.Name)
-		default:
-			b.WriteString("[]")
-		}
-	}
-	return b.String()
-}
-
-// ChildSchemaPath extends a schema path by one object member: a member of
-// a map (additionalProperties) is "*", any other member its name.
-func ChildSchemaPath(parent, name string, parentIsMap bool) string {
-	return childSchemaPath(parent, name, parentIsMap)
-}
-
-func childSchemaPath(parent, name string, parentIsMap bool) string {
-	if parentIsMap {
-		if parent == "" {
-			return "*"
-		}
-		return parent + ".*"
-	}
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
-
 // hasPrefix reports whether path a starts with (or equals) path b.
 func hasPrefix(a, b bodypath.Path) bool {
 	if len(b) > len(a) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Body paths given by callers (ignore-changes globs, valueFrom secret
@@ -163,8 +164,8 @@ func parsePatterns(ps []string) []bodypath.Path {
 func resolve(f *facts, body map[string]any, p bodypath.Path) []bodypath.Path {
 	var out []bodypath.Path
 	c := comparer{f: f}
-	var walk func(sp string, v any, rest bodypath.Path)
-	walk = func(sp string, v any, rest bodypath.Path) {
+	var walk func(sp schema.Path, v any, rest bodypath.Path)
+	walk = func(sp schema.Path, v any, rest bodypath.Path) {
 		if len(rest) == 0 {
 			out = append(out, c.path.Clone())
 			return
@@ -178,7 +179,7 @@ func resolve(f *facts, body map[string]any, p bodypath.Path) []bodypath.Path {
 					continue
 				}
 				c.push(bodypath.Field(k))
-				walk(childSchemaPath(sp, k, isMap), cv, rest[1:])
+				walk(sp.Child(k, isMap), cv, rest[1:])
 				c.pop()
 			}
 		case []any:
@@ -192,7 +193,7 @@ func resolve(f *facts, body map[string]any, p bodypath.Path) []bodypath.Path {
 				} else {
 					c.push(bodypath.At(i))
 				}
-				walk(sp+"[]", it, rest[1:])
+				walk(sp.Item(), it, rest[1:])
 				c.pop()
 			}
 		}

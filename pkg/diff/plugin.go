@@ -1,5 +1,7 @@
 package diff
 
+import "github.com/kubectl-azure/kubectl-azure/pkg/schema"
+
 // Plugin carries one resource type's knowledge that the specs lack
 // (docs/plugins.md). Hooks run at named points; Rules are declarative facts the
 // engine consults while comparing and writing. Every method must tolerate
@@ -27,24 +29,24 @@ type Normalizer func(v any) any
 type Rules struct {
 	// ReadOnly paths are server-computed though the spec does not say so:
 	// never owned, stripped from PUT bodies.
-	ReadOnly []string
+	ReadOnly []schema.Path
 	// Defaults are server defaults the spec does not declare: a desired value
 	// equal to the default matches an absent live value.
-	Defaults map[string]any
+	Defaults map[schema.Path]any
 	// Unset lists, per path, desired values that mean "let the server
 	// decide" (0, ""), so any live value matches them.
-	Unset map[string][]any
+	Unset map[schema.Path][]any
 	// Normalizers canonicalise values at a path before comparison.
-	Normalizers map[string]Normalizer
+	Normalizers map[schema.Path]Normalizer
 	// Identifiers overrides how items of an array of objects are matched.
-	Identifiers map[string][]string
+	Identifiers map[schema.Path][]string
 	// Ordered scalar arrays are compared in order instead of as sets.
-	Ordered []string
+	Ordered []schema.Path
 	// WriteOnly paths are accepted on PUT but never returned by GET:
 	// unverifiable rather than changed when absent from live.
-	WriteOnly []string
+	WriteOnly []schema.Path
 	// CreateOnly paths force a replace when changed.
-	CreateOnly []string
+	CreateOnly []schema.Path
 	// TagsOnlyPatch: the type's PATCH accepts only tags; anything else must
 	// be written with GET-modify-PUT.
 	TagsOnlyPatch bool
@@ -55,11 +57,11 @@ type Rules struct {
 	// routes). Items not owned by this manifest are always kept from live
 	// in a write, so a child managed as its own resource is never removed
 	// by a write of its parent.
-	ChildCollections []string
+	ChildCollections []schema.Path
 	// MergeCollections are arrays whose PUT behaves like PATCH: items absent
 	// from the body are kept by the server, so removing one needs its own
 	// DELETE; the engine warns instead of promising a removal.
-	MergeCollections []string
+	MergeCollections []schema.Path
 }
 
 // Funcs is a ready-made Plugin built from optional functions and rules, so
@@ -194,25 +196,25 @@ func mergeRules(ps []Plugin) *Rules {
 		out.NoPatch = out.NoPatch || r.NoPatch
 		for k, v := range r.Defaults {
 			if out.Defaults == nil {
-				out.Defaults = map[string]any{}
+				out.Defaults = map[schema.Path]any{}
 			}
 			out.Defaults[k] = v
 		}
 		for k, v := range r.Unset {
 			if out.Unset == nil {
-				out.Unset = map[string][]any{}
+				out.Unset = map[schema.Path][]any{}
 			}
 			out.Unset[k] = append(out.Unset[k], v...)
 		}
 		for k, v := range r.Normalizers {
 			if out.Normalizers == nil {
-				out.Normalizers = map[string]Normalizer{}
+				out.Normalizers = map[schema.Path]Normalizer{}
 			}
 			out.Normalizers[k] = v
 		}
 		for k, v := range r.Identifiers {
 			if out.Identifiers == nil {
-				out.Identifiers = map[string][]string{}
+				out.Identifiers = map[schema.Path][]string{}
 			}
 			out.Identifiers[k] = v
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Rule names: shown by --explain for every owned path judged equal.
@@ -142,7 +143,7 @@ func numStringEqual(s string, f float64) bool {
 // rules and names the rule that made them equal. key is the field name
 // holding the values, sp its schema path. A rule family switched off
 // (Input.DisableRules) makes no value equal.
-func (f *facts) scalarEqual(sp, key string, x, y any) (bool, string) {
+func (f *facts) scalarEqual(sp schema.Path, key string, x, y any) (bool, string) {
 	ok, rule := f.scalarRules(sp, key, x, y)
 	if ok && f.off[rule] {
 		return false, ""
@@ -150,7 +151,7 @@ func (f *facts) scalarEqual(sp, key string, x, y any) (bool, string) {
 	return ok, rule
 }
 
-func (f *facts) scalarRules(sp, key string, x, y any) (bool, string) {
+func (f *facts) scalarRules(sp schema.Path, key string, x, y any) (bool, string) {
 	switch xv := x.(type) {
 	case string:
 		switch yv := y.(type) {
@@ -210,7 +211,7 @@ func (f *facts) scalarRules(sp, key string, x, y any) (bool, string) {
 // number when the model lacks a string converter (Cosmos DB Mongo role
 // definitions answer "CustomRole" as 1 with the enum [BuiltInRole,
 // CustomRole]).
-func (f *facts) enumOrdinal(sp, s string, n any) bool {
+func (f *facts) enumOrdinal(sp schema.Path, s string, n any) bool {
 	p := f.prop(sp)
 	if p == nil || len(p.Enum) == 0 {
 		return false
@@ -230,7 +231,7 @@ func (f *facts) enumOrdinal(sp, s string, n any) bool {
 	return strings.EqualFold(p.Enum[i], s)
 }
 
-func (f *facts) stringEqual(sp, key, x, y string) (bool, string) {
+func (f *facts) stringEqual(sp schema.Path, key, x, y string) (bool, string) {
 	if x == y {
 		return true, RuleExact
 	}
@@ -404,8 +405,8 @@ func identityTypeEqual(x, y string) bool {
 	return norm(x) == norm(y)
 }
 
-func freeTextKey(sp, key string) bool {
-	if sp == "tags" || strings.HasPrefix(sp, "tags.") {
+func freeTextKey(sp schema.Path, key string) bool {
+	if sp.Within("tags") {
 		return true
 	}
 	switch strings.ToLower(key) {
@@ -419,7 +420,7 @@ func isURL(s string) bool {
 	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
 }
 
-func idKey(sp, key string, f *facts) bool {
+func idKey(sp schema.Path, key string, f *facts) bool {
 	if p := f.prop(sp); p != nil && p.ARMID {
 		return true
 	}
@@ -517,7 +518,7 @@ func isEmpty(v any) bool {
 // these kinds at this field and that did not explain the difference: what
 // --explain prints beside a reported change on a first plan, so a user can
 // tell a real change from a normalisation the tool does not know yet.
-func (f *facts) rulesTried(sp, key string, x, y any) []string {
+func (f *facts) rulesTried(sp schema.Path, key string, x, y any) []string {
 	out := []string{RuleExact}
 	_, xs := x.(string)
 	_, ys := y.(string)

@@ -181,7 +181,7 @@ func TestStringRulesTable(t *testing.T) {
 		{"t", "2024-01-01T00:00:00", "2024-01-01T00:00:00Z", true},
 	}
 	for _, c := range cases {
-		if got, _ := f.stringEqual("properties."+c.key, c.key, c.x, c.y); got != c.want {
+		if got, _ := f.stringEqual(schema.Path("properties").Member(c.key), c.key, c.x, c.y); got != c.want {
 			t.Errorf("stringEqual(%s: %q, %q) = %v, want %v", c.key, c.x, c.y, got, c.want)
 		}
 	}
@@ -206,7 +206,7 @@ func TestNumericEquivalence(t *testing.T) {
 }
 
 func TestPluginUnsetRule(t *testing.T) {
-	p := &Funcs{R: Rules{Unset: map[string][]any{"properties.version": {"latest"}}}}
+	p := &Funcs{R: Rules{Unset: map[schema.Path][]any{"properties.version": {"latest"}}}}
 	r := Compute(Input{Desired: obj(t, `{"properties":{"version":"latest"}}`), Live: obj(t, `{"properties":{"version":"1.2.3"}}`), Plugin: p, Explain: true})
 	if r.Action != ActionNoOp || ruleFor(r, "properties.version") != RuleUnsetValue {
 		t.Fatalf("got %s %v %v", r.Action, paths(r.Changes), r.Equal)

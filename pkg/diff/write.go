@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // writer builds request bodies from D, L and S.
@@ -93,7 +94,7 @@ func Patch(in Input, r Result) map[string]any {
 			continue
 		}
 		done[key] = true
-		sp := schemaPathOf(ap, f.isMap)
+		sp := schema.PathOf(ap, f.isMap)
 		lv, lh := get(in.Live, ap)
 		dv, dh := get(in.Desired, ap)
 		av, _ := get(in.LastApplied, ap)
@@ -199,7 +200,7 @@ func setPath(dst map[string]any, p bodypath.Path, v any) {
 }
 
 // merge applies desired d (and removals from last-applied l) onto live.
-func (w *writer) merge(sp, key string, live, d, l any) any {
+func (w *writer) merge(sp schema.Path, key string, live, d, l any) any {
 	switch dv := d.(type) {
 	case map[string]any:
 		lm, ok := live.(map[string]any)
@@ -216,7 +217,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 			if sp == "" && envelope[k] {
 				continue
 			}
-			csp := childSchemaPath(sp, k, isMap)
+			csp := sp.Child(k, isMap)
 			if w.f.isReadOnly(csp) {
 				continue
 			}
@@ -243,7 +244,7 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 			if _, ok := dv[k]; ok {
 				continue
 			}
-			csp := childSchemaPath(sp, k, isMap)
+			csp := sp.Child(k, isMap)
 			w.push(bodypath.Field(k))
 			if w.f.children[csp] {
 				// keep the children nobody's manifest lists any more
@@ -276,13 +277,13 @@ func (w *writer) merge(sp, key string, live, d, l any) any {
 			if len(dv) == 0 && (w.f.children[sp] || len(aa) == 0) {
 				// [] owns no items: keep what lives there (children
 				// managed elsewhere, server-added items).
-				if p := w.f.prop(sp + "[]"); (p != nil && p.Type == "object") || w.f.children[sp] || allMaps(la) {
+				if p := w.f.prop(sp.Item()); (p != nil && p.Type == "object") || w.f.children[sp] || allMaps(la) {
 					return la
 				}
 			}
 			return bodypath.Copy(d)
 		}
-		isp := sp + "[]"
+		isp := sp.Item()
 		out := make([]any, 0, len(la)+len(dv))
 		used := make([]bool, len(dv))
 		// Index D's and L's items once: large collections stay linear.
@@ -342,12 +343,12 @@ func allMaps(a []any) bool {
 
 // strip removes readonly paths (schema, plugin, and provisioningState which
 // every provider computes) from a body about to be written.
-func (w *writer) strip(sp string, v any) any {
+func (w *writer) strip(sp schema.Path, v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		isMap := w.f.isMap(sp)
 		for k, cv := range t {
-			csp := childSchemaPath(sp, k, isMap)
+			csp := sp.Child(k, isMap)
 			if w.f.isReadOnly(csp) || (!isMap && strings.EqualFold(k, "provisioningState")) {
 				delete(t, k)
 				continue
@@ -357,7 +358,7 @@ func (w *writer) strip(sp string, v any) any {
 		return t
 	case []any:
 		for i := range t {
-			t[i] = w.strip(sp+"[]", t[i])
+			t[i] = w.strip(sp.Item(), t[i])
 		}
 		return t
 	}
@@ -379,13 +380,13 @@ func WriteMethod(in Input, r Result) string {
 		return "PUT"
 	}
 	for i, ch := range r.Changes {
-		var sp string
+		var sp schema.Path
 		if i < len(r.segs) {
-			sp = schemaPathOf(r.segs[i], f.isMap)
+			sp = schema.PathOf(r.segs[i], f.isMap)
 		} else {
-			sp = ch.Path
+			sp = schema.Path(ch.Path)
 		}
-		if f.r != nil && f.r.TagsOnlyPatch && sp != "tags" && !strings.HasPrefix(sp, "tags.") {
+		if f.r != nil && f.r.TagsOnlyPatch && !sp.Within("tags") {
 			return "PUT"
 		}
 		if len(in.Schema.PatchPaths) > 0 && !patchAccepts(in.Schema.PatchPaths, sp) {
@@ -395,9 +396,9 @@ func WriteMethod(in Input, r Result) string {
 	return "PATCH"
 }
 
-func patchAccepts(paths []string, sp string) bool {
+func patchAccepts(paths []string, sp schema.Path) bool {
 	for _, p := range paths {
-		if p == sp || strings.HasPrefix(sp, p+".") || strings.HasPrefix(sp, p+"[]") {
+		if sp.Within(schema.Path(p)) {
 			return true
 		}
 	}

@@ -100,7 +100,7 @@ func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any,
 	if isPlaceholder(v) {
 		return v, true // minimised once already (dropInvalid minimises again)
 	}
-	sp, prop := m.resolve(segs)
+	sp, prop := m.t.Resolve(segs)
 	if m.readOnly(sp, prop) {
 		return nil, false
 	}
@@ -155,14 +155,7 @@ func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any,
 	}
 }
 
-func (m *minimizer) resolve(segs []string) (string, *schema.Property) {
-	if m.t == nil {
-		return schema.SchemaPath(segs), nil
-	}
-	return m.t.Resolve(segs)
-}
-
-func (m *minimizer) readOnly(sp string, p *schema.Property) bool {
+func (m *minimizer) readOnly(sp schema.Path, p *schema.Property) bool {
 	if p != nil && p.ReadOnly {
 		return true
 	}
@@ -196,28 +189,28 @@ func (m *minimizer) secret(segs []string, v any) bool {
 	return m.rule.At(p, v)
 }
 
-func (m *minimizer) isMap(sp string) bool {
+func (m *minimizer) isMap(sp schema.Path) bool {
 	if sp == "tags" {
 		return true
 	}
 	return mapParents(m.t)[sp]
 }
 
-var mapParentCache sync.Map // *schema.Type -> map[string]bool
+var mapParentCache sync.Map // *schema.Type -> map[schema.Path]bool
 
 // mapParents lists the schema paths whose values are maps (a "*" child),
 // once per type: checking every property per body node would be quadratic.
-func mapParents(t *schema.Type) map[string]bool {
+func mapParents(t *schema.Type) map[schema.Path]bool {
 	if t == nil {
 		return nil
 	}
 	if v, ok := mapParentCache.Load(t); ok {
-		return v.(map[string]bool)
+		return v.(map[schema.Path]bool)
 	}
-	out := map[string]bool{}
+	out := map[schema.Path]bool{}
 	for p := range t.Properties {
 		for i := strings.Index(p, ".*"); i >= 0; {
-			out[p[:i]] = true
+			out[schema.Path(p[:i])] = true
 			j := strings.Index(p[i+2:], ".*")
 			if j < 0 {
 				break
@@ -242,7 +235,7 @@ func (m *minimizer) isOwnChild(item map[string]any) bool {
 		strings.EqualFold(id[strings.LastIndex(id, "/")+1:], name)
 }
 
-func (m *minimizer) isDefault(sp string, p *schema.Property, v any) bool {
+func (m *minimizer) isDefault(sp schema.Path, p *schema.Property, v any) bool {
 	if m.rules != nil {
 		if d, ok := m.rules.Defaults[sp]; ok && sameScalar(d, v) {
 			return true

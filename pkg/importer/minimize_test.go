@@ -98,7 +98,7 @@ func TestMinimizeDropsWhatAPersonWouldNotWrite(t *testing.T) {
 
 func TestMinimizeKeepsNonDefaultsAndUsesPluginRules(t *testing.T) {
 	live := map[string]any{"properties": map[string]any{"size": 8.0, "mode": "Disabled", "serverStamp": "abc", "tier": "Hot"}}
-	p := &diff.Funcs{R: diff.Rules{ReadOnly: []string{"properties.serverStamp"}, Defaults: map[string]any{"properties.tier": "hot"}}}
+	p := &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{"properties.serverStamp"}, Defaults: map[schema.Path]any{"properties.tier": "hot"}}}
 	got := Minimize(live, testType(), p, "")
 	want := map[string]any{"properties": map[string]any{"size": 8.0, "mode": "Disabled"}}
 	if !reflect.DeepEqual(got.Body, want) {

@@ -100,9 +100,9 @@ type hasher struct {
 	in      Input
 	key     []byte // the per-resource key (secret.ResourceKey)
 	rule    *secret.Rule
-	fromEnv map[string]bool // valueFrom body paths, as the loader joins them
-	maps    map[string]bool // schema paths whose members are map entries
-	clear   map[string]bool // clear secret values seen in Desired
+	fromEnv map[string]bool      // valueFrom body paths, as the loader joins them
+	maps    map[schema.Path]bool // schema paths whose members are map entries
+	clear   map[string]bool      // clear secret values seen in Desired
 }
 
 func newHasher(in Input) *hasher {
@@ -156,7 +156,7 @@ func (f schemaFacts) prop(p bodypath.Path) *schema.Property {
 	_, prop := f.t.Resolve(segs)
 	if prop == nil {
 		// A type that declares the property but not every parent.
-		prop = f.t.Prop(schema.SchemaPath(segs))
+		prop = f.t.Prop(string(schema.PathOf(p, nil)))
 	}
 	return prop
 }
@@ -175,11 +175,11 @@ func (h *hasher) hash(body map[string]any, collect bool) map[string]any {
 	return h.walkMap(out, nil, "", "", false, false)
 }
 
-func (h *hasher) walkMap(m map[string]any, p bodypath.Path, bodyPath, sp string, under, collect bool) map[string]any {
+func (h *hasher) walkMap(m map[string]any, p bodypath.Path, bodyPath string, sp schema.Path, under, collect bool) map[string]any {
 	out := make(map[string]any, len(m))
 	isMap := h.maps[sp]
 	for k, v := range m {
-		csp := diff.ChildSchemaPath(sp, k, isMap)
+		csp := sp.Child(k, isMap)
 		cbp := joinPath(bodyPath, k)
 		cp := append(p[:len(p):len(p)], bodypath.Field(k))
 		if under && (k == "name" || k == "id" || k == "type") {
@@ -191,7 +191,7 @@ func (h *hasher) walkMap(m map[string]any, p bodypath.Path, bodyPath, sp string,
 	return out
 }
 
-func (h *hasher) walkValue(v any, p bodypath.Path, bodyPath, sp string, under, collect bool) any {
+func (h *hasher) walkValue(v any, p bodypath.Path, bodyPath string, sp schema.Path, under, collect bool) any {
 	under = under || h.fromEnv[bodyPath]
 	switch t := v.(type) {
 	case nil:
@@ -201,7 +201,7 @@ func (h *hasher) walkValue(v any, p bodypath.Path, bodyPath, sp string, under, c
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = h.walkValue(e, append(p[:len(p):len(p)], bodypath.At(i)), bodyPath+"["+strconv.Itoa(i)+"]", sp+"[]", under, collect)
+			out[i] = h.walkValue(e, append(p[:len(p):len(p)], bodypath.At(i)), bodyPath+"["+strconv.Itoa(i)+"]", sp.Item(), under, collect)
 		}
 		return out
 	}
@@ -212,10 +212,10 @@ func (h *hasher) walkValue(v any, p bodypath.Path, bodyPath, sp string, under, c
 		if s, ok := v.(string); ok && collect && s != "" {
 			h.clear[s] = true
 		}
-		return secret.Hash(h.key, sp, v)
+		return secret.Hash(h.key, string(sp), v)
 	}
 	if s, ok := v.(string); ok && len(s) >= 4 && h.clear[s] {
-		return secret.Hash(h.key, sp, v)
+		return secret.Hash(h.key, string(sp), v)
 	}
 	return v
 }

@@ -74,7 +74,7 @@ func Explain(w io.Writer, r *Registry, query string, opts ExplainOptions) error 
 	if t == nil {
 		return unknownType(r, q.Type)
 	}
-	sp, p := "", (*Property)(nil)
+	sp, p := Path(""), (*Property)(nil)
 	if q.Path != "" {
 		sp, p = t.Resolve(SplitPath(q.Path))
 		if p == nil {
@@ -125,7 +125,7 @@ func unknownType(r *Registry, typ string) error {
 // at the deepest level that does exist.
 func unknownPath(t *Type, path string) error {
 	segs := SplitPath(path)
-	parent := ""
+	var parent Path
 	for i := range segs {
 		sp, p := t.Resolve(segs[:i+1])
 		if p == nil {
@@ -138,13 +138,13 @@ func unknownPath(t *Type, path string) error {
 			msg := fmt.Sprintf("%s@%s has no field %q", t.Name, t.APIVersion, path)
 			if sug := Suggest(segs[i], names); len(sug) > 0 {
 				for j := range sug {
-					sug[j] = joinSchema(parent, sug[j])
+					sug[j] = string(parent.Member(sug[j]))
 				}
 				msg += "; did you mean " + strings.Join(sug, " or ") + "?"
 			}
 			where := "its top-level fields are"
 			if parent != "" {
-				where = parent + " has"
+				where = string(parent) + " has"
 			}
 			return fmt.Errorf("%s; %s: %s", msg, where, strings.Join(names, ", "))
 		}
@@ -229,7 +229,7 @@ func writeJSON(w io.Writer, v any) error {
 
 type field struct {
 	Name        string `json:"name"`
-	Path        string `json:"path"`
+	Path        Path   `json:"path"`
 	*Property   `json:"-"`
 	Flags       []string `json:"flags,omitempty"`
 	Description string   `json:"description,omitempty"`
@@ -240,7 +240,7 @@ type field struct {
 func (f field) MarshalJSON() ([]byte, error) {
 	type out struct {
 		Name        string   `json:"name"`
-		Path        string   `json:"path"`
+		Path        Path     `json:"path"`
 		Type        JSONType `json:"type,omitempty"`
 		ReadOnly    bool     `json:"readOnly,omitempty"`
 		CreateOnly  bool     `json:"createOnly,omitempty"`
@@ -271,18 +271,16 @@ func (f field) MarshalJSON() ([]byte, error) {
 		p.Required, f.Description, p.MinLength, p.MaxLength, p.MinValue, p.MaxValue, p.Pattern, p.Variants})
 }
 
-func explainFields(t *Type, sp string, recursive bool) []field {
+func explainFields(t *Type, sp Path, recursive bool) []field {
 	var out []field
-	var visit func(parent string)
-	visit = func(parent string) {
+	var visit func(parent Path)
+	visit = func(parent Path) {
 		for _, c := range t.Children(parent) {
-			var cp string
+			cp := parent.Member(c)
 			if c == "[]" {
-				cp = parent + "[]"
-			} else {
-				cp = joinSchema(parent, c)
+				cp = parent.Item()
 			}
-			p := t.Properties[cp]
+			p := t.Properties[string(cp)]
 			out = append(out, field{Name: c, Path: cp, Property: p, Flags: flags(t, cp, p), Description: t.Description(cp)})
 			if recursive {
 				visit(cp)
@@ -293,7 +291,7 @@ func explainFields(t *Type, sp string, recursive bool) []field {
 	if !recursive && len(out) == 1 && out[0].Name == "[]" {
 		// An array: what matters is its items' members.
 		out = nil
-		visit(sp + "[]")
+		visit(sp.Item())
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 
 // flags names the facts of a property for display, the array matching
 // rule included.
-func flags(t *Type, sp string, p *Property) []string {
+func flags(t *Type, sp Path, p *Property) []string {
 	var f []string
 	if p == nil {
 		return nil
@@ -116,7 +116,7 @@ func factsSource(t *Type) string {
 	return fmt.Sprintf("array identifiers, create-only, PATCH and defaults from Swagger %s (the nearest version that has a Swagger spec)", t.FactsFrom)
 }
 
-func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p *Property, fields []field) error {
+func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp Path, p *Property, fields []field) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "TYPE:\t%s\n", t.Name)
 	fmt.Fprintf(tw, "VERSION:\t%s\n", t.APIVersion)
@@ -163,8 +163,8 @@ func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p
 	// below it.
 	for _, f := range fields {
 		name := f.Name
-		if sp != "" || strings.ContainsAny(f.Path, ".[") {
-			name = strings.TrimPrefix(strings.TrimPrefix(f.Path, sp), ".")
+		if sp != "" || strings.ContainsAny(string(f.Path), ".[") {
+			name = strings.TrimPrefix(strings.TrimPrefix(string(f.Path), string(sp)), ".")
 		}
 		line := "  " + name + "\t" + typeLabel(f.Property)
 		if m := strings.Join(f.Flags, ", "); m != "" {
@@ -235,7 +235,7 @@ type explainDoc struct {
 	HasEtag        bool       `json:"hasEtag"`
 	PutLRO         bool       `json:"putLongRunning"`
 	DeleteLRO      bool       `json:"deleteLongRunning"`
-	Path           string     `json:"path,omitempty"`
+	Path           Path       `json:"path,omitempty"`
 	Field          *field     `json:"field,omitempty"`
 	Fields         []field    `json:"fields"`
 	FactsFrom      string     `json:"swaggerFactsFrom,omitempty"`
@@ -244,7 +244,7 @@ type explainDoc struct {
 	DeleteStatus   []int      `json:"deleteStatus,omitempty"`
 }
 
-func explainJSON(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p *Property, fields []field) error {
+func explainJSON(w io.Writer, r *Registry, t *Type, res Resolution, sp Path, p *Property, fields []field) error {
 	doc := explainDoc{
 		FactsFrom: t.FactsFrom, Discriminator: t.Discriminator, PutStatus: t.PutStatus, DeleteStatus: t.DeleteStatus,
 		Type: t.Name, APIVersion: t.APIVersion, Versions: r.Versions(t.Name), Resolution: res,
@@ -255,8 +255,8 @@ func explainJSON(w io.Writer, r *Registry, t *Type, res Resolution, sp string, p
 		doc.Fields = []field{}
 	}
 	if p != nil {
-		name := sp
-		if segs := SplitPath(sp); len(segs) > 0 {
+		name := string(sp)
+		if segs := SplitPath(name); len(segs) > 0 {
 			name = segs[len(segs)-1]
 		}
 		doc.Field = &field{Name: name, Path: sp, Property: p, Flags: flags(t, sp, p), Description: t.Description(sp)}

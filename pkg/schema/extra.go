@@ -10,7 +10,7 @@ import (
 // the copies Lookup hands out.
 type typeExtra struct {
 	kidsOnce sync.Once
-	kids     map[string][]string // schema path -> sorted member names
+	kids     map[Path][]string // schema path -> sorted member names
 
 	varOnce  sync.Once
 	variants map[string]string // lower(value) -> value, every body variant of the type
@@ -31,12 +31,12 @@ func (t *Type) extra() *typeExtra {
 
 // children returns the member names under a schema path from an index
 // built once per type: Children used to scan every path per call.
-func (t *Type) children(schemaPath string) []string {
+func (t *Type) children(sp Path) []string {
 	x := t.extra()
 	x.kidsOnce.Do(func() {
-		x.kids = map[string][]string{}
+		x.kids = map[Path][]string{}
 		for p := range t.Properties {
-			parent, name := splitSchema(p)
+			parent, name := Path(p).Split()
 			if name == "" {
 				continue
 			}
@@ -46,25 +46,13 @@ func (t *Type) children(schemaPath string) []string {
 			sort.Strings(v)
 		}
 	})
-	return x.kids[schemaPath]
-}
-
-// splitSchema splits a schema path into parent and member ("a.b[]" ->
-// "a.b", "[]"; "a.b" -> "a", "b").
-func splitSchema(p string) (parent, name string) {
-	if strings.HasSuffix(p, "[]") {
-		return p[:len(p)-2], "[]"
-	}
-	if i := strings.LastIndex(p, "."); i >= 0 {
-		return p[:i], p[i+1:]
-	}
-	return "", p
+	return x.kids[sp]
 }
 
 // Description returns the spec's description of a schema path, "" when
 // it has none. Descriptions are decoded on first use, apart from the
 // facts Lookup returns.
-func (t *Type) Description(schemaPath string) string {
+func (t *Type) Description(sp Path) string {
 	if t == nil {
 		return ""
 	}
@@ -74,7 +62,7 @@ func (t *Type) Description(schemaPath string) string {
 			x.descs = x.loadDesc()
 		}
 	})
-	return x.descs[schemaPath]
+	return x.descs[string(sp)]
 }
 
 // variants returns every discriminator value some path of the type is

@@ -67,18 +67,94 @@ func memberText(s string) string {
 	return bodypath.Quote(s)
 }
 
+// Path is a schema path: it names a property of a type, not a value in a
+// body. Members are joined by ".", array items are "[]" and map values
+// "*": "properties.subnets[].name", "tags.*". The root is "". Its methods
+// and PathOf are the one way to build one; string literals in rule tables
+// convert to it implicitly.
+type Path string
+
+// Member extends p by a declared member.
+func (p Path) Member(name string) Path {
+	if p == "" {
+		return Path(name)
+	}
+	return p + "." + Path(name)
+}
+
+// MapValue extends p by the values of a map (additionalProperties): "*".
+func (p Path) MapValue() Path { return p.Member("*") }
+
+// Item extends p by the items of an array: "[]".
+func (p Path) Item() Path { return p + "[]" }
+
+// Child extends p by one object member: the map values when p is a map,
+// the member itself otherwise.
+func (p Path) Child(name string, parentIsMap bool) Path {
+	if parentIsMap {
+		return p.MapValue()
+	}
+	return p.Member(name)
+}
+
+// Split splits off the last segment: "a.b[]" -> "a.b", "[]"; "a.b" ->
+// "a", "b"; "a" -> "", "a".
+func (p Path) Split() (parent Path, name string) {
+	s := string(p)
+	if strings.HasSuffix(s, "[]") {
+		return p[:len(p)-2], "[]"
+	}
+	if i := strings.LastIndexByte(s, '.'); i >= 0 {
+		return p[:i], s[i+1:]
+	}
+	return "", s
+}
+
+// Within reports whether p is q or lies below it (a member or the items
+// of q).
+func (p Path) Within(q Path) bool {
+	if len(p) <= len(q) || p[:len(q)] != q {
+		return p == q
+	}
+	rest := p[len(q):]
+	return rest[0] == '.' || strings.HasPrefix(string(rest), "[]")
+}
+
+// PathOf maps a body path to its schema path: items become "[]", and a
+// member of an object isMap reports as a map becomes "*" (isMap may be
+// nil: no maps). It builds the path in one buffer, as the diff calls it
+// for every change.
+func PathOf(p bodypath.Path, isMap func(Path) bool) Path {
+	var b strings.Builder
+	for _, s := range p {
+		if s.Kind != bodypath.Member {
+			b.WriteString("[]")
+			continue
+		}
+		name := s.Name
+		if isMap != nil && isMap(Path(b.String())) {
+			name = "*"
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(name)
+	}
+	return Path(b.String())
+}
+
 // SchemaPath turns concrete segments into a schema path by replacing item
 // segments with "[]". It cannot tell a map key from a member name without
 // the type, so "tags.env" stays "tags.env": use Type.Resolve when the body
 // may contain maps.
-func SchemaPath(concrete []string) string {
-	out := ""
+func SchemaPath(concrete []string) Path {
+	var out Path
 	for _, s := range concrete {
 		if IsItem(s) {
-			out += "[]"
+			out = out.Item()
 			continue
 		}
-		out = joinSchema(out, s)
+		out = out.Member(s)
 	}
 	return out
 }
@@ -89,50 +165,54 @@ func SchemaPath(concrete []string) string {
 // first, then case-insensitive (ARM echoes some names with other casing).
 // It returns the schema path as far as it could be mapped and nil when the
 // spec does not describe the path.
-func (t *Type) Resolve(concrete []string) (string, *Property) {
+func (t *Type) Resolve(concrete []string) (Path, *Property) {
 	if t == nil {
 		return SchemaPath(concrete), nil
 	}
-	cur := ""
+	var cur Path
 	for i, seg := range concrete {
-		var next string
-		switch {
-		case IsItem(seg):
-			next = cur + "[]"
-		default:
-			next = joinSchema(cur, seg)
-			if _, ok := t.Properties[next]; !ok {
-				if alt := t.memberFold(cur, seg); alt != "" {
-					next = alt
-				} else if _, ok := t.Properties[joinSchema(cur, "*")]; ok {
-					next = joinSchema(cur, "*")
-				}
-			}
+		var next Path
+		var p *Property
+		if IsItem(seg) {
+			next = cur.Item()
+			p = t.Properties[string(next)]
+		} else {
+			next, p = t.member(cur, seg)
 		}
-		if _, ok := t.Properties[next]; !ok {
+		if p == nil {
 			rest := SchemaPath(concrete[i:])
-			if cur != "" && !strings.HasPrefix(rest, "[") {
+			if cur != "" && !strings.HasPrefix(string(rest), "[") {
 				rest = "." + rest
 			}
 			return cur + rest, nil
 		}
 		cur = next
 	}
-	return cur, t.Properties[cur]
+	return cur, t.Properties[string(cur)]
 }
 
-func joinSchema(parent, name string) string {
-	if parent == "" {
-		return name
+// member finds the property of the body member name of the object at
+// parent: the declared member, else one whose name differs only in case,
+// else the parent's map values. The property is nil when none applies.
+func (t *Type) member(parent Path, name string) (Path, *Property) {
+	sp := parent.Member(name)
+	if p := t.Properties[string(sp)]; p != nil {
+		return sp, p
 	}
-	return parent + "." + name
+	if alt := t.memberFold(parent, name); alt != "" {
+		return alt, t.Properties[string(alt)]
+	}
+	if m := t.Properties[string(parent.MapValue())]; m != nil {
+		return parent.MapValue(), m
+	}
+	return sp, nil
 }
 
 // memberFold finds a member of parent whose name equals seg ignoring case.
-func (t *Type) memberFold(parent, seg string) string {
-	for _, c := range t.Children(parent) {
+func (t *Type) memberFold(parent Path, seg string) Path {
+	for _, c := range t.children(parent) {
 		if strings.EqualFold(c, seg) {
-			return joinSchema(parent, c)
+			return parent.Member(c)
 		}
 	}
 	return ""
@@ -141,11 +221,11 @@ func (t *Type) memberFold(parent, seg string) string {
 // Children lists the member names declared directly under a schema path
 // ("" for the body root), sorted; "*" stands for map values and "[]" for
 // array items.
-func (t *Type) Children(schemaPath string) []string {
+func (t *Type) Children(sp Path) []string {
 	if t == nil {
 		return nil
 	}
-	return slices.Clone(t.children(schemaPath))
+	return slices.Clone(t.children(sp))
 }
 
 // ArrayKeys says how to match the items of the array at schemaPath
@@ -159,12 +239,12 @@ func (t *Type) Children(schemaPath string) []string {
 //     and objects by index).
 //
 // fromSpec is false when the fallback was used.
-func (t *Type) ArrayKeys(schemaPath string) (keys []string, positional, fromSpec bool) {
-	if p := t.Prop(schemaPath); p != nil && p.Identifiers != nil {
+func (t *Type) ArrayKeys(sp Path) (keys []string, positional, fromSpec bool) {
+	if p := t.Prop(string(sp)); p != nil && p.Identifiers != nil {
 		return p.Identifiers, p.Positional || len(p.Identifiers) == 0, true
 	}
 	for _, k := range []string{"name", "id"} {
-		if t.Prop(schemaPath+"[]."+k) != nil {
+		if t.Prop(string(sp.Item().Member(k))) != nil {
 			return []string{k}, false, false
 		}
 	}

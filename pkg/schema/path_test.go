@@ -3,6 +3,8 @@ package schema
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 )
 
 // testType is a hand-built type for unit tests that must not depend on the
@@ -116,8 +118,9 @@ func TestSchemaPath(t *testing.T) {
 func TestResolve(t *testing.T) {
 	ty := testType()
 	cases := []struct {
-		concrete, schema string
-		found            bool
+		concrete string
+		schema   Path
+		found    bool
 	}{
 		{"properties.subnets[3].properties.addressPrefix", "properties.subnets[].properties.addressPrefix", true},
 		{"tags.env", "tags.*", true},
@@ -141,7 +144,7 @@ func TestResolve(t *testing.T) {
 func TestArrayKeysFallback(t *testing.T) {
 	ty := testType()
 	cases := []struct {
-		path                 string
+		path                 Path
 		keys                 []string
 		positional, fromSpec bool
 	}{
@@ -199,5 +202,100 @@ func TestNearestVersion(t *testing.T) {
 	// A tie goes to the newer version.
 	if got, _ := nearestVersion([]string{"2021-01-01", "2021-01-05"}, "2021-01-03"); got != "2021-01-05" {
 		t.Errorf("tie resolved to %s", got)
+	}
+}
+
+func TestPathBuilders(t *testing.T) {
+	cases := []struct {
+		name string
+		got  Path
+		want Path
+	}{
+		{"member of root", Path("").Member("properties"), "properties"},
+		{"member", Path("properties").Member("subnets"), "properties.subnets"},
+		{"item", Path("properties.subnets").Item(), "properties.subnets[]"},
+		{"member of item", Path("properties.subnets").Item().Member("name"), "properties.subnets[].name"},
+		{"item of root", Path("").Item(), "[]"},
+		{"map value", Path("tags").MapValue(), "tags.*"},
+		{"map value of root", Path("").MapValue(), "*"},
+		{"child of a map", Path("tags").Child("env", true), "tags.*"},
+		{"child of an object", Path("properties").Child("env", false), "properties.env"},
+		{"child of a root map", Path("").Child("env", true), "*"},
+		{"map in item", Path("properties.rules").Item().MapValue().Member("value"), "properties.rules[].*.value"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestPathSplitWithin(t *testing.T) {
+	splits := []struct {
+		p      Path
+		parent Path
+		name   string
+	}{
+		{"properties.subnets[]", "properties.subnets", "[]"},
+		{"properties.subnets[].name", "properties.subnets[]", "name"},
+		{"tags.*", "tags", "*"},
+		{"location", "", "location"},
+		{"", "", ""},
+	}
+	for _, c := range splits {
+		if parent, name := c.p.Split(); parent != c.parent || name != c.name {
+			t.Errorf("Split(%q) = %q, %q; want %q, %q", c.p, parent, name, c.parent, c.name)
+		}
+	}
+	within := []struct {
+		p, q Path
+		want bool
+	}{
+		{"tags", "tags", true},
+		{"tags.env", "tags", true},
+		{"tagsExtra", "tags", false},
+		{"properties.subnets[].name", "properties.subnets", true},
+		{"properties.subnetsX", "properties.subnets", false},
+		{"properties", "properties.subnets", false},
+		{"properties", "", false},
+		{"", "", true},
+	}
+	for _, c := range within {
+		if got := c.p.Within(c.q); got != c.want {
+			t.Errorf("%q.Within(%q) = %v, want %v", c.p, c.q, got, c.want)
+		}
+	}
+}
+
+func TestPathOf(t *testing.T) {
+	maps := map[Path]bool{"tags": true, "properties.rules[]": true}
+	isMap := func(p Path) bool { return maps[p] }
+	cases := []struct {
+		body  string
+		isMap func(Path) bool
+		want  Path
+	}{
+		{"properties.subnets[2].properties.addressPrefix", nil, "properties.subnets[].properties.addressPrefix"},
+		{"properties.subnets[default].name", nil, "properties.subnets[].name"},
+		{"tags.env", nil, "tags.env"},
+		{"tags.env", isMap, "tags.*"},
+		{`tags."a.b"`, isMap, "tags.*"},
+		{"properties.rules[0].east.value", isMap, "properties.rules[].*.value"},
+		{"location", isMap, "location"},
+	}
+	for _, c := range cases {
+		bp, err := bodypath.Parse(c.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := PathOf(bp, c.isMap); got != c.want {
+			t.Errorf("PathOf(%s) = %q, want %q", c.body, got, c.want)
+		}
+		// Without maps PathOf and SchemaPath agree: one builder.
+		if c.isMap == nil {
+			if sp := SchemaPath(SplitPath(c.body)); sp != c.want {
+				t.Errorf("SchemaPath(%s) = %q, want %q", c.body, sp, c.want)
+			}
+		}
 	}
 }

@@ -54,8 +54,8 @@ func (t *Type) Undeclared(body map[string]any) []string {
 		return nil
 	}
 	var out []string
-	var walk func(val any, path []string, sp string)
-	walk = func(val any, path []string, sp string) {
+	var walk func(val any, path []string, sp Path)
+	walk = func(val any, path []string, sp Path) {
 		switch x := val.(type) {
 		case map[string]any:
 			if sp != "" && len(t.children(sp)) == 0 {
@@ -64,15 +64,7 @@ func (t *Type) Undeclared(body map[string]any) []string {
 			keys := slices.Sorted(maps.Keys(x))
 			for _, k := range keys {
 				cp := append(append([]string(nil), path...), k)
-				csp := joinSchema(sp, k)
-				p := t.Properties[csp]
-				if p == nil {
-					if alt := t.memberFold(sp, k); alt != "" {
-						csp, p = alt, t.Properties[alt]
-					} else if m := t.Properties[joinSchema(sp, "*")]; m != nil {
-						csp, p = joinSchema(sp, "*"), m
-					}
-				}
+				csp, p := t.member(sp, k)
 				if p == nil {
 					out = append(out, JoinPath(cp))
 					continue
@@ -82,11 +74,11 @@ func (t *Type) Undeclared(body map[string]any) []string {
 				}
 			}
 		case []any:
-			if t.Properties[sp+"[]"] == nil {
+			if t.Properties[string(sp.Item())] == nil {
 				return
 			}
 			for i, item := range x {
-				walk(item, append(append([]string(nil), path...), fmt.Sprintf("[%d]", i)), sp+"[]")
+				walk(item, append(append([]string(nil), path...), fmt.Sprintf("[%d]", i)), sp.Item())
 			}
 		}
 	}

@@ -127,7 +127,7 @@ func TestSpotKeyVaultCreateMode(t *testing.T) {
 // is create-only.
 func TestSpotContainerApp(t *testing.T) {
 	ty := lookup(t, "Microsoft.App/containerApps", "2024-03-01")
-	for path, want := range map[string]string{
+	for path, want := range map[Path]string{
 		"properties.template.containers[].env":          "name",
 		"properties.template.containers[].volumeMounts": "volumeName",
 		"properties.template.containers[].probes":       "type",

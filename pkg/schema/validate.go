@@ -141,11 +141,11 @@ func (v *validator) add(path []string, s Severity, k IssueKind, format string, a
 // discriminator's value (or the resource name) spelled as the schema
 // spells it, or "" when the object is not polymorphic here or the value
 // is not one the schema knows.
-func (v *validator) variantOf(obj map[string]any, sp, inherited string) string {
+func (v *validator) variantOf(obj map[string]any, sp Path, inherited string) string {
 	disc := v.t.Discriminator
 	if sp != "" {
 		disc = ""
-		if p := v.t.Properties[sp]; p != nil {
+		if p := v.t.Properties[string(sp)]; p != nil {
 			disc = p.Discriminator
 		}
 	}
@@ -177,25 +177,17 @@ func inVariant(p *Property, active string) bool {
 	return false
 }
 
-func (v *validator) object(obj map[string]any, path []string, sp, inherited string) {
+func (v *validator) object(obj map[string]any, path []string, sp Path, inherited string) {
 	active := v.variantOf(obj, sp, inherited)
 	keys := slices.Sorted(maps.Keys(obj))
 	for _, k := range keys {
 		cp := append(append([]string(nil), path...), k)
-		csp := joinSchema(sp, k)
-		p := v.t.Properties[csp]
-		if p == nil {
-			if alt := v.t.memberFold(sp, k); alt != "" {
-				csp, p = alt, v.t.Properties[alt]
-			} else if m := v.t.Properties[joinSchema(sp, "*")]; m != nil {
-				csp, p = joinSchema(sp, "*"), m
-			}
-		}
+		csp, p := v.t.member(sp, k)
 		if p != nil && !inVariant(p, active) {
 			// Another body's member; in a map-like body (app settings)
 			// it is simply a key.
-			if m := v.t.Properties[joinSchema(sp, "*")]; m != nil && inVariant(m, active) {
-				csp, p = joinSchema(sp, "*"), m
+			if m := v.t.Properties[string(sp.MapValue())]; m != nil && inVariant(m, active) {
+				csp, p = sp.MapValue(), m
 			} else {
 				v.unknown(cp, sp, k, active)
 				continue
@@ -216,13 +208,13 @@ func (v *validator) object(obj map[string]any, path []string, sp, inherited stri
 	}
 }
 
-func (v *validator) unknown(path []string, sp, name, active string) {
+func (v *validator) unknown(path []string, sp Path, name, active string) {
 	var names []string
 	for _, c := range v.t.children(sp) {
 		if c == "*" || c == "[]" {
 			continue
 		}
-		if p := v.t.Properties[joinSchema(sp, c)]; p != nil && !p.ReadOnly && inVariant(p, active) {
+		if p := v.t.Properties[string(sp.Member(c))]; p != nil && !p.ReadOnly && inVariant(p, active) {
 			names = append(names, c)
 		}
 	}
@@ -238,12 +230,12 @@ func (v *validator) unknown(path []string, sp, name, active string) {
 
 // required reports the required members of a create body's object that
 // are missing.
-func (v *validator) required(obj map[string]any, path []string, sp, active string) {
+func (v *validator) required(obj map[string]any, path []string, sp Path, active string) {
 	for _, c := range v.t.children(sp) {
 		if c == "*" || c == "[]" {
 			continue
 		}
-		p := v.t.Properties[joinSchema(sp, c)]
+		p := v.t.Properties[string(sp.Member(c))]
 		if p == nil || !p.Required || p.ReadOnly || (len(p.Variants) > 0 && (active == "" || !inVariant(p, active))) {
 			continue
 		}
@@ -276,7 +268,7 @@ func hasKeyFold(obj map[string]any, k string) bool {
 	return false
 }
 
-func (v *validator) value(val any, path []string, sp string, p *Property, active string) {
+func (v *validator) value(val any, path []string, sp Path, p *Property, active string) {
 	if p.ReadOnly {
 		v.add(path, Ignored, KindReadOnly, "readonly: set by the service, ignored in the request and never owned")
 		return
@@ -320,12 +312,12 @@ func (v *validator) value(val any, path []string, sp string, p *Property, active
 	case map[string]any:
 		v.object(x, path, sp, active)
 	case []any:
-		ip := v.t.Properties[sp+"[]"]
+		ip := v.t.Properties[string(sp.Item())]
 		if ip == nil {
 			return
 		}
 		for i, item := range x {
-			v.value(item, append(append([]string(nil), path...), fmt.Sprintf("[%d]", i)), sp+"[]", ip, active)
+			v.value(item, append(append([]string(nil), path...), fmt.Sprintf("[%d]", i)), sp.Item(), ip, active)
 		}
 	}
 }
