@@ -18,13 +18,7 @@ import (
 //     scale set: the documented VMSS-behind-a-load-balancer templates
 //     (Microsoft Learn "Networking for Virtual Machine Scale Sets").
 func accepts(ctx context.Context, e *env, r *runner) {
-	put := func(id, version, body string) error {
-		res, b, err := e.rawDo(ctx, http.MethodPut, id+"?api-version="+version, body)
-		if err != nil {
-			return err
-		}
-		return expect(res.StatusCode < 300, "PUT %s@%s: %d %s", id, version, res.StatusCode, errorCode(b))
-	}
+	put := func(id, version, body string) error { return e.put(ctx, id, version, body) }
 	sa := e.rg(group) + "/providers/Microsoft.Storage/storageAccounts/stconfsftp1"
 	r.check("accepts: storageAccounts/localUsers@2021-04-01 (SFTP quickstart)", func() error {
 		if err := put(sa, "2021-04-01", `{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"properties":{"isHnsEnabled":true,"isSftpEnabled":true}}`); err != nil {

@@ -112,47 +112,33 @@ func errorCode(body map[string]any) string {
 func lists(ctx context.Context, e *env, r *runner) {
 	c, _ := armresources.NewClient(e.sub, e.cred, e.opts)
 	r.check("lists: resources in the group with $filter resourceType", func() error {
-		p := c.NewListByResourceGroupPager(group, &armresources.ClientListByResourceGroupOptions{Filter: to.Ptr("resourceType eq 'Microsoft.ManagedIdentity/userAssignedIdentities'")})
-		n := 0
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			for _, res := range page.Value {
-				if !strings.EqualFold(deref(res.Type), "Microsoft.ManagedIdentity/userAssignedIdentities") {
-					return fmt.Errorf("filter let %s through", deref(res.Type))
-				}
-				n++
+		items, err := listAll[*armresources.GenericResourceExpanded](ctx, c.NewListByResourceGroupPager(group, &armresources.ClientListByResourceGroupOptions{Filter: to.Ptr("resourceType eq 'Microsoft.ManagedIdentity/userAssignedIdentities'")}))
+		if err != nil {
+			return err
+		}
+		for _, res := range items {
+			if !strings.EqualFold(deref(res.Type), "Microsoft.ManagedIdentity/userAssignedIdentities") {
+				return fmt.Errorf("filter let %s through", deref(res.Type))
 			}
 		}
-		return expect(n >= 2, "%d identities", n)
+		return expect(len(items) >= 2, "%d identities", len(items))
 	})
 	r.check("lists: $top pages with nextLink and the pager follows it", func() error {
-		p := c.NewListByResourceGroupPager(group, &armresources.ClientListByResourceGroupOptions{Top: to.Ptr[int32](2)})
-		pages, n := 0, 0
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			pages++
-			n += len(page.Value)
-			if len(page.Value) > 2 {
-				return fmt.Errorf("page of %d with $top=2", len(page.Value))
+		sizes, err := sizesOf(ctx, c.NewListByResourceGroupPager(group, &armresources.ClientListByResourceGroupOptions{Top: to.Ptr[int32](2)}))
+		if err != nil {
+			return err
+		}
+		for _, k := range sizes {
+			if k > 2 {
+				return fmt.Errorf("page of %d with $top=2", k)
 			}
 		}
-		return expect(pages >= 3 && n >= 5, "%d pages, %d resources", pages, n)
+		return expect(len(sizes) >= 3 && sum(sizes) >= 5, "%d pages, %d resources", len(sizes), sum(sizes))
 	})
 	r.check("lists: subscription resources with $filter name", func() error {
-		p := c.NewListPager(&armresources.ClientListOptions{Filter: to.Ptr("name eq 'stconf001'")})
-		n := 0
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			n += len(page.Value)
+		n, err := countAll(ctx, c.NewListPager(&armresources.ClientListOptions{Filter: to.Ptr("name eq 'stconf001'")}))
+		if err != nil {
+			return err
 		}
 		return expect(n == 1, "%d matches", n)
 	})
@@ -182,14 +168,9 @@ func lists(ctx context.Context, e *env, r *runner) {
 		return fmt.Errorf("storageAccounts missing")
 	})
 	r.check("providers: list pager", func() error {
-		p := pc.NewListPager(nil)
-		n := 0
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			n += len(page.Value)
+		n, err := countAll(ctx, pc.NewListPager(nil))
+		if err != nil {
+			return err
 		}
 		return expect(n > 10, "%d providers", n)
 	})

@@ -52,8 +52,7 @@ func locks(ctx context.Context, e *env, r *runner) {
 		if _, err := groups.CreateOrUpdate(ctx, lockGroup, armresources.ResourceGroup{Location: to.Ptr(location)}, nil); err != nil {
 			return err
 		}
-		p, err := accounts.BeginCreate(ctx, lockGroup, "stconflock01", armstorage.AccountCreateParameters{
-			Kind: to.Ptr(armstorage.KindStorageV2), SKU: &armstorage.SKU{Name: to.Ptr(armstorage.SKUNameStandardLRS)}, Location: to.Ptr(location)}, nil)
+		p, err := accounts.BeginCreate(ctx, lockGroup, "stconflock01", storageV2(nil), nil)
 		if err := settle(ctx, e, p, err); err != nil {
 			return err
 		}
@@ -86,8 +85,7 @@ func locks(ctx context.Context, e *env, r *runner) {
 		return scopeLocked(err, "write", e.rg(lockGroup))
 	})
 	r.check("locks: ReadOnly refuses creating a resource in the group", func() error {
-		p, err := accounts.BeginCreate(ctx, lockGroup, "stconflock02", armstorage.AccountCreateParameters{
-			Kind: to.Ptr(armstorage.KindStorageV2), SKU: &armstorage.SKU{Name: to.Ptr(armstorage.SKUNameStandardLRS)}, Location: to.Ptr(location)}, nil)
+		p, err := accounts.BeginCreate(ctx, lockGroup, "stconflock02", storageV2(nil), nil)
 		return scopeLocked(settle(ctx, e, p, err), "write", e.rg(lockGroup))
 	})
 	r.check("locks: reads work under ReadOnly", func() error {

@@ -37,28 +37,11 @@ func pageSizes(ctx context.Context, e *env, r *runner) {
 		seeded = true
 		return nil
 	})
-	sizes := func(next func() (int, bool, error)) ([]int, error) {
-		var out []int
-		for {
-			k, more, err := next()
-			if err != nil {
-				return out, err
-			}
-			out = append(out, k)
-			if !more {
-				return out, nil
-			}
-		}
-	}
 	r.check("pages: the generic group list answers 1,000 a page and the pager follows nextLink", func() error {
 		if !seeded {
 			return fmt.Errorf("not seeded")
 		}
-		p := generic.NewListByResourceGroupPager(pg, nil)
-		got, err := sizes(func() (int, bool, error) {
-			page, err := p.NextPage(ctx)
-			return len(page.Value), p.More(), err
-		})
+		got, err := sizesOf(ctx, generic.NewListByResourceGroupPager(pg, nil))
 		if err != nil {
 			return err
 		}
@@ -73,26 +56,14 @@ func pageSizes(ctx context.Context, e *env, r *runner) {
 		if !seeded {
 			return fmt.Errorf("not seeded")
 		}
-		p := ids.NewListByResourceGroupPager(pg, nil)
-		got, err := sizes(func() (int, bool, error) {
-			page, err := p.NextPage(ctx)
-			return len(page.Value), p.More(), err
-		})
+		got, err := sizesOf(ctx, ids.NewListByResourceGroupPager(pg, nil))
 		if err != nil {
 			return err
 		}
-		total := 0
-		for _, k := range got {
-			total += k
-		}
-		return expect(len(got) == 11 && got[0] == 100 && total == n, "pages %v", got)
+		return expect(len(got) == 11 && got[0] == 100 && sum(got) == n, "pages %v", got)
 	})
 	r.check("pages: the group and its resources delete", func() error {
 		p, err := groups.BeginDelete(ctx, pg, nil)
-		if err != nil {
-			return err
-		}
-		_, err = p.PollUntilDone(ctx, e.poll())
-		return err
+		return settle(ctx, e, p, err)
 	})
 }

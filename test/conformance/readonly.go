@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -62,18 +61,10 @@ func readOnlyWriteOnly(ctx context.Context, e *env, r *runner) {
 		return expect(got.Properties == nil || got.Properties.Value == nil, "GET answer carries the value")
 	})
 	raw := func(id, version, body string) (map[string]any, error) {
-		res, b, err := e.rawDo(ctx, http.MethodPut, id+"?api-version="+version, body)
-		if err != nil {
+		if err := e.put(ctx, id, version, body); err != nil {
 			return nil, err
 		}
-		if res.StatusCode >= 300 && res.StatusCode != http.StatusAccepted {
-			return nil, expect(false, "PUT %d %s", res.StatusCode, errorCode(b))
-		}
-		res, b, err = e.rawGet(ctx, id+"?api-version="+version)
-		if err != nil {
-			return nil, err
-		}
-		return b, expect(res.StatusCode == 200, "GET %d %s", res.StatusCode, errorCode(b))
+		return e.getOK(ctx, id, version)
 	}
 	r.check("write-only: a site's siteConfig.appSettings is null on GET", func() error {
 		if _, err := raw(e.rg(group)+"/providers/Microsoft.Web/serverfarms/plan-conf", "2023-12-01", `{"location":"westeurope","sku":{"name":"B1"}}`); err != nil {

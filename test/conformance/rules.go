@@ -34,8 +34,7 @@ func armRules(ctx context.Context, e *env, r *runner) {
 	accounts, _ := armstorage.NewAccountsClient(e.sub, e.cred, e.opts)
 	otherAccounts, _ := armstorage.NewAccountsClient(otherSub, e.cred, e.opts)
 	createAccount := func(c *armstorage.AccountsClient, g, name string) error {
-		p, err := c.BeginCreate(ctx, g, name, armstorage.AccountCreateParameters{
-			Kind: to.Ptr(armstorage.KindStorageV2), SKU: &armstorage.SKU{Name: to.Ptr(armstorage.SKUNameStandardLRS)}, Location: to.Ptr(location)}, nil)
+		p, err := c.BeginCreate(ctx, g, name, storageV2(nil), nil)
 		return settle(ctx, e, p, err)
 	}
 	r.check("rules: setup groups in two subscriptions", func() error {

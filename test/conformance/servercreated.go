@@ -20,27 +20,9 @@ import (
 // ne). Service Bus, Event Hubs, SQL, DNS and Log Analytics clients are
 // not in the module cache: those checks are raw requests.
 func serverCreated(ctx context.Context, e *env, r *runner) {
-	put := func(id, version, body string) error {
-		res, b, err := e.rawDo(ctx, http.MethodPut, id+"?api-version="+version, body)
-		if err != nil {
-			return err
-		}
-		return expect(res.StatusCode < 300, "PUT %s: %d %s", id, res.StatusCode, errorCode(b))
-	}
-	get := func(id, version string) (map[string]any, error) {
-		res, b, err := e.rawGet(ctx, id+"?api-version="+version)
-		if err != nil {
-			return nil, err
-		}
-		return b, expect(res.StatusCode == 200, "GET %s: %d %s", id, res.StatusCode, errorCode(b))
-	}
-	post := func(id, version string) (map[string]any, error) {
-		res, b, err := e.rawDo(ctx, http.MethodPost, id+"?api-version="+version, "")
-		if err != nil {
-			return nil, err
-		}
-		return b, expect(res.StatusCode == 200, "POST %s: %d %s", id, res.StatusCode, errorCode(b))
-	}
+	put := func(id, version, body string) error { return e.put(ctx, id, version, body) }
+	get := func(id, version string) (map[string]any, error) { return e.getOK(ctx, id, version) }
+	post := func(id, version string) (map[string]any, error) { return e.postOK(ctx, id, version) }
 	g := e.rg(group)
 	sb := g + "/providers/Microsoft.ServiceBus/namespaces/sb-conf-ns"
 	r.check("server-created: a Service Bus namespace has RootManageSharedAccessKey", func() error {
@@ -168,33 +150,24 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 		return expect(deref(res.Properties.RoleName) == "Reader" && deref(res.Properties.RoleType) == "BuiltInRole", "role %q type %q", deref(res.Properties.RoleName), deref(res.Properties.RoleType))
 	})
 	r.check("server-created: role definitions list filters by roleName", func() error {
-		p := rd.NewListPager("/subscriptions/"+e.sub, &armauthorization.RoleDefinitionsClientListOptions{Filter: to.Ptr("roleName eq 'Storage Blob Data Contributor'")})
+		defs, err := listAll[*armauthorization.RoleDefinition](ctx, rd.NewListPager("/subscriptions/"+e.sub, &armauthorization.RoleDefinitionsClientListOptions{Filter: to.Ptr("roleName eq 'Storage Blob Data Contributor'")}))
+		if err != nil {
+			return err
+		}
 		var names []string
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			for _, d := range page.Value {
-				names = append(names, deref(d.Name))
-			}
+		for _, d := range defs {
+			names = append(names, deref(d.Name))
 		}
 		return expect(len(names) == 1 && names[0] == "ba92f5b4-2d11-453d-a403-e96b0029c9fe", "names %v", names)
 	})
 	res, _ := armresources.NewClient(e.sub, e.cred, e.opts)
 	listNames := func(filter string) ([]string, error) {
-		p := res.NewListByResourceGroupPager(group, &armresources.ClientListByResourceGroupOptions{Filter: to.Ptr(filter)})
+		items, err := listAll[*armresources.GenericResourceExpanded](ctx, res.NewListByResourceGroupPager(group, &armresources.ClientListByResourceGroupOptions{Filter: to.Ptr(filter)}))
 		var out []string
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return nil, err
-			}
-			for _, it := range page.Value {
-				out = append(out, deref(it.Name))
-			}
+		for _, it := range items {
+			out = append(out, deref(it.Name))
 		}
-		return out, nil
+		return out, err
 	}
 	r.check("server-created: $filter startswith(tagName, ...) lists tagged resources", func() error {
 		names, err := listNames("startswith(tagName, 'merg')")

@@ -20,10 +20,7 @@ import (
 func storage(ctx context.Context, e *env, r *runner) {
 	c, _ := armstorage.NewAccountsClient(e.sub, e.cred, e.opts)
 	create := func(name string, tags map[string]*string) error {
-		p, err := c.BeginCreate(ctx, group, name, armstorage.AccountCreateParameters{
-			Kind: to.Ptr(armstorage.KindStorageV2), SKU: &armstorage.SKU{Name: to.Ptr(armstorage.SKUNameStandardLRS)},
-			Location: to.Ptr(location), Tags: tags,
-		}, nil)
+		p, err := c.BeginCreate(ctx, group, name, storageV2(tags), nil)
 		if err != nil {
 			return err
 		}
@@ -135,21 +132,14 @@ func storage(ctx context.Context, e *env, r *runner) {
 		return err
 	})
 	r.check("storage pager lists both accounts", func() error {
-		n := 0
-		p := c.NewListByResourceGroupPager(group, nil)
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			n += len(page.Value)
+		n, err := countAll(ctx, c.NewListByResourceGroupPager(group, nil))
+		if err != nil {
+			return err
 		}
 		return expect(n == 2, "listed %d accounts, want 2", n)
 	})
 	r.check("storage.Create with an invalid name is 400", func() error {
-		p, err := c.BeginCreate(ctx, group, "Bad_Name", armstorage.AccountCreateParameters{
-			Kind: to.Ptr(armstorage.KindStorageV2), SKU: &armstorage.SKU{Name: to.Ptr(armstorage.SKUNameStandardLRS)}, Location: to.Ptr(location),
-		}, nil)
+		p, err := c.BeginCreate(ctx, group, "Bad_Name", storageV2(nil), nil)
 		if err == nil {
 			_, err = p.PollUntilDone(ctx, e.poll())
 		}
@@ -242,14 +232,9 @@ func network(ctx context.Context, e *env, r *runner) {
 		return expect(deref(res.Properties.AddressPrefix) == "10.40.2.0/24", "prefix %q", deref(res.Properties.AddressPrefix))
 	})
 	r.check("network Subnets pager lists inline subnets", func() error {
-		n := 0
-		p := subnets.NewListPager(group, "vnet-conf", nil)
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			n += len(page.Value)
+		n, err := countAll(ctx, subnets.NewListPager(group, "vnet-conf", nil))
+		if err != nil {
+			return err
 		}
 		return expect(n == 2, "%d subnets", n)
 	})
@@ -503,14 +488,9 @@ func roleAssignments(ctx context.Context, e *env, r *runner) {
 	})
 	// The client sends $filter as given, so callers escape it themselves.
 	r.check("role assignment list at scope with $filter assignedTo", func() error {
-		p := c.NewListForScopePager(scope, &armauthorization.RoleAssignmentsClientListForScopeOptions{Filter: to.Ptr(url.PathEscape("atScope() and assignedTo('5b1a7c9e-2f44-4d0b-8e61-0c7f3a9d2b58')"))})
-		n := 0
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			n += len(page.Value)
+		n, err := countAll(ctx, c.NewListForScopePager(scope, &armauthorization.RoleAssignmentsClientListForScopeOptions{Filter: to.Ptr(url.PathEscape("atScope() and assignedTo('5b1a7c9e-2f44-4d0b-8e61-0c7f3a9d2b58')"))}))
+		if err != nil {
+			return err
 		}
 		return expect(n == 1, "%d assignments", n)
 	})

@@ -48,49 +48,54 @@ func subscriptionLists(ctx context.Context, e *env, r *runner) {
 		}
 		return nil
 	})
-	missing := func(got map[string]bool, typ string) error {
+	// covers checks that listed (lower-cased ID -> what its body lacks, ""
+	// for nothing) holds every item of typ this suite created, each with
+	// its full body. Only this suite's own items count: another suite seeds
+	// a bare body.
+	covers := func(typ string, listed map[string]string) error {
 		var miss []string
 		for id := range want {
-			if strings.Contains(id, strings.ToLower(typ)) && !got[id] {
+			if !strings.Contains(id, strings.ToLower(typ)) {
+				continue
+			}
+			lacks, ok := listed[id]
+			if !ok {
 				miss = append(miss, id)
+			} else if lacks != "" {
+				return fmt.Errorf("%s: list item lacks %s", id, lacks)
 			}
 		}
 		sort.Strings(miss)
 		return expect(len(miss) == 0, "the subscription-wide list lacks %v", miss)
 	}
 	r.check("subscription list: UserAssignedIdentities NewListBySubscriptionPager covers every group, full bodies", func() error {
-		got := map[string]bool{}
-		pager := ids.NewListBySubscriptionPager(nil)
-		for pager.More() {
-			page, err := pager.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			for _, it := range page.Value {
-				// Only this suite's own items: another suite seeds a bare body.
-				if want[strings.ToLower(deref(it.ID))] && (it.Properties == nil || deref(it.Properties.PrincipalID) == "") {
-					return fmt.Errorf("%s: list item lacks properties.principalId", deref(it.ID))
-				}
-				got[strings.ToLower(deref(it.ID))] = true
-			}
+		items, err := listAll[*armmsi.Identity](ctx, ids.NewListBySubscriptionPager(nil))
+		if err != nil {
+			return err
 		}
-		return missing(got, "/userAssignedIdentities/")
+		listed := map[string]string{}
+		for _, it := range items {
+			listed[strings.ToLower(deref(it.ID))] = lacking(it.Properties == nil || deref(it.Properties.PrincipalID) == "", "properties.principalId")
+		}
+		return covers("/userAssignedIdentities/", listed)
 	})
 	r.check("subscription list: VirtualNetworks NewListAllPager covers every group, full bodies", func() error {
-		got := map[string]bool{}
-		pager := vnets.NewListAllPager(nil)
-		for pager.More() {
-			page, err := pager.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			for _, it := range page.Value {
-				if want[strings.ToLower(deref(it.ID))] && (it.Properties == nil || it.Properties.AddressSpace == nil || len(it.Properties.AddressSpace.AddressPrefixes) == 0) {
-					return fmt.Errorf("%s: list item lacks properties.addressSpace", deref(it.ID))
-				}
-				got[strings.ToLower(deref(it.ID))] = true
-			}
+		items, err := listAll[*armnetwork.VirtualNetwork](ctx, vnets.NewListAllPager(nil))
+		if err != nil {
+			return err
 		}
-		return missing(got, "/virtualNetworks/")
+		listed := map[string]string{}
+		for _, it := range items {
+			listed[strings.ToLower(deref(it.ID))] = lacking(it.Properties == nil || it.Properties.AddressSpace == nil || len(it.Properties.AddressSpace.AddressPrefixes) == 0, "properties.addressSpace")
+		}
+		return covers("/virtualNetworks/", listed)
 	})
+}
+
+// lacking is what when bare holds, else "".
+func lacking(bare bool, what string) string {
+	if bare {
+		return what
+	}
+	return ""
 }

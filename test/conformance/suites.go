@@ -79,16 +79,13 @@ func resourceGroups(ctx context.Context, e *env, r *runner) {
 		return wantError(err, 404, "ResourceGroupNotFound")
 	})
 	r.check("resourceGroups pager lists the group", func() error {
-		p := c.NewListPager(nil)
-		for p.More() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			for _, g := range page.Value {
-				if strings.EqualFold(deref(g.Name), group) {
-					return nil
-				}
+		groups, err := listAll[*armresources.ResourceGroup](ctx, c.NewListPager(nil))
+		if err != nil {
+			return err
+		}
+		for _, g := range groups {
+			if strings.EqualFold(deref(g.Name), group) {
+				return nil
 			}
 		}
 		return fmt.Errorf("group missing from the list")
