@@ -34,8 +34,8 @@ func addonImage(v any) any {
 	return v
 }
 
-func init() {
-	register("Microsoft.App/containerApps", &diff.Funcs{R: diff.Rules{
+func appPlugins(b *builder) {
+	b.add("Microsoft.App/containerApps", &diff.Funcs{R: diff.Rules{
 		Normalizers: map[schema.Path]diff.Normalizer{
 			"properties.template.containers[].image": addonImage,
 		},

@@ -5,11 +5,11 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
-func init() {
+func appPlatformPlugins(b *builder) {
 	// Spring Apps deployments: scale settings are accepted but not returned
 	// on the Standard tier. Evidence:
 	// azure-cli-extensions:src/spring/azext_spring/tests/latest/recordings/test_app_crud.yaml#6 and #28.
-	register("Microsoft.AppPlatform/Spring/apps/deployments", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
+	b.add("Microsoft.AppPlatform/Spring/apps/deployments", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
 		"properties.deploymentSettings.scale", "properties.deploymentSettings.scale.minReplicas",
 		"properties.deploymentSettings.scale.maxReplicas", "properties.deploymentSettings.scale.rules",
 	}}})
@@ -17,7 +17,7 @@ func init() {
 	// Monitoring settings: the instrumentation key is accepted, not
 	// returned. Evidence: azure-cli-extensions:src/spring records for
 	// Microsoft.AppPlatform/Spring/monitoringSettings.
-	register("Microsoft.AppPlatform/Spring/monitoringSettings", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
+	b.add("Microsoft.AppPlatform/Spring/monitoringSettings", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
 		"properties.appInsightsInstrumentationKey",
 	}}})
 }

@@ -6,13 +6,13 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 )
 
-func init() {
+func computePlugins(b *builder) {
 	// Azure Compute Gallery image versions: target regions are named in
 	// the request and answered as display names ("canadacentral" is
 	// "Canada Central"). Canonicalise both sides so items match by region.
 	// Evidence:
 	// azure-cli-extensions:src/image-gallery/azext_image_gallery/tests/latest/recordings/test_community_gallery_operations.yaml#33.
-	registerHooks("Microsoft.Compute/galleries/images/versions", &diff.Funcs{
+	b.addHooks("Microsoft.Compute/galleries/images/versions", &diff.Funcs{
 		BeforeCompareFn: func(d, s map[string]any) (map[string]any, map[string]any) {
 			canonRegions(d)
 			canonRegions(s)

@@ -12,8 +12,8 @@ import (
 // (putBody effectiveOutboundIPs from an earlier GET). The CLI's
 // kubernetesVersion "" and osDiskSizeGB 0 ("server decides") are handled by
 // the generic zero-value-means-unset rule in pkg/diff.
-func init() {
-	register("Microsoft.ContainerService/managedClusters", &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{
+func containerServicePlugins(b *builder) {
+	b.add("Microsoft.ContainerService/managedClusters", &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{
 		"properties.networkProfile.loadBalancerProfile.effectiveOutboundIPs",
 	}}})
 }

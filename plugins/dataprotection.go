@@ -9,8 +9,8 @@ import (
 // Evidence: azure-cli-extensions:src/dataprotection records for
 // Microsoft.DataProtection/backupVaults/backupInstances
 // (putBody protectionStatus.status "ProtectionConfigured", getBody "UpdatingProtection").
-func init() {
-	register("Microsoft.DataProtection/backupVaults/backupInstances", &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{
+func dataProtectionPlugins(b *builder) {
+	b.add("Microsoft.DataProtection/backupVaults/backupInstances", &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{
 		"properties.protectionStatus", "properties.currentProtectionState", "properties.protectionErrorDetails",
 	}}})
 }

@@ -66,25 +66,25 @@ func dropEmpty(path ...string) func(map[string]any) map[string]any {
 	}
 }
 
-func init() {
+func documentDBPlugins(b *builder) {
 	for _, t := range []string{
 		"sqlDatabases", "sqlDatabases/containers", "mongodbDatabases", "mongodbDatabases/collections",
 		"gremlinDatabases", "gremlinDatabases/graphs", "tables",
 	} {
-		register("Microsoft.DocumentDB/databaseAccounts/"+t, &diff.Funcs{R: diff.Rules{WriteOnly: slices.Concat(cosmosOptions, cosmosRestore)}})
+		b.add("Microsoft.DocumentDB/databaseAccounts/"+t, &diff.Funcs{R: diff.Rules{WriteOnly: slices.Concat(cosmosOptions, cosmosRestore)}})
 	}
 	for _, t := range []string{"cassandraKeyspaces", "cassandraKeyspaces/tables"} {
-		register("Microsoft.DocumentDB/databaseAccounts/"+t, &diff.Funcs{R: diff.Rules{WriteOnly: cosmosOptions}})
+		b.add("Microsoft.DocumentDB/databaseAccounts/"+t, &diff.Funcs{R: diff.Rules{WriteOnly: cosmosOptions}})
 	}
-	register("Microsoft.DocumentDB/mongoClusters", &diff.Funcs{R: diff.Rules{
+	b.add("Microsoft.DocumentDB/mongoClusters", &diff.Funcs{R: diff.Rules{
 		// Evidence: azure-cli-extensions:src/cosmosdb-preview/azext_cosmosdb_preview/tests/latest/recordings/test_cosmosdb_mongocluster_crud.yaml#0
 		// (createMode sent, never returned).
 		WriteOnly: []schema.Path{"properties.createMode", "properties.restoreParameters"},
 	}})
-	register("Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", &diff.Funcs{R: diff.Rules{
+	b.add("Microsoft.DocumentDB/databaseAccounts/mongodbRoleDefinitions", &diff.Funcs{R: diff.Rules{
 		Normalizers: map[schema.Path]diff.Normalizer{"properties.type": mongoRoleType},
 	}})
-	registerHooks("Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", &diff.Funcs{
+	b.addHooks("Microsoft.DocumentDB/databaseAccounts/mongodbUserDefinitions", &diff.Funcs{
 		AfterGetFn: dropEmpty("properties", "customData"),
 		R:          diff.Rules{WriteOnly: []schema.Path{"properties.customData", "properties.password"}},
 	}, "properties.customData")

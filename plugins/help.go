@@ -8,8 +8,8 @@ import (
 // Self-help diagnostics: the requested insights are inputs only.
 // Evidence:
 // azure-cli-extensions:src/self-help/azext_self_help/tests/latest/recordings/test_help_diagnostics.yaml#0.
-func init() {
-	register("Microsoft.Help/diagnostics", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
+func helpPlugins(b *builder) {
+	b.add("Microsoft.Help/diagnostics", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
 		"properties.insights", "properties.globalParameters",
 	}}})
 }

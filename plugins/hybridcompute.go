@@ -9,8 +9,8 @@ import (
 // execution's output, echoed back by read-modify-write commands.
 // Evidence: azure-cli-extensions:src/connectedmachine records for
 // Microsoft.HybridCompute/machines/runCommands and /extensions.
-func init() {
+func hybridComputePlugins(b *builder) {
 	for _, t := range []string{"Microsoft.HybridCompute/machines/runCommands", "Microsoft.HybridCompute/machines/extensions"} {
-		register(t, &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{"properties.instanceView"}}})
+		b.add(t, &diff.Funcs{R: diff.Rules{ReadOnly: []schema.Path{"properties.instanceView"}}})
 	}
 }

@@ -11,8 +11,8 @@ import (
 // The general rule for objects GET leaves out now keeps that record quiet;
 // the defaults stay because removing networkAcls from a manifest resets
 // them to these values (a "reset to default" plan, not "stop managing").
-func init() {
-	register("Microsoft.KeyVault/vaults", &diff.Funcs{R: diff.Rules{Defaults: map[schema.Path]any{
+func keyVaultPlugins(b *builder) {
+	b.add("Microsoft.KeyVault/vaults", &diff.Funcs{R: diff.Rules{Defaults: map[schema.Path]any{
 		"properties.networkAcls.bypass":        "AzureServices",
 		"properties.networkAcls.defaultAction": "Allow",
 	}}})

@@ -26,21 +26,21 @@ import (
 // provisioningState); the NSG in test_ad_Scenario.yaml#1 is created with no
 // rules and GET returns securityRules: [] plus the readonly
 // defaultSecurityRules.
-func init() {
-	register("Microsoft.Network/virtualNetworks", &diff.Funcs{R: diff.Rules{
+func networkCollectionPlugins(b *builder) {
+	b.add("Microsoft.Network/virtualNetworks", &diff.Funcs{R: diff.Rules{
 		ChildCollections: []schema.Path{"properties.subnets", "properties.virtualNetworkPeerings"},
 		Identifiers: map[schema.Path][]string{
 			"properties.subnets":                {"name"},
 			"properties.virtualNetworkPeerings": {"name"},
 		},
 	}})
-	register("Microsoft.Network/networkSecurityGroups", &diff.Funcs{R: diff.Rules{
+	b.add("Microsoft.Network/networkSecurityGroups", &diff.Funcs{R: diff.Rules{
 		ChildCollections: []schema.Path{"properties.securityRules"},
 		Identifiers:      map[schema.Path][]string{"properties.securityRules": {"name"}},
 		// Platform rules every NSG carries; never the user's.
 		ReadOnly: []schema.Path{"properties.defaultSecurityRules"},
 	}})
-	register("Microsoft.Network/routeTables", &diff.Funcs{R: diff.Rules{
+	b.add("Microsoft.Network/routeTables", &diff.Funcs{R: diff.Rules{
 		ChildCollections: []schema.Path{"properties.routes"},
 		Identifiers:      map[schema.Path][]string{"properties.routes": {"name"}},
 	}})
@@ -51,8 +51,8 @@ func init() {
 // Evidence:
 // specs:specification/network/resource-manager/Microsoft.Network/stable/2018-01-01/examples/ApplicationGatewayCreate.json
 // (the PUT sends data and password, the GET shows neither).
-func init() {
-	register("Microsoft.Network/applicationGateways", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
+func applicationGatewayPlugins(b *builder) {
+	b.add("Microsoft.Network/applicationGateways", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{
 		"properties.sslCertificates[].properties.data",
 		"properties.sslCertificates[].properties.password",
 		"properties.trustedRootCertificates[].properties.data",
@@ -64,8 +64,8 @@ func init() {
 // autoLearnPrivateRanges defaults to Disabled and is then omitted.
 // Evidence:
 // azure-cli-extensions:src/azure-firewall/azext_firewall/tests/latest/recordings/test_azure_firewall_policy_with_snat.yaml#0 and #4.
-func init() {
-	register("Microsoft.Network/firewallPolicies", &diff.Funcs{R: diff.Rules{
+func firewallPolicyPlugins(b *builder) {
+	b.add("Microsoft.Network/firewallPolicies", &diff.Funcs{R: diff.Rules{
 		Defaults:    map[schema.Path]any{"properties.snat.autoLearnPrivateRanges": "Disabled"},
 		Normalizers: map[schema.Path]diff.Normalizer{"properties.snat.privateRanges": expandIANA},
 	}})

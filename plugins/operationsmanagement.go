@@ -11,8 +11,8 @@ import (
 // appended ("Containers(workspace1)"). Evidence:
 // azure-cli-extensions:src/containerapp records for
 // Microsoft.OperationsManagement/solutions (putBody plan.name "Containers").
-func init() {
-	register("Microsoft.OperationsManagement/solutions", &diff.Funcs{R: diff.Rules{Normalizers: map[schema.Path]diff.Normalizer{
+func operationsManagementPlugins(b *builder) {
+	b.add("Microsoft.OperationsManagement/solutions", &diff.Funcs{R: diff.Rules{Normalizers: map[schema.Path]diff.Normalizer{
 		"plan.name": stripParenSuffix,
 	}}})
 }

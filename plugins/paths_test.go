@@ -227,11 +227,11 @@ func TestRulePathsExist(t *testing.T) {
 	var nPaths, nVersions int
 	for _, typ := range Types() {
 		refs := rulePaths(For(typ).Rules())
-		for _, p := range hookPaths[typ] {
-			refs = append(refs, ruleRef{rule: "hook", path: p})
+		for _, p := range registry().hookPaths[typ] {
+			refs = append(refs, ruleRef{rule: "hook", path: string(p)})
 		}
-		if hooked[typ] && len(hookPaths[typ]) == 0 {
-			t.Errorf("%s: a hook is registered without the paths it reads; use registerHooks", typ)
+		if registry().hooked[typ] && len(registry().hookPaths[typ]) == 0 {
+			t.Errorf("%s: a hook is declared without the paths it reads; use addHooks", typ)
 		}
 		versions := indexVersions(t, typ)
 		nPaths += len(refs)
@@ -249,8 +249,8 @@ func TestRulePathsExist(t *testing.T) {
 			t.Errorf("schemaGaps entry %q is named by no plugin; delete it", k)
 		}
 	}
-	for typ := range hookPaths {
-		if Registry[typ] == nil {
+	for typ := range registry().hookPaths {
+		if registry().plugins[typ] == nil {
 			t.Errorf("hook paths declared for %s, which has no plugin", typ)
 		}
 	}

@@ -8,6 +8,6 @@ import (
 // Quota requests: the resource type being limited is an input only.
 // Evidence:
 // azure-cli-extensions:src/quota/azext_quota/tests/latest/recordings/test_quota_crud.yaml#1.
-func init() {
-	register("Microsoft.Quota/quotas", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{"properties.resourceType"}}})
+func quotaPlugins(b *builder) {
+	b.add("Microsoft.Quota/quotas", &diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{"properties.resourceType"}}})
 }

@@ -18,8 +18,8 @@ var guidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 // Evidence:
 // azure-cli-extensions:src/site-recovery/azext_site_recovery/tests/latest/recordings/test_siterecovery_A2A_scenarios.yaml#76,
 // test_siterecovery_A2A_selfcreated_scenarios.yaml#171.
-func init() {
-	registerHooks("Microsoft.RecoveryServices/vaults/replicationRecoveryPlans", &diff.Funcs{
+func recoveryPlanPlugins(b *builder) {
+	b.addHooks("Microsoft.RecoveryServices/vaults/replicationRecoveryPlans", &diff.Funcs{
 		AfterGetFn: func(live map[string]any) map[string]any {
 			props, _ := live["properties"].(map[string]any)
 			groups, _ := props["groups"].([]any)
@@ -43,7 +43,7 @@ func init() {
 // Replication protected items: the OS type steers enabling protection and
 // is not returned. Evidence:
 // azure-cli-extensions:src/site-recovery/azext_site_recovery/tests/latest/recordings/test_siterecovery_H2A_E2A_scenarios.yaml#32.
-func init() {
-	register("Microsoft.RecoveryServices/vaults/replicationFabrics/replicationProtectionContainers/replicationProtectedItems",
+func protectedItemPlugins(b *builder) {
+	b.add("Microsoft.RecoveryServices/vaults/replicationFabrics/replicationProtectionContainers/replicationProtectedItems",
 		&diff.Funcs{R: diff.Rules{WriteOnly: []schema.Path{"properties.providerSpecificDetails.osType"}}})
 }

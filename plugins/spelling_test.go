@@ -102,8 +102,8 @@ func TestRulePathsMatchCorpusSpelling(t *testing.T) {
 	checked := 0
 	for _, typ := range Types() {
 		refs := rulePaths(For(typ).Rules())
-		for _, p := range hookPaths[typ] {
-			refs = append(refs, ruleRef{rule: "hook", path: p})
+		for _, p := range registry().hookPaths[typ] {
+			refs = append(refs, ruleRef{rule: "hook", path: string(p)})
 		}
 		for _, ref := range refs {
 			segs := schema.SplitPath(ref.path)

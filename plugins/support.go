@@ -11,8 +11,8 @@ import (
 // the subject truncated with "..." and a " - TrackingID#n" suffix.
 // Evidence:
 // azure-cli-extensions:src/support/azext_support/tests/latest/recordings/test_support_tickets.yaml#5.
-func init() {
-	registerHooks("Microsoft.Support/supportTickets/communications", &diff.Funcs{BeforeCompareFn: supportSubject, R: diff.Rules{Normalizers: map[schema.Path]diff.Normalizer{
+func supportPlugins(b *builder) {
+	b.addHooks("Microsoft.Support/supportTickets/communications", &diff.Funcs{BeforeCompareFn: supportSubject, R: diff.Rules{Normalizers: map[schema.Path]diff.Normalizer{
 		"properties.body": func(v any) any {
 			if s, ok := v.(string); ok {
 				return strings.TrimSuffix(strings.TrimPrefix(s, "<pre>"), "</pre>")

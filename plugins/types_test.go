@@ -4,8 +4,9 @@ import "sort"
 
 // Types lists the registered types, sorted.
 func Types() []string {
-	out := make([]string, 0, len(Registry))
-	for k := range Registry {
+	plugins := registry().plugins
+	out := make([]string, 0, len(plugins))
+	for k := range plugins {
 		out = append(out, k)
 	}
 	sort.Strings(out)
