@@ -28,6 +28,17 @@ func startTest(t *testing.T, mutate func(*Options)) *Server {
 	return s
 }
 
+// startWithGroup starts an emulator with instant long-running operations
+// and creates the westeurope resource group name in testSub; it returns the
+// emulator's URL and the group's ID.
+func startWithGroup(t *testing.T, name string) (u, g string) {
+	t.Helper()
+	u = startTest(t, func(o *Options) { o.LRODuration = 0 }).URL()
+	g = "/subscriptions/" + testSub + "/resourceGroups/" + name
+	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	return u, g
+}
+
 type resp struct {
 	Status int
 	Header http.Header

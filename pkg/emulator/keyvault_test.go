@@ -9,10 +9,7 @@ import (
 // accessPolicies/add|replace|remove merge into the vault's own
 // accessPolicies (source in keyvault.go) and create no child.
 func TestKeyVaultAccessPolicyOperations(t *testing.T) {
-	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
-	u := s.URL()
-	g := "/subscriptions/" + testSub + "/resourceGroups/kvap"
-	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	u, g := startWithGroup(t, "kvap")
 	vault := g + "/providers/Microsoft.KeyVault/vaults/kv-ap-1"
 	const v = "?api-version=2023-07-01"
 	const tenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"

@@ -11,10 +11,7 @@ import (
 // backupstorageconfig@2020-02-02, the SFTP quickstart's
 // localUsers@2021-04-01); versions nobody knows are still refused.
 func TestServedVersionsTheSpecLacks(t *testing.T) {
-	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
-	u := s.URL()
-	g := "/subscriptions/" + testSub + "/resourceGroups/served"
-	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	u, g := startWithGroup(t, "served")
 	sa := g + "/providers/Microsoft.Storage/storageAccounts/stserved1"
 	do(t, http.MethodPut, u+sa+"?api-version=2021-04-01", map[string]any{"location": "westeurope", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}, "properties": map[string]any{"isHnsEnabled": true, "isSftpEnabled": true}})
 	if r := do(t, http.MethodPut, u+sa+"/localUsers/sftpuser?api-version=2021-04-01", map[string]any{"properties": map[string]any{"hasSshPassword": true}}); r.Status >= 300 {
@@ -33,10 +30,7 @@ func TestServedVersionsTheSpecLacks(t *testing.T) {
 // References to inline parts of a load balancer resolve, whether or not
 // the index knows the part as a child type of its own.
 func TestReferencesToInlineParts(t *testing.T) {
-	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
-	u := s.URL()
-	g := "/subscriptions/" + testSub + "/resourceGroups/inl"
-	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	u, g := startWithGroup(t, "inl")
 	const v = "?api-version=2024-01-01"
 	vnet := g + "/providers/Microsoft.Network/virtualNetworks/vn"
 	do(t, http.MethodPut, u+vnet+v, map[string]any{"location": "westeurope", "properties": map[string]any{

@@ -161,10 +161,7 @@ func TestBuiltinPolicyDefinitions(t *testing.T) {
 
 // PostgreSQL server parameters exist before any write; a PUT changes one.
 func TestPostgresParameters(t *testing.T) {
-	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
-	u := s.URL()
-	g := "/subscriptions/" + testSub + "/resourceGroups/pgp"
-	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	u, g := startWithGroup(t, "pgp")
 	srv := g + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/pgp1"
 	const v = "?api-version=2023-06-01-preview"
 	do(t, http.MethodPut, u+srv+v, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard_B1ms", "tier": "Burstable"}, "properties": map[string]any{"version": "16"}})
@@ -190,10 +187,7 @@ func TestPostgresParameters(t *testing.T) {
 // A site's app settings are null on its GET and read back with POST
 // config/appsettings/list.
 func TestSiteAppSettingsList(t *testing.T) {
-	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
-	u := s.URL()
-	g := "/subscriptions/" + testSub + "/resourceGroups/apps"
-	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	u, g := startWithGroup(t, "apps")
 	site := g + "/providers/Microsoft.Web/sites/appsite1"
 	const v = "?api-version=2023-12-01"
 	do(t, http.MethodPut, u+site+v, map[string]any{"location": "westeurope", "properties": map[string]any{"siteConfig": map[string]any{
