@@ -1,6 +1,7 @@
 // Package emulatortest is the emulator set-up the end-to-end suites share: a
-// front that counts ARM requests per client, fixture copying, and emulator
-// options for building large fixtures fast. It depends on nothing above
+// front that counts ARM requests per client, manifest documents for their
+// fixtures, fixture copying, and emulator options for building large
+// fixtures fast. It depends on nothing above
 // pkg/emulator, so pkg/cli's own tests can use it (package harness runs the
 // CLI and cannot be imported there).
 package emulatortest
