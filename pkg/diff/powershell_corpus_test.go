@@ -90,22 +90,7 @@ func TestPowerShellCorpusShape(t *testing.T) {
 
 func TestPowerShellCorpusQuiet(t *testing.T) {
 	t.Parallel()
-	recs := powershellApplied(t)
-	before, bc, excl := quietRun(t, recs, false)
-	after, ac, _ := quietRun(t, recs, true)
-	for why, n := range excl {
-		t.Logf("excluded %d records: %s", n, why)
-	}
-	t.Logf("quiet rate WITHOUT plugins (azure-powershell, held out):\n%s", before.report())
-	t.Logf("noise causes without plugins:\n%s", bc.top(40))
-	t.Logf("quiet rate WITH plugins (azure-powershell, held out):\n%s", after.report())
-	t.Logf("remaining noise causes with plugins:\n%s", ac.top(40))
-	if r := before.rate("ALL"); r < psMinQuietNoPlugins {
-		t.Errorf("quiet rate without plugins %.2f%% fell below the %.0f%% floor", 100*r, 100*psMinQuietNoPlugins)
-	}
-	if r := after.rate("ALL"); r < psMinQuietPlugins {
-		t.Errorf("quiet rate with plugins %.2f%% fell below the %.0f%% floor", 100*r, 100*psMinQuietPlugins)
-	}
+	before, after := quietWithAndWithout(t, powershellApplied(t), "azure-powershell, held out", psMinQuietNoPlugins, psMinQuietPlugins, 40)
 	// Plugins only add knowledge: they must never make a record noisy.
 	if after.ok["ALL"] < before.ok["ALL"] {
 		t.Errorf("plugins made records noisy: %d quiet with, %d without", after.ok["ALL"], before.ok["ALL"])

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
@@ -53,6 +52,9 @@ type minimizer struct {
 	selfID       string
 	secrets      map[string]bool
 	placeholders []Placeholder
+	// maps are the schema paths whose members are map entries, as the
+	// diff sees them (tags and every parent of a "*").
+	maps map[schema.Path]bool
 	// rule is the one secret rule (pkg/secret) for this resource.
 	rule *secret.Rule
 }
@@ -65,7 +67,7 @@ type minimizer struct {
 // vnet) loses its id, type and etag, which ARM derives from the name.
 func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string) Minimized {
 	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), secrets: map[string]bool{},
-		rule: secret.ForID(selfID, record.SchemaFacts(t))}
+		rule: secret.ForID(selfID, record.SchemaFacts(t)), maps: diff.MapPaths(t, nil)}
 	if p != nil {
 		m.rules = p.Rules()
 	}
@@ -122,7 +124,7 @@ func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any,
 	case map[string]any:
 		out := map[string]any{}
 		selfChild := m.isOwnChild(t)
-		childIsMap := m.isMap(sp)
+		childIsMap := m.maps[sp]
 		for k, cv := range t {
 			if selfChild && (k == "id" || k == "type" || k == "etag") {
 				continue
@@ -187,39 +189,6 @@ func (m *minimizer) secret(segs []string, v any) bool {
 		}
 	}
 	return m.rule.At(p, v)
-}
-
-func (m *minimizer) isMap(sp schema.Path) bool {
-	if sp == "tags" {
-		return true
-	}
-	return mapParents(m.t)[sp]
-}
-
-var mapParentCache sync.Map // *schema.Type -> map[schema.Path]bool
-
-// mapParents lists the schema paths whose values are maps (a "*" child),
-// once per type: checking every property per body node would be quadratic.
-func mapParents(t *schema.Type) map[schema.Path]bool {
-	if t == nil {
-		return nil
-	}
-	if v, ok := mapParentCache.Load(t); ok {
-		return v.(map[schema.Path]bool)
-	}
-	out := map[schema.Path]bool{}
-	for p := range t.Properties {
-		for i := strings.Index(p, ".*"); i >= 0; {
-			out[schema.Path(p[:i])] = true
-			j := strings.Index(p[i+2:], ".*")
-			if j < 0 {
-				break
-			}
-			i += 2 + j
-		}
-	}
-	mapParentCache.Store(t, out)
-	return out
 }
 
 // isOwnChild: an inline item naming itself as a child of this resource
