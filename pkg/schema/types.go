@@ -7,9 +7,11 @@
 // Property paths are dotted from the body root ("properties.networkAcls.bypass").
 // An array item is the segment "[]" and a map value (additionalProperties)
 // is the segment "*", e.g. "properties.subnets[].properties.addressPrefix",
-// "tags.*". Concrete paths into a body ("properties.subnets[2].name") map
-// to schema paths with SchemaPath, or with Type.Resolve when map keys may
-// occur ("tags.env" -> "tags.*").
+// "tags.*". A schema path is a Path, built only by its methods (Member,
+// Item, MapValue, Child) and PathOf. Concrete paths into a body
+// ("properties.subnets[2].name") map to schema paths with PathOf or
+// SchemaPath, or with Type.Resolve when map keys may occur ("tags.env" ->
+// "tags.*").
 //
 // Entry points:
 //   - Default() is the index embedded in the binary, generated from the
@@ -126,7 +128,8 @@ type Type struct {
 func (t *Type) Fallback() bool { return t != nil && t.fallback }
 
 // Prop returns the facts for a schema path ("properties.subnets[].name"),
-// or nil when the spec does not describe it.
+// or nil when the spec does not describe it. It takes a string, as
+// Properties is keyed (the index's encoding); pass a Path as string(p).
 func (t *Type) Prop(path string) *Property {
 	if t == nil {
 		return nil
