@@ -18,13 +18,12 @@ import (
 //     scale set: the documented VMSS-behind-a-load-balancer templates
 //     (Microsoft Learn "Networking for Virtual Machine Scale Sets").
 func accepts(ctx context.Context, e *env, r *runner) {
-	put := func(id, version, body string) error { return e.put(ctx, id, version, body) }
 	sa := e.rg(group) + "/providers/Microsoft.Storage/storageAccounts/stconfsftp1"
 	r.check("accepts: storageAccounts/localUsers@2021-04-01 (SFTP quickstart)", func() error {
-		if err := put(sa, "2021-04-01", `{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"properties":{"isHnsEnabled":true,"isSftpEnabled":true}}`); err != nil {
+		if err := e.put(ctx, sa, "2021-04-01", `{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"properties":{"isHnsEnabled":true,"isSftpEnabled":true}}`); err != nil {
 			return err
 		}
-		return put(sa+"/localUsers/sftpuser", "2021-04-01", `{"properties":{"hasSshPassword":true,"homeDirectory":"data"}}`)
+		return e.put(ctx, sa+"/localUsers/sftpuser", "2021-04-01", `{"properties":{"hasSshPassword":true,"homeDirectory":"data"}}`)
 	})
 	providers, _ := armresources.NewProvidersClient(e.sub, e.cred, e.opts)
 	r.check("accepts: the providers API lists localUsers@2021-04-01 (a version ARM served)", func() error {
@@ -63,7 +62,7 @@ func accepts(ctx context.Context, e *env, r *runner) {
 		if err := settle(ctx, e, p, err); err != nil {
 			return err
 		}
-		return put(e.rg(group)+"/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-conf", "2024-03-01",
+		return e.put(ctx, e.rg(group)+"/providers/Microsoft.Compute/virtualMachineScaleSets/vmss-conf", "2024-03-01",
 			`{"location":"westeurope","sku":{"name":"Standard_B1s","capacity":1},"properties":{"virtualMachineProfile":{"networkProfile":{"networkInterfaceConfigurations":[{"name":"nic","properties":{"primary":true,"ipConfigurations":[{"name":"ip","properties":{"subnet":{"id":"`+e.rg(group)+`/providers/Microsoft.Network/virtualNetworks/vnet-conf/subnets/data"},"loadBalancerBackendAddressPools":[{"id":"`+lb+`/backendAddressPools/be"}],"loadBalancerInboundNatPools":[{"id":"`+lb+`/inboundNatPools/ssh"}]}}]}}]}}}}`)
 	})
 	r.check("accepts: a reference to a missing inline part is still 400 InvalidResourceReference", func() error {

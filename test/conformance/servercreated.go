@@ -20,20 +20,17 @@ import (
 // ne). Service Bus, Event Hubs, SQL, DNS and Log Analytics clients are
 // not in the module cache: those checks are raw requests.
 func serverCreated(ctx context.Context, e *env, r *runner) {
-	put := func(id, version, body string) error { return e.put(ctx, id, version, body) }
-	get := func(id, version string) (map[string]any, error) { return e.getOK(ctx, id, version) }
-	post := func(id, version string) (map[string]any, error) { return e.postOK(ctx, id, version) }
 	g := e.rg(group)
 	sb := g + "/providers/Microsoft.ServiceBus/namespaces/sb-conf-ns"
 	r.check("server-created: a Service Bus namespace has RootManageSharedAccessKey", func() error {
-		if err := put(sb, "2022-10-01-preview", `{"location":"westeurope","sku":{"name":"Standard"}}`); err != nil {
+		if err := e.put(ctx, sb, "2022-10-01-preview", `{"location":"westeurope","sku":{"name":"Standard"}}`); err != nil {
 			return err
 		}
-		_, err := get(sb+"/authorizationRules/RootManageSharedAccessKey", "2022-10-01-preview")
+		_, err := e.getOK(ctx, sb+"/authorizationRules/RootManageSharedAccessKey", "2022-10-01-preview")
 		return err
 	})
 	r.check("server-created: Service Bus listKeys answers connection strings", func() error {
-		b, err := post(sb+"/authorizationRules/RootManageSharedAccessKey/listKeys", "2022-10-01-preview")
+		b, err := e.postOK(ctx, sb+"/authorizationRules/RootManageSharedAccessKey/listKeys", "2022-10-01-preview")
 		if err != nil {
 			return err
 		}
@@ -42,39 +39,39 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 	})
 	r.check("server-created: an event hub has the $Default consumer group", func() error {
 		eh := g + "/providers/Microsoft.EventHub/namespaces/eh-conf-ns"
-		if err := put(eh, "2024-01-01", `{"location":"westeurope","sku":{"name":"Standard"}}`); err != nil {
+		if err := e.put(ctx, eh, "2024-01-01", `{"location":"westeurope","sku":{"name":"Standard"}}`); err != nil {
 			return err
 		}
-		if err := put(eh+"/eventhubs/hub", "2024-01-01", `{"properties":{"partitionCount":2}}`); err != nil {
+		if err := e.put(ctx, eh+"/eventhubs/hub", "2024-01-01", `{"properties":{"partitionCount":2}}`); err != nil {
 			return err
 		}
-		_, err := get(eh+"/eventhubs/hub/consumergroups/$Default", "2024-01-01")
+		_, err := e.getOK(ctx, eh+"/eventhubs/hub/consumergroups/$Default", "2024-01-01")
 		return err
 	})
 	r.check("server-created: a SQL server has the master database", func() error {
 		sql := g + "/providers/Microsoft.Sql/servers/sql-conf-srv"
-		if err := put(sql, "2023-05-01-preview", `{"location":"westeurope","properties":{"administratorLogin":"conf","administratorLoginPassword":"Conf-Passw0rd!"}}`); err != nil {
+		if err := e.put(ctx, sql, "2023-05-01-preview", `{"location":"westeurope","properties":{"administratorLogin":"conf","administratorLoginPassword":"Conf-Passw0rd!"}}`); err != nil {
 			return err
 		}
-		_, err := get(sql+"/databases/master", "2023-05-01-preview")
+		_, err := e.getOK(ctx, sql+"/databases/master", "2023-05-01-preview")
 		return err
 	})
 	r.check("server-created: a PostgreSQL flexible server has the postgres database and its server parameters", func() error {
 		pg := g + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg-conf-srv"
-		if err := put(pg, "2023-06-01-preview", `{"location":"westeurope","sku":{"name":"Standard_B1ms","tier":"Burstable"},"properties":{"version":"16"}}`); err != nil {
+		if err := e.put(ctx, pg, "2023-06-01-preview", `{"location":"westeurope","sku":{"name":"Standard_B1ms","tier":"Burstable"},"properties":{"version":"16"}}`); err != nil {
 			return err
 		}
-		if _, err := get(pg+"/databases/postgres", "2023-06-01-preview"); err != nil {
+		if _, err := e.getOK(ctx, pg+"/databases/postgres", "2023-06-01-preview"); err != nil {
 			return err
 		}
-		b, err := get(pg+"/configurations/require_secure_transport", "2023-06-01-preview")
+		b, err := e.getOK(ctx, pg+"/configurations/require_secure_transport", "2023-06-01-preview")
 		if err != nil {
 			return err
 		}
 		return expect(mapAt(b, "properties")["value"] == "on", "require_secure_transport %v", mapAt(b, "properties")["value"])
 	})
 	r.check("server-created: a site's app settings are read back with POST config/appsettings/list", func() error {
-		b, err := post(g+"/providers/Microsoft.Web/sites/site-conf-wo/config/appsettings/list", "2023-12-01")
+		b, err := e.postOK(ctx, g+"/providers/Microsoft.Web/sites/site-conf-wo/config/appsettings/list", "2023-12-01")
 		if err != nil {
 			return err
 		}
@@ -82,10 +79,10 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 	})
 	r.check("server-created: Log Analytics sharedKeys answers primarySharedKey", func() error {
 		la := g + "/providers/Microsoft.OperationalInsights/workspaces/law-conf"
-		if err := put(la, "2022-10-01", `{"location":"westeurope","properties":{}}`); err != nil {
+		if err := e.put(ctx, la, "2022-10-01", `{"location":"westeurope","properties":{}}`); err != nil {
 			return err
 		}
-		b, err := post(la+"/sharedKeys", "2022-10-01")
+		b, err := e.postOK(ctx, la+"/sharedKeys", "2022-10-01")
 		if err != nil {
 			return err
 		}
@@ -93,10 +90,10 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 	})
 	r.check("server-created: a DNS zone has four name servers and a record its FQDN", func() error {
 		zone := g + "/providers/Microsoft.Network/dnszones/conformance.example"
-		if err := put(zone, "2018-05-01", `{"location":"global"}`); err != nil {
+		if err := e.put(ctx, zone, "2018-05-01", `{"location":"global"}`); err != nil {
 			return err
 		}
-		b, err := get(zone, "2018-05-01")
+		b, err := e.getOK(ctx, zone, "2018-05-01")
 		if err != nil {
 			return err
 		}
@@ -104,17 +101,17 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 		if len(ns) != 4 {
 			return expect(false, "nameServers %v", ns)
 		}
-		if err := put(zone+"/A/www", "2018-05-01", `{"properties":{"TTL":300,"ARecords":[{"ipv4Address":"10.1.2.3"}]}}`); err != nil {
+		if err := e.put(ctx, zone+"/A/www", "2018-05-01", `{"properties":{"TTL":300,"ARecords":[{"ipv4Address":"10.1.2.3"}]}}`); err != nil {
 			return err
 		}
-		rec, err := get(zone+"/A/www", "2018-05-01")
+		rec, err := e.getOK(ctx, zone+"/A/www", "2018-05-01")
 		if err != nil {
 			return err
 		}
 		return expect(mapAt(rec, "properties")["fqdn"] == "www.conformance.example.", "fqdn %v", mapAt(rec, "properties")["fqdn"])
 	})
 	r.check("server-created: a built-in policy definition is readable", func() error {
-		b, err := get("/providers/Microsoft.Authorization/policyDefinitions/e56962a6-4747-49cd-b67b-bf8b01975c4c", "2023-04-01")
+		b, err := e.getOK(ctx, "/providers/Microsoft.Authorization/policyDefinitions/e56962a6-4747-49cd-b67b-bf8b01975c4c", "2023-04-01")
 		if err != nil {
 			return err
 		}
@@ -126,19 +123,19 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 	r.check("server-created: diagnostic settings outlive their resource", func() error {
 		id := g + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-conf-diag"
 		diag := id + "/providers/Microsoft.Insights/diagnosticSettings/to-law"
-		if err := put(id, "2023-01-31", `{"location":"westeurope"}`); err != nil {
+		if err := e.put(ctx, id, "2023-01-31", `{"location":"westeurope"}`); err != nil {
 			return err
 		}
-		if err := put(diag, "2021-05-01-preview", `{"properties":{"workspaceId":"`+g+`/providers/Microsoft.OperationalInsights/workspaces/law-conf","logs":[]}}`); err != nil {
+		if err := e.put(ctx, diag, "2021-05-01-preview", `{"properties":{"workspaceId":"`+g+`/providers/Microsoft.OperationalInsights/workspaces/law-conf","logs":[]}}`); err != nil {
 			return err
 		}
 		if res, _, err := e.rawDo(ctx, http.MethodDelete, id+"?api-version=2023-01-31", ""); err != nil || res.StatusCode >= 300 {
 			return expect(false, "delete: %v %v", res, err)
 		}
-		if err := put(id, "2023-01-31", `{"location":"westeurope"}`); err != nil {
+		if err := e.put(ctx, id, "2023-01-31", `{"location":"westeurope"}`); err != nil {
 			return err
 		}
-		_, err := get(diag, "2021-05-01-preview")
+		_, err := e.getOK(ctx, diag, "2021-05-01-preview")
 		return err
 	})
 	rd, _ := armauthorization.NewRoleDefinitionsClient(e.cred, e.opts)
