@@ -64,7 +64,7 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 	}
 	get := liveValue(sc.byKey, true)
 	call := planActions(ctx, e, it, sc.byKey)
-	body, unknown, err := resolveBody(it.res, get, call)
+	body, unknown, err := resolveBody(it.res, get, call, e.secrets())
 	if err != nil {
 		return fmt.Errorf("%s: %w", it.display(), err)
 	}
@@ -185,7 +185,7 @@ func (it *item) setName(name string) {
 // deferred value in place, and the paths that stay unknown. call fills the
 // action results of a valueFrom.template; nil (at plan time) leaves them
 // unknown, since secrets are read at apply time only.
-func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool), call func(manifest.ActionRef) (any, error)) (map[string]any, []string, error) {
+func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool), call func(manifest.ActionRef) (any, error), sec *secret.Registry) (map[string]any, []string, error) {
 	body := r.Body
 	var unknown []string
 	paths := make([]string, 0, len(r.Deferred))
@@ -195,7 +195,7 @@ func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool), 
 	sort.Strings(paths)
 	copied := false
 	for _, p := range paths {
-		v, known, err := r.Deferred[p].ResolveWith(get, call)
+		v, known, err := r.Deferred[p].ResolveFor(sec, get, call)
 		if errors.Is(err, errNoAnswerYet) {
 			known, err = false, nil
 		}
@@ -216,7 +216,7 @@ func resolveBody(r *manifest.Resource, get func(manifest.ValueRef) (any, bool), 
 			// A value read from a credential (a connection string, a key)
 			// is as secret where it is used as where it was read.
 			if s, ok := v.(string); ok {
-				secret.Register(s)
+				sec.Register(s)
 			}
 		}
 	}
@@ -314,7 +314,7 @@ func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) er
 		}
 		return fmt.Errorf("%s: %s has no value in Azure after its dependencies were written (%s); check the referenced path", it.display(), d.Expr, strings.Join(refs, ", "))
 	}
-	body, unknown, err := resolveBody(it.res, get, call)
+	body, unknown, err := resolveBody(it.res, get, call, e.secrets())
 	if err != nil {
 		return fmt.Errorf("%s: %w", it.display(), err)
 	}
@@ -388,7 +388,7 @@ func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef)
 		return nil, fmt.Errorf("%s: the %s answer of %s has no %s; check valueFrom.action.path", it.display(), a.Action, armid.Printable(a.Target), a.Path)
 	}
 	if s, isStr := v.(string); isStr {
-		secret.Register(s)
+		e.secrets().Register(s)
 	}
 	return v, nil
 }

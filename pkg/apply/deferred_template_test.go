@@ -7,7 +7,6 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
-	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 const templateDocs = `
@@ -75,7 +74,7 @@ func TestTemplateWithActionResolvedAtApply(t *testing.T) {
 	if v := settings[0].(map[string]any)["value"]; v != "AccountName=stdemo001;AccountKey=tmpl-key-from-action-77" {
 		t.Errorf("written value = %v", v)
 	}
-	if strings.Contains(secret.Scrub("x AccountName=stdemo001;AccountKey=tmpl-key-from-action-77 y"), "tmpl-key-from-action-77") {
+	if strings.Contains(e.Secrets.Scrub("x AccountName=stdemo001;AccountKey=tmpl-key-from-action-77 y"), "tmpl-key-from-action-77") {
 		t.Error("the template's value is not registered for scrubbing")
 	}
 	rec, err := st.Get(context.Background(), appID)

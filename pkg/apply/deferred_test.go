@@ -12,7 +12,6 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
-	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 const reader = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
@@ -238,7 +237,7 @@ func TestActionSecretsFetchedAtApply(t *testing.T) {
 	if v := settings[0].(map[string]any)["value"]; v != "key-from-action-42" {
 		t.Errorf("written value = %v", v)
 	}
-	if strings.Contains(secret.Scrub("x key-from-action-42 y"), "key-from-action-42") {
+	if strings.Contains(e.Secrets.Scrub("x key-from-action-42 y"), "key-from-action-42") {
 		t.Error("the action's secret is not registered for scrubbing")
 	}
 	rec, err := st.Get(context.Background(), appID)
@@ -341,5 +340,40 @@ func TestPruneKeepsResourceWithComputedName(t *testing.T) {
 	}
 	if len(p2.Plan.Resources) != 3 || p2.Plan.Summary.Delete != 0 || p2.Plan.HasChanges() {
 		t.Fatalf("plan = %+v", p2.Plan.Summary)
+	}
+}
+
+// TestEngineRegistryIsPerRun: an engine given no registry makes one over
+// the manifest set's; the action secret it reads goes there and not into
+// the set's registry, so a loop planning the same set again and again (the
+// controller) does not pile up every key it ever read, and a second run's
+// engine does not hold the first's value.
+func TestEngineRegistryIsPerRun(t *testing.T) {
+	stID := rgID("rg1") + "/providers/Microsoft.Storage/storageAccounts/stdemo001"
+	set := loadDocs(t, refDocs+actionDocs)
+	run := func(key string) *Engine {
+		a := newFakeARM()
+		principals(a, "11111111-2222-3333-4444-555555555555")
+		a.actions[armid.Key(stID+"/listKeys")] = map[string]any{"keys": []any{map[string]any{"value": key}}}
+		e := newEngine(a, newMemStore(), DefaultOptions())
+		p, err := e.Plan(context.Background(), set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := e.Execute(context.Background(), p); err != nil {
+			t.Fatalf("%v: %+v", err, r.Results)
+		}
+		return e
+	}
+	first := run("first-run-action-key-1")
+	second := run("second-run-action-key-2")
+	if first.Secrets == second.Secrets || !first.Secrets.Registered("first-run-action-key-1") {
+		t.Fatal("each run's engine must have its own registry holding its values")
+	}
+	if second.Secrets.Registered("first-run-action-key-1") {
+		t.Error("the second run's registry holds the first run's action secret")
+	}
+	if set.Secrets.Registered("first-run-action-key-1") || set.Secrets.Registered("second-run-action-key-2") {
+		t.Error("an action secret read at apply time grew the manifest set's registry")
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -38,9 +39,16 @@ type Engine struct {
 	Progress Progress
 	// Warn receives one line per warning (schema fallbacks, repairs); nil discards.
 	Warn io.Writer
+	// Secrets is the run's registry: values read at apply time (action
+	// results, credentials read through references) are registered there,
+	// and errors and progress are scrubbed with it. Nil: Plan makes one
+	// over the manifest set's registry (Set.Secrets), so the run's own
+	// values go with the engine while the set's are still scrubbed.
+	Secrets *secret.Registry
 
-	warnMu sync.Mutex
-	warned map[string]bool
+	secretsMu sync.Mutex
+	warnMu    sync.Mutex
+	warned    map[string]bool
 	// parents holds one lock per parent under which ARM serialises writes.
 	parents sync.Map
 	// kids indexes the schema's child types by parent type (cascade check).
@@ -155,6 +163,7 @@ var ErrPruneEmpty = errors.New("refusing to prune: no resources were loaded from
 // with Prune or Delete, for recorded resources), diffs them and orders the
 // result. It writes nothing anywhere.
 func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error) {
+	e.secretsFor(set)
 	if e.Options.Prune && !e.Options.Delete && len(set.Resources) == 0 {
 		return nil, ErrPruneEmpty
 	}
@@ -842,3 +851,21 @@ func (p *Prepared) Undeclared() []string {
 	sort.Strings(out)
 	return out
 }
+
+// secretsFor fixes the engine's registry: Secrets when given, else a new
+// one over set's registry.
+func (e *Engine) secretsFor(set *manifest.Set) *secret.Registry {
+	e.secretsMu.Lock()
+	defer e.secretsMu.Unlock()
+	if e.Secrets == nil {
+		var parent *secret.Registry
+		if set != nil {
+			parent = set.Secrets
+		}
+		e.Secrets = secret.NewRegistry(parent)
+	}
+	return e.Secrets
+}
+
+// secrets is the engine's registry (see Secrets).
+func (e *Engine) secrets() *secret.Registry { return e.secretsFor(nil) }

@@ -336,7 +336,7 @@ func TestExecuteOrderAndFailures(t *testing.T) {
 	if wantOrder := []string{rg1, idA, idB, child}; !reflect.DeepEqual(gotOrder, wantOrder) {
 		t.Errorf("plan order = %v, want parents first %v", gotOrder, wantOrder)
 	}
-	secretRegisterForTest("secret-value-123")
+	e.Secrets.Register("secret-value-123")
 	r, err := e.Execute(context.Background(), p)
 	var ee *ExecuteError
 	if !errors.As(err, &ee) || len(ee.Failed) != 1 || len(ee.Skipped) != 1 {

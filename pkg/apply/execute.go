@@ -14,7 +14,6 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/record"
-	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -180,11 +179,11 @@ func (e *Engine) result(ctx, stop context.Context, p *Prepared, errs map[*item]e
 			rr.Status = plan.StatusDone
 			res.Summary.Done++
 		case errors.Is(err, errSkipped):
-			rr.Status, rr.Error = plan.StatusSkipped, secret.Scrub(err.Error())
+			rr.Status, rr.Error = plan.StatusSkipped, e.secrets().Scrub(err.Error())
 			res.Summary.Skipped++
 			ee.Skipped = append(ee.Skipped, it.display())
 		default:
-			rr.Status, rr.Error = plan.StatusFailed, secret.Scrub(err.Error())
+			rr.Status, rr.Error = plan.StatusFailed, e.secrets().Scrub(err.Error())
 			res.Summary.Failed++
 			ee.Failed = append(ee.Failed, it.display())
 		}
@@ -338,7 +337,7 @@ func (e *Engine) event(it *item, st Status, detail string) {
 		if it.res != nil {
 			name = it.res.Name
 		}
-		e.Progress.Event(it.id, name, st, secret.Scrub(detail))
+		e.Progress.Event(it.id, name, st, e.secrets().Scrub(detail))
 	}
 }
 

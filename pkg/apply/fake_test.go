@@ -15,7 +15,6 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
-	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -387,5 +386,3 @@ func fmtJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
-
-func secretRegisterForTest(v string) { secret.Register(v) }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Answers the client cannot use. A read whose body is not the JSON the
@@ -60,17 +62,17 @@ func (e *DecodeError) Error() string {
 }
 
 // newDecodeError describes an unusable body.
-func newDecodeError(method, id string, resp *http.Response, body []byte, reason error) *DecodeError {
+func newDecodeError(sec *secret.Registry, method, id string, resp *http.Response, body []byte, reason error) *DecodeError {
 	e := &DecodeError{Method: method, ID: id, StatusCode: resp.StatusCode, ContentType: safeLine(resp.Header.Get("Content-Type"), 80)}
-	e.Reason = decodeReason(body, reason)
+	e.Reason = decodeReason(sec, body, reason)
 	trimmed := strings.TrimSpace(string(body[:min(len(body), 4*excerptLen)]))
 	if trimmed != "" && trimmed[0] != '{' && trimmed[0] != '[' {
-		e.Excerpt = safeLine(scrubText(trimmed), excerptLen)
+		e.Excerpt = safeLine(scrubText(sec, trimmed), excerptLen)
 	}
 	return e
 }
 
-func decodeReason(body []byte, err error) string {
+func decodeReason(sec *secret.Registry, body []byte, err error) string {
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return "the body is empty"
 	}
@@ -78,7 +80,7 @@ func decodeReason(body []byte, err error) string {
 	if strings.Contains(msg, "exceeded max depth") {
 		return "the JSON is nested too deep"
 	}
-	return safeLine(scrubText(msg), 200)
+	return safeLine(scrubText(sec, msg), 200)
 }
 
 // safeLine makes text printable on one line: control and invalid
@@ -247,7 +249,7 @@ func (p *waitPolicy) Do(req *policy.Request) (*http.Response, error) {
 		limit := p.c.maxWait(req)
 		if ra > limit {
 			body, _ := runtime.Payload(resp)
-			e := newError(req.Raw().Method, pathOf(req), resp.StatusCode, resp.Header, body)
+			e := newError(p.c.opts.Secrets, req.Raw().Method, pathOf(req), resp.StatusCode, resp.Header, body)
 			return nil, &ThrottledError{ARM: e, RetryAfter: ra, Until: time.Now().Add(ra), Limit: limit}
 		}
 		throttle := resp.StatusCode == http.StatusTooManyRequests && !IsRetryableCode(errorCode(resp))

@@ -17,6 +17,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Client talks to ARM. It is safe for concurrent use.
@@ -66,6 +68,9 @@ func New(opts Options) (*Client, error) {
 	// a negative MaxRetries turns retries off.
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = def.MaxRetries
+	}
+	if opts.Secrets == nil {
+		opts.Secrets = secret.NewRegistry()
 	}
 	for _, b := range []struct{ got, def *Bucket }{{&opts.Reads, &def.Reads}, {&opts.Writes, &def.Writes}, {&opts.Deletes, &def.Deletes}} {
 		if b.got.Size <= 0 {

@@ -64,7 +64,7 @@ func rejectedReason(e *azidentity.AuthenticationFailedError) string {
 				if d == "" {
 					return env.Error
 				}
-				return env.Error + ": " + safeLine(scrubText(d), 200)
+				return env.Error + ": " + safeLine(redactText(d), 200)
 			}
 		}
 		return fmt.Sprintf("the token endpoint answered %d", e.RawResponse.StatusCode)
@@ -84,7 +84,10 @@ func authReason(err error) string {
 	if err == nil {
 		return "no credential"
 	}
-	msg := scrubText(err.Error())
+	// No run's registry here (the credential is shared and knows no
+	// manifest values): embedded credentials are redacted, and the run
+	// scrubs the whole error with its registry before printing it.
+	msg := redactText(err.Error())
 	low := strings.ToLower(msg)
 	switch {
 	case strings.Contains(low, "attempted credentials"):

@@ -126,7 +126,7 @@ func (e *Error) hint() string {
 // newError builds an Error from a response body, which may be the ARM
 // envelope, an LRO status body ({"status":"Failed","error":{...}}) or
 // something else entirely (HTML from a proxy).
-func newError(method, id string, status int, header http.Header, body []byte) *Error {
+func newError(sec *secret.Registry, method, id string, status int, header http.Header, body []byte) *Error {
 	e := &Error{Method: method, ID: id, StatusCode: status, Header: header, Body: body}
 	var env struct {
 		Error *struct {
@@ -154,17 +154,17 @@ func newError(method, id string, status int, header http.Header, body []byte) *E
 	if e.Code == "" && header != nil {
 		e.Code = header.Get("x-ms-error-code")
 	}
-	e.scrub()
+	e.scrub(sec)
 	return e
 }
 
 // scrub hides secrets before the error becomes text anywhere: ARM's 400s
 // quote the offending request body, secrets and all.
-func (e *Error) scrub() {
-	e.Message = scrubText(e.Message)
-	e.Details = scrubDetails(e.Details)
+func (e *Error) scrub(sec *secret.Registry) {
+	e.Message = scrubText(sec, e.Message)
+	e.Details = mapDetails(e.Details, func(s string) string { return scrubText(sec, s) })
 	if len(e.Body) > 0 {
-		e.Body = []byte(scrubText(string(e.Body)))
+		e.Body = []byte(scrubText(sec, string(e.Body)))
 	}
 }
 
@@ -174,7 +174,7 @@ func (e *Error) scrubValues(values []string) {
 	if len(values) == 0 {
 		return
 	}
-	var r secret.Registry
+	r := secret.NewRegistry()
 	r.Register(values...)
 	e.Message = r.Scrub(e.Message)
 	e.Details = mapDetails(e.Details, r.Scrub)
@@ -190,11 +190,10 @@ func mapDetails(ds []ErrorDetail, f func(string) string) []ErrorDetail {
 	return ds
 }
 
-func scrubDetails(ds []ErrorDetail) []ErrorDetail { return mapDetails(ds, scrubText) }
-
-// scrubText removes registered secret values and embedded credentials
-// (connection-string keys, SAS signatures, bearer tokens) from text.
-func scrubText(s string) string { return redactText(secret.Scrub(s)) }
+// scrubText removes the values of sec (the client's registry, the run's)
+// and embedded credentials (connection-string keys, SAS signatures, bearer
+// tokens) from text.
+func scrubText(sec *secret.Registry, s string) string { return redactText(sec.Scrub(s)) }
 
 // StatusCode returns the HTTP status of an ARM error, or 0.
 func StatusCode(err error) int {

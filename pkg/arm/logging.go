@@ -67,10 +67,10 @@ func (c *Client) logAttempt(req *policy.Request, reqBody []byte, attempt int32, 
 			}
 		}
 	}
-	// Last line of defence: any value registered as secret anywhere in
-	// the process (valueFrom results, listKeys outputs) is hidden wherever
-	// it appears, in URLs, headers, errors and bodies alike.
-	line := secret.Scrub(b.String())
+	// Last line of defence: any value the run registered as secret
+	// (valueFrom results, listKeys outputs) is hidden wherever it appears,
+	// in URLs, headers, errors and bodies alike.
+	line := c.opts.Secrets.Scrub(b.String())
 	logMu.Lock()
 	_, _ = io.WriteString(c.opts.Log, line)
 	logMu.Unlock()
@@ -82,7 +82,7 @@ func (c *Client) logRefused(method string, u *url.URL, err error) {
 	if c.opts.Log == nil || c.opts.Verbosity < VerbosityRequests {
 		return
 	}
-	line := secret.Scrub(fmt.Sprintf("%s %s refused: %s\n", method, redactURL(u), redactText(err.Error())))
+	line := c.opts.Secrets.Scrub(fmt.Sprintf("%s %s refused: %s\n", method, redactURL(u), redactText(err.Error())))
 	logMu.Lock()
 	_, _ = io.WriteString(c.opts.Log, line)
 	logMu.Unlock()

@@ -130,7 +130,7 @@ func (c *Client) listPages(ctx context.Context, collectionID, apiVersion string,
 		pg, err := decodePage(resp.Raw)
 		if err != nil {
 			return false, &DecodeError{Method: http.MethodGet, ID: collectionID, StatusCode: resp.StatusCode,
-				ContentType: safeLine(resp.Header.Get("Content-Type"), 80), Reason: "a list answer must be {\"value\": [...]}: " + decodeReason(resp.Raw, err)}
+				ContentType: safeLine(resp.Header.Get("Content-Type"), 80), Reason: "a list answer must be {\"value\": [...]}: " + decodeReason(c.opts.Secrets, resp.Raw, err)}
 		}
 		c.notePage(collectionID, len(pg.Value), pg.NextLink != "")
 		if visit(pg.Value) {
@@ -267,7 +267,7 @@ func (c *Client) toResponse(method, id string, resp *http.Response) (*Response, 
 		return nil, fmt.Errorf("%s %s: reading response: %w", method, id, err)
 	}
 	if resp.StatusCode >= 400 {
-		return nil, newError(method, id, resp.StatusCode, resp.Header, payload)
+		return nil, newError(c.opts.Secrets, method, id, resp.StatusCode, resp.Header, payload)
 	}
 	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Raw: payload, ETag: resp.Header.Get("ETag")}
 	m, err := decodeObject(payload)
@@ -278,7 +278,7 @@ func (c *Client) toResponse(method, id string, resp *http.Response) (*Response, 
 		// A read must never yield an empty resource: the caller would
 		// take it as the live state (writes without preserved
 		// properties) or as "nothing there".
-		return nil, newDecodeError(method, id, resp, payload, err)
+		return nil, newDecodeError(c.opts.Secrets, method, id, resp, payload, err)
 	}
 	if r.ETag == "" && r.Body != nil {
 		if e, ok := r.Body["etag"].(string); ok {
@@ -404,7 +404,7 @@ func (c *Client) lroError(method, id string, err error) error {
 	var re *azcore.ResponseError
 	if errors.As(err, &re) && re.RawResponse != nil {
 		payload, _ := runtime.Payload(re.RawResponse)
-		e := newError(method, id, re.RawResponse.StatusCode, re.RawResponse.Header, payload)
+		e := newError(c.opts.Secrets, method, id, re.RawResponse.StatusCode, re.RawResponse.Header, payload)
 		if e.StatusCode < 400 {
 			e.OperationStatus = operationStatus(payload)
 			if e.OperationStatus == "" {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Auth modes accepted in Options.Auth.
@@ -148,6 +150,10 @@ type Options struct {
 	// types known to carry secrets under neutral names (Key Vault
 	// secrets, App Service appsettings/connectionstrings).
 	SensitivePaths func(resourceType, apiVersion string) []string
+	// Secrets is the run's registry: logs and ARM's error messages are
+	// scrubbed of its values. New makes an empty one when nil; a run that
+	// registers values must pass its own.
+	Secrets *secret.Registry
 }
 
 // DefaultOptions returns the defaults for every Options field.

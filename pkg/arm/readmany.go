@@ -533,7 +533,7 @@ func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string
 		pg, err := decodePage(resp.Raw)
 		if err != nil {
 			return false, sl.seen, &DecodeError{Method: http.MethodGet, ID: g.collection, StatusCode: resp.StatusCode,
-				ContentType: safeLine(resp.Header.Get("Content-Type"), 80), Reason: "a list answer must be {\"value\": [...]}: " + decodeReason(resp.Raw, err)}
+				ContentType: safeLine(resp.Header.Get("Content-Type"), 80), Reason: "a list answer must be {\"value\": [...]}: " + decodeReason(c.opts.Secrets, resp.Raw, err)}
 		}
 		link := ""
 		if pg.NextLink != "" {

@@ -22,7 +22,7 @@ import (
 //     whose whole point is to return credentials;
 //   - it is a string with an embedded credential (connection strings,
 //     SAS signatures), which redactText rewrites.
-// secret.Scrub then runs over the whole log text.
+// The run's registry (Options.Secrets) then scrubs the whole log text.
 
 // bodyCtx is what redaction knows about a request: its resource type,
 // api-version, resource name, and whether it is a list* action.

@@ -48,7 +48,8 @@ func echoLogClient(t *testing.T, respond func(r *http.Request, body []byte) any,
 const rg = "/subscriptions/" + testSub + "/resourceGroups/rg1"
 
 func TestLogRedactsBySecretRules(t *testing.T) {
-	secret.Register("registered-via-valueFrom-123")
+	reg := secret.NewRegistry()
+	reg.Register("registered-via-valueFrom-123")
 	cases := []struct {
 		name    string
 		id      string
@@ -126,7 +127,7 @@ func TestLogRedactsBySecretRules(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var mut []func(*Options)
+			mut := []func(*Options){func(o *Options) { o.Secrets = reg }}
 			if tc.mut != nil {
 				mut = append(mut, tc.mut)
 			}
@@ -194,7 +195,8 @@ func TestLogRedactsListPagesPerItem(t *testing.T) {
 }
 
 func TestErrorMessagesAreScrubbed(t *testing.T) {
-	secret.Register("quoted-by-arm-secret-9")
+	reg := secret.NewRegistry()
+	reg.Register("quoted-by-arm-secret-9")
 	f := newFakeARM(t)
 	f.handle("PUT", testID, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": map[string]any{
@@ -203,7 +205,7 @@ func TestErrorMessagesAreScrubbed(t *testing.T) {
 			"details": []any{map[string]any{"code": "Bad", "message": "value 'quoted-by-arm-secret-9' and AccountKey=abc123def== rejected"}},
 		}})
 	})
-	_, err := f.client().Put(context.Background(), testID, testAPI, map[string]any{"properties": map[string]any{"x": "quoted-by-arm-secret-9"}}, nil)
+	_, err := f.client(func(o *Options) { o.Secrets = reg }).Put(context.Background(), testID, testAPI, map[string]any{"properties": map[string]any{"x": "quoted-by-arm-secret-9"}}, nil)
 	if err == nil {
 		t.Fatal("no error")
 	}

@@ -37,7 +37,7 @@ func (g *GlobalOptions) completeRecorded(cmd *cobra.Command, _ []string, toCompl
 	}
 	var out []string
 	for _, r := range recs {
-		name := printer.CleanLine(printer.DisplayName(r.ID, r.Type))
+		name := printer.CleanLine(g.runSecrets(), printer.DisplayName(r.ID, r.Type))
 		if hasPrefixFold(name, toComplete) {
 			out = append(out, name)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // controllerOptions are the flags of `kubectl azure controller`.
@@ -149,7 +150,8 @@ func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, err
 		LoadDir: func(ctx context.Context, dir string) (*manifest.Set, error) {
 			l := lo
 			l.Filenames, l.Recursive = []string{dir}, true
-			return o.g.load(ctx, l, cleanWriter{o.streams.ErrOut})
+			l.SecretValues = secret.NewRegistry() // the set's own (see watchOptions.runWith)
+			return o.g.load(ctx, l, cleanWriter{o.streams.ErrOut, o.g.runSecrets()})
 		}}
 	if err := cm.Start(ctx); err != nil {
 		return nil, withCode(ExitError, fmt.Errorf("--source %s: %w", o.source, err))

@@ -14,10 +14,12 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // statusOptions are `kubectl azure status`'s (also `controller status`).
 type statusOptions struct {
+	g          *GlobalOptions
 	streams    genericiooptions.IOStreams
 	printFlags *printer.PrintFlags
 	path       string
@@ -28,7 +30,7 @@ type statusOptions struct {
 // newStatusCommand is `kubectl azure status` (also `controller status`):
 // what the loop last saw, read from its status file.
 func newStatusCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := &statusOptions{streams: s}
+	o := &statusOptions{g: g, streams: s}
 	cmd := &cobra.Command{
 		Use:   "status --status-file PATH [-o json]",
 		Short: "Show what apply --watch or the controller last saw of every resource (exit 1 when any is not in sync)",
@@ -43,7 +45,7 @@ func newStatusCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Com
 }
 
 func (o *statusOptions) Complete(*cobra.Command, []string) error {
-	p, err := o.printFlags.ToPrinter(printer.Options{})
+	p, err := o.printFlags.ToPrinter(printer.Options{Secrets: o.g.runSecrets()})
 	if err != nil {
 		return withCode(ExitValidation, err)
 	}
@@ -66,7 +68,7 @@ func (o *statusOptions) Run(context.Context) error {
 	if o.printer.Document() {
 		err = o.printer.PrintObject(o.streams.Out, st)
 	} else {
-		err = printStatus(o.streams.Out, st, time.Now())
+		err = printStatus(o.streams.Out, st, time.Now(), o.g.runSecrets())
 	}
 	if err != nil {
 		return err
@@ -79,10 +81,10 @@ func (o *statusOptions) Run(context.Context) error {
 	return nil
 }
 
-func printStatus(w io.Writer, st *reconcile.Status, now time.Time) error {
+func printStatus(w io.Writer, st *reconcile.Status, now time.Time, sec *secret.Registry) error {
 	fmt.Fprintf(w, "Observed %s ago (policy %s). %d resource(s).\n", now.Sub(st.ObservedAt).Round(time.Second), st.Policy, len(st.Resources))
 	if st.Source.Error != "" {
-		fmt.Fprintf(w, "Manifests refused (the last good set is observed): %s\n", printer.CleanText(st.Source.Error))
+		fmt.Fprintf(w, "Manifests refused (the last good set is observed): %s\n", printer.CleanText(sec, st.Source.Error))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RESOURCE\tSTATE\tSEEN\tDETAIL")
@@ -99,7 +101,7 @@ func printStatus(w io.Writer, st *reconcile.Status, now time.Time) error {
 		if !r.LastObserved.IsZero() {
 			seen = now.Sub(r.LastObserved).Round(time.Second).String() + " ago"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", printer.CleanText(printer.DisplayName(r.ID, "")), r.State, seen, printer.CleanText(detail))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", printer.CleanText(sec, printer.DisplayName(r.ID, "")), r.State, seen, printer.CleanText(sec, detail))
 	}
 	return tw.Flush()
 }

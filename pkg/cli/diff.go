@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -79,7 +80,7 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	runtime.GC()
 	o.refreshHeader()
 	if ext := os.Getenv(EnvExternalDiff); ext != "" && o.printer.Format() == printer.OutputText {
-		if err := externalDiff(ctx, ext, p, o.streams); err != nil {
+		if err := externalDiff(ctx, ext, p, o.streams, o.g.runSecrets()); err != nil {
 			return err
 		}
 	} else if err := o.printer.PrintPlan(o.streams.Out, p); err != nil {
@@ -135,7 +136,7 @@ const EnvExternalDiff = "KUBECTL_EXTERNAL_DIFF"
 // YAML file of changed paths per resource) and runs the user's program on
 // them. Its exit code 1 means "differences", as diff's does; anything else
 // that is not 0 is an error. diff's own exit code still comes from the plan.
-func externalDiff(ctx context.Context, program string, p *plan.Plan, streams genericiooptions.IOStreams) error {
+func externalDiff(ctx context.Context, program string, p *plan.Plan, streams genericiooptions.IOStreams, sec *secret.Registry) error {
 	argv := strings.Fields(program)
 	dir, err := os.MkdirTemp("", "kubectl-azure-diff-")
 	if err != nil {
@@ -148,7 +149,7 @@ func externalDiff(ctx context.Context, program string, p *plan.Plan, streams gen
 			return err
 		}
 	}
-	if err := printer.WriteDiffTrees(live, merged, p); err != nil {
+	if err := printer.WriteDiffTrees(live, merged, p, sec); err != nil {
 		return err
 	}
 	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], live, merged)...)

@@ -62,7 +62,7 @@ func newGetCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comman
 // -o jsonpath template before any request.
 func (o *getOptions) Complete(_ *cobra.Command, args []string) error {
 	o.refs = args
-	p, err := o.printFlags.ToPrinter(printer.Options{})
+	p, err := o.printFlags.ToPrinter(printer.Options{Secrets: o.g.runSecrets()})
 	if err != nil {
 		return withCode(ExitValidation, err)
 	}
@@ -108,7 +108,7 @@ func (o *getOptions) Run(ctx context.Context) error {
 			name, known := deferredGetName(r, o.versions(set), get)
 			if !known {
 				fmt.Fprintf(o.streams.ErrOut, "%s: name known after apply (%s has no value in Azure yet); the other resources are printed\n",
-					printer.CleanText(printer.DisplayName(r.ID, r.Type)), printer.CleanText(r.NameDeferred.Expr))
+					printer.CleanText(o.g.runSecrets(), printer.DisplayName(r.ID, r.Type)), printer.CleanText(o.g.runSecrets(), r.NameDeferred.Expr))
 				live = append(live, liveResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Body: map[string]any{}, NameKnownAfterApply: true})
 				continue
 			}
@@ -194,7 +194,7 @@ func (o *getOptions) resources(ctx context.Context) (*manifest.Set, error) {
 func (o *getOptions) print(live []liveResource) error {
 	var buf bytes.Buffer
 	err := o.format(&buf, live)
-	if _, werr := io.WriteString(o.streams.Out, secret.Scrub(buf.String())); err == nil {
+	if _, werr := io.WriteString(o.streams.Out, o.g.runSecrets().Scrub(buf.String())); err == nil {
 		err = werr
 	}
 	return err
@@ -216,7 +216,7 @@ func (o *getOptions) format(w io.Writer, live []liveResource) error {
 		return o.printer.PrintObject(w, map[string]any{"resources": live})
 	case printer.OutputName:
 		for _, r := range live {
-			fmt.Fprintln(w, printer.CleanText(printer.DisplayName(r.ID, r.Type)))
+			fmt.Fprintln(w, printer.CleanText(o.g.runSecrets(), printer.DisplayName(r.ID, r.Type)))
 		}
 		return nil
 	}
@@ -231,16 +231,16 @@ func (o *getOptions) format(w io.Writer, live []liveResource) error {
 		if props, ok := r.Body["properties"].(map[string]any); ok {
 			state, _ = props["provisioningState"].(string)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", printer.CleanText(printer.DisplayName(r.ID, r.Type)), dash(loc), dash(state))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", printer.CleanText(o.g.runSecrets(), printer.DisplayName(r.ID, r.Type)), o.dash(loc), o.dash(state))
 	}
 	return tw.Flush()
 }
 
-func dash(s string) string {
+func (o *getOptions) dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return printer.CleanText(s)
+	return printer.CleanText(o.g.runSecrets(), s)
 }
 
 // getSecretPaths are the body paths get hides for one resource beyond what

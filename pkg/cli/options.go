@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Environment variables the CLI reads. Flags win over them.
@@ -49,6 +50,20 @@ type GlobalOptions struct {
 	waits waitNotices
 	// outputs are the commands' -o (printFlags): what each accepts.
 	outputs map[*cobra.Command]*printer.PrintFlags
+	// secrets is the registry of the command's run, made fresh as each
+	// command starts (root's PersistentPreRunE): the loader registers
+	// into it, and the ARM client, the state store, the engine, the
+	// printers and the final error report scrub with it.
+	secrets *secret.Registry
+}
+
+// runSecrets is the run's registry (see secrets), made on first use when
+// the command did not start through the root command.
+func (g *GlobalOptions) runSecrets() *secret.Registry {
+	if g.secrets == nil {
+		g.secrets = secret.NewRegistry()
+	}
+	return g.secrets
 }
 
 // ARMFlags are the ARM connection: which subscription, where requests go,

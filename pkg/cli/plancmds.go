@@ -82,6 +82,7 @@ func (o *planCore) printOptions() printer.Options {
 	p := printer.DefaultOptions()
 	p.Color = o.color
 	p.Explain = o.apply.Explain
+	p.Secrets = o.g.runSecrets()
 	if o.apply.Delete {
 		p.Operation = printer.OperationDelete
 	}
@@ -352,7 +353,7 @@ func (o *planCore) execute(ctx context.Context, set *manifest.Set, sess *session
 		return o.printResult(&plan.Result{FormatVersion: plan.FormatVersion, Plan: prep.Plan, Results: []plan.ResourceResult{}})
 	}
 	for _, line := range stateOnly {
-		fmt.Fprintln(o.notes(), printer.CleanText(line))
+		fmt.Fprintln(o.notes(), printer.CleanText(o.g.runSecrets(), line))
 	}
 	if writes && !o.yes {
 		if err := o.confirm(prep.Plan); err != nil {
@@ -464,5 +465,5 @@ func (o *planCore) annotateFailures(res *plan.Result) {
 		file, doc := printer.SplitOrigin(origins[armid.Key(r.ID)])
 		ps = append(ps, printer.Problem{File: file, Document: doc, Message: printer.DisplayName(r.ID, "") + ": " + r.Error})
 	}
-	_ = printer.Annotate(o.streams.ErrOut, ps)
+	_ = printer.Annotate(o.streams.ErrOut, o.g.runSecrets(), ps)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // StdStreams returns the process's standard streams.
@@ -54,23 +55,24 @@ func Main(args []string, streams genericiooptions.IOStreams) int {
 // Actions, and on stdout in the machine format when nothing was printed
 // there yet, so `-o json | jq` and a markdown PR comment carry the error.
 func report(g *GlobalOptions, streams genericiooptions.IOStreams, stdoutUsed bool, err error) {
-	msg := printer.CleanText(err.Error())
+	sec := g.runSecrets()
+	msg := printer.CleanText(sec, err.Error())
 	ps := problems(err)
 	if isValidation(err) {
 		// One line per problem, each with its severity, file and line; the
 		// file name is escaped to one line (it may hold a newline).
-		_ = printer.ProblemLines(streams.ErrOut, ps)
+		_ = printer.ProblemLines(streams.ErrOut, sec, ps)
 	} else {
 		fmt.Fprintln(streams.ErrOut, "error:", msg)
 	}
 	if g.annotations() == printer.AnnotationsGitHub {
-		_ = printer.Annotate(streams.ErrOut, ps)
+		_ = printer.Annotate(streams.ErrOut, sec, ps)
 	}
 	if stdoutUsed {
 		return
 	}
 	// The error document comes in the formats that are documents.
-	p, err := printer.NewPrintFlags(printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown).WithOutput(&g.Output).ToPrinter(printer.Options{})
+	p, err := printer.NewPrintFlags(printer.OutputJSON, printer.OutputYAML, printer.OutputMarkdown).WithOutput(&g.Output).ToPrinter(printer.Options{Secrets: sec})
 	if err != nil {
 		return
 	}
@@ -155,6 +157,9 @@ holds now. It stays silent when nothing you own changed.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			// Each run starts with a registry of its own: nothing one run
+			// registered is scrubbed by, or leaks into, another.
+			g.secrets = secret.NewRegistry()
 			return g.validate(cmd)
 		},
 	}

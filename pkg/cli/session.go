@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/pkg/version"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
@@ -47,6 +48,7 @@ func (g *GlobalOptions) armOptions(log io.Writer) arm.Options {
 		o.Timeout = g.Timeout
 	}
 	o.Log = log
+	o.Secrets = g.runSecrets()
 	g.waits.mu.Lock()
 	if g.waits.out == nil {
 		g.waits.out = log
@@ -76,6 +78,7 @@ func (g *GlobalOptions) openState(ctx context.Context) (state.Store, error) {
 	o := state.DefaultOptions()
 	o.KubeConfig = g.KubeFlags
 	o.LockTimeout = g.LockTimeout
+	o.Secrets = g.runSecrets()
 	if g.LeaseDuration > 0 {
 		o.LeaseDuration = g.LeaseDuration
 	}
@@ -107,9 +110,13 @@ func (g *GlobalOptions) setName() string {
 }
 
 // load reads and validates the manifests. Validation problems exit 2 and
-// nothing is sent anywhere.
+// nothing is sent anywhere. Secrets go to lo.SecretValues when set (a
+// loop's load of its own), else to the run's registry.
 func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, streams io.Writer) (*manifest.Set, error) {
 	lo.Subscription = g.Subscription
+	if lo.SecretValues == nil {
+		lo.SecretValues = g.runSecrets()
+	}
 	if !strings.HasPrefix(g.State, "kubernetes://") {
 		lo.Skip = append(lo.Skip, g.State) // state kept beside the manifests is not one
 	}
@@ -160,9 +167,9 @@ func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, strea
 	// Warnings with their file and line, on stderr whatever -o says, and
 	// as annotations under GitHub Actions; machine formats carry them too.
 	ws := manifestProblems(set.Findings)
-	_ = printer.ProblemLines(streams, ws)
+	_ = printer.ProblemLines(streams, set.Secrets, ws)
 	if g.annotations() == printer.AnnotationsGitHub {
-		_ = printer.Annotate(streams, ws)
+		_ = printer.Annotate(streams, set.Secrets, ws)
 	}
 	return set, nil
 }
@@ -172,7 +179,9 @@ func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Regist
 	opts.Concurrency = g.engineConcurrency()
 	opts.Set = g.setName()
 	opts.LockTimeout = g.LockTimeout
-	return &apply.Engine{Client: armclient.New(c), Store: st, Schemas: reg, Plugins: plugins.For, Options: opts, Warn: cleanWriter{warn}}
+	sec := g.runSecrets()
+	return &apply.Engine{Client: armclient.New(c), Store: st, Schemas: reg, Plugins: plugins.For, Options: opts,
+		Warn: cleanWriter{warn, sec}, Secrets: sec}
 }
 
 // isTerminal reports whether f is an interactive terminal.
@@ -210,12 +219,16 @@ func (g *GlobalOptions) engineConcurrency() int {
 	return 0
 }
 
-// cleanWriter scrubs known secret values and escapes control characters in
-// everything written through it; the engine writes whole lines.
-type cleanWriter struct{ w io.Writer }
+// cleanWriter scrubs the values of sec (the run's registry) and escapes
+// control characters in everything written through it; the engine writes
+// whole lines.
+type cleanWriter struct {
+	w   io.Writer
+	sec *secret.Registry
+}
 
 func (c cleanWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(c.w, printer.CleanText(string(p))); err != nil {
+	if _, err := io.WriteString(c.w, printer.CleanText(c.sec, string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -17,7 +17,7 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 	}
 	list := newStateSubcommand(g, s, "list", "List the recorded resources", cobra.NoArgs,
 		func(ctx context.Context, o *stateOptions, st state.Store) error {
-			return listState(ctx, o.streams.Out, st, o.format())
+			return listState(ctx, o.streams.Out, st, o.format(), o.g.runSecrets())
 		}, printer.OutputText, printer.OutputWide, printer.OutputName, printer.OutputJSON, printer.OutputYAML)
 	show := newStateSubcommand(g, s, "show TYPE/NAME|NAME|ID", "Show one resource's record: last-applied body (secrets hashed), baseline, etag", cobra.ExactArgs(1),
 		func(ctx context.Context, o *stateOptions, st state.Store) error {
@@ -114,7 +114,7 @@ func newStateMoveCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.
 			if len(o.args) == 2 {
 				newID = o.args[1]
 			}
-			return moveRecord(ctx, o.streams.Out, st, o.args[0], newID, toSet)
+			return moveRecord(ctx, o.streams.Out, st, o.args[0], newID, toSet, o.g.runSecrets())
 		})
 	cmd.Example = `  # rg-old's storage account was moved to rg-new with ARM's move operation:
   kubectl azure state mv storageAccounts/st1 /subscriptions/SUB/resourceGroups/rg-new/providers/Microsoft.Storage/storageAccounts/st1

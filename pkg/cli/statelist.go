@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -18,7 +19,7 @@ import (
 // GROUP first, the full ID (what scripts and `state show` can take) last;
 // -o wide adds the api-version, origin and serial. The machine formats
 // (name, json, yaml) are the state package's.
-func listState(ctx context.Context, w io.Writer, st state.Store, format string) error {
+func listState(ctx context.Context, w io.Writer, st state.Store, format string, sec *secret.Registry) error {
 	if format != "" && format != state.FormatTable && format != state.FormatWide {
 		return state.List(ctx, w, st, format)
 	}
@@ -54,7 +55,7 @@ func listState(ctx context.Context, w io.Writer, st state.Store, format string) 
 			if c == "" {
 				c = "-"
 			}
-			row[i] = printer.CleanLine(c)
+			row[i] = printer.CleanLine(sec, c)
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
@@ -63,7 +64,7 @@ func listState(ctx context.Context, w io.Writer, st state.Store, format string) 
 	}
 	for _, in := range intents {
 		fmt.Fprintf(w, "pending: %s of %s started %s was not confirmed; the next apply repairs it\n",
-			in.Op, printer.CleanLine(in.ID), in.Started.UTC().Format(time.RFC3339))
+			in.Op, printer.CleanLine(sec, in.ID), in.Started.UTC().Format(time.RFC3339))
 	}
 	return nil
 }

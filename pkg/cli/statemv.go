@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -19,7 +20,7 @@ import (
 // the next plan would create NEW (or adopt it) and, with --prune, delete
 // what OLD recorded. Only the record moves: its last-applied body and
 // baseline go with it, so the next plan compares as before.
-func moveRecord(ctx context.Context, w io.Writer, st state.Store, oldRef, newID, toSet string) error {
+func moveRecord(ctx context.Context, w io.Writer, st state.Store, oldRef, newID, toSet string, sec *secret.Registry) error {
 	unlock, err := st.Lock(ctx, "", 0)
 	if err != nil {
 		return withCode(ExitError, err)
@@ -95,6 +96,6 @@ func moveRecord(ctx context.Context, w io.Writer, st state.Store, oldRef, newID,
 	if toSet != "" {
 		msg += " (set " + toSet + ")"
 	}
-	fmt.Fprintln(w, printer.CleanText(msg+"; nothing was sent to Azure."))
+	fmt.Fprintln(w, printer.CleanText(sec, msg+"; nothing was sent to Azure."))
 	return nil
 }

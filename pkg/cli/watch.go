@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 )
@@ -109,11 +110,18 @@ func (w *watchOptions) run(ctx context.Context, g *GlobalOptions, streams generi
 // runWith is run; around, when set, runs the loop (leader election).
 func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams genericiooptions.IOStreams, src reconcile.Source, load manifest.LoadOptions, base apply.Options, failFast bool,
 	around func(ctx context.Context, ctl *reconcile.Controller) error) error {
-	log := cleanWriter{streams.ErrOut}
+	// The loop runs for days: its ARM clients, state store and log scrub
+	// with the run's registry, which holds nothing itself; every load gets
+	// a registry of its own (the set's), and every plan or batch one over
+	// it, included in the run's while it runs (reconcile.Controller.Secrets).
+	run := g.runSecrets()
+	log := cleanWriter{streams.ErrOut, run}
 	if ds, ok := src.(*reconcile.DirSource); ok && ds.LoadFunc == nil {
 		load.Skip = append(load.Skip, w.loop.StatusFile, w.loop.PlanFile)
 		ds.LoadFunc = func(ctx context.Context) (*manifest.Set, error) {
-			return g.load(ctx, load, log)
+			l := load
+			l.SecretValues = secret.NewRegistry()
+			return g.load(ctx, l, log)
 		}
 	}
 	refl := reconcile.NewReflector(src)
@@ -170,7 +178,7 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 	loop := w.loop
 	loop.LockTimeout = g.LockTimeout
 	ctl := &reconcile.Controller{Options: loop, Reflector: refl, Store: st, ObserveARM: armclient.New(observe), WriteARM: armclient.New(writer),
-		Schemas: reg, Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log,
+		Schemas: reg, Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log, Secrets: run,
 		PlanSource: apply.Source{Filenames: load.Filenames, Recursive: load.Recursive, Kustomize: load.Kustomize,
 			Selector: load.Selector, Subscription: g.Subscription, State: g.State}}
 	if ns, set, err := state.ParseKubernetesRef(g.State); err == nil && strings.HasPrefix(g.State, "kubernetes://") {

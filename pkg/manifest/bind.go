@@ -57,7 +57,7 @@ func (l *loader) expandValue(e *entry, path, s string, mode exprMode) (string, *
 	if len(terms) == 1 && terms[0].ref == nil && terms[0].fn == "" {
 		return terms[0].lit, nil, true
 	}
-	d := &Deferred{Expr: s, terms: terms}
+	d := &Deferred{Expr: s, terms: terms, secrets: l.opts.SecretValues}
 	collectRefs(terms, d)
 	return "", d, true
 }

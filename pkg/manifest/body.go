@@ -8,7 +8,6 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
-	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // walk resolves a body value, expanding placeholders in strings and map
@@ -254,7 +253,7 @@ func (l *loader) valueFromKnown(e *entry, m map[string]any, path string) (string
 		l.ps.add(o, path, "must hold exactly one of env: NAME, secretKeyRef: {name, key, namespace} or action: {resource, name, path}")
 		return "", false
 	}
-	secret.Register(v)
+	l.opts.SecretValues.Register(v)
 	return v, true
 }
 
@@ -424,13 +423,13 @@ func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (an
 		e.defer_(bodyPath, d)
 		return knownAfterApply, true
 	}
-	secret.Register(val)
+	l.opts.SecretValues.Register(val)
 	return val, true
 }
 
 // warn records a non-fatal finding.
 func (l *loader) warn(o Origin, path, format string, args ...any) {
-	p := Problem{File: o.File, Index: o.Index, Line: l.ps.line(o, path), Path: path, Message: secret.Scrub(fmt.Sprintf(format, args...)), Severity: SeverityWarning}
+	p := Problem{File: o.File, Index: o.Index, Line: l.ps.line(o, path), Path: path, Message: l.opts.SecretValues.Scrub(fmt.Sprintf(format, args...)), Severity: SeverityWarning}
 	l.findings = append(l.findings, p)
 	prefix := o.String() + ": "
 	if path != "" {

@@ -41,6 +41,9 @@ type Deferred struct {
 	Actions []ActionRef
 	// terms is the bound expression Resolve evaluates.
 	terms []term
+	// secrets is the registry of the load that made it: ResolveWith
+	// registers action results there.
+	secrets *secret.Registry
 }
 
 // Resolve evaluates the expression, reading live values through get (which
@@ -56,8 +59,20 @@ func (d *Deferred) Resolve(get func(ValueRef) (any, bool)) (value any, known boo
 // ResolveWith is Resolve that also fills action results (Actions) through
 // call, which POSTs the action and picks ActionRef.Path from its answer;
 // with call nil they are not known. Every action result is registered for
-// scrubbing, and so is the whole string built from one.
+// scrubbing, and so is the whole string built from one, in the registry of
+// the load that made d.
 func (d *Deferred) ResolveWith(get func(ValueRef) (any, bool), call func(ActionRef) (any, error)) (value any, known bool, err error) {
+	return d.ResolveFor(d.secrets, get, call)
+}
+
+// ResolveFor is ResolveWith registering in reg, the registry of the run
+// resolving it (a reconcile's, which ends with it, rather than the
+// manifest set's, which lives as long as the set). A nil reg falls back to
+// the load's registry, so a value is never left unregistered.
+func (d *Deferred) ResolveFor(reg *secret.Registry, get func(ValueRef) (any, bool), call func(ActionRef) (any, error)) (value any, known bool, err error) {
+	if reg == nil {
+		reg = d.secrets
+	}
 	if len(d.terms) == 1 && d.terms[0].ref != nil {
 		v, ok := get(*d.terms[0].ref)
 		if !ok {
@@ -65,12 +80,12 @@ func (d *Deferred) ResolveWith(get func(ValueRef) (any, bool), call func(ActionR
 		}
 		return v, true, nil
 	}
-	s, known, err := evalString(d.terms, get, call)
+	s, known, err := evalString(d.terms, get, call, reg)
 	if err != nil || !known {
 		return nil, known, err
 	}
 	if len(d.Actions) > 0 {
-		secret.Register(s)
+		reg.Register(s)
 	}
 	return s, true, nil
 }
@@ -110,7 +125,7 @@ type term struct {
 	action *ActionRef // for "action": a secret from valueFrom.template
 }
 
-func evalString(ts []term, get func(ValueRef) (any, bool), call func(ActionRef) (any, error)) (string, bool, error) {
+func evalString(ts []term, get func(ValueRef) (any, bool), call func(ActionRef) (any, error), reg *secret.Registry) (string, bool, error) {
 	var b strings.Builder
 	known := true
 	for _, t := range ts {
@@ -139,12 +154,12 @@ func evalString(ts []term, get func(ValueRef) (any, bool), call func(ActionRef) 
 			if err != nil {
 				return "", false, fmt.Errorf("%s of %s: %w", t.action.Action, t.action.Target, err)
 			}
-			secret.Register(s)
+			reg.Register(s)
 			b.WriteString(s)
 		case t.fn != "":
 			var args []string
 			for _, a := range t.args {
-				s, ok, err := evalString(a, get, call)
+				s, ok, err := evalString(a, get, call, reg)
 				if err != nil {
 					return "", false, err
 				}

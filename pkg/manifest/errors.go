@@ -127,8 +127,10 @@ func (e *ValidationError) Error() string {
 
 // problems collects problems during a load.
 type problems struct {
-	list []Problem
-	seen map[string]bool
+	// secrets scrubs every message: the run's registry.
+	secrets *secret.Registry
+	list    []Problem
+	seen    map[string]bool
 	// texts holds, by file and document index, the text line tables are
 	// built from; tables holds the tables built (or given).
 	texts  map[string][]docText
@@ -193,7 +195,7 @@ func (ps *problems) line(o Origin, path string) int {
 }
 
 func (ps *problems) add(o Origin, path, format string, args ...any) {
-	p := Problem{File: o.File, Index: o.Index, Line: ps.line(o, path), Path: path, Message: secret.Scrub(fmt.Sprintf(format, args...)), Severity: SeverityError}
+	p := Problem{File: o.File, Index: o.Index, Line: ps.line(o, path), Path: path, Message: ps.secrets.Scrub(fmt.Sprintf(format, args...)), Severity: SeverityError}
 	key := p.String()
 	if ps.seen == nil {
 		ps.seen = map[string]bool{}

@@ -220,13 +220,14 @@ func TestSecretsAnywhere(t *testing.T) {
 	o := docs(doc("app", siteType, "resourceGroup: rg-demo",
 		`{location: westeurope, tags: {"a.b": {valueFrom: {env: TAG}}}, properties: {siteConfig: {appSettings: [{name: K, value: {valueFrom: {env: KEY}}}]}}}`))
 	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "TAG": "tag-secret-1", "KEY": "key-secret-2"})
-	r := load(t, o).Resources[0]
+	set := load(t, o)
+	r := set.Resources[0]
 	want := []string{`properties.siteConfig.appSettings[0].value`, `tags."a.b"`}
 	got := append([]string(nil), r.SecretPaths...)
 	if strings.Join(sorted(got), " ") != strings.Join(want, " ") {
 		t.Errorf("SecretPaths = %q, want %q", got, want)
 	}
-	if out := secret.Scrub("x tag-secret-1 key-secret-2"); strings.Contains(out, "secret-") {
+	if out := set.Secrets.Scrub("x tag-secret-1 key-secret-2"); strings.Contains(out, "secret-") {
 		t.Errorf("resolved secrets are not registered for scrubbing: %s", out)
 	}
 }
@@ -381,4 +382,33 @@ func FuzzParseExpr(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadsDoNotShareSecrets: two runs in one process, each loading its
+// own secret, each get a registry of their own; the second run's registry
+// does not hold the first's value (it did with one process-wide registry),
+// and a registry the caller passes is the one filled.
+func TestLoadsDoNotShareSecrets(t *testing.T) {
+	run := func(v string, reg *secret.Registry) *Set {
+		o := docs(doc("app", siteType, "resourceGroup: rg-demo",
+			`{location: westeurope, properties: {siteConfig: {appSettings: [{name: K, value: {valueFrom: {env: KEY}}}]}}}`))
+		o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "KEY": v})
+		o.SecretValues = reg
+		return load(t, o)
+	}
+	first := run("first-run-key-1", nil)
+	second := run("second-run-key-2", nil)
+	if first.Secrets == nil || second.Secrets == nil || first.Secrets == second.Secrets {
+		t.Fatal("each load without a registry must make its own")
+	}
+	if second.Secrets.Registered("first-run-key-1") || strings.Contains(second.Secrets.Scrub("x first-run-key-1"), secret.Placeholder) {
+		t.Error("the second run's registry holds the first run's secret")
+	}
+	if !first.Secrets.Registered("first-run-key-1") || !second.Secrets.Registered("second-run-key-2") {
+		t.Error("a run's own secret is not registered")
+	}
+	given := secret.NewRegistry()
+	if s := run("given-key-3", given); s.Secrets != given || !given.Registered("given-key-3") {
+		t.Error("the registry passed in LoadOptions.SecretValues is not the one filled")
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Envelope constants: the apiVersion and kind of every manifest document.
@@ -79,6 +80,10 @@ type Set struct {
 	// on that -l left out: the engine must find them in Azure (they are
 	// neither created nor changed by this run). Sorted, no duplicates.
 	Unselected []string
+	// Secrets is the registry the load registered its secret values in
+	// (LoadOptions.SecretValues, or the one Load made): the run scrubs its
+	// output with it.
+	Secrets *secret.Registry
 }
 
 // ByID finds a resource by ARM ID (case-insensitive).
@@ -95,7 +100,7 @@ func (s *Set) ByID(id string) *Resource {
 // problem it returns a *ValidationError listing all of them.
 func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	opts.defaults()
-	ps := &problems{}
+	ps := &problems{secrets: opts.SecretValues}
 	l := &loader{ctx: ctx, opts: &opts, ps: ps, acct: resolveAccount(&opts)}
 	var selector labels.Selector
 	var selErr error
@@ -120,7 +125,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 		ps.add(Origin{Index: -1}, "", "-l %q is not a valid label selector: %v", opts.Selector, selErr)
 	}
 	l.resolve()
-	set := &Set{Warnings: l.warnings, Findings: l.findings}
+	set := &Set{Warnings: l.warnings, Findings: l.findings, Secrets: opts.SecretValues}
 	if l.subUsed {
 		set.Subscription = l.acct.subscription
 	}

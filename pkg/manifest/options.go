@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // LoadOptions says what to load and how to resolve it. Flags fill it (see
@@ -45,6 +46,11 @@ type LoadOptions struct {
 	// Secrets resolves valueFrom.secretKeyRef. Nil means no cluster was
 	// configured; a manifest using secretKeyRef then fails validation.
 	Secrets SecretResolver
+	// SecretValues is the run's registry: every secret value Load resolves
+	// is registered there, and problems are scrubbed with it. Nil makes a
+	// fresh one for this load (Set.Secrets returns it), so a load never
+	// goes without and never shares one with another run by accident.
+	SecretValues *secret.Registry
 	// Schema validates bodies. Nil uses DefaultSchemaValidator.
 	Schema SchemaValidator
 	// Versions lists the api-versions the schema index knows for a type
@@ -86,6 +92,9 @@ func (o *LoadOptions) defaults() {
 	}
 	if o.Versions == nil {
 		o.Versions = schema.Default().Versions
+	}
+	if o.SecretValues == nil {
+		o.SecretValues = secret.NewRegistry()
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // TestValueFromTemplate: a string mixing literals, references and secrets
@@ -34,7 +32,7 @@ func TestValueFromTemplate(t *testing.T) {
 	if got := settings[1].(map[string]any)["value"]; got != "Server="+stID+";Password=pw-s3cret-9" {
 		t.Errorf("DB = %v", got)
 	}
-	if got := secret.Scrub("x Server=" + stID + ";Password=pw-s3cret-9 y"); strings.Contains(got, "pw-s3cret-9") || strings.Contains(got, stID+";") {
+	if got := s.Secrets.Scrub("x Server=" + stID + ";Password=pw-s3cret-9 y"); strings.Contains(got, "pw-s3cret-9") || strings.Contains(got, stID+";") {
 		t.Errorf("the whole value is not scrubbed: %s", got)
 	}
 	d := app.Deferred[conn]
@@ -53,7 +51,7 @@ func TestValueFromTemplate(t *testing.T) {
 	if err != nil || !known || v != want {
 		t.Errorf("ResolveWith = %v, %v, %v", v, known, err)
 	}
-	if got := secret.Scrub("a " + want); strings.Contains(got, "k3y-from-listkeys") || strings.Contains(got, "AccountName=st1") {
+	if got := s.Secrets.Scrub("a " + want); strings.Contains(got, "k3y-from-listkeys") || strings.Contains(got, "AccountName=st1") {
 		t.Errorf("not scrubbed: %s", got)
 	}
 	if _, _, err := d.ResolveWith(get, func(ActionRef) (any, error) { return nil, errors.New("403") }); err == nil {

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // WriteDiffTrees writes the plan as two directories for an external diff
@@ -17,15 +18,16 @@ import (
 // path and its value, in liveDir as Azure (or state) has it and in
 // mergedDir as the apply would leave it. A created resource has no live
 // file and a deleted one no merged file. Values go through the same
-// sanitising as every other format, so secrets show as (sensitive).
-func WriteDiffTrees(liveDir, mergedDir string, p *plan.Plan) error {
-	safe := sanitize(p, Options{Output: OutputYAML})
+// sanitising as every other format, so secrets show as (sensitive);
+// secrets is the run's registry.
+func WriteDiffTrees(liveDir, mergedDir string, p *plan.Plan, secrets *secret.Registry) error {
+	safe := sanitize(p, Options{Output: OutputYAML, Secrets: secrets})
 	seen := map[string]int{}
 	for _, r := range safe.Resources {
 		if isNoOp(r.Action) && len(r.Changes) == 0 {
 			continue
 		}
-		name := diffFileName(DisplayName(r.ID, r.Type))
+		name := diffFileName(secrets, DisplayName(r.ID, r.Type))
 		if n := seen[name]; n > 0 {
 			name = fmt.Sprintf("%s_%d", name, n+1)
 		}
@@ -72,8 +74,8 @@ func writeDiffFile(path string, head, values map[string]any) error {
 }
 
 // diffFileName turns TYPE/NAME into one safe file name.
-func diffFileName(s string) string {
-	s = CleanLine(s)
+func diffFileName(secrets *secret.Registry, s string) string {
+	s = CleanLine(secrets, s)
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-':

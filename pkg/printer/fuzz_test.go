@@ -15,7 +15,7 @@ func FuzzCleanText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, r := range CleanText(s) {
+		for _, r := range CleanText(nil, s) {
 			if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
 				t.Fatalf("CleanText(%q) kept %U", s, r)
 			}

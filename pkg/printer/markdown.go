@@ -25,7 +25,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	managed := managedNames(p)
 
 	out("### kubectl azure plan\n\n")
-	if h := Header(p); h != "" {
+	if h := Header(p, opts.Secrets); h != "" {
 		out("%s\n\n", mdText(h))
 	}
 	actionable := 0

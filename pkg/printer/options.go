@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Output formats accepted by Options.Output (the CLI's -o flag).
@@ -74,6 +76,10 @@ type Options struct {
 	// Operation is the word outcomes use: OperationApply (default) or
 	// OperationDelete, so delete never ends with "Apply complete".
 	Operation string
+	// Secrets is the run's registry: every text printed is scrubbed of
+	// its values. The CLI passes the registry of the command's run; nil
+	// scrubs nothing (the sensitive paths of a plan are still masked).
+	Secrets *secret.Registry
 }
 
 // DefaultOptions returns the options used when the caller sets nothing.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Print renders p to w in opts.Output format.
@@ -51,10 +52,11 @@ func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 	if out.FormatVersion == "" {
 		out.FormatVersion = plan.FormatVersion
 	}
-	out.Warnings = cleanAll(p.Warnings)
-	out.Undeclared = cleanAll(p.Undeclared)
+	sec := opts.Secrets
+	out.Warnings = cleanAll(sec, p.Warnings)
+	out.Undeclared = cleanAll(sec, p.Undeclared)
 	if p.Problems != nil {
-		out.Problems = cleanProblems(p.Problems)
+		out.Problems = cleanProblems(sec, p.Problems)
 	}
 	out.Resources = make([]plan.Resource, len(p.Resources))
 	for i, r := range p.Resources {
@@ -66,13 +68,13 @@ func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 			if c.KnownAfterApply {
 				c.After = plan.KnownAfterApply
 			}
-			c.Reason = CleanText(c.Reason)
+			c.Reason = CleanText(sec, c.Reason)
 			changes[j] = c
 		}
 		r.Changes = changes
-		r.Reason = CleanText(r.Reason)
-		r.Origin = CleanText(r.Origin)
-		r.Name = CleanText(r.Name)
+		r.Reason = CleanText(sec, r.Reason)
+		r.Origin = CleanText(sec, r.Origin)
+		r.Name = CleanText(sec, r.Name)
 		if opts.Output == OutputJSON && len(r.Operations) == 0 {
 			r.Operations = operations(r)
 		}
@@ -85,13 +87,13 @@ func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 	return &out
 }
 
-func cleanAll(ss []string) []string {
+func cleanAll(secrets *secret.Registry, ss []string) []string {
 	if ss == nil {
 		return nil
 	}
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = CleanText(s)
+		out[i] = CleanText(secrets, s)
 	}
 	return out
 }
@@ -110,12 +112,12 @@ func printNames(w io.Writer, p *plan.Plan) error {
 
 // Header is the line naming what a plan targets: subscription(s), state
 // location and set. It is "" when the plan names none of them.
-func Header(p *plan.Plan) string {
-	return strings.Join(headerParts(p), "; ")
+func Header(p *plan.Plan, secrets *secret.Registry) string {
+	return strings.Join(headerParts(p, secrets), "; ")
 }
 
 // headerParts are the header's items, already cleaned for printing.
-func headerParts(p *plan.Plan) []string {
+func headerParts(p *plan.Plan, secrets *secret.Registry) []string {
 	var parts []string
 	subs := p.Subscriptions
 	if len(subs) == 0 && p.Subscription != "" {
@@ -138,7 +140,7 @@ func headerParts(p *plan.Plan) []string {
 		parts = append(parts, st)
 	}
 	for i := range parts {
-		parts[i] = CleanText(parts[i])
+		parts[i] = CleanText(secrets, parts[i])
 	}
 	return parts
 }

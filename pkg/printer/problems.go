@@ -24,14 +24,15 @@ type errorDoc struct {
 	Problems []Problem `json:"problems"`
 }
 
-// CleanText makes text safe to print: known secret values are scrubbed and
+// CleanText makes text safe to print: the values of secrets (the run's
+// registry) are scrubbed and
 // control characters escaped line by line, so neither a credential nor a
 // name crafted to move the cursor reaches a terminal or a log. A line that
 // would start with "::" is joined to the one before it by an escaped
 // newline (\u000a): under GitHub Actions such a line is a workflow command,
 // and a file or resource name must never be able to issue one.
-func CleanText(s string) string {
-	s = secret.Scrub(s)
+func CleanText(secrets *secret.Registry, s string) string {
+	s = secrets.Scrub(s)
 	lines := strings.Split(s, "\n")
 	out := lines[:0]
 	for i, l := range lines {
@@ -53,7 +54,9 @@ func isCommandLine(l string) bool {
 
 // CleanLine is CleanText for what must stay on one line (a file name, a
 // path): a newline in it is escaped like any other control character.
-func CleanLine(s string) string { return armid.Printable(secret.Scrub(s)) }
+func CleanLine(secrets *secret.Registry, s string) string {
+	return armid.Printable(secrets.Scrub(s))
+}
 
 // severity is p's severity, error when unset.
 func severity(p Problem) string {
@@ -63,10 +66,10 @@ func severity(p Problem) string {
 	return plan.SeverityError
 }
 
-func cleanProblems(ps []Problem) []Problem {
+func cleanProblems(secrets *secret.Registry, ps []Problem) []Problem {
 	out := make([]Problem, len(ps))
 	for i, p := range ps {
-		p.File, p.Path, p.Message = CleanLine(p.File), CleanLine(p.Path), CleanText(p.Message)
+		p.File, p.Path, p.Message = CleanLine(secrets, p.File), CleanLine(secrets, p.Path), CleanText(secrets, p.Message)
 		p.Severity = severity(p)
 		out[i] = p
 	}
@@ -75,10 +78,11 @@ func cleanProblems(ps []Problem) []Problem {
 
 // ProblemLines writes each problem as one "error: …" or "warning: …" line,
 // the form the CLI prints on stderr whatever -o says. A message of several
-// lines keeps them, indented under the first.
-func ProblemLines(w io.Writer, ps []Problem) error {
+// lines keeps them, indented under the first. secrets is the
+// run's registry.
+func ProblemLines(w io.Writer, secrets *secret.Registry, ps []Problem) error {
 	bw := bufio.NewWriter(w)
-	for _, p := range cleanProblems(ps) {
+	for _, p := range cleanProblems(secrets, ps) {
 		fmt.Fprintf(bw, "%s: %s\n", p.Severity, strings.ReplaceAll(p.String(), "\n", "\n  "))
 	}
 	return bw.Flush()
@@ -89,8 +93,8 @@ func ProblemLines(w io.Writer, ps []Problem) error {
 // goes as "error: …" lines (the CLI writes those to stderr).
 func PrintProblems(w io.Writer, summary string, ps []Problem, opts Options) error {
 	opts = opts.withDefaults()
-	ps = cleanProblems(ps)
-	summary = CleanText(summary)
+	ps = cleanProblems(opts.Secrets, ps)
+	summary = CleanText(opts.Secrets, summary)
 	switch strings.ToLower(opts.Output) {
 	case OutputJSON:
 		return printJSON(w, errorDoc{Error: summary, Problems: ps})
@@ -99,7 +103,7 @@ func PrintProblems(w io.Writer, summary string, ps []Problem, opts Options) erro
 	case OutputMarkdown:
 		return markdownProblems(w, summary, ps)
 	default:
-		return ProblemLines(w, ps)
+		return ProblemLines(w, opts.Secrets, ps)
 	}
 }
 
@@ -137,10 +141,10 @@ const (
 
 // Annotate writes GitHub Actions workflow commands ("::error file=…,line=…::…",
 // "::warning …" for warnings) so the runner marks each problem on the pull
-// request's diff.
-func Annotate(w io.Writer, ps []Problem) error {
+// request's diff. secrets is the run's registry.
+func Annotate(w io.Writer, secrets *secret.Registry, ps []Problem) error {
 	bw := bufio.NewWriter(w)
-	for _, p := range cleanProblems(ps) {
+	for _, p := range cleanProblems(secrets, ps) {
 		var props []string
 		if p.File != "" && p.File != "-" {
 			props = append(props, "file="+ghProperty(p.File))

@@ -27,15 +27,15 @@ func TestCleanTextNeverStartsAWorkflowCommand(t *testing.T) {
 		"a\r\n::warning::x":        `a\u000d\u000a::warning::x`,
 		"line one\nline two: ok::": "line one\nline two: ok::",
 	} {
-		if got := CleanText(in); got != want {
+		if got := CleanText(nil, in); got != want {
 			t.Errorf("CleanText(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := CleanLine("dir/a\n::error::x.yaml"); got != `dir/a\u000a::error::x.yaml` {
+	if got := CleanLine(nil, "dir/a\n::error::x.yaml"); got != `dir/a\u000a::error::x.yaml` {
 		t.Errorf("CleanLine kept the newline: %q", got)
 	}
 	var buf bytes.Buffer
-	_ = ProblemLines(&buf, []Problem{{File: "a\n::error::b.yaml", Document: 0, Line: 3, Message: "two\n::lines"}})
+	_ = ProblemLines(&buf, nil, []Problem{{File: "a\n::error::b.yaml", Document: 0, Line: 3, Message: "two\n::lines"}})
 	if want := "error: a\\u000a::error::b.yaml#0 (line 3): two\\u000a::lines\n"; buf.String() != want {
 		t.Errorf("ProblemLines = %q, want %q", buf.String(), want)
 	}
@@ -64,7 +64,7 @@ func TestPrintProblemsGolden(t *testing.T) {
 func TestAnnotateGolden(t *testing.T) {
 	var buf bytes.Buffer
 	ps := append(sampleProblems(), Problem{Document: -1, Message: "line one\nline two 100%"})
-	if err := Annotate(&buf, ps); err != nil {
+	if err := Annotate(&buf, nil, ps); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "annotations.txt", buf.Bytes())
@@ -72,10 +72,11 @@ func TestAnnotateGolden(t *testing.T) {
 
 func TestProblemsScrubSecrets(t *testing.T) {
 	const token = "tok-9f8e7d6c5b4a-secret"
-	secret.Register(token)
+	reg := secret.NewRegistry()
+	reg.Register(token)
 	for _, out := range []string{OutputJSON, OutputYAML, OutputMarkdown, OutputText} {
 		var buf bytes.Buffer
-		if err := PrintProblems(&buf, "failed with "+token, []Problem{{Document: -1, Message: "bad key " + token}}, Options{Output: out}); err != nil {
+		if err := PrintProblems(&buf, "failed with "+token, []Problem{{Document: -1, Message: "bad key " + token}}, Options{Output: out, Secrets: reg}); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(buf.String(), token) {
@@ -141,9 +142,10 @@ func TestResultGolden(t *testing.T) {
 		{OutputMarkdown, "result.md"},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			secret.Register(secretValue)
+			reg := secret.NewRegistry()
+			reg.Register(secretValue)
 			var buf bytes.Buffer
-			if err := PrintResult(&buf, res, Options{Output: tc.output}); err != nil {
+			if err := PrintResult(&buf, res, Options{Output: tc.output, Secrets: reg}); err != nil {
 				t.Fatal(err)
 			}
 			if strings.Contains(buf.String(), secretValue) {
@@ -162,7 +164,7 @@ func TestResultGolden(t *testing.T) {
 					t.Errorf("summary %+v does not agree with the results", doc.Summary)
 				}
 				buf.Reset()
-				_ = PrintResult(&buf, res, Options{Output: tc.output})
+				_ = PrintResult(&buf, res, Options{Output: tc.output, Secrets: reg})
 			}
 			golden(t, tc.golden, buf.Bytes())
 		})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Progress reports apply progress per resource. Implementations are safe for
@@ -132,7 +133,7 @@ func (p *progress) Event(id, name string, status Status, detail string) {
 	if name != "" {
 		r.name = armid.Printable(name)
 	}
-	r.status, r.detail = status, CleanText(detail)
+	r.status, r.detail = status, CleanText(p.opts.Secrets, detail)
 	if (status == plan.StatusWriting || status == plan.StatusPolling) && r.started.IsZero() {
 		r.started = now
 	}
@@ -154,7 +155,7 @@ func (p *progress) Notice(msg string) {
 	if p.closed {
 		return
 	}
-	p.notice = CleanLine(msg)
+	p.notice = CleanLine(p.opts.Secrets, msg)
 	now := p.opts.Now()
 	if p.live {
 		p.redraw(now)
@@ -331,7 +332,7 @@ func (p *progress) Finish(res *plan.Result) error {
 	}
 	o := p.outcome(now)
 	if res != nil {
-		o = fromResult(o, res)
+		o = fromResult(o, res, p.opts.Secrets)
 	}
 	p.mu.Unlock()
 	if p.live {
@@ -346,14 +347,14 @@ func (p *progress) Finish(res *plan.Result) error {
 
 // fromResult replaces the statuses seen in events with the result's, keeping
 // names and timings, and adds resources that sent no event.
-func fromResult(o Outcome, res *plan.Result) Outcome {
+func fromResult(o Outcome, res *plan.Result, secrets *secret.Registry) Outcome {
 	byKey := map[string]int{}
 	for i, r := range o.Resources {
 		byKey[armid.Key(r.ID)] = i
 	}
 	out := Outcome{Elapsed: o.Elapsed, Operation: o.Operation}
 	for _, rr := range res.Results {
-		ro := ResourceOutcome{ID: rr.ID, Name: armid.Printable(DisplayName(rr.ID, "")), Status: rr.Status, Error: CleanText(rr.Error)}
+		ro := ResourceOutcome{ID: rr.ID, Name: armid.Printable(DisplayName(rr.ID, "")), Status: rr.Status, Error: CleanText(secrets, rr.Error)}
 		if i, ok := byKey[armid.Key(rr.ID)]; ok {
 			ro.Name, ro.Elapsed = o.Resources[i].Name, o.Resources[i].Elapsed
 		}

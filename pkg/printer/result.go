@@ -27,10 +27,10 @@ func PrintResult(w io.Writer, r plan.Result, opts Options) error {
 	r.Plan = sanitize(r.Plan, opts)
 	results := make([]plan.ResourceResult, len(r.Results))
 	for i, rr := range r.Results {
-		rr.Error = CleanText(rr.Error)
+		rr.Error = CleanText(opts.Secrets, rr.Error)
 		notes := make([]string, len(rr.Notes))
 		for j, n := range rr.Notes {
-			notes[j] = CleanText(n)
+			notes[j] = CleanText(opts.Secrets, n)
 		}
 		if len(notes) > 0 {
 			rr.Notes = notes
@@ -95,7 +95,7 @@ type ManifestResource struct {
 func PrintManifests(w io.Writer, rs []ManifestResource, opts Options) error {
 	opts = opts.withDefaults()
 	for i := range rs {
-		rs[i].ID, rs[i].Name, rs[i].Origin = CleanText(rs[i].ID), CleanText(rs[i].Name), CleanText(rs[i].Origin)
+		rs[i].ID, rs[i].Name, rs[i].Origin = CleanText(opts.Secrets, rs[i].ID), CleanText(opts.Secrets, rs[i].Name), CleanText(opts.Secrets, rs[i].Origin)
 	}
 	doc := struct {
 		Resources []ManifestResource `json:"resources"`

@@ -117,7 +117,7 @@ func wordWrap(s string, limit int) []string {
 func (t *textPrinter) plan(p *plan.Plan) {
 	t.managed = managedNames(p)
 	// One item per line, each wrapped on its own.
-	if parts := headerParts(p); len(parts) > 0 {
+	if parts := headerParts(p, t.opts.Secrets); len(parts) > 0 {
 		for _, h := range parts {
 			t.wrapped("", "  ", h, t.st.faint)
 		}

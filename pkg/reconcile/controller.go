@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -49,6 +50,16 @@ type Controller struct {
 	Events func(e Event)
 	// Now is the clock (tests inject one).
 	Now func() time.Time
+	// Secrets is the registry the loop's long-lived parts scrub with: the
+	// ARM clients' logs and errors, the state store's hashing, the log
+	// writer. Give them all the same one. It holds no value of its own:
+	// every plan and batch has a registry of its own over its manifest
+	// set's (Set.Secrets), included here only while it runs, so the
+	// secrets of a set the loop no longer holds and the keys a batch read
+	// go when they end instead of piling up for the life of the process.
+	// Nil: Run makes one. Being empty between batches, it is the same
+	// whether it lives for a term or for the process.
+	Secrets *secret.Registry
 
 	metricsOnce sync.Once
 	tracker     *Tracker
@@ -104,8 +115,10 @@ func (c *Controller) now() time.Time {
 	return time.Now()
 }
 
-// engine builds the engine for one plan or batch with this loop's options.
-func (c *Controller) engine(a apply.Client, collectionReads bool) *apply.Engine {
+// engine builds the engine for one plan or batch of set with this loop's
+// options and a registry of its own over set's (see Secrets); release
+// ends its inclusion in c.Secrets once the plan or batch is done.
+func (c *Controller) engine(a apply.Client, collectionReads bool, set *manifest.Set) (eng *apply.Engine, release func()) {
 	o := c.Engine
 	o.Prune, o.Adopt, o.AllowReplace, o.Delete, o.AllowPruneAll, o.Interactive = false, false, false, false, false, false
 	o.AllowCascade, o.AllowDeleteUnmanaged = false, false
@@ -116,7 +129,16 @@ func (c *Controller) engine(a apply.Client, collectionReads bool) *apply.Engine 
 		a = c.fence.Client(a)
 	}
 	c.mu.Unlock()
-	return &apply.Engine{Client: a, Store: c.Store, Schemas: c.Schemas, Plugins: c.Plugins, Options: o, Warn: warnWriter{c}}
+	var parent *secret.Registry
+	if set != nil {
+		parent = set.Secrets
+	}
+	reg := secret.NewRegistry(parent)
+	c.mu.Lock()
+	run := c.Secrets
+	c.mu.Unlock()
+	release = run.Include(reg)
+	return &apply.Engine{Client: a, Store: c.Store, Schemas: c.Schemas, Plugins: c.Plugins, Options: o, Warn: warnWriter{c}, Secrets: reg}, release
 }
 
 // SetLeader records leadership for the status file and metrics.
@@ -159,6 +181,9 @@ func (c *Controller) init() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.tracker = NewTracker()
+	if c.Secrets == nil {
+		c.Secrets = secret.NewRegistry()
+	}
 	c.res = map[string]*resState{}
 	c.set, c.swept, c.sweepErr = nil, 0, nil
 	c.writeLim = rate.NewLimiter(rate.Limit(c.Options.WriteBudget), max(1, c.Options.WriteBurst))
@@ -257,7 +282,9 @@ func (c *Controller) repair(ctx context.Context) {
 		return
 	}
 	defer func() { _ = unlock() }()
-	if _, err := c.engine(c.WriteARM, false).Repair(ctx); err != nil && ctx.Err() == nil {
+	eng, release := c.engine(c.WriteARM, false, nil)
+	defer release()
+	if _, err := eng.Repair(ctx); err != nil && ctx.Err() == nil {
 		c.logf("settling the journal of an interrupted run (the first write retries): %s", oneLine(err))
 	}
 }

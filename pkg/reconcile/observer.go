@@ -59,7 +59,9 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 func (c *Controller) sweepPart(ctx context.Context, part sweepSet, seen, pending map[string]bool) (*plan.Plan, error) {
 	mark := c.tracker.Mark()
 	at := c.now()
-	prep, err := c.engine(c.ObserveARM, c.Engine.CollectionReads).Plan(ctx, part.Set)
+	eng, release := c.engine(c.ObserveARM, c.Engine.CollectionReads, part.Set)
+	defer release()
+	prep, err := eng.Plan(ctx, part.Set)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +134,7 @@ func sweepParts(set *manifest.Set, size int) []sweepSet {
 		if len(rs) == 0 {
 			return
 		}
-		part := &manifest.Set{Subscription: set.Subscription, Resources: rs}
+		part := &manifest.Set{Subscription: set.Subscription, Resources: rs, Secrets: set.Secrets}
 		part.Resources = append(part.Resources[:len(rs):len(rs)], deferredDeps(set, rs, rs)...)
 		out = append(out, sweepSet{Set: part, own: len(rs)})
 	}
@@ -217,7 +219,7 @@ func mergePlans(into, next *plan.Plan) *plan.Plan {
 // values Azure generates, its dependencies.
 func subset(set *manifest.Set, res *manifest.Resource) *manifest.Set {
 	key := armid.Key(res.ID)
-	out := &manifest.Set{Subscription: set.Subscription, Resources: []*manifest.Resource{res}}
+	out := &manifest.Set{Subscription: set.Subscription, Resources: []*manifest.Resource{res}, Secrets: set.Secrets}
 	for _, r := range set.Resources {
 		if strings.HasPrefix(armid.Key(r.ID), key+"/") {
 			out.Resources = append(out.Resources, r)
@@ -230,7 +232,10 @@ func subset(set *manifest.Set, res *manifest.Resource) *manifest.Set {
 // confirm reads res with a GET (and what its plan needs) and returns its
 // planned resource.
 func (c *Controller) confirm(ctx context.Context, set *manifest.Set, res *manifest.Resource) (*plan.Resource, error) {
-	prep, err := c.engine(c.ObserveARM, false).Plan(confirming(ctx), subset(set, res))
+	sub := subset(set, res)
+	eng, release := c.engine(c.ObserveARM, false, sub)
+	defer release()
+	prep, err := eng.Plan(confirming(ctx), sub)
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,8 @@ func (c *Controller) reconcile(ctx context.Context, key string) (retry bool, err
 		return false, err
 	}
 	defer func() { _ = unlock() }()
-	eng := c.engine(c.WriteARM, true)
+	eng, release := c.engine(c.WriteARM, true, sub)
+	defer release()
 	if _, err := eng.Repair(ctx); err != nil {
 		return false, fmt.Errorf("settling the journal of an interrupted run: %w", err)
 	}

@@ -18,6 +18,14 @@ const minScrubLen = 4
 
 // Registry remembers secret values so they can be removed from any text.
 // Safe for concurrent use.
+//
+// A registry belongs to one run: whoever starts a run (a CLI command, the
+// controller for a reconcile) makes one with NewRegistry and passes it to
+// the loader, the engine, the ARM client, the state store and the printers,
+// so one run's values never outlive it or reach another run. A nil
+// *Registry is safe to call and holds nothing: Register drops the value and
+// Scrub returns the text unchanged. Entry points that accept a registry
+// therefore make a fresh one when given none, so a run is never without.
 type Registry struct {
 	mu     sync.RWMutex
 	values map[string]bool
@@ -26,6 +34,50 @@ type Registry struct {
 	// quoted values.
 	long, short []*entry
 	built       bool
+	// parents are registries whose values this one also scrubs and
+	// recognises (fixed at NewRegistry); included are those attached for
+	// a while with Include. Neither receives this registry's values.
+	parents  []*Registry
+	included []*Registry
+}
+
+// NewRegistry returns an empty registry that also scrubs and recognises the
+// values of parents, including values registered with them later: a
+// reconcile's registry over its manifest set's, so the reconcile's own
+// values go when it ends while the set's stay with the set.
+func NewRegistry(parents ...*Registry) *Registry {
+	r := &Registry{}
+	for _, p := range parents {
+		if p != nil {
+			r.parents = append(r.parents, p)
+		}
+	}
+	return r
+}
+
+// Include makes r scrub and recognise o's values until release is called:
+// a long-lived client (the controller's ARM client, its state store) sees
+// the registries of the runs in flight, and forgets each when it ends.
+func (r *Registry) Include(o *Registry) (release func()) {
+	if r == nil || o == nil || o == r {
+		return func() {}
+	}
+	r.mu.Lock()
+	r.included = append(r.included, o)
+	r.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			for i, x := range r.included {
+				if x == o {
+					r.included = append(r.included[:i:i], r.included[i+1:]...)
+					return
+				}
+			}
+		})
+	}
 }
 
 // entry is one registered value with what finds it in escaped text.
@@ -74,14 +126,13 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// Default is the process-wide registry: loaders register every secret they
-// resolve, and every writer of human or machine output scrubs with it.
-var Default = &Registry{}
-
 // Register adds secret values to r. The empty string is ignored. Values
 // shorter than four bytes are only scrubbed as whole quoted values (see
 // minScrubLen).
 func (r *Registry) Register(values ...string) {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.values == nil {
@@ -96,22 +147,17 @@ func (r *Registry) Register(values ...string) {
 	}
 }
 
-// Scrub replaces every registered secret value in s with Placeholder,
-// whether it appears as is or JSON-escaped (once or more).
+// Scrub replaces every registered secret value in s (r's, its parents'
+// and those included) with Placeholder, whether it appears as is or
+// JSON-escaped (once or more).
 func (r *Registry) Scrub(s string) string {
-	r.mu.RLock()
-	n := len(r.values)
-	built := r.built
-	r.mu.RUnlock()
-	if n == 0 || s == "" {
+	if r == nil || s == "" {
 		return s
 	}
-	if !built {
-		r.build()
+	long, short := r.entries()
+	if len(long)+len(short) == 0 {
+		return s
 	}
-	r.mu.RLock()
-	long, short := r.long, r.short
-	r.mu.RUnlock()
 	escaped := strings.Contains(s, `\`)
 	for _, e := range long {
 		if !escaped {
@@ -146,6 +192,67 @@ func (r *Registry) Scrub(s string) string {
 	return s
 }
 
+// entries returns the entries to scrub with, longest first: r's own, or,
+// when r has parents or included registries, the union of all of theirs,
+// so a secret containing another is still replaced whole whichever
+// registry holds it.
+func (r *Registry) entries() (long, short []*entry) {
+	long, short = r.own()
+	r.mu.RLock()
+	others := append(r.parents[:len(r.parents):len(r.parents)], r.included...)
+	r.mu.RUnlock()
+	if len(others) == 0 {
+		return long, short
+	}
+	seen := map[string]bool{}
+	var ls, ss []*entry
+	var add func(x *Registry, depth int)
+	add = func(x *Registry, depth int) {
+		if depth > 8 { // registries are layered a level or two; never loop
+			return
+		}
+		l, s := x.own()
+		for _, e := range l {
+			if !seen[e.v] {
+				seen[e.v] = true
+				ls = append(ls, e)
+			}
+		}
+		for _, e := range s {
+			if !seen[e.v] {
+				seen[e.v] = true
+				ss = append(ss, e)
+			}
+		}
+		x.mu.RLock()
+		more := append(x.parents[:len(x.parents):len(x.parents)], x.included...)
+		x.mu.RUnlock()
+		for _, p := range more {
+			add(p, depth+1)
+		}
+	}
+	add(r, 0)
+	sortEntries(ls)
+	sortEntries(ss)
+	return ls, ss
+}
+
+// own returns r's own entries, building them after a Register.
+func (r *Registry) own() (long, short []*entry) {
+	r.mu.RLock()
+	n, built := len(r.values), r.built
+	r.mu.RUnlock()
+	if n == 0 {
+		return nil, nil
+	}
+	if !built {
+		r.build()
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.long, r.short
+}
+
 func (r *Registry) build() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -156,7 +263,8 @@ func (r *Registry) build() {
 	for _, e := range append(r.long, r.short...) {
 		old[e.v] = e // keep compiled expressions
 	}
-	r.long, r.short = r.long[:0], r.short[:0]
+	// New slices: a Scrub running now still holds the old ones.
+	r.long, r.short = nil, nil
 	for v := range r.values {
 		e := old[v]
 		if e == nil {
@@ -168,16 +276,20 @@ func (r *Registry) build() {
 			r.long = append(r.long, e)
 		}
 	}
-	// Longest first, so a secret containing another is replaced whole.
-	for _, l := range [][]*entry{r.long, r.short} {
-		sort.Slice(l, func(i, j int) bool {
-			if len(l[i].v) != len(l[j].v) {
-				return len(l[i].v) > len(l[j].v)
-			}
-			return l[i].v < l[j].v
-		})
-	}
+	sortEntries(r.long)
+	sortEntries(r.short)
 	r.built = true
+}
+
+// sortEntries puts the longest first, so a secret containing another is
+// replaced whole.
+func sortEntries(l []*entry) {
+	sort.Slice(l, func(i, j int) bool {
+		if len(l[i].v) != len(l[j].v) {
+			return len(l[i].v) > len(l[j].v)
+		}
+		return l[i].v < l[j].v
+	})
 }
 
 // escapedPattern matches v written plainly or with any of its characters
@@ -215,19 +327,27 @@ func unicodeEscape(c rune) string {
 	return one(c)
 }
 
-// Registered reports whether s as a whole is a registered secret value.
+// Registered reports whether s as a whole is a secret value registered
+// with r, its parents or a registry it includes.
 func (r *Registry) Registered(s string) bool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.values[s]
+	return r.registered(s, 0)
 }
 
-// Register adds values to the Default registry.
-func Register(values ...string) { Default.Register(values...) }
-
-// Scrub removes every value registered with Default from s.
-func Scrub(s string) string { return Default.Scrub(s) }
-
-// Registered reports whether s as a whole is a value registered with
-// Default.
-func Registered(s string) bool { return Default.Registered(s) }
+func (r *Registry) registered(s string, depth int) bool {
+	if r == nil || depth > 8 {
+		return false
+	}
+	r.mu.RLock()
+	if r.values[s] {
+		r.mu.RUnlock()
+		return true
+	}
+	others := append(r.parents[:len(r.parents):len(r.parents)], r.included...)
+	r.mu.RUnlock()
+	for _, o := range others {
+		if o.registered(s, depth+1) {
+			return true
+		}
+	}
+	return false
+}

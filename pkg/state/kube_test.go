@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 func TestKubeConformance(t *testing.T) {
@@ -320,8 +321,9 @@ func TestKubeList1000Records(t *testing.T) {
 func TestKubeSecretsNeverStoredInClear(t *testing.T) {
 	e := requireEnv(t)
 	ns := newNamespace(t, e)
-	st := openKubeT(t, e, ns, "sec", Options{})
-	assertNoPlantedSecret(t, st, func() [][]byte {
+	reg := secret.NewRegistry()
+	st := openKubeT(t, e, ns, "sec", Options{Secrets: reg})
+	assertNoPlantedSecret(t, st, reg, func() [][]byte {
 		ctx := context.Background()
 		var all [][]byte
 		cms, err := e.Clientset.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})

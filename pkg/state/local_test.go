@@ -297,8 +297,13 @@ func TestLocalWriteWithoutLockWaitsForHolder(t *testing.T) {
 func TestLocalSecretsNeverStoredInClear(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
-	st := openLocalT(t, path)
-	assertNoPlantedSecret(t, st, func() [][]byte {
+	reg := secret.NewRegistry()
+	st, err := Open(context.Background(), path, Options{LockPoll: 20 * time.Millisecond, Secrets: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	assertNoPlantedSecret(t, st, reg, func() [][]byte {
 		var all [][]byte
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
@@ -315,14 +320,14 @@ func TestLocalSecretsNeverStoredInClear(t *testing.T) {
 // assertNoPlantedSecret stores secrets through every path a caller could
 // use (hashed by the caller, typed Secret in L, in B, in an intent, clear
 // under a credential name, a map value under a key with a dot, inside a
-// credential container, a value registered as secret) and checks that no
-// stored byte contains one.
-func assertNoPlantedSecret(t *testing.T, st Store, stored func() [][]byte) {
+// credential container, a value registered as secret in reg, the store's
+// registry) and checks that no stored byte contains one.
+func assertNoPlantedSecret(t *testing.T, st Store, reg *secret.Registry, stored func() [][]byte) {
 	t.Helper()
 	ctx := context.Background()
 	const planted = "planted-S3cr3t-value-6b1f0c"
 	clear := []string{planted, "clear-app-setting-pw-77", "tag-secret-a.b-91", "protected-cmd-secret-12", "registered-conn-part-55"}
-	secret.Register(clear[4])
+	reg.Register(clear[4])
 	key, err := st.SecretKey(ctx)
 	if err != nil {
 		t.Fatal(err)

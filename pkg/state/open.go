@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Defaults every command seeds its flags with, kept here so apply, delete,
@@ -59,6 +61,12 @@ type Options struct {
 	// file) rather than the whole file every SnapshotInterval.
 	CompactBytes  int64
 	CompactFactor int
+	// Secrets is the run's registry: a string that is one of its values
+	// is hashed wherever it stands in a record, and origin and etag are
+	// scrubbed of them. Nil: an empty registry (only the one rule and
+	// typed Secret values are hashed). The controller passes a registry
+	// that includes its reconciles' registries while they run.
+	Secrets *secret.Registry
 }
 
 // DefaultOptions returns the defaults; zero fields of a caller's Options
@@ -93,6 +101,9 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.CompactFactor, d.CompactFactor)
 	if o.Holder == "" {
 		o.Holder = defaultHolder()
+	}
+	if o.Secrets == nil {
+		o.Secrets = secret.NewRegistry()
 	}
 	return o
 }

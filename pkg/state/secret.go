@@ -2,7 +2,10 @@ package state
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
@@ -16,12 +19,14 @@ const secretKeyLen = 32
 
 // Secret marks a clear secret value inside a Record's maps. A store never
 // writes it: Put and BeginIntent replace it with secret.Hash(SecretKey,
-// schema path, value). Marshalling it to JSON fails, so no other path can
-// leak it either.
+// schema path, value), and refuse a record holding one anywhere else (in
+// a []Secret, say) with MarshalJSON's error. Marshalling it to JSON fails
+// too, so no other path can leak it either.
 type Secret string
 
 // MarshalJSON refuses, so a Secret that escaped sanitising fails loudly
-// instead of being written.
+// instead of being written. The stores call it themselves (refuseClear)
+// before anything is marshalled.
 func (Secret) MarshalJSON() ([]byte, error) {
 	return nil, errClearSecret
 }
@@ -42,14 +47,17 @@ func newSecretKey() ([]byte, error) {
 // sanitizer is the stores' last line of defence: whatever a caller passes,
 // a value typed Secret, a value the one rule (secret.Rule: the record's
 // type, credential names, containers) calls sensitive, and a string that is
-// a value registered with secret.Register are hashed before anything is
-// written. pkg/record hashes with the schema's paths first, so normally
+// a value of the run's registry (Options.Secrets) are hashed before
+// anything is written; a Secret the walk cannot hash (inside a typed
+// container) makes the write fail. pkg/record hashes with the schema's paths first, so normally
 // nothing is left to do here; the schema path used here knows no schema
 // maps beyond tags.
 type sanitizer struct {
 	keyFn func() ([]byte, error)
 	key   []byte
 	rule  *secret.Rule
+	// secrets is the run's registry.
+	secrets *secret.Registry
 }
 
 func (z *sanitizer) hash(path string, v any) (string, error) {
@@ -84,7 +92,7 @@ func (z *sanitizer) value(p bodypath.Path, path string, v any) (any, error) {
 		// A registered value is hashed wherever it stands, but only from
 		// four bytes: a short secret ("1") would hash every such value of
 		// every other resource.
-		if z.rule.At(p, t) || (len(t) >= 4 && secret.Registered(t)) {
+		if z.rule.At(p, t) || (len(t) >= 4 && z.secrets.Registered(t)) {
 			return z.hash(path, t)
 		}
 		return t, nil
@@ -115,9 +123,60 @@ func (z *sanitizer) value(p bodypath.Path, path string, v any) (any, error) {
 			out[i] = s
 		}
 		return out, nil
+	case nil, bool, float64, json.Number:
+		return v, nil
 	default:
+		// Anything else is kept as it is, unless a Secret hides in it.
+		if err := refuseClear(reflect.ValueOf(v)); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		return v, nil
 	}
+}
+
+// secretType is Secret's reflect type.
+var secretType = reflect.TypeFor[Secret]()
+
+// refuseClear fails, with Secret.MarshalJSON's error, when v holds a
+// Secret in a container the sanitizer does not hash through (a []Secret,
+// a map[string]Secret, a struct): checked explicitly here, before
+// anything is marshalled, rather than left to the encoder finding the
+// method by reflection.
+func refuseClear(v reflect.Value) error {
+	if !v.IsValid() {
+		return nil
+	}
+	if v.Type() == secretType {
+		s := Secret(v.String())
+		_, err := s.MarshalJSON()
+		return fmt.Errorf("%w: a value shown as %s", err, s.String())
+	}
+	switch v.Kind() {
+	case reflect.Interface, reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		return refuseClear(v.Elem())
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if err := refuseClear(it.Value()); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if err := refuseClear(v.Index(i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if err := refuseClear(v.Field(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // childPath extends a schema path by one member; tags is a map ("tags.*").
@@ -143,11 +202,11 @@ func (z *sanitizer) body(m map[string]any) (map[string]any, error) {
 }
 
 // sanitizedRecord returns a copy of r safe to store.
-func sanitizedRecord(keyFn func() ([]byte, error), r *Record) (*Record, error) {
+func sanitizedRecord(keyFn func() ([]byte, error), r *Record, sec *secret.Registry) (*Record, error) {
 	if r == nil {
 		return nil, nil
 	}
-	z := &sanitizer{keyFn: keyFn, rule: secret.ForID(r.ID, nil)}
+	z := &sanitizer{keyFn: keyFn, rule: secret.ForID(r.ID, nil), secrets: sec}
 	c := *r
 	var err error
 	if c.LastApplied, err = z.body(r.LastApplied); err != nil {
@@ -157,7 +216,7 @@ func sanitizedRecord(keyFn func() ([]byte, error), r *Record) (*Record, error) {
 		return nil, err
 	}
 	// Metadata is printed and stored as is: scrub it of registered values.
-	c.Origin = secret.Scrub(c.Origin)
-	c.Etag = secret.Scrub(c.Etag)
+	c.Origin = sec.Scrub(c.Origin)
+	c.Etag = sec.Scrub(c.Etag)
 	return &c, nil
 }

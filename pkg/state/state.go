@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // Record is what the state holds for one ARM resource.
@@ -207,11 +208,11 @@ func validateRecord(r *Record) error {
 
 // prepareIntent checks an intent and hashes any clear secret in its record,
 // so both backends journal the same, safe thing.
-func prepareIntent(in Intent, key func() ([]byte, error)) (Intent, error) {
+func prepareIntent(in Intent, key func() ([]byte, error), sec *secret.Registry) (Intent, error) {
 	if in.ID == "" {
 		return in, errors.New("state: intent has no ARM ID (bug in the caller)")
 	}
-	rec, err := sanitizedRecord(key, in.Record)
+	rec, err := sanitizedRecord(key, in.Record, sec)
 	if err != nil {
 		return in, err
 	}
