@@ -52,13 +52,14 @@ type Controller struct {
 	Now func() time.Time
 	// Secrets is the registry the loop's long-lived parts scrub with: the
 	// ARM clients' logs and errors, the state store's hashing, the log
-	// writer. Give them all the same one. It holds no value of its own:
-	// every plan and batch has a registry of its own over its manifest
-	// set's (Set.Secrets), included here only while it runs, so the
-	// secrets of a set the loop no longer holds and the keys a batch read
-	// go when they end instead of piling up for the life of the process.
-	// Nil: Run makes one. Being empty between batches, it is the same
-	// whether it lives for a term or for the process.
+	// writer. Give them all the same one. It holds no value of its own: it
+	// includes the registry of the manifest set the loop observes
+	// (Set.Secrets) while it observes it, and the registry of each plan or
+	// batch (one over its set's) while that runs. The secrets of a set the
+	// loop replaced and the keys a batch read go with them instead of
+	// piling up for the life of the process. Nil: Run makes one; holding
+	// nothing of its own, it is the same whether it lives for a term or
+	// for the process.
 	Secrets *secret.Registry
 
 	metricsOnce sync.Once
@@ -80,8 +81,10 @@ type Controller struct {
 	loadedAt time.Time
 	leader   *bool
 	// fence, under leader election, gates every write on the Lease.
-	fence    *Fence
-	statusMu sync.Mutex
+	fence *Fence
+	// releaseSet ends the inclusion of c.set's registry in c.Secrets.
+	releaseSet func()
+	statusMu   sync.Mutex
 }
 
 // resState is what the loop knows of one resource between sweeps.
@@ -139,6 +142,26 @@ func (c *Controller) engine(a apply.Client, collectionReads bool, set *manifest.
 	c.mu.Unlock()
 	release = run.Include(reg)
 	return &apply.Engine{Client: a, Store: c.Store, Schemas: c.Schemas, Plugins: c.Plugins, Options: o, Warn: warnWriter{c}, Secrets: reg}, release
+}
+
+// adopt makes set the one the loop observes. Its registry is included in
+// c.Secrets while it is (a line logged after a batch ended may still quote
+// the set's values), and the one it replaces is released.
+func (c *Controller) adopt(set *manifest.Set, loadedAt time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if set == c.set && set != nil {
+		c.loadedAt = loadedAt
+		return
+	}
+	if c.releaseSet != nil {
+		c.releaseSet()
+		c.releaseSet = nil
+	}
+	if set != nil {
+		c.set, c.loadedAt = set, loadedAt
+		c.releaseSet = c.Secrets.Include(set.Secrets)
+	}
 }
 
 // SetLeader records leadership for the status file and metrics.
@@ -232,15 +255,14 @@ func (c *Controller) Run(ctx context.Context) error {
 		stopSrc()
 		wg.Wait()
 		c.writeStatus()
+		c.adopt(nil, time.Time{})
 	}()
 
 	var last time.Time
 	for {
 		set, loadedAt, _ := c.Reflector.Current()
 		if set != nil {
-			c.mu.Lock()
-			c.set, c.loadedAt = set, loadedAt
-			c.mu.Unlock()
+			c.adopt(set, loadedAt)
 			last = c.now()
 			if err := c.Sweep(ctx, set); err != nil && ctx.Err() == nil {
 				c.logf("observation failed (the next sweep retries): %s", oneLine(err))

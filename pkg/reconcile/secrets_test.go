@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
@@ -48,6 +49,22 @@ func TestRegistryDoesNotGrowAcrossReconciles(t *testing.T) {
 	}
 	if !set.Secrets.Registered("set-secret-value-1") {
 		t.Error("the set lost its own value")
+	}
+
+	// The set the loop observes is seen until another replaces it.
+	c.adopt(set, time.Now())
+	if !run.Registered("set-secret-value-1") {
+		t.Error("the observed set's values are not scrubbed from the loop's text")
+	}
+	next := &manifest.Set{Secrets: secret.NewRegistry()}
+	next.Secrets.Register("next-set-value-2")
+	c.adopt(next, time.Now())
+	if run.Registered("set-secret-value-1") || !run.Registered("next-set-value-2") {
+		t.Error("a replaced set's values stay in the loop's registry")
+	}
+	c.adopt(nil, time.Time{})
+	if run.Registered("next-set-value-2") {
+		t.Error("the loop's registry keeps a set after the loop stopped")
 	}
 
 	// Two loops in one process never share one.
