@@ -364,3 +364,27 @@ func mustPath(t *testing.T, s string) bodypath.Path {
 	}
 	return p
 }
+
+// TestClientsScrubWithTheirRunsRegistry: a client scrubs its logs with the
+// registry of its own run (Options.Secrets); a value another run
+// registered is not one of its secrets.
+func TestClientsScrubWithTheirRunsRegistry(t *testing.T) {
+	const v = "run-a-registered-value-31"
+	a := secret.NewRegistry()
+	a.Register(v)
+	body := map[string]any{"tags": map[string]any{"note": "x " + v + " y"}}
+	id := rg + "/providers/Microsoft.Storage/storageAccounts/st1"
+	for _, tc := range []struct {
+		name   string
+		reg    *secret.Registry
+		hidden bool
+	}{{"run A", a, true}, {"run B", secret.NewRegistry(), false}} {
+		c, buf := echoLogClient(t, nil, func(o *Options) { o.Secrets = tc.reg })
+		if _, err := c.Put(context.Background(), id, testAPI, body, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(buf.String(), v); got == tc.hidden {
+			t.Errorf("%s: value in log = %v, want %v:\n%s", tc.name, got, !tc.hidden, buf.String())
+		}
+	}
+}

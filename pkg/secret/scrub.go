@@ -24,8 +24,9 @@ const minScrubLen = 4
 // the loader, the engine, the ARM client, the state store and the printers,
 // so one run's values never outlive it or reach another run. A nil
 // *Registry is safe to call and holds nothing: Register drops the value and
-// Scrub returns the text unchanged. Entry points that accept a registry
-// therefore make a fresh one when given none, so a run is never without.
+// Scrub returns the text unchanged. So the loader, the engine, the ARM
+// client, the state store and the controller make a fresh one when given
+// none, and the CLI gives every one of them, and its printers, the run's.
 type Registry struct {
 	mu     sync.RWMutex
 	values map[string]bool
