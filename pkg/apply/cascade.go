@@ -181,11 +181,20 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 			}
 		})
 	}
+	// A resource read and found absent (its create failed, or it was
+	// deleted outside) goes with nothing: ARM has nothing of it to delete.
+	absent := map[string]bool{}
 	for _, it := range items {
+		if it.read && it.live == nil {
+			absent[it.key] = true
+			continue
+		}
 		addKnown(it.id, it.typ)
 	}
 	for _, r := range sc.recs {
-		addKnown(r.ID, r.Type)
+		if !absent[armid.Key(r.ID)] {
+			addKnown(r.ID, r.Type)
+		}
 	}
 	if err := cs.listChildren(ctx, roots); err != nil {
 		return err

@@ -104,6 +104,9 @@ type item struct {
 	replaced bool
 	// notes are told to the user in the result (e.g. values Azure kept).
 	notes []string
+	// forget is set when a delete or prune finds the resource already
+	// absent but recorded: executing it removes the stale record only.
+	forget bool
 }
 
 // desired is the body to diff and write: the manifest's, with deferred
@@ -568,6 +571,13 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		if it.live == nil {
 			pr.Action = plan.ActionNoOp
 			pr.Reason = "already absent from Azure"
+			// A record of this set for a resource read as absent is stale:
+			// the delete (or prune) forgets it, and writes nothing to Azure.
+			// A protected record stays, so protection outlives the absence.
+			if it.read && it.record != nil && it.otherSet == "" && !it.protected {
+				it.forget = true
+				pr.Reason = "already absent from Azure: its record in state is removed"
+			}
 		} else {
 			pr.Action, pr.Method = plan.ActionDelete, "DELETE"
 			pr.Reason = "declared by the manifests: delete"

@@ -203,7 +203,7 @@ func (e *Engine) result(ctx, stop context.Context, p *Prepared, errs map[*item]e
 // state: a write, a delete, recording an adopted resource, or recording
 // that prevent-destroy was added or removed.
 func writes(it *item) bool {
-	return it.planned.Action != plan.ActionNoOp || (it.res != nil && it.record == nil && it.live != nil) || it.protectionChange()
+	return it.planned.Action != plan.ActionNoOp || (it.res != nil && it.record == nil && it.live != nil) || it.protectionChange() || it.forget
 }
 
 // recordProtection stores the manifest's prevent-destroy in the record of
@@ -353,6 +353,14 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 	}()
 	if e.Options.RefreshOnly {
 		return e.refreshRecord(ctx, p, it)
+	}
+	if it.forget {
+		if err := e.Store.Delete(ctx, it.id); err != nil {
+			return fmt.Errorf("forgetting %s in state (it is already absent from Azure): %w", it.display(), err)
+		}
+		it.notes = append(it.notes, "already absent from Azure: its record in state was removed")
+		e.event(it, StatusDone, "")
+		return nil
 	}
 	if err := e.prepareWrite(ctx, p, it); err != nil {
 		return err

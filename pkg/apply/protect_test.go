@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
@@ -286,7 +287,8 @@ func TestPruneOfAGroupKeepingDeclaredResourcesIsRefused(t *testing.T) {
 func TestDeleteOfAGroupWithADeclaredAbsentResource(t *testing.T) {
 	a := newFakeARM()
 	a.seed(rg1, body())
-	st := newMemStore(recordOf(rg1, body(), DefaultSet))
+	// The state may still hold a record of it (deleted outside the tool).
+	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet))
 	o := DefaultOptions()
 	o.Delete, o.AllowCascade = true, true
 	e := newEngine(a, st, o)
@@ -296,6 +298,25 @@ func TestDeleteOfAGroupWithADeclaredAbsentResource(t *testing.T) {
 	}
 	if err := e.Check(p); err != nil {
 		t.Fatalf("Check = %v, want the delete allowed", err)
+	}
+	// The identity does not exist, so ARM deletes nothing of it with the
+	// group: the plan must not show it among what goes with the group.
+	for _, r := range p.Plan.Resources {
+		for _, c := range r.Cascade {
+			if armid.Key(c.ID) == armid.Key(idA) {
+				t.Errorf("%s lists %s as deleted with it, but it does not exist", r.ID, c.ID)
+			}
+		}
+	}
+	// The delete leaves no record behind: neither the group's nor the
+	// stale one of the absent identity.
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{rg1, idA} {
+		if st.has(id) {
+			t.Errorf("state still holds %s after the delete", id)
+		}
 	}
 }
 
