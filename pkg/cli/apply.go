@@ -147,6 +147,10 @@ func (o *applyOptions) completeSaved(cmd *cobra.Command, path string) error {
 	if err != nil {
 		return withCode(ExitValidation, fmt.Errorf("reading the saved plan %s: %w", path, err))
 	}
+	if sp.Plan.RefreshOnly {
+		// It records drift as the baseline; there is nothing in it to write.
+		return withCode(ExitValidation, fmt.Errorf("the saved plan %s was made by diff --refresh-only: it is a review of drift, not a plan to apply; record Azure's values as the new baseline with\n  %s", path, shellCommand(append(sourceArgs(sp, "apply"), "--refresh-only"))))
+	}
 	o.savedPath, o.saved = path, sp
 	o.manifests.load.Filenames, o.manifests.load.Recursive, o.manifests.load.Kustomize, o.manifests.load.Selector = sp.Source.Filenames, sp.Source.Recursive, sp.Source.Kustomize, sp.Source.Selector
 	if o.g.Subscription == "" {
@@ -212,7 +216,24 @@ func savedMismatch(path string, sp *apply.SavedPlan, diffs []string) error {
 // diffCommand is the `kubectl azure diff` that remakes a saved plan.
 func diffCommand(sp *apply.SavedPlan, out string) string {
 	src := sp.Source
-	args := []string{"kubectl", "azure", "diff"}
+	args := sourceArgs(sp, "diff")
+	if src.Prune {
+		args = append(args, "--prune")
+	}
+	if src.Adopt {
+		args = append(args, "--adopt")
+	}
+	for _, id := range src.Replace {
+		args = append(args, "--replace", id)
+	}
+	return shellCommand(append(args, "--out", out))
+}
+
+// sourceArgs is `kubectl azure VERB` on the manifests, state, set and
+// subscription a saved plan was made from.
+func sourceArgs(sp *apply.SavedPlan, verb string) []string {
+	src := sp.Source
+	args := []string{"kubectl", "azure", verb}
 	if src.Kustomize != "" {
 		args = append(args, "-k", src.Kustomize)
 	}
@@ -234,16 +255,11 @@ func diffCommand(sp *apply.SavedPlan, out string) string {
 	if src.Subscription != "" {
 		args = append(args, "--subscription", src.Subscription)
 	}
-	if src.Prune {
-		args = append(args, "--prune")
-	}
-	if src.Adopt {
-		args = append(args, "--adopt")
-	}
-	for _, id := range src.Replace {
-		args = append(args, "--replace", id)
-	}
-	args = append(args, "--out", out)
+	return args
+}
+
+// shellCommand quotes each argument for a POSIX shell and joins them.
+func shellCommand(args []string) string {
 	for i, a := range args {
 		args[i] = shellQuote(a)
 	}

@@ -68,3 +68,28 @@ func TestSavedPlanMismatchSuggestsTheSameSource(t *testing.T) {
 		}
 	}
 }
+
+// A plan saved by `diff --refresh-only --out` records drift; it is not a
+// plan of writes. Applying it is refused up front, naming the command that
+// records the drift, instead of failing as a plan that no longer matches.
+func TestRefreshOnlySavedPlanIsRefusedClearly(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	e.edit("storage.yaml", "allowBlobPublicAccess: false", "allowBlobPublicAccess: true")
+	saved := filepath.Join(t.TempDir(), "plan.json")
+	_, errOut, code := e.run("diff", "-f", e.dir, "--refresh-only", "--out", saved)
+	if code != 0 && code != 1 {
+		t.Fatalf("diff --refresh-only --out: exit %d\n%s", code, errOut)
+	}
+	before, err := os.ReadFile(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = e.run("apply", saved, "--yes")
+	if code != 2 || !strings.Contains(errOut, "--refresh-only") || !strings.Contains(errOut, "\n  kubectl azure apply -f "+e.dir+" --state "+e.state+" ") || !strings.HasSuffix(strings.TrimSpace(errOut), " --refresh-only") {
+		t.Errorf("apply of a refresh-only plan: exit %d, want 2 naming apply --refresh-only\n%s", code, errOut)
+	}
+	if after, _ := os.ReadFile(e.state); !bytes.Equal(before, after) {
+		t.Errorf("the refused apply changed the state")
+	}
+}
