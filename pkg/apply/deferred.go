@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
@@ -306,11 +308,17 @@ func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) er
 	get := liveValue(byKey, false)
 	call := func(a manifest.ActionRef) (any, error) { return e.callAction(ctx, it, a) }
 	missing := func(d *manifest.Deferred) error {
-		var refs []string
+		var refs, never []string
 		for _, r := range d.Refs {
 			if _, ok := get(r); !ok {
 				refs = append(refs, "${ref:"+r.String()+"}")
+				if withheld(byKey[armid.Key(r.Target)], r) {
+					never = append(never, r.Path)
+				}
 			}
+		}
+		if len(never) > 0 {
+			return fmt.Errorf("%s: %s cannot be resolved: Azure did not return %s, a secret or write-only value that GET withholds; take the value from its source instead (the valueFrom the referenced resource takes it from)", it.display(), d.Expr, strings.Join(never, ", "))
 		}
 		return fmt.Errorf("%s: %s has no value in Azure after its dependencies were written (%s); check the referenced path", it.display(), d.Expr, strings.Join(refs, ", "))
 	}
@@ -503,4 +511,29 @@ func (e *Engine) rgExists(ctx context.Context, id armid.ID, listed map[string]ma
 		return true, nil // an extension resource: its listing is elsewhere
 	}
 	return ids[top.Key()], nil
+}
+
+// withheld reports whether GET withholds the value a reference reads from
+// d: a secret (the one secret rule, or d's own valueFrom paths) or a value
+// the spec or d's plugin marks write-only.
+func withheld(d *item, ref manifest.ValueRef) bool {
+	if d == nil {
+		return false
+	}
+	if secret.Ref(ref.Target, ref.Path, d.secrets...) {
+		return true
+	}
+	if d.schema == nil {
+		return false
+	}
+	sp, prop := d.schema.Resolve(schema.SplitPath(ref.Path))
+	if prop != nil && (prop.WriteOnly || prop.Secret) {
+		return true
+	}
+	if d.plugin != nil {
+		if r := d.plugin.Rules(); r != nil && slices.Contains(r.WriteOnly, sp) {
+			return true
+		}
+	}
+	return false
 }

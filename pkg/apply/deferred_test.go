@@ -12,6 +12,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 const reader = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
@@ -375,5 +376,70 @@ func TestEngineRegistryIsPerRun(t *testing.T) {
 	}
 	if set.Secrets.Registered("first-run-action-key-1") || set.Secrets.Registered("second-run-action-key-2") {
 		t.Error("an action secret read at apply time grew the manifest set's registry")
+	}
+}
+
+// A reference to a value ARM never returns (a Key Vault secret's value)
+// fails at apply saying so, instead of asking the user to check the path.
+func TestReferenceToAWriteOnlyValueSaysWhy(t *testing.T) {
+	a := newFakeARM()
+	// As ARM: a secret's value is accepted and never returned.
+	a.generate = func(id string, b map[string]any) {
+		if strings.EqualFold(armid.TypeOf(id), "Microsoft.KeyVault/vaults/secrets") {
+			if p, ok := b["properties"].(map[string]any); ok {
+				delete(p, "value")
+			}
+		}
+	}
+	e := newEngine(a, newMemStore(), DefaultOptions())
+	e.Schemas = schema.Default()
+	set := loadDocs(t, `
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: kv1}
+spec:
+  type: Microsoft.KeyVault/vaults@2023-07-01
+  resourceGroup: rg1
+  body:
+    location: westeurope
+    properties: {tenantId: 00000000-0000-0000-0000-000000000000, sku: {family: A, name: standard}}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: db-password}
+spec:
+  type: Microsoft.KeyVault/vaults/secrets@2023-07-01
+  parent: Microsoft.KeyVault/vaults/kv1
+  resourceGroup: rg1
+  body:
+    properties: {value: not-so-secret}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: id-app}
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: rg1
+  body:
+    location: westeurope
+    tags: {copy: "${ref:db-password.properties.value}"}
+`)
+	a.seed(rgID("rg1"), body())
+	p, err := e.Plan(context.Background(), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.Execute(context.Background(), p)
+	if err == nil {
+		t.Fatal("the identity was applied with a value Azure never returns")
+	}
+	var msg string
+	for _, rr := range r.Results {
+		if strings.HasSuffix(rr.ID, "/id-app") {
+			msg = rr.Error
+		}
+	}
+	if !strings.Contains(msg, "write-only") || !strings.Contains(msg, "properties.value") {
+		t.Fatalf("the identity's error = %q, want it to name properties.value as write-only", msg)
 	}
 }
