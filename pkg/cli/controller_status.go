@@ -73,10 +73,8 @@ func (o *statusOptions) Run(context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range st.Resources {
-		if r.State != reconcile.StateInSync {
-			return errChanges
-		}
+	if !st.InSync() {
+		return errChanges
 	}
 	return nil
 }

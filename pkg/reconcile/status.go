@@ -23,6 +23,17 @@ type Status struct {
 	Leader     *bool            `json:"leader,omitempty"`
 }
 
+// InSync reports whether every observed resource is in sync: what
+// `controller status` exits 0 on.
+func (s *Status) InSync() bool {
+	for _, r := range s.Resources {
+		if r.State != StateInSync {
+			return false
+		}
+	}
+	return true
+}
+
 // SourceStatus says which manifest set is observed and why a newer one
 // was refused.
 type SourceStatus struct {

@@ -170,7 +170,7 @@ func (h *hasher) hash(body map[string]any, collect bool) map[string]any {
 	}
 	out := h.walkMap(body, nil, "", "", false, collect)
 	// Second pass: values equal to one of this resource's secrets, wherever
-	// they appear. (Not the process-wide secret registry: a short value
+	// they appear. (Not the run's secret registry: a short value
 	// registered for one resource would hash "Enabled" in every other.)
 	return h.walkMap(out, nil, "", "", false, false)
 }

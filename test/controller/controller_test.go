@@ -199,17 +199,7 @@ func waitState(t testing.TB, l *loop, within time.Duration, ok func(*reconcile.S
 }
 
 func inSync(n int) func(*reconcile.Status) bool {
-	return func(st *reconcile.Status) bool {
-		if len(st.Resources) != n {
-			return false
-		}
-		for _, r := range st.Resources {
-			if r.State != reconcile.StateInSync {
-				return false
-			}
-		}
-		return true
-	}
+	return func(st *reconcile.Status) bool { return len(st.Resources) == n && st.InSync() }
 }
 
 func stateOf(st *reconcile.Status, id string) string {
