@@ -17,13 +17,16 @@ import (
 
 const reader = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
 
-const refDocs = `apiVersion: azure.kubectl.io/v1alpha1
+// rgDoc declares the resource group rg1 the other test documents live in.
+const rgDoc = `apiVersion: azure.kubectl.io/v1alpha1
 kind: Resource
 metadata: {name: rg1}
 spec:
   type: Microsoft.Resources/resourceGroups@2021-04-01
   body: {location: westeurope}
----
+`
+
+const refDocs = rgDoc + `---
 apiVersion: azure.kubectl.io/v1alpha1
 kind: Resource
 metadata: {name: id-app}
@@ -45,7 +48,10 @@ spec:
       principalId: ${ref:id-app.properties.principalId}
 `
 
-const actionDocs = `
+// appWithSetting declares the storage account stdemo001 and the web app
+// "app" whose one app setting is name: value (a valueFrom over stdemo001).
+func appWithSetting(name, value string) string {
+	return `
 ---
 apiVersion: azure.kubectl.io/v1alpha1
 kind: Resource
@@ -66,9 +72,84 @@ spec:
     properties:
       siteConfig:
         appSettings:
-        - name: KEY
-          value: {valueFrom: {action: {resource: stdemo001, name: listKeys, path: "keys[0].value"}}}
+        - name: ` + name + `
+          value: ` + value + `
 `
+}
+
+var actionDocs = appWithSetting("KEY", `{valueFrom: {action: {resource: stdemo001, name: listKeys, path: "keys[0].value"}}}`)
+
+var (
+	stdemoID = rgID("rg1") + "/providers/Microsoft.Storage/storageAccounts/stdemo001"
+	appID    = rgID("rg1") + "/providers/Microsoft.Web/sites/app"
+)
+
+// listKeysARM is a fake ARM whose identities get a principalId when created
+// and whose stdemo001 answers listKeys with key.
+func listKeysARM(key string) *fakeARM {
+	a := newFakeARM()
+	principals(a, "11111111-2222-3333-4444-555555555555")
+	setListKey(a, key)
+	return a
+}
+
+// setListKey makes stdemo001's listKeys answer key (a rotation, when set again).
+func setListKey(a *fakeARM, key string) {
+	a.actions[armid.Key(stdemoID+"/listKeys")] = map[string]any{"keys": []any{map[string]any{"value": key}}}
+}
+
+// echoNames makes a's writes answer the resource's name, as ARM does.
+func echoNames(a *fakeARM) {
+	generate := a.generate
+	a.generate = func(id string, b map[string]any) {
+		generate(id, b)
+		b["name"] = id[strings.LastIndex(id, "/")+1:]
+	}
+}
+
+// writtenAppSetting is the value of the first app setting ARM holds for app.
+func writtenAppSetting(a *fakeARM) any {
+	a.mu.Lock()
+	written := a.res[armid.Key(appID)]
+	a.mu.Unlock()
+	settings := written["properties"].(map[string]any)["siteConfig"].(map[string]any)["appSettings"].([]any)
+	return settings[0].(map[string]any)["value"]
+}
+
+// checkSecretHidden fails t unless e's registry scrubs secret out of the
+// value written (written) and app's state record does not hold secret in
+// clear; what names the value in the messages.
+func checkSecretHidden(t *testing.T, e *Engine, st *memStore, written, secret, what string) {
+	t.Helper()
+	if strings.Contains(e.Secrets.Scrub("x "+written+" y"), secret) {
+		t.Errorf("%s is not registered for scrubbing", what)
+	}
+	rec, err := st.Get(context.Background(), appID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(fmtJSON(t, rec), secret) {
+		t.Errorf("state holds %s in clear", what)
+	}
+}
+
+// appliedRefDocs plans and applies refDocs on a fresh fake ARM whose
+// identities get a principalId, so the next plan sees everything existing.
+func appliedRefDocs(t *testing.T) (*fakeARM, *memStore, *Engine) {
+	t.Helper()
+	a := newFakeARM()
+	principals(a, "11111111-2222-3333-4444-555555555555")
+	st := newMemStore()
+	e := newEngine(a, st, DefaultOptions())
+	p, err := e.Plan(context.Background(), loadDocs(t, refDocs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	return a, st, e
+}
 
 func loadDocs(t *testing.T, docs string) *manifest.Set {
 	t.Helper()
@@ -156,17 +237,7 @@ func TestDeferredValuesResolvedAtApply(t *testing.T) {
 // replaced, the value the role assignment reads is unknown again and the
 // plan says why.
 func TestReplacedReferenceMakesDependantsUnknown(t *testing.T) {
-	a := newFakeARM()
-	principals(a, "11111111-2222-3333-4444-555555555555")
-	st := newMemStore()
-	e := newEngine(a, st, DefaultOptions())
-	p, err := e.Plan(context.Background(), loadDocs(t, refDocs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Execute(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	_, _, e := appliedRefDocs(t)
 	// Pretend the identity must be replaced; its dependants then read a
 	// value the plan cannot know.
 	byKey := map[string]*item{}
@@ -211,10 +282,7 @@ func TestReplacedReferenceMakesDependantsUnknown(t *testing.T) {
 // TestActionSecretsFetchedAtApply: a listKeys value is fetched only when
 // the resource is written, registered for scrubbing, and stored hashed.
 func TestActionSecretsFetchedAtApply(t *testing.T) {
-	a := newFakeARM()
-	stID := rgID("rg1") + "/providers/Microsoft.Storage/storageAccounts/stdemo001"
-	principals(a, "11111111-2222-3333-4444-555555555555")
-	a.actions[armid.Key(stID+"/listKeys")] = map[string]any{"keys": []any{map[string]any{"value": "key-from-action-42"}}}
+	a := listKeysARM("key-from-action-42")
 	st := newMemStore()
 	e := newEngine(a, st, DefaultOptions())
 	p, err := e.Plan(context.Background(), loadDocs(t, refDocs+actionDocs))
@@ -230,24 +298,10 @@ func TestActionSecretsFetchedAtApply(t *testing.T) {
 	if n := len(a.Calls("POST")); n != 1 {
 		t.Errorf("actions called %d times, want 1", n)
 	}
-	appID := rgID("rg1") + "/providers/Microsoft.Web/sites/app"
-	a.mu.Lock()
-	written := a.res[armid.Key(appID)]
-	a.mu.Unlock()
-	settings := written["properties"].(map[string]any)["siteConfig"].(map[string]any)["appSettings"].([]any)
-	if v := settings[0].(map[string]any)["value"]; v != "key-from-action-42" {
+	if v := writtenAppSetting(a); v != "key-from-action-42" {
 		t.Errorf("written value = %v", v)
 	}
-	if strings.Contains(e.Secrets.Scrub("x key-from-action-42 y"), "key-from-action-42") {
-		t.Error("the action's secret is not registered for scrubbing")
-	}
-	rec, err := st.Get(context.Background(), appID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(fmtJSON(t, rec), "key-from-action-42") {
-		t.Error("state holds the action's secret in clear")
-	}
+	checkSecretHidden(t, e, st, "key-from-action-42", "key-from-action-42", "the action's secret")
 }
 
 func TestSetPath(t *testing.T) {
@@ -323,17 +377,7 @@ func TestRunDAGCycleFails(t *testing.T) {
 // TestPruneKeepsResourceWithComputedName: the record of a resource whose
 // name is computed is not pruned once the name resolves to it.
 func TestPruneKeepsResourceWithComputedName(t *testing.T) {
-	a := newFakeARM()
-	principals(a, "11111111-2222-3333-4444-555555555555")
-	st := newMemStore()
-	e := newEngine(a, st, DefaultOptions())
-	p, err := e.Plan(context.Background(), loadDocs(t, refDocs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.Execute(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	_, _, e := appliedRefDocs(t)
 	e.Options.Prune = true
 	p2, err := e.Plan(context.Background(), loadDocs(t, refDocs))
 	if err != nil {
@@ -350,13 +394,9 @@ func TestPruneKeepsResourceWithComputedName(t *testing.T) {
 // controller) does not pile up every key it ever read, and a second run's
 // engine does not hold the first's value.
 func TestEngineRegistryIsPerRun(t *testing.T) {
-	stID := rgID("rg1") + "/providers/Microsoft.Storage/storageAccounts/stdemo001"
 	set := loadDocs(t, refDocs+actionDocs)
 	run := func(key string) *Engine {
-		a := newFakeARM()
-		principals(a, "11111111-2222-3333-4444-555555555555")
-		a.actions[armid.Key(stID+"/listKeys")] = map[string]any{"keys": []any{map[string]any{"value": key}}}
-		e := newEngine(a, newMemStore(), DefaultOptions())
+		e := newEngine(listKeysARM(key), newMemStore(), DefaultOptions())
 		p, err := e.Plan(context.Background(), set)
 		if err != nil {
 			t.Fatal(err)

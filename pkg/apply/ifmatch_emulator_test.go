@@ -40,13 +40,7 @@ func TestPatchSendsIfMatch(t *testing.T) {
 	_, c := emulatedVia(t, log)
 	nsg := idOf("rg1", "Microsoft.Network/networkSecurityGroups", "nsg1")
 	docs := func(tag string) *manifest.Set {
-		return loadDocs(t, `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: rg1}
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body: {location: westeurope}
----
+		return loadDocs(t, rgDoc+`---
 apiVersion: azure.kubectl.io/v1alpha1
 kind: Resource
 metadata: {name: nsg1}
