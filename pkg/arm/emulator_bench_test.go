@@ -24,15 +24,7 @@ func benchEmulator(b *testing.B, mut func(*emulator.Options), seed func(*arm.Cli
 	var throttled, gets, polls, puts int64
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		o := emulator.DefaultOptions()
-		o.Quirks = emulator.QuirksNone
-		if mut != nil {
-			mut(&o)
-		}
-		srv, err := emulator.Start(o)
-		if err != nil {
-			b.Fatal(err)
-		}
+		srv := newEmulator(b, mut)
 		ao := arm.DefaultOptions()
 		ao.Endpoint = srv.URL()
 		c, err := arm.New(ao)

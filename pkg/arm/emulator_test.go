@@ -34,6 +34,15 @@ var (
 
 func startEmulator(t *testing.T, mut func(*emulator.Options)) *emulator.Server {
 	t.Helper()
+	srv := newEmulator(t, mut)
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
+}
+
+// newEmulator starts an emulator without quirks (mut adjusts its options);
+// the caller closes it.
+func newEmulator(tb testing.TB, mut func(*emulator.Options)) *emulator.Server {
+	tb.Helper()
 	o := emulator.DefaultOptions()
 	o.Quirks = emulator.QuirksNone
 	if mut != nil {
@@ -41,9 +50,8 @@ func startEmulator(t *testing.T, mut func(*emulator.Options)) *emulator.Server {
 	}
 	srv, err := emulator.Start(o)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { _ = srv.Close() })
 	return srv
 }
 

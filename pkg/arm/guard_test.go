@@ -50,14 +50,32 @@ func newTLSFakeARM(t *testing.T) (*fakeARM, *Client) {
 	f.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	f.srv.StartTLS()
 	t.Cleanup(f.srv.Close)
+	return f, tlsClient(t, f)
+}
+
+// tlsClient is a client of f's TLS server with a static credential; mut
+// adjust its options first.
+func tlsClient(t *testing.T, f *fakeARM, mut ...func(*Options)) *Client {
+	t.Helper()
 	o := testOptions(f.srv.URL)
 	o.HTTPClient = f.srv.Client()
 	o.Credential = staticCred{}
+	for _, m := range mut {
+		m(&o)
+	}
 	c, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f, c
+	return c
+}
+
+// logTo makes a client log to w at verbosity v (kubectl's -v).
+func logTo(w io.Writer, v int) func(*Options) {
+	return func(o *Options) {
+		o.Verbosity = v
+		o.Log = w
+	}
 }
 
 func TestCredentialsStayOnTheEndpointHost(t *testing.T) {
@@ -268,15 +286,7 @@ func TestRefusalsAreLogged(t *testing.T) {
 		writeJSON(w, 201, map[string]any{"properties": map[string]any{"provisioningState": "Accepted"}})
 	})
 	var buf strings.Builder
-	o := testOptions(f.srv.URL)
-	o.HTTPClient = f.srv.Client()
-	o.Credential = staticCred{}
-	o.Verbosity = VerbosityRequests
-	o.Log = &buf
-	c, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tlsClient(t, f, logTo(&buf, VerbosityRequests))
 	if _, err := c.Put(context.Background(), testID, testAPI, map[string]any{}, nil); err == nil {
 		t.Fatal("no error")
 	}

@@ -42,15 +42,7 @@ func TestLogRedactsPollingAndPagingURLs(t *testing.T) {
 	})
 
 	var buf bytes.Buffer
-	o := testOptions(f.srv.URL)
-	o.HTTPClient = f.srv.Client()
-	o.Credential = staticCred{}
-	o.Verbosity = VerbosityHeaders
-	o.Log = &buf
-	c, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := tlsClient(t, f, logTo(&buf, VerbosityHeaders))
 	if _, err := c.Put(context.Background(), testID, testAPI, map[string]any{"location": "westeurope"}, nil); err != nil {
 		t.Fatal(err)
 	}

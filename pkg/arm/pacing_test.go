@@ -282,6 +282,14 @@ func hdr(kv ...string) *http.Response {
 	return &http.Response{StatusCode: 200, Header: h}
 }
 
+// observe429 tells p that the attempt with ticket tk in subscription "s"
+// was throttled: a 429 with the given Retry-After.
+func observe429(p *pacer, k class, tk ticket, retryAfter string) {
+	r := hdr("Retry-After", retryAfter)
+	r.StatusCode = 429
+	p.observe("s", k, tk, r)
+}
+
 func TestPacerFollowsRemainingHeader(t *testing.T) {
 	p, clk := newTestPacer(Bucket{Size: 250, Refill: 25}, 0)
 	ctx := context.Background()
@@ -345,9 +353,7 @@ func TestPacerRecoversAfter429(t *testing.T) {
 	p, _ := newTestPacer(Bucket{Size: 100, Refill: 1}, 0)
 	ctx := context.Background()
 	t1, _ := p.acquire(ctx, "s", classRead)
-	r := hdr("Retry-After", "0")
-	r.StatusCode = 429
-	p.observe("s", classRead, t1, r)
+	observe429(p, classRead, t1, "0")
 	b := p.buckets[bucketKey{sub: "s", class: classRead}]
 	if b.tokens != 0 {
 		t.Fatalf("model %v after 429", b.tokens)
@@ -364,9 +370,7 @@ func TestPacer429BlocksClassUntilRetryAfter(t *testing.T) {
 	p, clk := newTestPacer(Bucket{Size: 250, Refill: 25}, 0)
 	ctx := context.Background()
 	seq, _ := p.acquire(ctx, "s", classWrite)
-	r := hdr("Retry-After", "7")
-	r.StatusCode = 429
-	p.observe("s", classWrite, seq, r)
+	observe429(p, classWrite, seq, "7")
 	start := clk.Now()
 	if _, err := p.acquire(ctx, "s", classWrite); err != nil {
 		t.Fatal(err)

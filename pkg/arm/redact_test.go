@@ -30,19 +30,7 @@ func echoLogClient(t *testing.T, respond func(r *http.Request, body []byte) any,
 		writeJSON(w, 200, v)
 	})
 	var buf bytes.Buffer
-	o := testOptions(f.srv.URL)
-	o.HTTPClient = f.srv.Client()
-	o.Credential = staticCred{}
-	o.Verbosity = VerbosityBodies
-	o.Log = &buf
-	for _, m := range mut {
-		m(&o)
-	}
-	c, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, &buf
+	return tlsClient(t, f, append([]func(*Options){logTo(&buf, VerbosityBodies)}, mut...)...), &buf
 }
 
 const rg = "/subscriptions/" + testSub + "/resourceGroups/rg1"
