@@ -269,31 +269,11 @@ func TestKubeList1000Records(t *testing.T) {
 	}
 	const n = 1000
 	start := time.Now()
-	var wg sync.WaitGroup
-	work := make(chan int)
-	errs := make(chan error, n)
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				r := testRecord(fmt.Sprintf("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-%02d/providers/Microsoft.Network/virtualNetworks/vnet-%04d", i%20, i))
-				r.LastApplied["properties"] = map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{fmt.Sprintf("10.%d.%d.0/24", i/256, i%256)}}}
-				if err := st.Put(ctx, r); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	writeConcurrently(t, n, 16, func(i int) error {
+		r := testRecord(spreadVnetID(i))
+		r.LastApplied["properties"] = map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{fmt.Sprintf("10.%d.%d.0/24", i/256, i%256)}}}
+		return st.Put(ctx, r)
+	})
 	wrote := time.Since(start)
 	if err := unlock(); err != nil {
 		t.Fatal(err)

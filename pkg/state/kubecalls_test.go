@@ -106,38 +106,17 @@ func TestKubeApplyCallsPerResource(t *testing.T) {
 		t.Fatalf("records of a new set: %d %v", len(recs), err)
 	}
 	const n = 1000
-	var wg sync.WaitGroup
-	work := make(chan int)
-	errs := make(chan error, n)
-	for range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				id := fmt.Sprintf("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg-%02d/providers/Microsoft.Network/virtualNetworks/vnet-%04d", i%20, i)
-				r := testRecord(id)
-				in := *r
-				in.Baseline = nil
-				if err := st.BeginIntent(ctx, Intent{ID: id, Op: OpPut, Record: &in}); err != nil {
-					errs <- err
-					continue
-				}
-				time.Sleep(time.Millisecond) // the ARM write
-				if err := st.Put(ctx, r); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	writeConcurrently(t, n, 32, func(i int) error {
+		id := spreadVnetID(i)
+		r := testRecord(id)
+		in := *r
+		in.Baseline = nil
+		if err := st.BeginIntent(ctx, Intent{ID: id, Op: OpPut, Record: &in}); err != nil {
+			return err
+		}
+		time.Sleep(time.Millisecond) // the ARM write
+		return st.Put(ctx, r)
+	})
 	if err := unlock(); err != nil {
 		t.Fatal(err)
 	}

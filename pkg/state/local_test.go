@@ -479,35 +479,14 @@ func TestLocal1000Records(t *testing.T) {
 	}
 	const n = 1000
 	start := time.Now()
-	work := make(chan int)
-	errs := make(chan error, n)
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				id := fmt.Sprintf("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet-%04d", i)
-				r := testRecord(id)
-				if err := st.BeginIntent(ctx, Intent{ID: id, Op: OpPut, Record: r}); err != nil {
-					errs <- err
-					continue
-				}
-				if err := st.Put(ctx, r); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	writeConcurrently(t, n, 16, func(i int) error {
+		id := fmt.Sprintf("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet-%04d", i)
+		r := testRecord(id)
+		if err := st.BeginIntent(ctx, Intent{ID: id, Op: OpPut, Record: r}); err != nil {
+			return err
+		}
+		return st.Put(ctx, r)
+	})
 	wrote := time.Since(start)
 	unlock()
 	start = time.Now()
