@@ -13,14 +13,22 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 )
 
-// Every testdata/bad case, through the real command line: exit 2, exactly
-// its golden message, and not one request to ARM or byte of state.
-func TestBadManifestsThroughCLI(t *testing.T) {
+// startEmulator starts an emulator with its default options, closed when
+// the test ends.
+func startEmulator(t *testing.T) *emulator.Server {
+	t.Helper()
 	srv, err := emulator.Start(emulator.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// Every testdata/bad case, through the real command line: exit 2, exactly
+// its golden message, and not one request to ARM or byte of state.
+func TestBadManifestsThroughCLI(t *testing.T) {
+	srv := startEmulator(t)
 	t.Chdir(filepath.Join("..", "..")) // goldens name files relative to the repository root
 	cases, _ := filepath.Glob(filepath.Join("testdata", "bad", "*.yaml"))
 	if len(cases) < 15 {

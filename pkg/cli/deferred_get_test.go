@@ -2,7 +2,6 @@ package cli_test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,13 +41,7 @@ spec:
 // failing for the whole set; after apply it reads it under its real name.
 func TestGetResolvesComputedNames(t *testing.T) {
 	e := newEnv(t, nil)
-	dir := filepath.Join(t.TempDir(), "roles")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "roles.yaml"), []byte(getRoleDocs), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := manifestDir(t, filepath.Join(t.TempDir(), "roles"), "roles.yaml", getRoleDocs)
 
 	// Only the role assignment selected, nothing applied: its name cannot
 	// be computed, and that is reported for it alone.

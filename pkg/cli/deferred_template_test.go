@@ -44,13 +44,7 @@ spec:
 // the next diff is quiet, as is a plain valueFrom.action value.
 func TestTemplateActionApplyThenQuiet(t *testing.T) {
 	e := newEnv(t, nil)
-	dir := filepath.Join(t.TempDir(), "tmpl")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(templateAppDocs), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := manifestDir(t, filepath.Join(t.TempDir(), "tmpl"), "app.yaml", templateAppDocs)
 	plan := e.mustRun(1, "diff", "-f", dir)
 	applied := e.mustRun(0, "apply", "-f", dir, "--yes")
 

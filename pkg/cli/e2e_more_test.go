@@ -112,9 +112,7 @@ func TestFaultyARMConverges(t *testing.T) {
 	for i := 0; i < 49; i++ {
 		fmt.Fprintf(&b, "---\napiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata: {name: id-%02d}\nspec:\n  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31\n  resourceGroup: rg-many\n  body: {location: westeurope, tags: {n: \"%d\"}}\n", i, i)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "many.yaml"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifestDir(t, dir, "many.yaml", b.String())
 	e.mustRun(0, "apply", "-f", dir, "--yes")
 	if e.srv.Stats().Faults == 0 {
 		t.Fatal("no fault was injected: the test proves nothing")
@@ -168,9 +166,7 @@ spec:
       administratorLoginPassword: {valueFrom: {env: DB_PASSWORD}}
       version: "8.0.21"
 `
-	if err := os.WriteFile(filepath.Join(dir, "db.yaml"), []byte(manifest), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	manifestDir(t, dir, "db.yaml", manifest)
 	const secret = "Sup3r-Secret-Value-123"
 	t.Setenv("DB_PASSWORD", secret)
 	for _, args := range [][]string{{"diff", "-f", dir, "-o", "json"}, {"diff", "-f", dir}, {"apply", "-f", dir, "--yes"}} {

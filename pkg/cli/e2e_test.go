@@ -109,6 +109,19 @@ func (e *env) runRaw(id, apiVersion string) (string, string, int) {
 
 func rg(name string) string { return "/subscriptions/" + testSub + "/resourceGroups/" + name }
 
+// manifestDir makes dir (if need be) with one manifest file, name, holding
+// text, and returns dir: a set of its own, apart from the environment's.
+func manifestDir(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func TestLandingZoneLifecycle(t *testing.T) {
 	e := newEnv(t, nil)
 

@@ -20,9 +20,7 @@ import (
 // already sent (long-running operations of 1.5 s) finish and be recorded,
 // so the next plan adopts nothing; it only stops new writes.
 func TestFirstCtrlCLetsWritesFinish(t *testing.T) {
-	exited := make(chan int, 1)
-	exit = func(code int) { exited <- code }
-	defer func() { exit = osExit }()
+	exited := catchExit(t)
 
 	opts := emulator.DefaultOptions()
 	opts.LRODuration = 1500 * time.Millisecond

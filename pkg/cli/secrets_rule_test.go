@@ -75,15 +75,12 @@ spec:
       contentType: text/plain
 `
 
-// TestSecretsKeyVaultValueWrittenLiterally: a Key Vault secret's value
-// is secret by its type, not its name; written literally it must be
-// hidden from the plan in every format and the saved plan, and hashed in
-// state.
-func TestSecretsKeyVaultValueWrittenLiterally(t *testing.T) {
-	e := newEnv(t, nil)
-	e.writeManifest("kv-secret.yaml", strings.Replace(kvSecretManifest, "VALUE", kvSecretLiteral, 1))
-	texts := map[string]string{}
-	for _, o := range []string{"text", "json", "yaml", "markdown"} {
+// planAndApply runs diff -o each format (each must find changes: exit 1),
+// saves the plan, applies, and puts into texts what each printed, the saved
+// plan and the state files: every text a secret must not leak into.
+func planAndApply(t *testing.T, e *env, texts map[string]string, formats ...string) {
+	t.Helper()
+	for _, o := range formats {
 		out, errOut, code := e.run("diff", "-f", e.dir, "-o", o)
 		if code != 1 {
 			t.Fatalf("diff -o %s: exit %d\n%s\n%s", o, code, out, errOut)
@@ -93,11 +90,21 @@ func TestSecretsKeyVaultValueWrittenLiterally(t *testing.T) {
 	saved := filepath.Join(t.TempDir(), "plan.json")
 	e.mustRun(1, "diff", "-f", e.dir, "--out", saved)
 	texts["saved plan"] = readFile(t, saved)
-	out := e.mustRun(0, "apply", "-f", e.dir, "--yes")
-	texts["apply"] = out
+	texts["apply"] = e.mustRun(0, "apply", "-f", e.dir, "--yes")
 	for k, v := range e.stateFiles() {
 		texts[k] = v
 	}
+}
+
+// TestSecretsKeyVaultValueWrittenLiterally: a Key Vault secret's value
+// is secret by its type, not its name; written literally it must be
+// hidden from the plan in every format and the saved plan, and hashed in
+// state.
+func TestSecretsKeyVaultValueWrittenLiterally(t *testing.T) {
+	e := newEnv(t, nil)
+	e.writeManifest("kv-secret.yaml", strings.Replace(kvSecretManifest, "VALUE", kvSecretLiteral, 1))
+	texts := map[string]string{}
+	planAndApply(t, e, texts, "text", "json", "yaml", "markdown")
 	noLeak(t, kvSecretLiteral, texts)
 
 	// Unchanged: nothing to do. Changed: a sensitive change, still hidden.
@@ -225,20 +232,7 @@ func TestSecretsReachedThroughRef(t *testing.T) {
 	}
 	e.edit("storage.yaml", "    tags: {app: demo, env: dev}\n", "    tags: {app: demo, env: dev, db: \"${ref:kv-secret-db.properties.value}\"}\n")
 	texts := map[string]string{}
-	for _, o := range []string{"text", "json", "markdown"} {
-		out, errOut, code := e.run("diff", "-f", e.dir, "-o", o)
-		if code != 1 {
-			t.Fatalf("diff -o %s: exit %d\n%s\n%s", o, code, out, errOut)
-		}
-		texts["plan -o "+o] = out + errOut
-	}
-	saved := filepath.Join(t.TempDir(), "plan.json")
-	e.mustRun(1, "diff", "-f", e.dir, "--out", saved)
-	texts["saved plan"] = readFile(t, saved)
-	texts["apply"] = e.mustRun(0, "apply", "-f", e.dir, "--yes")
-	for k, v := range e.stateFiles() {
-		texts[k] = v
-	}
+	planAndApply(t, e, texts, "text", "json", "markdown")
 	texts["plan after apply"] = e.mustRun(0, "diff", "-f", e.dir, "-o", "json")
 	noLeak(t, clear, texts)
 	if !strings.Contains(texts["plan -o json"], "tags.db") {
@@ -313,20 +307,7 @@ func TestSecretsReferenceToAValueFromPath(t *testing.T) {
 	texts := map[string]string{"first apply": e.mustRun(0, "apply", "-f", e.dir, "--yes")}
 	// The storage account exists: the reference resolves at plan time.
 	e.edit("keyvault.yaml", "    tags: {app: demo, env: dev}\n", "    tags: {app: demo, env: dev, copied: \"${ref:stdemo001.tags.token}\"}\n")
-	for _, o := range []string{"text", "json", "markdown"} {
-		out, errOut, code := e.run("diff", "-f", e.dir, "-o", o)
-		if code != 1 {
-			t.Fatalf("diff -o %s: exit %d\n%s\n%s", o, code, out, errOut)
-		}
-		texts["plan -o "+o] = out + errOut
-	}
-	saved := filepath.Join(t.TempDir(), "plan.json")
-	e.mustRun(1, "diff", "-f", e.dir, "--out", saved)
-	texts["saved plan"] = readFile(t, saved)
-	texts["apply"] = e.mustRun(0, "apply", "-f", e.dir, "--yes")
-	for k, v := range e.stateFiles() {
-		texts[k] = v
-	}
+	planAndApply(t, e, texts, "text", "json", "markdown")
 	noLeak(t, clear, texts)
 	if !strings.Contains(texts["plan -o json"], "tags.copied") {
 		t.Errorf("the copied tag is not planned:\n%s", texts["plan -o json"])

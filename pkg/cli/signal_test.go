@@ -9,10 +9,17 @@ import (
 	"time"
 )
 
-func TestSecondInterruptExitsAt130(t *testing.T) {
+// catchExit makes the process exit hand its code to the returned channel
+// instead, until the test ends.
+func catchExit(t *testing.T) <-chan int {
 	exited := make(chan int, 1)
 	exit = func(code int) { exited <- code }
-	defer func() { exit = osExit }()
+	t.Cleanup(func() { exit = osExit })
+	return exited
+}
+
+func TestSecondInterruptExitsAt130(t *testing.T) {
+	exited := catchExit(t)
 
 	ctx, stop := interruptContext(io.Discard)
 	defer stop()

@@ -11,18 +11,13 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/cli"
-	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 )
 
 // A misspelt property is a warning: the run goes on, and the warning
 // reaches CI in every format, with its file, line, severity and
 // did-you-mean (issue 33, item 2).
 func TestManifestWarningsInEveryFormat(t *testing.T) {
-	srv, err := emulator.Start(emulator.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startEmulator(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "storage.yaml")
 	const manifest = `apiVersion: azure.kubectl.io/v1alpha1
