@@ -103,6 +103,15 @@ func (f *fixture) converge() {
 	}
 }
 
+// settle ends a faulty run: state must be consistent with Azure as the run
+// left it, and a healthy rerun must converge.
+func (f *fixture) settle() {
+	f.t.Helper()
+	f.consistent()
+	f.t.Logf("ARM stats after the faulty run: %+v", f.a.Stats())
+	f.converge()
+}
+
 func keys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -137,18 +146,34 @@ func succeededOrExplained(t *testing.T, r harness.Result, causes ...string) {
 	t.Errorf("apply failed (exit %d) without naming the cause (%v):\n%s", r.Code, causes, all)
 }
 
-func TestFault429Storm(t *testing.T) {
-	opts := harness.FastOptions()
-	opts.Faults.Status = map[int]float64{429: 0.25}
-	f := newFixture(t, opts)
-	r := f.apply()
-	succeededOrExplained(t, r, "429", "TooManyRequests")
-	if f.a.Stats().Faults == 0 {
-		t.Fatal("the storm injected no 429: the test exercised nothing")
+// Faults injected at random into ARM's answers (429s, 5xx, connection
+// resets): the apply absorbs them or fails naming the cause.
+func TestFaultInjected(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		faults func(*emulator.FaultOptions)
+		causes []string
+		none   string // the failure when nothing was injected
+	}{
+		{"429Storm", func(o *emulator.FaultOptions) { o.Status = map[int]float64{429: 0.25} },
+			[]string{"429", "TooManyRequests"}, "the storm injected no 429: the test exercised nothing"},
+		{"5xx", func(o *emulator.FaultOptions) { o.Status = map[int]float64{500: 0.15, 503: 0.15} },
+			[]string{"500", "503", "InternalServerError", "ServiceUnavailable"}, "no 5xx injected"},
+		{"ConnectionResets", func(o *emulator.FaultOptions) { o.Reset = 0.25 },
+			[]string{"reset", "EOF", "connection"}, "no connection reset injected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := harness.FastOptions()
+			tc.faults(&opts.Faults)
+			f := newFixture(t, opts)
+			r := f.apply()
+			succeededOrExplained(t, r, tc.causes...)
+			if f.a.Stats().Faults == 0 {
+				t.Fatal(tc.none)
+			}
+			f.settle()
+		})
 	}
-	f.consistent()
-	t.Logf("ARM stats after the faulty run: %+v", f.a.Stats())
-	f.converge()
 }
 
 // Small buckets, no injected fault: the client must learn the real bucket
@@ -167,37 +192,7 @@ func TestFaultThrottleBucketsSmallerThanModel(t *testing.T) {
 	if s.Throttled > 2*arm.DefaultConcurrency {
 		t.Errorf("%d requests throttled: the client did not follow the server's remaining-token headers (stats %v)", s.Throttled, s.Requests)
 	}
-	f.consistent()
-	t.Logf("ARM stats after the faulty run: %+v", f.a.Stats())
-	f.converge()
-}
-
-func TestFault5xx(t *testing.T) {
-	opts := harness.FastOptions()
-	opts.Faults.Status = map[int]float64{500: 0.15, 503: 0.15}
-	f := newFixture(t, opts)
-	r := f.apply()
-	succeededOrExplained(t, r, "500", "503", "InternalServerError", "ServiceUnavailable")
-	if f.a.Stats().Faults == 0 {
-		t.Fatal("no 5xx injected")
-	}
-	f.consistent()
-	t.Logf("ARM stats after the faulty run: %+v", f.a.Stats())
-	f.converge()
-}
-
-func TestFaultConnectionResets(t *testing.T) {
-	opts := harness.FastOptions()
-	opts.Faults.Reset = 0.25
-	f := newFixture(t, opts)
-	r := f.apply()
-	succeededOrExplained(t, r, "reset", "EOF", "connection")
-	if f.a.Stats().Faults == 0 {
-		t.Fatal("no connection reset injected")
-	}
-	f.consistent()
-	t.Logf("ARM stats after the faulty run: %+v", f.a.Stats())
-	f.converge()
+	f.settle()
 }
 
 // Every long-running operation ends Failed: the apply must fail, name the
@@ -225,9 +220,7 @@ func TestFaultLROFailed(t *testing.T) {
 			t.Errorf("subnet %s recorded although its vnet failed", rid)
 		}
 	}
-	f.consistent()
-	t.Logf("ARM stats after the faulty run: %+v", f.a.Stats())
-	f.converge()
+	f.settle()
 }
 
 // An operation that never finishes must end in a clear timeout error, not a
@@ -252,18 +245,22 @@ func TestFaultLRONeverFinishes(t *testing.T) {
 	if !strings.Contains(msg, "vnet-f-00") || !(strings.Contains(msg, "deadline") || strings.Contains(msg, "timed out") || strings.Contains(msg, "timeout")) {
 		t.Errorf("error does not say the vnet timed out:\n%s\n%v", out, err)
 	}
-	f.consistent()
-	t.Logf("ARM stats after the faulty run: %+v", f.a.Stats())
-	f.converge()
+	f.settle()
+}
+
+// outageFixture is a fixture whose ARM is slow enough (latency, vnet
+// operations of 0.8 s) for a test to take it away while an apply runs.
+func outageFixture(t *testing.T) *fixture {
+	opts := harness.FastOptions()
+	opts.Latency = 20 * time.Millisecond
+	opts.LROByType = map[string]time.Duration{"Microsoft.Network/virtualNetworks": 800 * time.Millisecond}
+	return newFixture(t, opts)
 }
 
 // ARM goes away mid-apply for two seconds and comes back: retries must
 // carry the run through, or it must fail clearly and leave state consistent.
 func TestFaultARMOutageMidApply(t *testing.T) {
-	opts := harness.FastOptions()
-	opts.Latency = 20 * time.Millisecond
-	opts.LROByType = map[string]time.Duration{"Microsoft.Network/virtualNetworks": 800 * time.Millisecond}
-	f := newFixture(t, opts)
+	f := outageFixture(t)
 	done := make(chan harness.Result, 1)
 	go func() { done <- f.apply() }()
 	waitFor(t, func() bool { return f.a.Stats().Requests["PUT"] >= 3 })
@@ -272,9 +269,7 @@ func TestFaultARMOutageMidApply(t *testing.T) {
 	f.a.Restart()
 	r := <-done
 	succeededOrExplained(t, r, "connection refused", "EOF", "connection reset")
-	f.consistent()
-	t.Logf("ARM stats after the faulty run: %+v", f.a.Stats())
-	f.converge()
+	f.settle()
 }
 
 // ARM goes away mid-apply and stays away: the run must end with an error
@@ -282,10 +277,7 @@ func TestFaultARMOutageMidApply(t *testing.T) {
 // the rerun once ARM is back. Retries are shortened through the client
 // options: with the CLI's defaults the run retries for about a minute.
 func TestFaultARMKilledMidApply(t *testing.T) {
-	opts := harness.FastOptions()
-	opts.Latency = 20 * time.Millisecond
-	opts.LROByType = map[string]time.Duration{"Microsoft.Network/virtualNetworks": 800 * time.Millisecond}
-	f := newFixture(t, opts)
+	f := outageFixture(t)
 	type res struct {
 		out string
 		err error
