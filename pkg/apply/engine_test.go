@@ -39,6 +39,16 @@ func body(kv ...string) map[string]any {
 	return b
 }
 
+// mustPlan plans the set of rs with e, failing t on an error.
+func mustPlan(t *testing.T, e *Engine, rs ...*manifest.Resource) *Prepared {
+	t.Helper()
+	p, err := e.Plan(context.Background(), &manifest.Set{Resources: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func newEngine(a ARM, st state.Store, o Options) *Engine {
 	return &Engine{Client: FromARM(a), Store: st, Options: o}
 }
@@ -81,10 +91,7 @@ func TestPlanDecisions(t *testing.T) {
 				st = newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, tc.rec, DefaultSet))
 			}
 			e := newEngine(a, st, DefaultOptions())
-			p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(idA, tc.desired, rg1)}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := mustPlan(t, e, res(rg1, body()), res(idA, tc.desired, rg1))
 			var got plan.Resource
 			for _, r := range p.Plan.Resources {
 				if armid.Equal(r.ID, idA) {
@@ -259,10 +266,7 @@ func TestPruneScope(t *testing.T) {
 	if _, err := e.Plan(context.Background(), &manifest.Set{}); !errors.Is(err, ErrPruneEmpty) {
 		t.Fatalf("prune of an empty set: err = %v, want ErrPruneEmpty", err)
 	}
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body())}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, res(rg1, body()))
 	got := actions(p.Plan)
 	want := map[string]plan.Action{armid.Key(rg1): plan.ActionNoOp, armid.Key(idA): plan.ActionDelete}
 	if !reflect.DeepEqual(got, want) {
@@ -285,10 +289,7 @@ func TestCascadeListsContentsAndDropsRecords(t *testing.T) {
 	o := DefaultOptions()
 	o.Delete, o.AllowCascade = true, true
 	e := newEngine(a, st, o)
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body())}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, res(rg1, body()))
 	want := []plan.CascadeItem{
 		{ID: idA, Type: "Microsoft.ManagedIdentity/userAssignedIdentities", Managed: true},
 		{ID: idB, Type: "Microsoft.ManagedIdentity/userAssignedIdentities", Managed: false},
@@ -372,10 +373,7 @@ func TestDeletesChildrenFirst(t *testing.T) {
 	o := DefaultOptions()
 	o.Delete = true
 	e := newEngine(a, st, o)
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(vnet, body(), rg1), res(snet1, body(), vnet)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, res(vnet, body(), rg1), res(snet1, body(), vnet))
 	if _, err := e.Execute(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
@@ -401,10 +399,7 @@ func TestWholeGroupGoesInOneDelete(t *testing.T) {
 	o := DefaultOptions()
 	o.Delete = true
 	e := newEngine(a, st, o)
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: set})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, set...)
 	r, err := e.Execute(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
@@ -427,10 +422,7 @@ func TestWholeGroupGoesInOneDelete(t *testing.T) {
 func TestCancelledRunSkipsEverything(t *testing.T) {
 	a := newFakeARM()
 	e := newEngine(a, newMemStore(), DefaultOptions())
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(idA, body(), rg1)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, res(rg1, body()), res(idA, body(), rg1))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r, err := e.Execute(ctx, p)
@@ -461,10 +453,7 @@ func TestWritesUnderNetworkParentAreSerialised(t *testing.T) {
 	for _, id := range []string{snet1, snet2, vnet + "/subnets/s3", vnet + "/subnets/s4"} {
 		rs = append(rs, res(id, map[string]any{"properties": map[string]any{"addressPrefix": "10.0.0.0/24"}}, vnet))
 	}
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: append(rs, res(rg1, body()), res(vnet, body(), rg1))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, append(rs, res(rg1, body()), res(vnet, body(), rg1))...)
 	if _, err := e.Execute(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}

@@ -85,14 +85,20 @@ func (f *fakeARM) Calls(prefix string) []string {
 }
 
 func (f *fakeARM) Get(ctx context.Context, id, apiVersion string) (*arm.Response, error) {
-	if err := f.call("GET", id); err != nil {
+	return f.serve("GET", id, f.res)
+}
+
+// serve records a call and answers it with a copy of what from holds for
+// id (read under the lock), or a 404.
+func (f *fakeARM) serve(method, id string, from map[string]map[string]any) (*arm.Response, error) {
+	if err := f.call(method, id); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	b, ok := f.res[armid.Key(id)]
+	b, ok := from[armid.Key(id)]
 	if !ok {
-		return nil, notFound("GET", id)
+		return nil, notFound(method, id)
 	}
 	return &arm.Response{StatusCode: 200, Body: roundTrip(b)}, nil
 }
@@ -203,16 +209,7 @@ func (f *fakeARM) Delete(ctx context.Context, id, apiVersion string, o *arm.Requ
 }
 
 func (f *fakeARM) Post(ctx context.Context, id, apiVersion string, body map[string]any, o *arm.RequestOptions) (*arm.Response, error) {
-	if err := f.call("POST", id); err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	a, ok := f.actions[armid.Key(id)]
-	if !ok {
-		return nil, notFound("POST", id)
-	}
-	return &arm.Response{StatusCode: 200, Body: roundTrip(a)}, nil
+	return f.serve("POST", id, f.actions)
 }
 
 func (f *fakeARM) ListResourceGroup(ctx context.Context, subscription, resourceGroup string) ([]map[string]any, error) {

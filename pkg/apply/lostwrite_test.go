@@ -26,11 +26,8 @@ func TestLostDeletePollKeepsTheRecord(t *testing.T) {
 		o := DefaultOptions()
 		o.Delete = true
 		e := newEngine(&vanishing{fakeARM: a, id: idA, vanish: gone}, st, o)
-		p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(idA, body())}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = e.Execute(context.Background(), p)
+		p := mustPlan(t, e, res(idA, body()))
+		_, err := e.Execute(context.Background(), p)
 		if gone {
 			if err != nil || st.has(idA) {
 				t.Errorf("resource gone: err %v, still recorded %v", err, st.has(idA))

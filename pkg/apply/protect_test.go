@@ -91,11 +91,8 @@ func TestPreventDestroyByAnyRoute(t *testing.T) {
 			if tc.schema {
 				e.Schemas = schema.Default()
 			}
-			p, err := e.Plan(context.Background(), &manifest.Set{Resources: tc.set})
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = e.Check(p)
+			p := mustPlan(t, e, tc.set...)
+			err := e.Check(p)
 			if err == nil || !strings.Contains(err.Error(), "prevent-destroy") || !strings.Contains(err.Error(), "userAssignedIdentities/a") {
 				t.Fatalf("Check = %v, want a prevent-destroy refusal naming %s", err, idA)
 			}
@@ -174,10 +171,7 @@ func TestCheckRefusesUnidentifiedCascade(t *testing.T) {
 	o := DefaultOptions()
 	o.Delete = true
 	e := newEngine(a, newMemStore(recordOf(rg1, body(), DefaultSet)), o)
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body())}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, res(rg1, body()))
 	if err := e.Check(p); err == nil || !strings.Contains(err.Error(), "--allow-cascade") {
 		t.Fatalf("Check = %v, want a cascade refusal", err)
 	}
@@ -271,10 +265,7 @@ func TestPruneOfAGroupKeepingDeclaredResourcesIsRefused(t *testing.T) {
 	o := DefaultOptions()
 	o.Prune, o.AllowCascade = true, true
 	e := newEngine(a, st, o)
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(idA, body())}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, res(idA, body()))
 	if err := e.Check(p); err == nil || !strings.Contains(err.Error(), "still declare") {
 		t.Fatalf("Check = %v, want a refusal: the prune of the group would delete a declared resource", err)
 	}
@@ -292,10 +283,7 @@ func TestDeleteOfAGroupWithADeclaredAbsentResource(t *testing.T) {
 	o := DefaultOptions()
 	o.Delete, o.AllowCascade = true, true
 	e := newEngine(a, st, o)
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(rg1, body()), res(idA, body())}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, res(rg1, body()), res(idA, body()))
 	if err := e.Check(p); err != nil {
 		t.Fatalf("Check = %v, want the delete allowed", err)
 	}

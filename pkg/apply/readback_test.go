@@ -42,10 +42,7 @@ func TestWriteAnswerAsBaseline(t *testing.T) {
 			a.answer = tc.answer
 			st := newMemStore()
 			e := newEngine(a, st, DefaultOptions())
-			p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{res(id, desired)}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := mustPlan(t, e, res(id, desired))
 			before := len(a.Calls("GET"))
 			if _, err := e.Execute(context.Background(), p); err != nil {
 				t.Fatal(err)
@@ -79,10 +76,7 @@ func TestWriteAnswerKeepsSecretsHashed(t *testing.T) {
 	e := newEngine(a, st, DefaultOptions())
 	r := res(id, map[string]any{"location": "westeurope", "properties": map[string]any{"administratorLoginPassword": clear}})
 	r.SecretPaths = []string{"properties.administratorLoginPassword"}
-	p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{r}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, e, r)
 	before := len(a.Calls("GET"))
 	if _, err := e.Execute(context.Background(), p); err != nil {
 		t.Fatal(err)

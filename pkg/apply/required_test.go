@@ -1,11 +1,9 @@
 package apply
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
@@ -25,11 +23,8 @@ func TestRequiredOnCreate(t *testing.T) {
 		}
 		e := newEngine(a, newMemStore(), Options{Adopt: true})
 		e.Schemas = schema.Default()
-		p, err := e.Plan(context.Background(), &manifest.Set{Resources: []*manifest.Resource{r}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = e.Check(p)
+		p := mustPlan(t, e, r)
+		err := e.Check(p)
 		if !exists && (err == nil || !strings.Contains(err.Error(), "needs sku when it is created")) {
 			t.Fatalf("create without sku: Check = %v", err)
 		}
