@@ -4,46 +4,18 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/kubectl-azure/kubectl-azure/internal/ptytest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 )
-
-// openPTY returns the two ends of a cols×rows pseudo-terminal.
-func openPTY(t *testing.T, cols, rows uint16) (master, tty *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("no pseudo-terminals on this machine: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("ptsname: %v", err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatalf("opening the terminal side: %v", err)
-	}
-	if err := unix.IoctlSetWinsize(int(s.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows}); err != nil {
-		t.Fatalf("window size: %v", err)
-	}
-	t.Cleanup(func() { s.Close(); m.Close() })
-	return m, s
-}
 
 // The real binary on a terminal: a coloured plan and a live progress table
 // redrawn in place; piped or with NO_COLOR: not one escape code.
@@ -64,7 +36,7 @@ func TestBinaryOnTerminalAndPiped(t *testing.T) {
 		return cmd
 	}
 
-	master, tty := openPTY(t, 120, 40)
+	master, tty := ptytest.Open(t, 120, 40)
 	got := make(chan string)
 	go func() {
 		var buf bytes.Buffer

@@ -4,53 +4,21 @@ package printer
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/kubectl-azure/kubectl-azure/internal/ptytest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
-
-// openPTY returns both ends of a pseudo-terminal of cols×rows, so the
-// terminal detection ("auto") is exercised with a real terminal device.
-func openPTY(t *testing.T, cols, rows uint16) (master, tty *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		m.Close()
-		t.Fatalf("unlockpt: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		m.Close()
-		t.Fatalf("ptsname: %v", err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		m.Close()
-		t.Fatalf("opening the terminal side: %v", err)
-	}
-	if err := unix.IoctlSetWinsize(int(s.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: cols, Row: rows}); err != nil {
-		t.Fatalf("setting the window size: %v", err)
-	}
-	t.Cleanup(func() { s.Close(); m.Close() })
-	return m, s
-}
 
 // onTerminal runs write against the terminal side and returns what a
 // terminal emulator would have received.
 func onTerminal(t *testing.T, write func(w *os.File)) string {
 	t.Helper()
-	master, tty := openPTY(t, 90, 40)
+	master, tty := ptytest.Open(t, 90, 40)
 	got := make(chan []byte)
 	go func() {
 		var buf bytes.Buffer
