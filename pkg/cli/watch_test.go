@@ -189,17 +189,7 @@ func resource(st *reconcile.Status, id string) *reconcile.ResourceStatus {
 }
 
 func allInSync(n int) func(*reconcile.Status) bool {
-	return func(st *reconcile.Status) bool {
-		if len(st.Resources) != n {
-			return false
-		}
-		for _, r := range st.Resources {
-			if r.State != reconcile.StateInSync {
-				return false
-			}
-		}
-		return true
-	}
+	return func(st *reconcile.Status) bool { return len(st.Resources) == n && st.InSync() }
 }
 
 // sweptAfter holds once every resource was observed after t.
