@@ -317,3 +317,44 @@ func TestSecretsReferenceToAValueFromPath(t *testing.T) {
 		t.Fatalf("the reference was not written (test setup): %v", kv["tags"])
 	}
 }
+
+// TestSecretsUnderNeutralNamesAreScrubbed: a valueFrom value under a name
+// that says nothing (a tag "note", a location) is known only because the
+// loader registered it, so only the run's registry keeps it out of -v 8
+// request logs and out of ARM's errors, which quote what was sent.
+func TestSecretsUnderNeutralNamesAreScrubbed(t *testing.T) {
+	e := newEnv(t, nil)
+	const clear = "Neutral-S3cret-a41f"
+	t.Setenv("SECRETS_TEST_NOTE", clear)
+	e.edit("storage.yaml", "    tags: {app: demo, env: dev}\n", "    tags: {app: demo, env: dev, note: {valueFrom: {env: SECRETS_TEST_NOTE}}}\n")
+	texts := map[string]string{}
+	out, errOut, code := e.run("-v", "8", "apply", "-f", e.dir, "--yes")
+	if code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, out, errOut)
+	}
+	texts["apply -v 8"] = out + errOut
+	out, errOut, _ = e.run("-v", "8", "diff", "-f", e.dir, "-o", "json")
+	texts["diff -v 8"] = out + errOut
+	if !strings.Contains(texts["apply -v 8"], "PUT") {
+		t.Fatalf("-v 8 logged no request (test setup):\n%s", texts["apply -v 8"])
+	}
+	// ARM's 400 quotes the location it refuses.
+	t.Setenv("SECRETS_TEST_LOC", clear)
+	e.edit("storage.yaml", "    tags: {app: demo, env: dev, note: {valueFrom: {env: SECRETS_TEST_NOTE}}}\n", "    tags: {app: demo, env: dev}\n")
+	e.writeManifest("id-loc.yaml", `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: id-loc}
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: rg-demo
+  body: {location: {valueFrom: {env: SECRETS_TEST_LOC}}}
+`)
+	for _, o := range []string{"text", "json"} {
+		out, errOut, code = e.run("apply", "-f", e.dir, "--yes", "-o", o)
+		if code != 3 || !strings.Contains(out+errOut, "LocationNotAvailableForResourceType") {
+			t.Fatalf("apply with a bad location: exit %d, want 3 with ARM's refusal (test setup)\n%s%s", code, out, errOut)
+		}
+		texts["refused apply -o "+o] = out + errOut
+	}
+	noLeak(t, clear, texts)
+}

@@ -100,6 +100,12 @@ func (s *Set) ByID(id string) *Resource {
 // problem it returns a *ValidationError listing all of them.
 func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	opts.defaults()
+	// The registry is the run's, not a default: options made once (by
+	// NewLoadOptions, or a command's flags) must not carry one registry
+	// into every load, nor keep the caller from passing the run's.
+	if opts.SecretValues == nil {
+		opts.SecretValues = secret.NewRegistry()
+	}
 	ps := &problems{secrets: opts.SecretValues}
 	l := &loader{ctx: ctx, opts: &opts, ps: ps, acct: resolveAccount(&opts)}
 	var selector labels.Selector

@@ -93,9 +93,6 @@ func (o *LoadOptions) defaults() {
 	if o.Versions == nil {
 		o.Versions = schema.Default().Versions
 	}
-	if o.SecretValues == nil {
-		o.SecretValues = secret.NewRegistry()
-	}
 }
 
 // AddFlags binds the loading flags kubectl users know: -f, -R, -k, -l.
