@@ -47,9 +47,16 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 	id := res.ID
 	typ := strings.ToLower(res.Type)
 	switch {
-	case action == "listkeys" && typ == "microsoft.storage/storageaccounts",
-		action == "regeneratekey" && typ == "microsoft.storage/storageaccounts":
-		return ok(storageKeys(id, s.now(), body))
+	case action == "listkeys" && typ == "microsoft.storage/storageaccounts":
+		return ok(storageKeys(res, s.now()))
+	case action == "regeneratekey" && typ == "microsoft.storage/storageaccounts":
+		// "Storage Accounts - Regenerate Key": {"keyName": "key1"|"key2"
+		// (or kerb1/kerb2)}; the answer lists the keys, the named one new.
+		name, _ := body["keyName"].(string)
+		if !rotate(res, name, "key1", "key2") {
+			return reply{err: newError(http.StatusBadRequest, "InvalidValuesForRequestParameters", "Values for request parameters are invalid: keyName.")}
+		}
+		return ok(storageKeys(res, s.now()))
 	case action == "listaccountsas":
 		return ok(map[string]any{"accountSasToken": sasToken(id, "account", body)})
 	case action == "listservicesas":
@@ -70,7 +77,15 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 		// Log Analytics: POST workspaces/{name}/sharedKeys (REST
 		// reference "Shared Keys - Get Shared Keys").
 		return ok(map[string]any{"primarySharedKey": derivedKey(id, "primarySharedKey", 64), "secondarySharedKey": derivedKey(id, "secondarySharedKey", 64)})
-	case (action == "listkeys" || action == "regeneratekeys") && sasRuleType(typ):
+	case action == "regeneratekeys" && sasRuleType(typ):
+		// Service Bus / Event Hubs / Relay: {"keyType": "PrimaryKey" |
+		// "SecondaryKey"} ("Namespaces - Regenerate Keys").
+		kt, _ := body["keyType"].(string)
+		if !rotate(res, kt, "primarykey", "secondarykey") {
+			return reply{err: newError(http.StatusBadRequest, "InvalidRequest", "The keyType must be PrimaryKey or SecondaryKey.")}
+		}
+		return ok(sasKeys(res))
+	case action == "listkeys" && sasRuleType(typ):
 		// Service Bus / Event Hubs / Relay authorization rules: keys and
 		// the connection strings built from them (REST reference
 		// "Namespaces - List Keys": AccessKeys).
@@ -106,12 +121,28 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 			out = []any{}
 		}
 		return ok(map[string]any{"value": out})
-	case action == "listkeys" || action == "regeneratekeys":
-		// Service Bus, Event Hubs, Relay, Search, Cognitive Services …: one
-		// shape covers the common names clients read.
+	case action == "listkeys" || action == "regeneratekeys" || action == "regeneratekey":
+		// Search, Cognitive Services, Maps …: one shape covers the common
+		// names clients read. A regeneration names its key by keyName
+		// (Cognitive Services: Key1/Key2) or keyType (Primary/Secondary).
+		if action != "listkeys" {
+			name, _ := body["keyName"].(string)
+			if name == "" {
+				name, _ = body["keyType"].(string)
+			}
+			switch strings.ToLower(name) {
+			case "primary", "primarykey":
+				name = "primaryKey"
+			case "secondary", "secondarykey":
+				name = "secondaryKey"
+			}
+			if !rotate(res, name, "key1", "key2", "primarykey", "secondarykey") {
+				return reply{err: newError(http.StatusBadRequest, "InvalidRequest", "The key to regenerate must be named: keyName Key1 or Key2, or keyType Primary or Secondary.")}
+			}
+		}
 		return ok(map[string]any{
-			"primaryKey": derivedKey(id, "primaryKey", 32), "secondaryKey": derivedKey(id, "secondaryKey", 32),
-			"key1": derivedKey(id, "key1", 32), "key2": derivedKey(id, "key2", 32),
+			"primaryKey": keyOf(res, "primaryKey", 32), "secondaryKey": keyOf(res, "secondaryKey", 32),
+			"key1": keyOf(res, "key1", 32), "key2": keyOf(res, "key2", 32),
 			"keyName": p.Names[len(p.Names)-1],
 		})
 	}
@@ -127,12 +158,37 @@ func ok(body map[string]any) reply { return reply{status: http.StatusOK, body: b
 
 // storageKeys is the listKeys answer of a storage account: key1, key2 and,
 // with ?$expand=kerb, nothing more (the emulator has no Kerberos keys).
-func storageKeys(id string, now time.Time, _ map[string]any) map[string]any {
+func storageKeys(res *resource, now time.Time) map[string]any {
 	created := now.UTC().Truncate(24 * time.Hour).Format(time.RFC3339Nano)
 	return map[string]any{"keys": []any{
-		map[string]any{"keyName": "key1", "value": derivedKey(id, "key1", 64), "permissions": "FULL", "creationTime": created},
-		map[string]any{"keyName": "key2", "value": derivedKey(id, "key2", 64), "permissions": "FULL", "creationTime": created},
+		map[string]any{"keyName": "key1", "value": keyOf(res, "key1", 64), "permissions": "FULL", "creationTime": created},
+		map[string]any{"keyName": "key2", "value": keyOf(res, "key2", 64), "permissions": "FULL", "creationTime": created},
 	}}
+}
+
+// keyOf is the current value of the key named name: derived from the ID,
+// the name and how often it was regenerated. Caller holds s.mu.
+func keyOf(res *resource, name string, n int) string {
+	if g := res.KeyGen[strings.ToLower(name)]; g > 0 {
+		return derivedKey(res.ID, fmt.Sprintf("%s@%d", name, g), n)
+	}
+	return derivedKey(res.ID, name, n)
+}
+
+// rotate regenerates the key named name (case-insensitively one of
+// allowed), reporting false for any other name. Caller holds s.mu.
+func rotate(res *resource, name string, allowed ...string) bool {
+	k := strings.ToLower(name)
+	for _, a := range allowed {
+		if k == a {
+			if res.KeyGen == nil {
+				res.KeyGen = map[string]int{}
+			}
+			res.KeyGen[k]++
+			return true
+		}
+	}
+	return false
 }
 
 // sasToken builds a SAS-shaped query string signed with a derived value.
@@ -248,7 +304,7 @@ func sasKeys(rule *resource) map[string]any {
 	if len(p.Names) == 3 {
 		entity = ";EntityPath=" + p.Names[1]
 	}
-	k1, k2 := derivedKey(rule.ID, "primaryKey", 32), derivedKey(rule.ID, "secondaryKey", 32)
+	k1, k2 := keyOf(rule, "primaryKey", 32), keyOf(rule, "secondaryKey", 32)
 	cs := func(k string) string {
 		return "Endpoint=sb://" + ns + suffix + "/;SharedAccessKeyName=" + name + ";SharedAccessKey=" + k + entity
 	}

@@ -383,3 +383,31 @@ func TestInUseNetworkResourcesCannotBeDeleted(t *testing.T) {
 		}
 	}
 }
+
+// regenerateKey changes the key it names, and only that one; listKeys
+// then answers the new value (so rotation detection can be exercised).
+func TestRegenerateKeyRotatesTheNamedKey(t *testing.T) {
+	_, base := armStart(t, nil)
+	sa := base + "/providers/Microsoft.Storage/storageAccounts/strot"
+	do(t, http.MethodPut, sa+"?api-version=2023-01-01", map[string]any{"location": "westeurope", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}})
+	keys := func() (string, string) {
+		r := do(t, http.MethodPost, sa+"/listKeys?api-version=2023-01-01", nil)
+		ks, _ := r.Body["keys"].([]any)
+		if len(ks) != 2 {
+			t.Fatalf("listKeys: %s", r.Raw)
+		}
+		return str(ks[0], "value"), str(ks[1], "value")
+	}
+	k1, k2 := keys()
+	r := do(t, http.MethodPost, sa+"/regenerateKey?api-version=2023-01-01", map[string]any{"keyName": "key1"})
+	if r.Status != 200 {
+		t.Fatalf("regenerateKey: %d %s", r.Status, r.Raw)
+	}
+	n1, n2 := keys()
+	if n1 == k1 || n2 != k2 {
+		t.Errorf("after regenerating key1: key1 changed %v, key2 kept %v; want key1 new and key2 unchanged", n1 != k1, n2 == k2)
+	}
+	if r := do(t, http.MethodPost, sa+"/regenerateKey?api-version=2023-01-01", map[string]any{"keyName": "key3"}); r.Status != 400 {
+		t.Errorf("regenerateKey of key3: %d, want 400", r.Status)
+	}
+}

@@ -25,6 +25,10 @@ type resource struct {
 	// Secrets keeps write-only values an action hands back (a container
 	// app's configuration.secrets for listSecrets); GET never shows them.
 	Secrets []any
+	// KeyGen counts regenerations per key name (lower-cased): a key's
+	// value is derived from the ID, its name and this count, so
+	// regenerateKey changes exactly the key it names.
+	KeyGen  map[string]int
 	Created time.Time
 	Changed time.Time // the last client write
 }
