@@ -15,41 +15,105 @@ import (
 )
 
 // A ref is how a user names a resource on the command line, the kubectl
-// way: a full ARM ID, TYPE/NAME as the plan prints it
-// (Microsoft.Storage/storageAccounts/st1), any trailing part of that
-// (storageAccounts/st1), or the manifest's metadata.name.
+// way, in any form the tool itself prints: a full ARM ID; TYPE/NAME as the
+// plan prints it (Microsoft.Network/virtualNetworks/vnet/subnets/app), or
+// any trailing part of that (subnets/app); the full type with the resource
+// name or with the parent/child names state list shows
+// (Microsoft.Network/virtualNetworks/subnets/app,
+// Microsoft.Network/virtualNetworks/subnets/vnet/app), or a trailing part;
+// state list's NAME column (vnet/app); the manifest's metadata.name; or a
+// bare resource name (st1).
 type candidate struct {
 	id, typ, name string
 }
 
-// matches reports whether ref names c. Types and names compare without
-// case, as ARM does.
-func (c candidate) matches(ref string) bool {
+// How strongly a ref names a candidate. A bare resource name is weaker than
+// every other form, so a manifest name, a TYPE/NAME or an ID that names one
+// resource is never made ambiguous by another resource's Azure name.
+const (
+	noMatch = iota
+	weakMatch
+	strongMatch
+)
+
+// matches reports whether ref names c.
+func (c candidate) matches(ref string) bool { return c.match(ref) != noMatch }
+
+// match grades how ref names c. Types and names compare without case, as
+// ARM does; a ref without a slash is a manifest name or, weakly, the
+// resource's own name, never a type or a part of one.
+func (c candidate) match(ref string) int {
 	if strings.HasPrefix(ref, "/") {
-		return armid.Equal(ref, c.id)
+		if armid.Equal(ref, c.id) {
+			return strongMatch
+		}
+		return noMatch
 	}
 	if c.name != "" && ref == c.name {
-		return true
+		return strongMatch
 	}
-	disp := strings.ToLower(printer.DisplayName(c.id, c.typ))
 	r := strings.ToLower(strings.Trim(ref, "/"))
-	return disp == r || (strings.Contains(r, "/") && strings.HasSuffix(disp, "/"+r))
+	if r == "" {
+		return noMatch
+	}
+	forms := []string{printer.DisplayName(c.id, c.typ)}
+	names := []string{lastName(c.id)}
+	if id, err := armid.Parse(c.id); err == nil && len(id.Names) > 0 {
+		names = id.Names
+		typ := c.typ
+		if typ == "" {
+			typ = id.Type()
+		}
+		forms = append(forms, typ+"/"+id.Name(), typ+"/"+strings.Join(names, "/"))
+	}
+	joined := strings.ToLower(strings.Join(names, "/"))
+	if !strings.Contains(r, "/") {
+		if r == strings.ToLower(names[len(names)-1]) {
+			return weakMatch
+		}
+		return noMatch
+	}
+	if r == joined {
+		return strongMatch
+	}
+	for _, f := range forms {
+		f = strings.ToLower(f)
+		if f == r || strings.HasSuffix(f, "/"+r) {
+			return strongMatch
+		}
+	}
+	return noMatch
 }
 
 // resolveRef returns the index of the one candidate ref names; none or
 // several are errors that list what the user can choose from.
 func resolveRef(ref string, cs []candidate) (int, error) {
-	var hits []int
+	var strong, weak []int
+	manifestNames := false
 	for i, c := range cs {
-		if c.matches(ref) {
-			hits = append(hits, i)
+		switch c.match(ref) {
+		case strongMatch:
+			strong = append(strong, i)
+		case weakMatch:
+			weak = append(weak, i)
 		}
+		manifestNames = manifestNames || c.name != ""
+	}
+	hits := strong
+	if len(hits) == 0 {
+		hits = weak
 	}
 	switch len(hits) {
 	case 1:
 		return hits[0], nil
 	case 0:
-		return -1, withCode(ExitValidation, fmt.Errorf("%s names no resource here; give TYPE/NAME (e.g. Microsoft.Storage/storageAccounts/st1), a manifest name or a full ARM ID ('kubectl azure state list' shows what is recorded)", armid.Printable(ref)))
+		// Records carry no manifest names: suggest one only when the
+		// candidates come from manifests.
+		forms := "TYPE/NAME (e.g. Microsoft.Storage/storageAccounts/st1), NAME or a full ARM ID"
+		if manifestNames {
+			forms = "TYPE/NAME (e.g. Microsoft.Storage/storageAccounts/st1), a manifest name or a full ARM ID"
+		}
+		return -1, withCode(ExitValidation, fmt.Errorf("%s names no resource here; give %s ('kubectl azure state list' shows what is recorded)", armid.Printable(ref), forms))
 	}
 	var ids []string
 	for _, i := range hits {

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
@@ -27,20 +30,47 @@ func newStateCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Comm
 			}
 			return state.Show(ctx, o.streams.Out, st, id, o.format())
 		}, printer.OutputText, printer.OutputJSON, printer.OutputYAML)
+	var rmYes bool
 	rm := newStateSubcommand(g, s, "rm TYPE/NAME|NAME|ID", "Forget a resource (it stays in Azure; the next plan shows it as adopt)", cobra.ExactArgs(1),
 		func(ctx context.Context, o *stateOptions, st state.Store) error {
-			id, err := resolveRecorded(ctx, st, o.args[0])
-			if err != nil {
-				return err
-			}
-			return state.Remove(ctx, st, id)
+			return forgetRecord(ctx, o, st, rmYes)
 		})
+	rm.Flags().BoolVarP(&rmYes, "yes", "y", false, "do not ask for confirmation (required when not on a terminal)")
 	unlock := newStateSubcommand(g, s, "unlock", "Release a lock left by a run that died (Kubernetes Lease); shows the holder", cobra.NoArgs,
 		func(ctx context.Context, o *stateOptions, st state.Store) error {
 			return state.Unlock(ctx, o.streams.Out, st)
 		})
 	cmd.AddCommand(list, show, rm, newStateMoveCommand(g, s), unlock)
 	return cmd
+}
+
+// forgetRecord implements state rm: it names what it will forget, asks
+// unless --yes (without a terminal, --yes is required, as for apply), and
+// says what it forgot. A forgotten resource would be adopted or left alone
+// by the next plan, so the question is worth asking.
+func forgetRecord(ctx context.Context, o *stateOptions, st state.Store, yes bool) error {
+	id, err := resolveRecorded(ctx, st, o.args[0])
+	if err != nil {
+		return err
+	}
+	sec := o.g.runSecrets()
+	shown := printer.CleanLine(sec, printer.DisplayName(id, armid.TypeOf(id)))
+	if !yes {
+		fmt.Fprintf(o.streams.ErrOut, "%s (%s) will be forgotten: Azure is not touched, and the next plan shows it as adopt if a manifest declares it.\n", shown, printer.CleanLine(sec, id))
+		ok, err := confirm(o.streams.In, o.streams.ErrOut, "forget "+shown)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(o.streams.ErrOut, "Cancelled: nothing was forgotten.")
+			return withCode(ExitError, errors.New(""))
+		}
+	}
+	if err := state.Remove(ctx, st, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.Out, "%s forgotten (it stays in Azure)\n", shown)
+	return nil
 }
 
 // stateOptions are the options of the state subcommands: the store
