@@ -148,6 +148,28 @@ var safeQuery = map[string]bool{
 	"$orderby": true, "monitor": true, "operationresultresponsetype": true,
 }
 
+// Help links (go.microsoft.com/fwlink/?linkid=2147740&clcid=0x409, in
+// Key Vault's soft-delete conflict among others) are useless without their
+// link id. These parameters are shown only when every value has the shape
+// of an id, so a token passed under the same name is still hidden.
+var idQuery = map[string]*regexp.Regexp{
+	"linkid": regexp.MustCompile(`^[0-9]{1,12}$`),
+	"clcid":  regexp.MustCompile(`^0x[0-9a-fA-F]{1,8}$`),
+}
+
+func safeQueryValues(name string, values []string) bool {
+	re := idQuery[strings.ToLower(name)]
+	if re == nil {
+		return false
+	}
+	for _, v := range values {
+		if !re.MatchString(v) {
+			return false
+		}
+	}
+	return true
+}
+
 func redactURL(u *url.URL) string {
 	if u == nil {
 		return ""
@@ -160,8 +182,8 @@ func redactURL(u *url.URL) string {
 			// Unparseable: hide the whole query rather than guess.
 			c.RawQuery = redacted
 		} else {
-			for k := range q {
-				if !safeQuery[strings.ToLower(k)] {
+			for k, vs := range q {
+				if !safeQuery[strings.ToLower(k)] && !safeQueryValues(k, vs) {
 					q[k] = []string{redacted}
 				}
 			}
@@ -181,14 +203,19 @@ func redactURLsIn(s string) string {
 		if !strings.ContainsAny(raw, "?#@") {
 			return raw
 		}
+		// A sentence's closing punctuation is not part of the URL
+		// ("see https://…?linkid=2147740.").
+		trimmed := strings.TrimRight(raw, ".,;:!)]")
+		tail := raw[len(trimmed):]
+		raw = trimmed
 		u, err := url.Parse(raw)
 		if err != nil {
 			if i := strings.IndexByte(raw, '?'); i >= 0 {
-				return raw[:i] + "?" + redacted
+				return raw[:i] + "?" + redacted + tail
 			}
-			return raw
+			return raw + tail
 		}
-		return redactURL(u)
+		return redactURL(u) + tail
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
@@ -131,20 +132,29 @@ func redactByRule(v any, p bodypath.Path, r *secret.Rule) any {
 	return v
 }
 
-// redactAll hides every string and number leaf, keeping the shape.
+// redactAll hides every string and number leaf, keeping the shape and
+// the timestamps (a key's creationTime is not the key). It returns new
+// containers and leaves v as it was.
 func redactAll(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
+		m := make(map[string]any, len(t))
 		for k, val := range t {
-			t[k] = redactAll(val)
+			m[k] = redactAll(val)
 		}
-		return t
+		return m
 	case []any:
+		out := make([]any, len(t))
 		for i := range t {
-			t[i] = redactAll(t[i])
+			out[i] = redactAll(t[i])
 		}
-		return t
-	case string, json.Number:
+		return out
+	case string:
+		if isTimestamp(t) {
+			return t
+		}
+		return redacted
+	case json.Number:
 		return redacted
 	}
 	return v
@@ -159,8 +169,13 @@ func redactValue(v any) any {
 			switch {
 			case val == nil:
 				m[k] = nil
-			case secret.Container(k), secret.Name(k, val), isSecretName(k) && !isBool(val):
+			case secret.Container(k), secret.Name(k, val):
 				m[k] = redacted
+			case isSecretName(k) && !isBool(val) && !isTimeName(k):
+				// A merely credential-like name (keys, key1): hide what
+				// could be a credential below it, but not a timestamp
+				// (keyCreationTime.key1, keys[].creationTime).
+				m[k] = redactAll(val)
 			default:
 				m[k] = redactValue(val)
 			}
@@ -183,6 +198,24 @@ func redactValue(v any) any {
 		return redactText(t)
 	}
 	return v
+}
+
+// isTimeName reports whether a member name says it holds a time
+// (creationTime, tokenExpiryTime, key_expiry_time), so the merely
+// credential-like part of it (token, key) does not make it a credential.
+// Lower-case words ending in "time" (runtime, lifetime) do not count.
+func isTimeName(name string) bool {
+	return strings.HasSuffix(name, "Time") || strings.HasSuffix(strings.ToLower(name), "_time")
+}
+
+// isTimestamp reports whether s is an RFC 3339 time: never a credential,
+// whatever the property's name.
+func isTimestamp(s string) bool {
+	if len(s) < len("2006-01-02T15:04:05Z") || len(s) > 40 {
+		return false
+	}
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
 }
 
 func isBool(v any) bool { _, ok := v.(bool); return ok }
