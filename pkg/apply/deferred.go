@@ -38,6 +38,9 @@ type planScope struct {
 	byKey  map[string]*item
 	recs   map[string]*state.Record
 	bodies *recordBodies
+	// problems collects references that can never resolve, so the plan
+	// reports all of them at once; nil: resolveAtPlan returns them.
+	problems *[]manifest.Problem
 }
 
 // liveValue answers a reference from the referenced item's live body. At
@@ -70,6 +73,15 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 	if err != nil {
 		return fmt.Errorf("%s: %w", it.display(), err)
 	}
+	// A delete or a refresh writes no dependant, and a refresh plans no
+	// write of the referenced resource either: neither can judge this.
+	check := !e.Options.Delete && !e.Options.RefreshOnly
+	var never []manifest.Problem
+	if check {
+		for _, p := range unknown {
+			never = append(never, neverKnown(it.res, it.res.Deferred[p], sc.byKey)...)
+		}
+	}
 	// An action whose resource exists and stays is called now, so an
 	// unchanged key is quiet and a key rotated outside is a change (compared
 	// with the hash in state); one on a resource created or replaced by this
@@ -92,14 +104,20 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 	sort.Strings(it.unknown)
 	it.waitsOn = replacedRefs(it.res, sc.byKey)
 	if it.res.NameDeferred == nil {
-		return nil
+		return reportNever(never, sc)
 	}
 	name, known, err := it.res.NameDeferred.Resolve(get)
 	if err != nil {
 		return fmt.Errorf("%s: name %s: %w", it.display(), it.res.NameDeferred.Expr, err)
 	}
 	if !known {
-		return nil
+		if check {
+			never = append(never, neverKnown(it.res, it.res.NameDeferred, sc.byKey)...)
+		}
+		return reportNever(never, sc)
+	}
+	if err := reportNever(never, sc); err != nil {
+		return err
 	}
 	it.setName(fmt.Sprint(name))
 	it.record = sc.recs[it.key]
@@ -107,6 +125,97 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 		return fmt.Errorf("reading state: %w", err)
 	}
 	return e.read(ctx, it)
+}
+
+// reportNever hands problems to the plan's collector, or returns them.
+func reportNever(ps []manifest.Problem, sc planScope) error {
+	switch {
+	case len(ps) == 0:
+		return nil
+	case sc.problems != nil:
+		*sc.problems = append(*sc.problems, ps...)
+		return nil
+	}
+	return &manifest.ValidationError{Problems: ps}
+}
+
+// neverKnown returns a problem for each reference of d that can never
+// resolve: its resource exists, this plan does not write it (so Azure
+// fills nothing more in before apply reads it), and its live body has no
+// value at the path, or GET withholds that value. A resource the plan
+// creates, replaces or updates may gain the value with that write, so its
+// references wait for apply.
+func neverKnown(r *manifest.Resource, d *manifest.Deferred, byKey map[string]*item) []manifest.Problem {
+	if d == nil {
+		return nil
+	}
+	var out []manifest.Problem
+	for _, ref := range d.Refs {
+		t := byKey[armid.Key(ref.Target)]
+		if t == nil || t.live == nil || written(t) {
+			continue
+		}
+		if _, ok := manifestLookup(t.live, ref.Path); ok {
+			continue
+		}
+		var msg string
+		if withheld(t, ref) {
+			msg = fmt.Sprintf("%s cannot be resolved: Azure never returns %s of %s (a secret or write-only value that GET withholds); take the value from its source instead (the valueFrom the referenced resource takes it from)", d.Expr, ref.Path, t.typ+"/"+t.name)
+		} else {
+			msg = fmt.Sprintf("%s cannot be resolved: %s exists in Azure and has no %s, and this plan does not write it, so the value will never appear", d.Expr, t.typ+"/"+t.name, ref.Path)
+			var cands []string
+			for _, c := range bodyPaths(t.live, 400) {
+				if !strings.HasPrefix(ref.Path, c+".") { // an ancestor is no suggestion
+					cands = append(cands, c)
+				}
+			}
+			if near := schema.Suggest(ref.Path, cands); len(near) > 0 {
+				msg += "; did you mean " + strings.Join(near, " or ") + "?"
+			} else {
+				msg += "; check the path"
+			}
+		}
+		out = append(out, manifest.Problem{File: r.Origin.File, Index: r.Origin.Index, Line: d.Line, Path: d.Field, Message: msg, Severity: manifest.SeverityError})
+	}
+	return out
+}
+
+// written reports whether the plan writes t (or may, once values known
+// only at apply time are in): only then can a value absent now appear. An
+// item not decided yet counts as written.
+func written(t *item) bool {
+	switch t.planned.Action {
+	case plan.ActionNoOp:
+		return false
+	case plan.ActionAdopt:
+		return t.planned.Method != ""
+	}
+	return true
+}
+
+// bodyPaths lists the dotted paths of a live body's object members (array
+// items are not entered), at most limit of them: the candidates a
+// misspelt reference path is compared with.
+func bodyPaths(body map[string]any, limit int) []string {
+	var out []string
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for _, k := range sortedKeys(m) {
+			if len(out) >= limit {
+				return
+			}
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			out = append(out, p)
+			if sub, ok := m[k].(map[string]any); ok {
+				walk(p, sub)
+			}
+		}
+	}
+	walk("", body)
+	return out
 }
 
 // errNoAnswerYet is what a plan-time action call returns when its answer

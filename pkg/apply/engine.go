@@ -213,7 +213,8 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	if p.Subscription == "" {
 		p.Subscription = set.Subscription
 	}
-	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey, bodies: bodies}
+	var never []manifest.Problem
+	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey, bodies: bodies, problems: &never}
 	for _, it := range items {
 		sc.byKey[it.key] = it
 	}
@@ -242,6 +243,17 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 				it.release()
 			}
 		}
+	}
+	if len(never) > 0 {
+		// Invalid input: nothing was written, and apply would fail.
+		sort.SliceStable(never, func(i, j int) bool {
+			a, b := never[i], never[j]
+			if a.File != b.File || a.Index != b.Index {
+				return a.File < b.File || a.File == b.File && a.Index < b.Index
+			}
+			return a.Line < b.Line
+		})
+		return nil, &manifest.ValidationError{Problems: never}
 	}
 	// A name resolved just now may be a record's ID: that record is
 	// declared after all, not a prune candidate.

@@ -57,8 +57,11 @@ func (l *loader) expandValue(e *entry, path, s string, mode exprMode) (string, *
 	if len(terms) == 1 && terms[0].ref == nil && terms[0].fn == "" {
 		return terms[0].lit, nil, true
 	}
-	d := &Deferred{Expr: s, terms: terms, secrets: l.opts.SecretValues}
+	d := &Deferred{Expr: s, Field: path, terms: terms, secrets: l.opts.SecretValues}
 	collectRefs(terms, d)
+	if len(d.Refs) > 0 {
+		d.Line = l.ps.line(e.res.Origin, path)
+	}
 	return "", d, true
 }
 

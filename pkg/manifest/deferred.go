@@ -39,6 +39,13 @@ type Deferred struct {
 	// Resolve treats them as not known yet; ResolveWith calls them. The
 	// value is then secret as a whole.
 	Actions []ActionRef
+	// Field is the document path the expression was written at
+	// ("spec.body.properties.principalId", "metadata.name") and Line its
+	// file line (0 when unknown), so a reference that can never resolve
+	// is reported where it was written. Line is looked up only for
+	// expressions that read live values.
+	Field string
+	Line  int
 	// terms is the bound expression Resolve evaluates.
 	terms []term
 	// secrets is the registry of the load that made it: ResolveWith

@@ -1,0 +1,120 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
+
+// A reference whose path the referenced resource's live body lacks, when
+// that resource exists and this plan does not write it, can never resolve:
+// the plan fails as invalid input naming the manifest field and line, and
+// suggests the nearest existing path, before anything is written.
+func TestReferenceToAMissingPathFailsThePlan(t *testing.T) {
+	a, _, e := appliedRefDocs(t)
+	typo := strings.ReplaceAll(refDocs, "id-app.properties.principalId", "id-app.properties.principalld")
+	puts := len(a.Calls("PUT"))
+	_, err := e.Plan(context.Background(), loadDocs(t, typo))
+	var ve *manifest.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("plan error = %v, want a validation error", err)
+	}
+	var body *manifest.Problem
+	for i, p := range ve.Problems {
+		if p.Path == "spec.body.properties.principalId" {
+			body = &ve.Problems[i]
+		}
+	}
+	if body == nil {
+		t.Fatalf("no problem names spec.body.properties.principalId: %v", err)
+	}
+	if !strings.HasSuffix(body.File, "m.yaml") || body.Index != 2 || body.Line != 26 {
+		t.Errorf("problem at %s#%d line %d, want m.yaml#2 line 26", body.File, body.Index, body.Line)
+	}
+	for _, want := range []string{"properties.principalld", "did you mean properties.principalId?"} {
+		if !strings.Contains(body.Message, want) {
+			t.Errorf("message %q lacks %q", body.Message, want)
+		}
+	}
+	t.Log(err)
+	if n := len(a.Calls("PUT")); n != puts {
+		t.Errorf("the plan wrote %d times", n-puts)
+	}
+}
+
+// When the referenced resource is written by this plan, a value absent now
+// may be filled by Azure after that write: it stays known after apply.
+func TestReferenceToAMissingPathOfAWrittenResourceWaits(t *testing.T) {
+	_, _, e := appliedRefDocs(t)
+	typo := strings.ReplaceAll(refDocs, "id-app.properties.principalId", "id-app.properties.clientId")
+	typo = strings.Replace(typo, "body: {location: westeurope}\n---", "body: {location: westeurope, tags: {a: b}}\n---", 2)
+	if _, err := e.Plan(context.Background(), loadDocs(t, typo)); err != nil {
+		t.Fatalf("plan failed though the identity is written first: %v", err)
+	}
+}
+
+// A reference to a value GET withholds (a Key Vault secret's value) of a
+// resource this plan does not write fails the plan, saying why.
+func TestReferenceToAWithheldValueOfAnUnwrittenResourceFailsThePlan(t *testing.T) {
+	a := newFakeARM()
+	a.generate = func(id string, b map[string]any) {
+		if strings.HasSuffix(strings.ToLower(id), "/secrets/db-password") {
+			if p, ok := b["properties"].(map[string]any); ok {
+				delete(p, "value")
+			}
+		}
+	}
+	a.seed(rgID("rg1"), body())
+	const vault = `
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: kv1}
+spec:
+  type: Microsoft.KeyVault/vaults@2023-07-01
+  resourceGroup: rg1
+  body:
+    location: westeurope
+    properties: {tenantId: 00000000-0000-0000-0000-000000000000, sku: {family: A, name: standard}}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: db-password}
+spec:
+  type: Microsoft.KeyVault/vaults/secrets@2023-07-01
+  parent: Microsoft.KeyVault/vaults/kv1
+  resourceGroup: rg1
+  body:
+    properties: {value: not-so-secret}
+`
+	e := newEngine(a, newMemStore(), DefaultOptions())
+	e.Schemas = schema.Default()
+	p, err := e.Plan(context.Background(), loadDocs(t, vault))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Plan(context.Background(), loadDocs(t, vault+`---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: id-app}
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: rg1
+  body:
+    location: westeurope
+    tags: {copy: "${ref:db-password.properties.value}"}
+`))
+	var ve *manifest.ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) != 1 {
+		t.Fatalf("plan error = %v, want one validation problem", err)
+	}
+	if p := ve.Problems[0]; p.Path != "spec.body.tags.copy" || !strings.Contains(p.Message, "write-only") {
+		t.Errorf("problem = %+v, want spec.body.tags.copy named write-only", p)
+	}
+}
