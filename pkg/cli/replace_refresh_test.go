@@ -58,4 +58,13 @@ func TestRefreshOnlyFlag(t *testing.T) {
 	if strings.Contains(out, "minimumTlsVersion") || !strings.Contains(out, "tags.env") {
 		t.Fatalf("plan after the refresh should hold the manifest edit only:\n%s", out)
 	}
+
+	// Without the edit nothing is written, but Azure still holds the
+	// accepted TLS1_0 where the manifest says TLS1_2: the plan must not
+	// claim that Azure matches the manifests.
+	e.edit("storage.yaml", "tags: {app: demo, env: test}", "tags: {app: demo, env: dev}")
+	out = e.mustRun(0, "diff", "-f", e.dir)
+	if strings.Contains(out, "matches the manifests") || !strings.Contains(out, "nothing to write") {
+		t.Fatalf("plan after accepted drift:\n%s", out)
+	}
 }

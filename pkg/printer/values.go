@@ -139,8 +139,11 @@ func cascadeNote(c plan.CascadeItem) string {
 	return "(deleted with its parent; NOT managed by any manifest or state)"
 }
 
-// NoChangesMessage is printed when nothing would be written to Azure.
-const NoChangesMessage = "No changes. Azure matches the manifests."
+// NoChangesMessage is printed when nothing would be written to Azure. It
+// claims no more than that: after apply --refresh-only accepted drift, Azure
+// differs from the manifests on the accepted paths, and the plan carries
+// nothing that tells those paths apart.
+const NoChangesMessage = "No changes: nothing to write."
 
 // isNoOp reports whether a resource has nothing to do; an empty action is
 // treated as no-op so a half-filled plan never shows a bogus write.
