@@ -67,4 +67,11 @@ func TestRefreshOnlyFlag(t *testing.T) {
 	if strings.Contains(out, "matches the manifests") || !strings.Contains(out, "nothing to write") {
 		t.Fatalf("plan after accepted drift:\n%s", out)
 	}
+	// To restore the manifest's value later: forget the record and adopt,
+	// which compares the manifest with Azure again and writes the difference.
+	e.mustRun(0, "state", "rm", "storageAccounts/stdemo001", "--yes")
+	out = e.mustRun(0, "apply", "-f", e.dir, "--adopt", "--yes")
+	if live, _ := e.live(sa, "2023-05-01"); dig(live, "properties", "minimumTlsVersion") != "TLS1_2" {
+		t.Fatalf("adopting after state rm left minimumTlsVersion %v:\n%s", dig(live, "properties", "minimumTlsVersion"), out)
+	}
 }
