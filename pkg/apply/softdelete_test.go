@@ -1,0 +1,78 @@
+package apply
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+)
+
+// Deleting a Key Vault leaves it soft-deleted, holding its name: the plan
+// warns, and the result notes it, so a later create of the same name is no
+// surprise. Deleting the group that holds one says the same.
+func TestDeletingASoftDeleteTypeSaysTheNameStaysReserved(t *testing.T) {
+	vault := idOf("rg1", "Microsoft.KeyVault/vaults", "kv-soft")
+	vb := map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000aa", "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true}}
+	for _, tc := range []struct {
+		name   string
+		target string
+	}{{"the vault", vault}, {"its resource group", rg1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			srv, c := emulated(t)
+			if err := srv.Seed(rg1, "2021-04-01", map[string]any{"id": rg1, "name": "rg1", "location": "westeurope"}); err != nil {
+				t.Fatal(err)
+			}
+			b := map[string]any{"id": vault, "name": "kv-soft", "type": "Microsoft.KeyVault/vaults"}
+			for k, v := range vb {
+				b[k] = v
+			}
+			if err := srv.Seed(vault, "2023-07-01", b); err != nil {
+				t.Fatal(err)
+			}
+			vr := recordOf(vault, vb, DefaultSet)
+			vr.APIVersion = "2023-07-01"
+			rr := recordOf(rg1, body(), DefaultSet)
+			rr.APIVersion = "2021-04-01"
+			r := res(tc.target, body())
+			r.APIVersion = "2021-04-01"
+			if tc.target == vault {
+				r = res(vault, vb)
+				r.APIVersion = "2023-07-01"
+			}
+			o := DefaultOptions()
+			o.Delete = true
+			e := &Engine{Client: FromARM(c), Store: newMemStore(vr, rr), Schemas: schema.Default(), Options: o}
+			p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{r}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var warned string
+			for _, w := range p.Plan.Warnings {
+				if strings.Contains(w, "kv-soft") {
+					warned = w
+				}
+			}
+			for _, want := range []string{"soft-deleted", "name stays reserved", "recover", "purge"} {
+				if !strings.Contains(warned, want) {
+					t.Errorf("plan warning %q lacks %q (warnings %q)", warned, want, p.Plan.Warnings)
+				}
+			}
+			result, err := e.Execute(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			noted := false
+			for _, rr := range result.Results {
+				for _, n := range rr.Notes {
+					noted = noted || strings.Contains(n, "kv-soft") && strings.Contains(n, "name stays reserved")
+				}
+			}
+			if !noted {
+				t.Errorf("no result note says kv-soft's name stays reserved: %+v", result.Results)
+			}
+		})
+	}
+}
