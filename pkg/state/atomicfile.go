@@ -15,16 +15,17 @@ import (
 // whole (temp file, fsync, rename, fsync of the directory), with the state
 // before a run kept as its backup.
 
-// writeFault is a test hook: it fails a state or journal write before it
-// lands.
-var writeFault func() error
-
 // snapshotFile replaces state.json and keeps state.json.backup.
 type snapshotFile struct {
 	path, backupPath string
 	// backedUp: the backup for the current lock session is taken; a
 	// session's backup is the state as it was before the session.
 	backedUp bool
+	// fault, when set, fails a replace before anything is written: the
+	// store's write faults (writeFaults), one per store, never global.
+	fault func() error
+	// count is what every successful replace wrote.
+	count writeCount
 }
 
 // replace writes b as the new state file: temp file, fsync, backup link,
@@ -32,8 +33,8 @@ type snapshotFile struct {
 // old or the new file in place, never a torn one. With session the backup
 // is taken once until backedUp is reset; without, before every replace.
 func (w *snapshotFile) replace(b []byte, session bool) error {
-	if writeFault != nil {
-		if err := writeFault(); err != nil {
+	if w.fault != nil {
+		if err := w.fault(); err != nil {
 			return err
 		}
 	}
@@ -52,7 +53,11 @@ func (w *snapshotFile) replace(b []byte, session bool) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("cannot replace state %s: %w", w.path, err)
 	}
-	return syncDir(filepath.Dir(w.path))
+	if err := syncDir(filepath.Dir(w.path)); err != nil {
+		return err
+	}
+	w.count.add(len(b))
+	return nil
 }
 
 // backup makes the backup the current state file, atomically: a hard link

@@ -86,15 +86,14 @@ func replayJournal(f *localFile, b []byte) bool {
 	return n > 0
 }
 
-// appendHook is a test hook counting the bytes of each journal append
-// (snapHook those of each full rewrite).
-var snapHook, appendHook func(bytes int)
-
 // journalFile is state.json.journal being appended to during a locked run.
 type journalFile struct {
 	path string
 	f    *os.File // nil: not opened (created) yet in this run
 	size int64    // its length after the last successful append
+	// fault and count: as snapshotFile's.
+	fault func() error
+	count writeCount
 }
 
 // append appends entries and syncs the journal once for all of them,
@@ -102,8 +101,8 @@ type journalFile struct {
 // journal is cut back to its last good length, so a later append never
 // follows a torn line.
 func (j *journalFile) append(h journalHeader, entries []jentry) error {
-	if writeFault != nil {
-		if err := writeFault(); err != nil {
+	if j.fault != nil {
+		if err := j.fault(); err != nil {
 			return err
 		}
 	}
@@ -146,9 +145,7 @@ func (j *journalFile) append(h journalHeader, entries []jentry) error {
 		return fmt.Errorf("cannot write the state journal %s: %w; check free space", j.path, err)
 	}
 	j.size += int64(buf.Len())
-	if appendHook != nil {
-		appendHook(buf.Len())
-	}
+	j.count.add(buf.Len())
 	return nil
 }
 

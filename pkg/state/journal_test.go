@@ -7,22 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
-// countingWrites counts full state-file rewrites and journal appends.
-func countingWrites(t *testing.T) (snapshots, appends func() int) {
-	var mu sync.Mutex
-	var snaps, apps int
-	snapHook = func(int) { mu.Lock(); snaps++; mu.Unlock() }
-	appendHook = func(int) { mu.Lock(); apps++; mu.Unlock() }
-	t.Cleanup(func() { snapHook, appendHook = nil, nil })
-	return func() int { mu.Lock(); defer mu.Unlock(); return snaps },
-		func() int { mu.Lock(); defer mu.Unlock(); return apps }
+// countingWrites counts st's full state-file rewrites and journal appends.
+func countingWrites(st Store) (snapshots, appends func() int) {
+	return func() int { return int(writeStatsOf(st).Snapshots) },
+		func() int { return int(writeStatsOf(st).Appends) }
 }
 
 // Within a locked run the whole file is written when it does not exist yet
@@ -32,12 +26,12 @@ func countingWrites(t *testing.T) (snapshots, appends func() int) {
 func TestLocalJournalLimitsFullRewrites(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "state.json")
-	snapshots, appends := countingWrites(t)
 	st, err := Open(ctx, path, Options{SnapshotInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	snapshots, appends := countingWrites(st)
 	unlock, err := st.Lock(ctx, "", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -150,10 +144,7 @@ func TestLocalJournalReplayRules(t *testing.T) {
 func BenchmarkLocalPut1010(b *testing.B) {
 	ctx := context.Background()
 	const n, workers = 1010, 32
-	var written, fsyncs atomic.Int64
-	snapHook = func(n int) { written.Add(int64(n)); fsyncs.Add(1) }
-	appendHook = snapHook
-	defer func() { snapHook, appendHook = nil, nil }()
+	var written, fsyncs int64
 	for b.Loop() {
 		b.StopTimer()
 		path := filepath.Join(b.TempDir(), "state.json")
@@ -195,11 +186,14 @@ func BenchmarkLocalPut1010(b *testing.B) {
 		b.StopTimer()
 		fi, _ := os.Stat(path)
 		b.ReportMetric(float64(fi.Size()), "state-bytes")
+		ws := writeStatsOf(st)
+		written += ws.SnapshotBytes + ws.AppendBytes
+		fsyncs += ws.Snapshots + ws.Appends
 		st.Close()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(written.Load())/float64(b.N), "written-bytes/op")
-	b.ReportMetric(float64(fsyncs.Load())/float64(b.N), "writes/op")
+	b.ReportMetric(float64(written)/float64(b.N), "written-bytes/op")
+	b.ReportMetric(float64(fsyncs)/float64(b.N), "writes/op")
 }
 
 // A repair records B from a GET: where L holds a hashed secret, so must B.
@@ -246,10 +240,6 @@ func TestRepairBaselineHashesSecretsLikeL(t *testing.T) {
 // to disk stay within 3 times the final state's size (issue 34).
 func TestRunWritesLittleMoreThanTheState(t *testing.T) {
 	ctx := context.Background()
-	var written, journal atomic.Int64
-	snapHook = func(n int) { written.Add(int64(n)) }
-	appendHook = func(n int) { written.Add(int64(n)); journal.Add(int64(n)) }
-	t.Cleanup(func() { snapHook, appendHook = nil, nil })
 	path := filepath.Join(t.TempDir(), "state.json")
 	st, err := Open(ctx, path, Options{SnapshotInterval: time.Nanosecond})
 	if err != nil {
@@ -289,8 +279,10 @@ func TestRunWritesLittleMoreThanTheState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ratio := float64(written.Load()) / float64(fi.Size())
-	t.Logf("wrote %d bytes (%d to the journal) for a %d-byte state: %.2fx", written.Load(), journal.Load(), fi.Size(), ratio)
+	ws := writeStatsOf(st)
+	written := ws.SnapshotBytes + ws.AppendBytes
+	ratio := float64(written) / float64(fi.Size())
+	t.Logf("wrote %d bytes (%d to the journal) for a %d-byte state: %.2fx", written, ws.AppendBytes, fi.Size(), ratio)
 	if ratio > 3 {
 		t.Errorf("a run wrote %.1f times the final state's size, want at most 3", ratio)
 	}

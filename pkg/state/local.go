@@ -301,9 +301,6 @@ func (s *localStore) writeSnapshot(b []byte, ser int64) error {
 	if err := s.snap.replace(b, s.held); err != nil {
 		return err
 	}
-	if snapHook != nil {
-		snapHook(len(b))
-	}
 	s.onDisk, s.diskSer, s.lastSnap, s.needSnap = true, ser, time.Now(), false
 	s.snapSize = int64(len(b))
 	s.jnl.drop()

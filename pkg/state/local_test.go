@@ -517,7 +517,7 @@ func TestLocalFailedWriteFailsOnlyItsChanges(t *testing.T) {
 	}
 	var mu sync.Mutex
 	mode, writes := "ok", 0
-	writeFault = func() error {
+	st.(*localStore).writeFaults(func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		writes++
@@ -533,8 +533,7 @@ func TestLocalFailedWriteFailsOnlyItsChanges(t *testing.T) {
 			return errors.New("injected: disk full")
 		}
 		return nil
-	}
-	defer func() { writeFault = nil }()
+	})
 	var okIDs, failed []string
 	wave := func(name, m string) {
 		mu.Lock()
@@ -563,7 +562,9 @@ func TestLocalFailedWriteFailsOnlyItsChanges(t *testing.T) {
 	wave("b", "all")
 	wave("c", "once")
 	wave("d", "ok")
-	writeFault = nil
+	mu.Lock()
+	mode = "ok"
+	mu.Unlock()
 	unlock()
 	if len(failed) < 50 || len(okIDs) < 100 {
 		t.Fatalf("want wave b to fail and a, d to succeed: %d ok, %d failed", len(okIDs), len(failed))
