@@ -107,6 +107,25 @@ func (w *watchOptions) run(ctx context.Context, g *GlobalOptions, streams generi
 	return w.runWith(ctx, g, streams, src, load, base, failFast, nil)
 }
 
+// sourceName names where the loop reads manifests for people: each -f/-k
+// path as file:// or dir:// by what it is (a file is not a directory, and
+// the source's own name says dir:// for both).
+func sourceName(src reconcile.Source) string {
+	ds, ok := src.(*reconcile.DirSource)
+	if !ok {
+		return fmt.Sprint(src)
+	}
+	names := make([]string, len(ds.Paths))
+	for i, p := range ds.Paths {
+		scheme := "dir://"
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			scheme = "file://"
+		}
+		names[i] = scheme + p
+	}
+	return strings.Join(names, ", ")
+}
+
 // runWith is run; around, when set, runs the loop (leader election).
 func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams genericiooptions.IOStreams, src reconcile.Source, load manifest.LoadOptions, base apply.Options, failFast bool,
 	around func(ctx context.Context, ctl *reconcile.Controller) error) error {
@@ -128,7 +147,7 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 	if _, err := refl.Sync(ctx); err != nil {
 		if failFast {
 			if errors.Is(err, reconcile.ErrEmptySet) {
-				return withCode(ExitValidation, fmt.Errorf("no resources loaded from %s: check the paths, -R for subdirectories, and the -l selector", src))
+				return withCode(ExitValidation, fmt.Errorf("no resources loaded from %s: check the paths, -R for subdirectories, and the -l selector", sourceName(src)))
 			}
 			var ve *manifest.ValidationError
 			if errors.As(err, &ve) {
@@ -136,7 +155,7 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 			}
 			return withCode(ExitError, err)
 		}
-		fmt.Fprintf(log, "warning: %s: %v; waiting for a valid set\n", src, err)
+		fmt.Fprintf(log, "warning: %s: %v; waiting for a valid set\n", sourceName(src), err)
 	}
 
 	metrics := reconcile.NewMetrics()
@@ -201,7 +220,7 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 		fmt.Fprintf(log, "Serving metrics on http://%s/metrics (health: /healthz, /readyz).\n", addr)
 	}
 	fmt.Fprintf(log, "Watching %s: read budget %s of ARM's read bucket, drift policy %s, state %s (locked per write). Ctrl-C stops.\n",
-		src, strings.TrimSpace(w.readBudget), w.loop.DriftPolicy, g.State)
+		sourceName(src), strings.TrimSpace(w.readBudget), w.loop.DriftPolicy, g.State)
 	if around != nil {
 		err = around(ctx, ctl)
 	} else {

@@ -473,3 +473,27 @@ func TestApplyRunsInterleavedWithTheLoop(t *testing.T) {
 		t.Fatalf("owner = %q, want apps", got)
 	}
 }
+
+// TestSourceName: the watch banner and its messages name a file with
+// file:// and a directory with dir://, as the user gave them.
+func TestSourceName(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "infra.yaml")
+	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		src  reconcile.Source
+		want string
+	}{
+		{&reconcile.DirSource{Paths: []string{file}}, "file://" + file},
+		{&reconcile.DirSource{Paths: []string{dir}}, "dir://" + dir},
+		{&reconcile.DirSource{Paths: []string{dir, file}}, "dir://" + dir + ", file://" + file},
+		{&reconcile.ConfigMapSource{Namespace: "azure"}, (&reconcile.ConfigMapSource{Namespace: "azure"}).String()},
+	}
+	for _, tc := range cases {
+		if got := sourceName(tc.src); got != tc.want {
+			t.Errorf("sourceName(%v) = %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
