@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
@@ -112,22 +113,23 @@ type Removal struct {
 }
 
 const (
-	reasonCreate      = "resource does not exist; will be created"
-	reasonAddNoState  = "set in the manifest, absent from the live resource"
-	reasonDiffNoState = "live value differs from the manifest"
-	reasonUserAdd     = "added to the manifest since the last apply"
-	reasonUserChange  = "changed in the manifest since the last apply"
-	reasonUserRemove  = "removed from the manifest since the last apply; will be removed from the live resource"
-	reasonItemRemove  = "removed from the manifest since the last apply; the item will be removed from the collection"
-	reasonChildDelete = "removed from the manifest since the last apply; this child resource will be deleted"
-	reasonStopManage  = "removed from the manifest since the last apply; no longer managed: the service decides its value (not written)"
-	reasonReset       = "removed from the manifest since the last apply; reset to default (%s)"
-	reasonOutside     = "present in Azure, not in the manifest: added outside this tool; will be removed"
-	reasonOutsideDel  = "present in Azure, not in the manifest: added outside this tool; this child resource will be deleted"
-	reasonUnknown     = "depends on a value Azure generates during this apply"
-	reasonSecret      = "secret changed in the manifest since the last apply (compared by salted hash)"
-	reasonDrift       = "changed outside this tool since the last apply (drift); will be restored to the manifest"
-	reasonDriftGone   = "removed outside this tool since the last apply (drift); will be restored to the manifest"
+	reasonCreate       = "resource does not exist; will be created"
+	reasonAddNoState   = "set in the manifest, absent from the live resource"
+	reasonDiffNoState  = "live value differs from the manifest"
+	reasonUserAdd      = "added to the manifest since the last apply"
+	reasonUserChange   = "changed in the manifest since the last apply"
+	reasonUserRemove   = "removed from the manifest since the last apply; will be removed from the live resource"
+	reasonItemRemove   = "removed from the manifest since the last apply; the item will be removed from the collection"
+	reasonChildDelete  = "removed from the manifest since the last apply; this child resource will be deleted"
+	reasonStopManage   = "removed from the manifest since the last apply; no longer managed: the service decides its value (not written)"
+	reasonReset        = "removed from the manifest since the last apply; reset to default (%s)"
+	reasonOutside      = "present in Azure, not in the manifest: added outside this tool; will be removed"
+	reasonOutsideDel   = "present in Azure, not in the manifest: added outside this tool; this child resource will be deleted"
+	reasonUnknown      = "depends on a value Azure generates during this apply"
+	reasonSecret       = "secret changed in the manifest since the last apply (compared by salted hash)"
+	reasonDrift        = "changed outside this tool since the last apply (drift); will be restored to the manifest"
+	reasonDriftGone    = "removed outside this tool since the last apply (drift); will be restored to the manifest"
+	reasonOutsideItems = "present in Azure, not in the manifest: items added outside this tool since the last apply; will be removed"
 	// A first plan cannot compare what GET does not return.
 	reasonUnverifiable           = "unverifiable: not returned by the service; written once, then the value read back after the write is the baseline"
 	reasonUnverifiableCreateOnly = "set in the manifest but not returned by the service and fixed at creation: unverifiable, not written"
@@ -338,7 +340,9 @@ func (r *Result) withState(p prepared, in Input) {
 			}
 		default:
 			if e.secret {
-				r.add(p, entry{path: e.path, sp: e.sp, kind: kindFor(sh), secret: true}, sv, e.x, reasonSecret, plan.CauseUser)
+				// Live rarely returns a secret: a value the manifest held
+				// before (in L) is changed, not added.
+				r.add(p, entry{path: e.path, sp: e.sp, kind: kindFor(sh || e.kind == plan.KindChange), secret: true}, sv, e.x, reasonSecret, plan.CauseUser)
 				continue
 			}
 			// The manifest moved; does live already hold the new value?
@@ -386,12 +390,26 @@ func (r *Result) withState(p prepared, in Input) {
 			// Owned only through L (removed by the user): handled above.
 			continue
 		}
-		sv, _ := get(p.s, e.path)
+		sv, sh := get(p.s, e.path)
+		if sh && liveMatches(p, e, dv, sv) {
+			// Set back outside to what the manifest wants: nothing to
+			// write; the baseline catches up at the next record.
+			equal = append(equal, equalAt{e.path.Display(), RuleLiveMatches})
+			continue
+		}
 		reason := reasonDrift
 		if e.kind == plan.KindAdd {
 			reason = reasonDriftGone
 		}
 		r.add(p, entry{path: e.path, sp: e.sp, kind: e.kind, secret: e.secret}, sv, dv, reason, plan.CauseDrift)
+	}
+	if p.b != nil {
+		for _, e := range unkeyedAdditions(p, drift.out) {
+			if overlaps(e.path, userPaths) {
+				continue
+			}
+			r.add(p, e, e.y, e.x, reasonOutsideItems, plan.CauseDrift)
+		}
 	}
 	if len(p.whole) > 0 {
 		for _, e := range collectionDrift(p) {
@@ -407,8 +425,85 @@ func (r *Result) withState(p prepared, in Input) {
 	}
 	if in.Explain {
 		all := append(user.equal, equal...)
-		r.Equal = toEqual(all)
+		r.Equal = withoutChanged(toEqual(all), r.Changes)
 	}
+}
+
+// liveMatches reports whether live already holds what the manifest wants
+// at a drifted path: drift is a change only when live differs from D.
+func liveMatches(p prepared, e entry, dv, sv any) bool {
+	sub := comparer{f: p.f, mode: modeOwner, strict: true, path: e.path.Clone(), secrets: p.secrets}
+	sub.compare(e.sp, e.path.LastMember(), dv, sv, true, true)
+	return len(sub.out) == 0 && len(sub.unverifiable) == 0
+}
+
+// unkeyedAdditions finds the owned arrays of objects without identifiers
+// (storage ipRules, Key Vault accessPolicies, subnet serviceEndpoints)
+// where live holds items B did not: B holds such an array whole, as live
+// held it right after our write (items the service added then included),
+// so an item live holds beyond it was added outside this tool since. The
+// drift comparison forgives extra items (they may be the service's when B
+// is a projection of a keyed array), so they are judged here, and only
+// where D's items carry no identifier at all, not even a name or id: only
+// then is B's array certainly whole. Each entry's x is D's array and y
+// live's. found are the drift entries already reported.
+func unkeyedAdditions(p prepared, found []entry) []entry {
+	heur := factsFor(nil, nil)
+	var out []entry
+	walkOwnable(p.f, p.d, func(path bodypath.Path, sp schema.Path, v any, keyed, root bool) {
+		dv, ok := v.([]any)
+		if !ok || keyed || len(dv) == 0 || !allMaps(dv) {
+			return
+		}
+		if kind, _ := (&comparer{f: heur}).classify(sp, dv, nil); kind == arrayKeyed {
+			return // B may hold only the items D keyed
+		}
+		bv, _ := get(p.b, path)
+		sv, _ := get(p.s, path)
+		ba, ok1 := bv.([]any)
+		sa, ok2 := sv.([]any)
+		if !ok1 || !ok2 || len(sa) <= len(ba) || overlapsEntry(path, found) {
+			return
+		}
+		e := entry{path: path.Clone(), sp: sp, kind: plan.KindChange, x: dv, y: sa}
+		if liveMatches(p, e, dv, sa) {
+			return
+		}
+		out = append(out, e)
+	})
+	return out
+}
+
+func overlapsEntry(p bodypath.Path, es []entry) bool {
+	for _, e := range es {
+		if hasPrefix(p, e.path) || hasPrefix(e.path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutChanged drops the paths judged equal that a change covers: a path
+// is never listed both as equal and as changed (a drift of a path D and L
+// agree on).
+func withoutChanged(eq []plan.Equal, changes []plan.Change) []plan.Equal {
+	if len(changes) == 0 {
+		return eq
+	}
+	within := func(a, b string) bool {
+		return a == b || strings.HasPrefix(a, b+".") || strings.HasPrefix(a, b+"[")
+	}
+	out := eq[:0]
+outer:
+	for _, e := range eq {
+		for _, c := range changes {
+			if within(e.Path, c.Path) || within(c.Path, e.Path) {
+				continue outer
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 func kindFor(liveHas bool) plan.ChangeKind {

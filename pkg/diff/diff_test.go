@@ -150,12 +150,14 @@ func TestRemovalNested(t *testing.T) {
 	if len(r.Removed) != 1 || r.Removed[0].Path != "properties.net.acl.bypass" || r.Removed[0].Default {
 		t.Errorf("removed = %+v", r.Removed)
 	}
-	// A PATCH does not name it; a PUT leaves it out (the service decides).
+	// A PATCH does not name it; a PUT, which replaces the body, keeps
+	// live's value (leaving it out would reset it: that is not "not
+	// written").
 	if got := mustJSON(t, Patch(in, r)); got != `{}` {
 		t.Errorf("patch = %s", got)
 	}
 	body := PutBody(in, r)
-	if got := mustJSON(t, body); got != `{"properties":{"net":{"acl":{"mode":"Deny"},"other":1}}}` {
+	if got := mustJSON(t, body); got != `{"properties":{"net":{"acl":{"bypass":"AzureServices","mode":"Deny"},"other":1}}}` {
 		t.Errorf("put body = %s", got)
 	}
 	// Read back: Azure kept the value, and the note names it.
@@ -186,9 +188,11 @@ func TestRemovalInsideKeyedArray(t *testing.T) {
 		}
 	}
 	// A merge patch cannot address array items: the whole array is sent,
-	// with the removed member and item gone and the unowned item c kept.
+	// with the removed item gone, the unowned item c kept, and the member
+	// no longer managed (nsg, no default) kept at live's value: the plan
+	// says it is not written, so the write must not clear it.
 	p := Patch(in, r)
-	want := `{"properties":{"subnets":[{"id":"/s/a","name":"a","properties":{"prefix":"10.0.0.0/24"}},{"id":"/s/c","name":"c","properties":{"prefix":"10.0.2.0/24"}}]}}`
+	want := `{"properties":{"subnets":[{"id":"/s/a","name":"a","properties":{"nsg":{"id":"/subscriptions/0/x"},"prefix":"10.0.0.0/24"}},{"id":"/s/c","name":"c","properties":{"prefix":"10.0.2.0/24"}}]}}`
 	if got := mustJSON(t, p); got != want {
 		t.Errorf("patch =\n%s\nwant\n%s", got, want)
 	}

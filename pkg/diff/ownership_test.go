@@ -263,7 +263,7 @@ func TestRemovalWithDefault(t *testing.T) {
 		s:         `{"properties":{"allowBlobPublicAccess":true,"mode":"Enabled"}}`,
 		want:      []wantChange{{"properties.allowBlobPublicAccess", plan.CauseRemoval, plan.KindRemove, false}},
 		patch:     `{}`,
-		put:       `{"properties":{"mode":"Enabled"}}`,
+		put:       `{"properties":{"allowBlobPublicAccess":true,"mode":"Enabled"}}`, // a PUT keeps live's value
 		removed:   []Removal{{Path: "properties.allowBlobPublicAccess", Before: true}},
 		readBack:  `{"properties":{"allowBlobPublicAccess":true,"mode":"Enabled"}}`,
 		wantNotes: []string{"Azure kept properties.allowBlobPublicAccess = true; it is no longer managed"},

@@ -14,9 +14,12 @@ type writer struct {
 	c comparer
 	// drops are live items and keys added outside this tool (collection
 	// drift) that the write removes; resets are removed properties written
-	// as their default. Both keyed by segsKey.
+	// as their default; keeps are removed properties the tool stops
+	// managing, which a PUT built from live keeps at live's value (leaving
+	// them out would reset them). All keyed by segsKey.
 	drops  map[string]bool
 	resets map[string]any
+	keeps  map[string]bool
 	path   bodypath.Path
 }
 
@@ -31,7 +34,7 @@ func newWriter(in *Input, r *Result) *writer {
 		in.Desired, in.LastApplied = withoutPaths(in.Desired, skip), withoutPaths(in.LastApplied, skip)
 	}
 	f := factsFor(in.Schema, in.Plugin)
-	w := &writer{f: f, c: comparer{f: f}, drops: map[string]bool{}, resets: map[string]any{}}
+	w := &writer{f: f, c: comparer{f: f}, drops: map[string]bool{}, resets: map[string]any{}, keeps: map[string]bool{}}
 	removed := map[string]Removal{}
 	for _, rm := range r.Removed {
 		removed[rm.Path] = rm
@@ -46,9 +49,26 @@ func newWriter(in *Input, r *Result) *writer {
 			if rm, ok := removed[ch.Path]; ok && rm.Default {
 				w.resets[segsKey(r.segs[i])] = rm.After
 			}
+		case plan.CauseRemoval:
+			w.keeps[segsKey(r.segs[i])] = true
 		}
 	}
 	return w
+}
+
+// under reports whether a removal kept or reset lies below the path key.
+func (w *writer) under(key string) bool {
+	for k := range w.keeps {
+		if strings.HasPrefix(k, key+".") {
+			return true
+		}
+	}
+	for k := range w.resets {
+		if strings.HasPrefix(k, key+".") {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *writer) push(s bodypath.Seg) { w.path = append(w.path, s) }
@@ -152,8 +172,11 @@ func wholeTags(patch, live map[string]any) {
 }
 
 // PutBody returns the body of a GET-modify-PUT: live minus readonly fields,
-// with the user's desired values applied and removals omitted; everything
-// the user does not own is preserved. Array items nobody owns are kept, so
+// with the user's desired values applied; removed items and map keys are
+// omitted, a property reset to its default carries the default, and a
+// property the tool stops managing keeps live's value (ARM's PUT replaces
+// the body, so omitting it would reset it, unlike the PATCH, which does not
+// name it). Everything the user does not own is preserved. Array items nobody owns are kept, so
 // a child managed as its own resource (a subnet, a security rule, a route)
 // survives a write of its parent.
 func PutBody(in Input, r Result) map[string]any {
@@ -251,6 +274,12 @@ func (w *writer) merge(sp schema.Path, key string, live, d, l any) any {
 				out[k] = w.merge(csp, k, out[k], []any{}, am[k])
 			} else if def, ok := w.resets[segsKey(w.path)]; ok {
 				out[k] = bodypath.Copy(def)
+			} else if w.keeps[segsKey(w.path)] {
+				// no longer managed: live's value stays, as a PATCH that
+				// does not name it leaves it
+			} else if _, isObj := out[k].(map[string]any); isObj && w.under(segsKey(w.path)) {
+				// members inside are kept or reset one by one
+				out[k] = w.merge(csp, k, out[k], map[string]any{}, am[k])
 			} else {
 				delete(out, k)
 			}
