@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
 // deleteOptions are `kubectl azure delete`'s.
@@ -15,16 +17,20 @@ type deleteOptions struct {
 	planCore
 	// refs are the TYPE/NAME arguments.
 	refs []string
+	// dryRun is --dry-run: client lists what would be considered, server
+	// plans the deletion against Azure; neither writes.
+	dryRun string
 }
 
 func newDeleteCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
-	o := &deleteOptions{}
+	o := &deleteOptions{dryRun: dryRunNone}
 	cmd := &cobra.Command{
 		Use:   "delete -f FILE|DIR | delete TYPE/NAME...",
 		Short: "Delete what the manifests (or the named recorded resources) describe, children first",
 		Example: `  kubectl azure delete -f infra/ --yes
   kubectl azure delete Microsoft.Storage/storageAccounts/stdemo001 --yes
-  kubectl azure delete -f infra/ storageAccounts/stdemo001   # only this one of the manifests`,
+  kubectl azure delete -f infra/ storageAccounts/stdemo001   # only this one of the manifests
+  kubectl azure delete storageAccounts/stdemo001 --dry-run   # the plan; exit 1 when something would be deleted`,
 		RunE: runE(o),
 	}
 	o.planCore = newPlanCore(g, s, cmd)
@@ -32,6 +38,8 @@ func newDeleteCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Com
 	fs := cmd.Flags()
 	o.addFlags(fs)
 	o.addWriteFlags(fs)
+	fs.StringVar(&o.dryRun, "dry-run", o.dryRun, "none|client (list what would be considered, send nothing)|server (plan the deletion against Azure, delete nothing; exit 1 when something would be deleted, as diff)")
+	fs.Lookup("dry-run").NoOptDefVal = dryRunServer
 	fs.BoolVar(&o.apply.AllowDeleteUnmanaged, "allow-delete-unmanaged", false, "permit deleting resources that exist in Azure but were never applied by this tool")
 	return cmd
 }
@@ -42,6 +50,11 @@ func (o *deleteOptions) Complete(cmd *cobra.Command, args []string) error {
 }
 
 func (o *deleteOptions) Validate() error {
+	switch o.dryRun {
+	case dryRunNone, dryRunClient, dryRunServer:
+	default:
+		return withCode(ExitValidation, fmt.Errorf("unknown --dry-run %q: use none, client or server", o.dryRun))
+	}
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -56,7 +69,36 @@ func (o *deleteOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	switch o.dryRun {
+	case dryRunClient:
+		sess.store.Close()
+		list := make([]printer.ManifestResource, 0, len(set.Resources))
+		for _, r := range set.Resources {
+			list = append(list, printer.ManifestResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Name: r.Name, Origin: r.Origin.String()})
+		}
+		return o.printer.PrintManifests(o.streams.Out, list)
+	case dryRunServer:
+		return o.planOnly(ctx, set, sess)
+	}
 	return o.execute(ctx, set, sess, nil, "")
+}
+
+// planOnly is delete --dry-run=server: the deletion plan, read-only and
+// without the state lock, as diff; exit 1 when it would delete something.
+func (o *deleteOptions) planOnly(ctx context.Context, set *manifest.Set, sess *session) error {
+	defer sess.store.Close()
+	prep, err := o.prepare(ctx, sess, set)
+	if err != nil {
+		return err
+	}
+	warnInterrupted(ctx, sess.store, o.streams.ErrOut)
+	if err := o.printer.PrintPlan(o.streams.Out, prep.Plan); err != nil {
+		return err
+	}
+	if prep.Plan.HasChanges() {
+		return errChanges
+	}
+	return nil
 }
 
 // resources returns the resources to plan: the manifests (narrowed to
