@@ -93,6 +93,12 @@ type Result struct {
 	// default, or no longer managed. After the write, KeptAfterWrite
 	// compares them with the live body read back.
 	Removed []Removal
+	// StaleBaseline lists owned paths where live moved away from the
+	// baseline but already holds the manifest's value (set back outside):
+	// nothing is written, yet until B is recorded again a later return of
+	// live to B's old value would look like no drift. The engine should
+	// record B again from live for such a resource even without a write.
+	StaleBaseline []string
 
 	// segs holds the structured path of each change, parallel to Changes,
 	// so Patch and PutBody need not re-parse display paths.
@@ -395,6 +401,7 @@ func (r *Result) withState(p prepared, in Input) {
 			// Set back outside to what the manifest wants: nothing to
 			// write; the baseline catches up at the next record.
 			equal = append(equal, equalAt{e.path.Display(), RuleLiveMatches})
+			r.StaleBaseline = append(r.StaleBaseline, e.path.Display())
 			continue
 		}
 		reason := reasonDrift

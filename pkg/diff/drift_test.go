@@ -143,16 +143,19 @@ func TestDriftNeedsLiveToDifferFromManifest(t *testing.T) {
 		name    string
 		d, b, s string
 		want    []wantChange
+		stale   []string
 	}{{
-		name: "S == D != B: set back outside, quiet",
-		d:    `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`,
-		b:    `{"properties":{"networkAcls":{"defaultAction":"Allow"}}}`,
-		s:    `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`,
+		name:  "S == D != B: set back outside, quiet",
+		stale: []string{"properties.networkAcls.defaultAction"},
+		d:     `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`,
+		b:     `{"properties":{"networkAcls":{"defaultAction":"Allow"}}}`,
+		s:     `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`,
 	}, {
-		name: "S == D != B, in another case: quiet",
-		d:    `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`,
-		b:    `{"properties":{"networkAcls":{"defaultAction":"Allow"}}}`,
-		s:    `{"properties":{"networkAcls":{"defaultAction":"deny"}}}`,
+		name:  "S == D != B, in another case: quiet",
+		stale: []string{"properties.networkAcls.defaultAction"},
+		d:     `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`,
+		b:     `{"properties":{"networkAcls":{"defaultAction":"Allow"}}}`,
+		s:     `{"properties":{"networkAcls":{"defaultAction":"deny"}}}`,
 	}, {
 		name: "S != D, S != B: drift",
 		d:    `{"properties":{"networkAcls":{"defaultAction":"Deny"}}}`,
@@ -165,10 +168,11 @@ func TestDriftNeedsLiveToDifferFromManifest(t *testing.T) {
 		b:    `{"properties":{"networkAcls":{"defaultAction":"Allow"}}}`,
 		s:    `{"properties":{"networkAcls":{"defaultAction":"Allow"}}}`,
 	}, {
-		name: "unkeyed array set back to the manifest's items: quiet",
-		d:    `{"properties":{"networkAcls":{"ipRules":[{"value":"203.0.113.10","action":"Allow"}]}}}`,
-		b:    `{"properties":{"networkAcls":{"ipRules":[{"value":"203.0.113.10","action":"Allow"},{"value":"0.0.0.0/1","action":"Allow"}]}}}`,
-		s:    `{"properties":{"networkAcls":{"ipRules":[{"value":"203.0.113.10","action":"Allow"}]}}}`,
+		name:  "unkeyed array set back to the manifest's items: quiet",
+		stale: []string{"properties.networkAcls.ipRules"},
+		d:     `{"properties":{"networkAcls":{"ipRules":[{"value":"203.0.113.10","action":"Allow"}]}}}`,
+		b:     `{"properties":{"networkAcls":{"ipRules":[{"value":"203.0.113.10","action":"Allow"},{"value":"0.0.0.0/1","action":"Allow"}]}}}`,
+		s:     `{"properties":{"networkAcls":{"ipRules":[{"value":"203.0.113.10","action":"Allow"}]}}}`,
 	}}
 	storage := lookupSchema(t, "Microsoft.Storage/storageAccounts", "2023-05-01")
 	for _, tt := range tests {
@@ -180,6 +184,9 @@ func TestDriftNeedsLiveToDifferFromManifest(t *testing.T) {
 			}
 			if len(tt.want) == 0 && r.Action != ActionNoOp {
 				t.Errorf("action = %s, want no-op", r.Action)
+			}
+			if !reflect.DeepEqual(r.StaleBaseline, tt.stale) {
+				t.Errorf("stale baseline = %q, want %q", r.StaleBaseline, tt.stale)
 			}
 			if len(tt.want) > 0 && (r.Changes[0].Before != "Allow" || r.Changes[0].After != "Deny") {
 				t.Errorf("change = %+v", r.Changes[0])
