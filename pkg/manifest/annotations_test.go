@@ -133,3 +133,44 @@ func TestDependsOnAnnotation(t *testing.T) {
 		}
 	}
 }
+
+// An ignore-changes path the type's schema does not know ignores nothing:
+// a warning names it and the nearest path the schema knows; paths the
+// schema knows (globs, whole collections, item members) are quiet.
+func TestIgnoreChangesUnknownPathWarns(t *testing.T) {
+	const doc = `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata:
+  name: vnet1
+  annotations:
+    azure.kubectl.io/ignore-changes: %s
+spec:
+  type: Microsoft.Network/virtualNetworks@2023-09-01
+  resourceGroup: rg1
+  body:
+    location: westeurope
+    properties: {addressSpace: {addressPrefixes: [10.0.0.0/16]}}
+`
+	for _, c := range []struct{ paths, want string }{
+		{"tags.*, properties.subnets, properties.subnets[*].properties.addressPrefix, properties.dhcpOptions", ""},
+		{"properties.subnetz", "properties.subnets"},
+		{"tags.a, properties.subnets[*].properties.adressPrefix", "properties.subnets[*].properties.addressPrefix"},
+	} {
+		s := load(t, stdin(fmt.Sprintf(doc, c.paths)))
+		var got []Problem
+		for _, f := range s.Findings {
+			if f.Path == "metadata.annotations.azure.kubectl.io/ignore-changes" {
+				got = append(got, f)
+			}
+		}
+		if c.want == "" {
+			if len(got) > 0 {
+				t.Errorf("%s: warned %v", c.paths, got)
+			}
+			continue
+		}
+		if len(got) != 1 || got[0].Severity != SeverityWarning || got[0].Line != 6 || !strings.Contains(got[0].Message, "did you mean "+c.want+"?") {
+			t.Errorf("%s: findings %+v, want one warning on line 6 suggesting %s", c.paths, got, c.want)
+		}
+	}
+}

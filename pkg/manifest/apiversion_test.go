@@ -42,7 +42,7 @@ func TestAPIVersionProblems(t *testing.T) {
 				doc(rgDocT, rgType, "", "{location: westeurope}"),
 				doc("st1", "Microsoft.Storage/storageAccounts@"+tt.version, "resourceGroup: rg-demo", "{location: westeurope, sku: {name: Standard_LRS}, kind: StorageV2}"),
 				doc("ra", raType, "scope: ${ref:st1}", "{properties: {roleDefinitionId: x, principalId: y}}"),
-				doc("blob", "Microsoft.Storage/storageAccounts/blobServices@2023-05-01", "parent: st1", "{}"),
+				doc("default", "Microsoft.Storage/storageAccounts/blobServices@2023-05-01", "parent: st1", "{}"),
 			)
 			o.ServedVersions = tt.served
 			o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub})

@@ -82,10 +82,17 @@ func closingBrace(s string, from int) (int, error) {
 func parseCall(inner string) (exprPart, error) {
 	name, arg, hasArg := strings.Cut(inner, ":")
 	switch {
-	case strings.EqualFold(name, "subscriptionId") && !hasArg:
+	case name == "subscriptionId" && !hasArg:
 		return exprPart{fn: "subscriptionId"}, nil
-	case strings.EqualFold(name, "tenantId") && !hasArg:
+	case name == "tenantId" && !hasArg:
 		return exprPart{fn: "tenantId"}, nil
+	case (strings.EqualFold(name, "subscriptionId") || strings.EqualFold(name, "tenantId")) && !hasArg:
+		// Placeholders are exact, as every other name in a manifest is.
+		exact := "subscriptionId"
+		if strings.EqualFold(name, "tenantId") {
+			exact = "tenantId"
+		}
+		return exprPart{}, fmt.Errorf("${%s}: placeholders are case-sensitive; write ${%s}", inner, exact)
 	case name == "ref" && hasArg:
 		if strings.Contains(arg, "${") {
 			return exprPart{}, fmt.Errorf("${%s}: a reference names a resource literally; placeholders cannot build it", inner)

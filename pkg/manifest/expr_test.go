@@ -45,6 +45,10 @@ func TestParseExpr(t *testing.T) {
 		{in: "${resourceGroupId:rg-demo}", want: "resourceGroupId(rg-demo)"},
 		{in: "${resourceGroupId:${ref:x}}", wantErr: "write the resource group's name"},
 		{in: "${uniquestring:a}", wantErr: "spelt exactly so"},
+		{in: "${subscriptionID}", wantErr: "write ${subscriptionId}"},
+		{in: "${SubscriptionId}", wantErr: "write ${subscriptionId}"},
+		{in: "${tenantid}", wantErr: "write ${tenantId}"},
+		{in: "${Ref:x}", wantErr: "spelt exactly so"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

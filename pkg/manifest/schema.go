@@ -34,6 +34,9 @@ type SchemaIssue struct {
 	// callers act on it without matching message text.
 	Kind    string
 	Message string
+	// Suggestions are the nearest names the schema knows, for an unknown
+	// property.
+	Suggestions []string
 }
 
 // SchemaValidator checks a body against what the ARM specs say about
@@ -66,7 +69,7 @@ func RegistryValidator(reg *schema.Registry) SchemaValidator {
 			case schema.Ignored:
 				sev = SchemaIgnored
 			}
-			out = append(out, SchemaIssue{Path: is.Path, Severity: sev, Kind: string(is.Kind), Message: is.Message})
+			out = append(out, SchemaIssue{Path: is.Path, Severity: sev, Kind: string(is.Kind), Message: is.Message, Suggestions: is.Suggestions})
 		}
 		return out, res.Warning
 	}
@@ -114,6 +117,86 @@ func (l *loader) schema(e *entry) {
 	if len(ignored) > 0 {
 		l.warn(o, "", "ignored readonly properties (the server sets them; they are never compared or sent): %s", strings.Join(ignored, ", "))
 	}
+	l.checkIgnoreChanges(e)
+}
+
+// checkIgnoreChanges warns about ignore-changes paths the type's schema
+// does not know: such a path ignores nothing, and a typo in it would go
+// unnoticed until the drift it was meant to hide shows up. Each path is
+// validated as a body holding just that path.
+func (l *loader) checkIgnoreChanges(e *entry) {
+	v := e.res.Annotations[AnnotationIgnoreChanges]
+	if v == "" {
+		return
+	}
+	field := "metadata.annotations." + AnnotationIgnoreChanges
+	for _, raw := range strings.Split(v, ",") {
+		raw = strings.TrimSpace(raw)
+		p, err := bodypath.ParsePattern(raw)
+		if err != nil {
+			continue // checkAnnotation reported it
+		}
+		body, ok := skeleton(p)
+		if !ok {
+			continue
+		}
+		issues, _ := l.opts.Schema(e.typ.full, e.res.APIVersion, e.res.Name, body)
+		for _, is := range issues {
+			if is.Kind != string(schema.KindUnknown) {
+				continue
+			}
+			msg := fmt.Sprintf("path %s names nothing the schema of %s@%s declares, so it ignores nothing", raw, e.typ.full, e.res.APIVersion)
+			at, perr := bodypath.Parse(is.Path)
+			if n := len(at); perr == nil && n > 0 && n <= len(p) && len(is.Suggestions) > 0 {
+				near := append(p[:n-1].Clone(), bodypath.Seg{Kind: bodypath.Member, Name: is.Suggestions[0]})
+				near = append(near, p[n:]...)
+				msg += "; did you mean " + near.String() + "?"
+			}
+			if l.opts.Strict {
+				l.ps.add(e.res.Origin, field, "%s (--strict)", msg)
+			} else {
+				l.warn(e.res.Origin, field, "%s", msg)
+			}
+			break
+		}
+	}
+}
+
+// skeleton is a body holding only the pattern's path (one item per array,
+// with its identifiers; nothing below a "*" member, which names no member
+// to check), or false when the path cannot be one.
+func skeleton(p bodypath.Path) (map[string]any, bool) {
+	if len(p) == 0 || p[0].Kind != bodypath.Member || p[0].Name == "*" {
+		return nil, false
+	}
+	var build func(i int) any
+	build = func(i int) any {
+		if i == len(p) {
+			return nil
+		}
+		s := p[i]
+		switch s.Kind {
+		case bodypath.Member:
+			if s.Name == "*" {
+				return map[string]any{}
+			}
+			return map[string]any{s.Name: build(i + 1)}
+		case bodypath.Keyed:
+			item, _ := build(i + 1).(map[string]any)
+			if item == nil {
+				item = map[string]any{}
+			}
+			for k, key := range s.Keys {
+				if k < len(s.Values) {
+					item[key] = s.Values[k]
+				}
+			}
+			return []any{item}
+		}
+		return []any{build(i + 1)}
+	}
+	m, ok := build(0).(map[string]any)
+	return m, ok
 }
 
 // checkVersions reports, once each and on spec.type, the api-versions the
