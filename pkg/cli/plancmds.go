@@ -284,7 +284,39 @@ func (o *planCore) prepare(ctx context.Context, sess *session, set *manifest.Set
 	}
 	o.annotate(prep.Plan)
 	o.noteUndeclared(prep)
+	noteInterrupted(ctx, sess.store, prep.Plan)
 	return prep, nil
+}
+
+// ReasonInterrupted replaces the adopt reason of a resource a killed run
+// wrote but did not record: the write is journaled, and the next apply
+// settles it (records it, or finishes it) before it plans, without --adopt.
+const ReasonInterrupted = "an interrupted write: apply settles it"
+
+// noteInterrupted gives the resources with a journaled, unconfirmed write
+// their true reason. The engine plans them as found in Azure but not in
+// state (adopt), which on its own would send the user to --adopt.
+func noteInterrupted(ctx context.Context, st state.Store, p *plan.Plan) {
+	adopts := false
+	for _, r := range p.Resources {
+		adopts = adopts || r.Action == plan.ActionAdopt
+	}
+	if !adopts {
+		return
+	}
+	intents, err := st.Intents(ctx)
+	if err != nil || len(intents) == 0 {
+		return
+	}
+	pending := map[string]bool{}
+	for _, in := range intents {
+		pending[armid.Key(in.ID)] = true
+	}
+	for i := range p.Resources {
+		if r := &p.Resources[i]; r.Action == plan.ActionAdopt && pending[armid.Key(r.ID)] {
+			r.Reason = ReasonInterrupted
+		}
+	}
 }
 
 // noteUndeclared names, in a plan that does not prune, the resources this
