@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -407,6 +408,7 @@ func (l *loader) resolve() {
 		}
 		e.body = nil // the resource holds the resolved body now
 	}
+	l.checkInlineChildren()
 	l.checkCycles()
 	l.checkVersions()
 	for _, e := range l.entries {
@@ -427,6 +429,46 @@ func (l *loader) resolve() {
 		}
 		slices.SortFunc(deps, func(a, b *entry) int { return strings.Compare(a.res.ID, b.res.ID) })
 		e.deps = deps
+	}
+}
+
+// checkInlineChildren refuses a child resource declared twice: as an item
+// of its parent's inline collection (a vnet's properties.subnets, an NSG's
+// properties.securityRules, a load balancer's inboundNatRules) and as a
+// resource of its own. Each write of one undoes what the other wrote, so
+// the plan would never settle. ARM keeps an inline collection of child
+// resources under properties.<child type's last segment>, items named by
+// "name", so the check needs no list of types.
+func (l *loader) checkInlineChildren() {
+	at := func(e *entry, path string) string {
+		s := e.res.Origin.String()
+		if n := l.ps.line(e.res.Origin, path); n > 0 {
+			s += fmt.Sprintf(" (line %d)", n)
+		}
+		return s
+	}
+	for _, e := range l.entries {
+		if e.state != idDone || e.res.NameDeferred != nil {
+			continue
+		}
+		props, _ := e.res.Body["properties"].(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(props)) {
+			items, _ := props[k].([]any)
+			for i, it := range items {
+				m, _ := it.(map[string]any)
+				name, _ := m["name"].(string)
+				if name == "" || strings.Contains(name, "/") || name == knownAfterApply {
+					continue
+				}
+				c := l.byID.get(e.res.ID + "/" + k + "/" + name)
+				if c == nil || c == e || c.state != idDone || !strings.EqualFold(c.typ.full, e.typ.full+"/"+k) {
+					continue
+				}
+				item := fmt.Sprintf("spec.body.properties.%s[%d]", k, i)
+				l.ps.add(e.res.Origin, item, "%s %s is declared twice: here, inline in %s's properties.%s, and as its own resource at %s; both would write it and undo each other. Keep one: remove this item, or remove that document", c.typ.full, name, e.res.Name, k, at(c, c.namePath))
+				l.ps.add(c.res.Origin, c.namePath, "%s %s is declared twice: here, as its own resource, and inline in %s's properties.%s at %s; both would write it and undo each other. Keep one: remove this document, or remove that item", c.typ.full, c.res.Name, e.res.Name, k, at(e, item))
+			}
+		}
 	}
 }
 
