@@ -19,7 +19,7 @@ func TestUndeclaredRecordsAreNamed(t *testing.T) {
 	}
 	out := e.mustRun(0, "diff", "-f", e.dir)
 	for _, want := range []string{"1 recorded resource is no longer declared by the manifests; `--prune` would delete:",
-		"  - Microsoft.Authorization/roleAssignments/3f0c8a3e-6d4b-4f7e-9a52-1c2b7d9e0a11 in rg-demo\n", "No changes."} {
+		"  - Microsoft.Authorization/roleAssignments/3f0c8a3e-6d4b-4f7e-9a52-1c2b7d9e0a11 in rg-demo\n", "No changes:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text plan lacks %q:\n%s", want, out)
 		}
