@@ -431,8 +431,7 @@ func (r *Result) withState(p prepared, in Input) {
 		}
 	}
 	if in.Explain {
-		all := append(user.equal, equal...)
-		r.Equal = withoutChanged(toEqual(all), r.Changes)
+		r.Equal = withoutChanged(toEqual(lastPerPath(append(user.equal, equal...))), r.Changes)
 	}
 }
 
@@ -488,6 +487,23 @@ func overlapsEntry(p bodypath.Path, es []entry) bool {
 		}
 	}
 	return false
+}
+
+// lastPerPath keeps one entry per path, the last: a path D and L agree on
+// (exact) whose drift live already undid is named by the later, more
+// specific rule.
+func lastPerPath(es []equalAt) []equalAt {
+	last := make(map[string]int, len(es))
+	for i, e := range es {
+		last[e.path] = i
+	}
+	out := es[:0]
+	for i, e := range es {
+		if last[e.path] == i {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // withoutChanged drops the paths judged equal that a change covers: a path

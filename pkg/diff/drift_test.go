@@ -188,6 +188,18 @@ func TestDriftNeedsLiveToDifferFromManifest(t *testing.T) {
 			if !reflect.DeepEqual(r.StaleBaseline, tt.stale) {
 				t.Errorf("stale baseline = %q, want %q", r.StaleBaseline, tt.stale)
 			}
+			// --explain names each quiet path once, by the rule that decided.
+			for _, st := range tt.stale {
+				var rules []string
+				for _, e := range r.Equal {
+					if e.Path == st {
+						rules = append(rules, e.Rule)
+					}
+				}
+				if !reflect.DeepEqual(rules, []string{RuleLiveMatches}) {
+					t.Errorf("explain lists %s as %q, want once as %s", st, rules, RuleLiveMatches)
+				}
+			}
 			if len(tt.want) > 0 && (r.Changes[0].Before != "Allow" || r.Changes[0].After != "Deny") {
 				t.Errorf("change = %+v", r.Changes[0])
 			}
