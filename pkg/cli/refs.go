@@ -36,9 +36,6 @@ const (
 	strongMatch
 )
 
-// matches reports whether ref names c.
-func (c candidate) matches(ref string) bool { return c.match(ref) != noMatch }
-
 // match grades how ref names c. Types and names compare without case, as
 // ARM does; a ref without a slash is a manifest name or, weakly, the
 // resource's own name, never a type or a part of one.
