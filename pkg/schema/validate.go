@@ -62,6 +62,9 @@ const (
 	KindReadOnly IssueKind = "readonly"
 	// KindLimit: a length or range the spec states is exceeded.
 	KindLimit IssueKind = "limit"
+	// KindName: the resource's own name (metadata.name, not a body
+	// path) is not one the type allows; Issue.Path is "".
+	KindName IssueKind = "name"
 )
 
 // Issue is one validation finding. Path is concrete and dotted
@@ -116,8 +119,30 @@ func (t *Type) ValidateWith(body map[string]any, opts ValidateOptions) []Issue {
 		return nil
 	}
 	v := &validator{t: t, opts: opts, certain: !t.fallback}
+	v.name()
 	v.object(body, nil, "", "")
 	return v.issues
+}
+
+// name checks the resource's own name against a closed list of names:
+// singleton children (blobServices is always "default") and the like
+// (Key Vault accessPolicies: add, replace, remove). ARM refuses any other
+// name. An open list (a hint of common names) is not checked.
+func (v *validator) name() {
+	n := v.opts.Name
+	if i := strings.LastIndexByte(n, '/'); i >= 0 {
+		n = n[i+1:] // "st1/default": the resource's own segment
+	}
+	p := v.t.Properties["name"]
+	if n == "" || p == nil || !p.EnumClosed || len(p.Enum) == 0 || inEnum(p.Enum, n) {
+		return
+	}
+	allowed := fmt.Sprintf("%q", p.Enum[0])
+	if len(p.Enum) > 1 {
+		allowed = "one of " + strings.Join(p.Enum, ", ")
+	}
+	is := v.add(nil, Error, KindName, "resource name %q is not allowed: a %s %s must be named %s; set metadata.name to that (a name prefix or suffix must not apply to it)", n, v.t.Name, v.t.APIVersion, allowed)
+	is.Suggestions = Suggest(n, p.Enum)
 }
 
 type validator struct {
@@ -280,10 +305,10 @@ func (v *validator) value(val any, path []string, sp Path, p *Property, active s
 	// "type: object" with no members is how many specs say "any JSON"
 	// (autorest reads it so), and services send arrays and strings there.
 	anyObject := p.Type == TypeObject && len(v.t.children(sp)) == 0
-	if !anyObject && !typeAccepts(p.Type, got) {
+	if !anyObject && !typeAccepts(p.Type, got) && !v.bicepNumber(p, got) {
 		switch note, ok := converts(p.Type, val); {
 		case ok:
-			v.add(path, Warning, KindCoerced, "%s: ARM converts it; write it as %s to avoid a diff on every plan", note, p.Type)
+			v.add(path, Warning, KindCoerced, "%s: ARM converts it; write it as %s to avoid a diff on every plan", note, p.Type.withArticle())
 		case cannotConvert(p.Type, val):
 			v.add(path, Error, KindType, "wrong type: want %s, got %s; ARM cannot convert it", p.Type, got)
 		default:
@@ -346,6 +371,14 @@ func (v *validator) limits(val any, path []string, p *Property) {
 	}
 }
 
+// bicepNumber reports whether a fraction goes where only the Bicep type
+// index says integer: it writes integer for every JSON number, and with no
+// Swagger for the type (FactsFrom empty) nothing says the property is not
+// a number (the generator takes the Swagger's number where it has one).
+func (v *validator) bicepNumber(p *Property, got JSONType) bool {
+	return p.Type == TypeInteger && got == TypeNumber && v.t.Detailed && v.t.FactsFrom == ""
+}
+
 // converts reports whether ARM turns val into the wanted type (its JSON
 // reader converts quoted numbers and booleans, and numbers or booleans
 // where a string goes), with a note for the warning.
@@ -354,7 +387,7 @@ func converts(want JSONType, val any) (string, bool) {
 	switch want {
 	case TypeString:
 		if got == TypeInteger || got == TypeNumber || got == TypeBoolean {
-			return fmt.Sprintf("a %s where a string goes", got), true
+			return got.withArticle() + " where a string goes", true
 		}
 	case TypeInteger, TypeNumber:
 		switch x := val.(type) {
@@ -402,6 +435,17 @@ func cannotConvert(want JSONType, val any) bool {
 		}
 	}
 	return false
+}
+
+// withArticle is the type's name for a sentence: "an integer", "a string".
+func (j JSONType) withArticle() string {
+	switch j {
+	case TypeInteger, TypeObject, TypeArray:
+		return "an " + string(j)
+	case TypeUnknown:
+		return "any JSON value"
+	}
+	return "a " + string(j)
 }
 
 // isNumeric accepts what a JSON number may be (any size: big integers
