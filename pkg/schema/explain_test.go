@@ -191,3 +191,21 @@ func TestExplainDidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// PATCH support taken from another api-version's Swagger is labelled as
+// such; a Swagger that only describes a resource of a fixed name
+// (diagnosticSettings/service, 2016-09-01) lends none.
+func TestExplainBorrowedPatch(t *testing.T) {
+	out := explain(t, "Microsoft.Insights/diagnosticSettings@2021-05-01-preview", ExplainOptions{})
+	if !strings.Contains(out, "PATCH:") || !strings.Contains(out, "no (updates use GET-modify-PUT)") {
+		t.Errorf("diagnosticSettings 2021-05-01-preview has no PATCH:\n%s", out)
+	}
+	ty := lookup(t, "Microsoft.Storage/storageAccounts", "2025-01-01")
+	if ty.FactsFrom == ty.APIVersion || !ty.PatchSupported {
+		t.Skipf("storage 2025-01-01 facts from %q: not a borrowed PATCH any more", ty.FactsFrom)
+	}
+	out = explain(t, "Microsoft.Storage/storageAccounts@2025-01-01", ExplainOptions{})
+	if !strings.Contains(out, "from Swagger "+ty.FactsFrom+", not verified for 2025-01-01") {
+		t.Errorf("borrowed PATCH not labelled:\n%s", out)
+	}
+}

@@ -23,6 +23,11 @@ type version struct {
 	// factsFrom: the Swagger api-version the Swagger-only facts came from.
 	factsFrom            string
 	putStatus, delStatus []int
+	// How the Swagger's resource paths name the resource: by a path
+	// parameter (namedByParam), or by fixed last segments (fixedNames:
+	// .../diagnosticSettings/service, .../config/appsettings).
+	fixedNames   []string
+	namedByParam bool
 }
 
 // Stats summarises a generator run.
@@ -142,6 +147,12 @@ func (v *version) absorb(o *version) {
 			v.descs[p] = d
 		}
 	}
+	v.namedByParam = v.namedByParam || o.namedByParam
+	for _, n := range o.fixedNames {
+		if !contains(v.fixedNames, n) {
+			v.fixedNames = append(v.fixedNames, n)
+		}
+	}
 	v.putStatus = unionInts(v.putStatus, o.putStatus)
 	v.delStatus = unionInts(v.delStatus, o.delStatus)
 	seen := map[string]bool{}
@@ -158,6 +169,11 @@ func (v *version) absorb(o *version) {
 
 func (d *docs) buildVersion(op resourceOp, scope []string) *version {
 	v := &version{name: op.typ, props: map[string]format.Prop{}, descs: map[string]string{}, putStatus: op.putStatus, delStatus: op.delStatus}
+	if op.fixedName != "" {
+		v.fixedNames = []string{op.fixedName}
+	} else {
+		v.namedByParam = true
+	}
 	var put, get map[string]*fact
 	if op.put != nil {
 		put = d.flatten(*op.put, scope)

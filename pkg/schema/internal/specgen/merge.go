@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/apiversion"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/format"
@@ -80,12 +81,23 @@ func mergeSources(bt, sw map[string]map[string]*version) map[string]map[string]*
 // Facts from another api-version are marked so explain can say where they
 // came from.
 func addSwaggerFacts(v, s *version, exact bool) {
-	const swaggerVersionFlags = format.VFlagPatch | format.VFlagEtag | format.VFlagPutLRO | format.VFlagDeleteLRO
+	const swaggerVersionFlags = format.VFlagEtag | format.VFlagPutLRO | format.VFlagDeleteLRO
 	v.flags |= s.flags & swaggerVersionFlags
 	v.putStatus, v.delStatus = s.putStatus, s.delStatus
-	for _, p := range s.patch {
-		if _, ok := v.props[p]; ok {
-			v.patch = append(v.patch, p)
+	if exact || sameResource(v, s) {
+		v.flags |= s.flags & format.VFlagPatch
+		for _, p := range s.patch {
+			if _, ok := v.props[p]; ok {
+				v.patch = append(v.patch, p)
+			}
+		}
+	}
+	for path, bp := range v.props {
+		// The Bicep index has no float type and writes integer for the
+		// Swagger's number (format double or float): the Swagger knows.
+		if sp, ok := s.props[path]; ok && bp.Type == "integer" && sp.Type == "number" {
+			bp.Type = "number"
+			v.props[path] = bp
 		}
 	}
 	const swaggerPropFlags = format.FlagCreateOnly | format.FlagARMID | format.FlagPositional | format.FlagHasIdentifiers | format.FlagHasDefault | format.FlagWriteOnly
@@ -108,4 +120,25 @@ func addSwaggerFacts(v, s *version, exact bool) {
 		}
 		v.props[path] = bp
 	}
+}
+
+// sameResource reports whether the Swagger version s, of another
+// api-version, describes the resource the Bicep version v does, so its
+// PATCH support can be borrowed. A Swagger whose paths all fix the name
+// describes only resources of those names: Microsoft.Insights 2016-09-01
+// has .../diagnosticSettings/service with a PATCH, while the
+// diagnosticSettings the user names (2021-05-01-preview) have none. Its
+// PATCH is taken only when v's names are (some of) those fixed names.
+func sameResource(v, s *version) bool {
+	if s.namedByParam || len(s.fixedNames) == 0 {
+		return true
+	}
+	for _, n := range v.props["name"].Enum {
+		for _, f := range s.fixedNames {
+			if strings.EqualFold(n, f) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -13,11 +13,14 @@ import (
 // resourceOp is what one spec file says about one resource path.
 type resourceOp struct {
 	typ, version string
-	put, get     *node // request body of PUT, 200 body of GET
-	patch        *node
-	hasPatch     bool
-	putLRO       bool
-	deleteLRO    bool
+	// fixedName is the path's last segment when it is a literal name
+	// (".../diagnosticSettings/service"), "" when a parameter names it.
+	fixedName string
+	put, get  *node // request body of PUT, 200 body of GET
+	patch     *node
+	hasPatch  bool
+	putLRO    bool
+	deleteLRO bool
 	// HTTP status codes the PUT and DELETE declare (not "default").
 	putStatus, delStatus []int
 }
@@ -80,6 +83,18 @@ func typesFromPath(p string, enumOf func(param string) []string) []string {
 	return out
 }
 
+// fixedNameOf returns the last segment of a resource path when it is a
+// literal name rather than a parameter.
+func fixedNameOf(p string) string {
+	p, _, _ = strings.Cut(p, "?")
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	last := segs[len(segs)-1]
+	if strings.Contains(last, "{") {
+		return ""
+	}
+	return last
+}
+
 // versionFromFile takes the api-version from the folder layout
 // (".../stable/2023-05-01/file.json"), which is what the service serves;
 // info.version is the fallback for unusual layouts.
@@ -117,7 +132,9 @@ func (d *docs) resourceOps(file string) []resourceOp {
 			shared, _ := item["parameters"].([]any)
 			enumOf := func(name string) []string { return d.pathEnum(file, name, shared, put) }
 			for _, typ := range typesFromPath(p, enumOf) {
-				out = append(out, d.resourceOp(file, typ, version, item, shared, put))
+				op := d.resourceOp(file, typ, version, item, shared, put)
+				op.fixedName = fixedNameOf(p)
+				out = append(out, op)
 			}
 		}
 	}
