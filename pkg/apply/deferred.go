@@ -127,6 +127,45 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 	return e.read(ctx, it)
 }
 
+// readReferenced reads the resources ${ref:NAME.PATH} reads that are not
+// items of this run (-l left them out): the run never writes them, so the
+// plan resolves from them as from a no-op resource, and apply uses the same
+// bodies. They join byKey; they are never planned, printed or written.
+func (e *Engine) readReferenced(ctx context.Context, items []*item, byKey map[string]*item) (map[string]*item, error) {
+	var out map[string]*item
+	for _, it := range items {
+		if it.res == nil || !hasDeferred(it.res) {
+			continue
+		}
+		var refs []manifest.ValueRef
+		for _, p := range sortedKeys(it.res.Deferred) {
+			refs = append(refs, it.res.Deferred[p].Refs...)
+		}
+		if d := it.res.NameDeferred; d != nil {
+			refs = append(refs, d.Refs...)
+		}
+		for _, ref := range refs {
+			k := armid.Key(ref.Target)
+			if byKey[k] != nil || ref.APIVersion == "" {
+				continue
+			}
+			t := &item{id: ref.Target, key: k, typ: armid.TypeOf(ref.Target), ver: ref.APIVersion, name: lastName(ref.Target),
+				planned: plan.Resource{Action: plan.ActionNoOp}, unselected: true}
+			t.schema, t.plugin = e.lookup(t.typ, t.ver)
+			if err := e.read(ctx, t); err != nil {
+				return nil, fmt.Errorf("%s reads %s, which -l leaves out: %w", it.display(), armid.Printable(ref.Target), err)
+			}
+			t.read = true
+			byKey[k] = t
+			if out == nil {
+				out = map[string]*item{}
+			}
+			out[k] = t
+		}
+	}
+	return out, nil
+}
+
 // reportNever hands problems to the plan's collector, or returns them.
 func reportNever(ps []manifest.Problem, sc planScope) error {
 	switch {
@@ -152,6 +191,11 @@ func neverKnown(r *manifest.Resource, d *manifest.Deferred, byKey map[string]*it
 	var out []manifest.Problem
 	for _, ref := range d.Refs {
 		t := byKey[armid.Key(ref.Target)]
+		if t != nil && t.unselected && t.live == nil {
+			out = append(out, manifest.Problem{File: r.Origin.File, Index: r.Origin.Index, Line: d.Line, Path: d.Field, Severity: manifest.SeverityError,
+				Message: fmt.Sprintf("%s cannot be resolved: %s is left out by -l and does not exist in Azure, so this run never creates it; select it too", d.Expr, t.typ+"/"+t.name)})
+			continue
+		}
 		if t == nil || t.live == nil || written(t) {
 			continue
 		}
@@ -413,6 +457,11 @@ func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) er
 	byKey := make(map[string]*item, len(it.deps))
 	for _, d := range it.deps {
 		byKey[d.key] = d
+	}
+	for k, d := range p.readOnly {
+		if byKey[k] == nil {
+			byKey[k] = d
+		}
 	}
 	get := liveValue(byKey, false)
 	call := func(a manifest.ActionRef) (any, error) { return e.callAction(ctx, it, a) }

@@ -107,6 +107,9 @@ type item struct {
 	// forget is set when a delete or prune finds the resource already
 	// absent but recorded: executing it removes the stale record only.
 	forget bool
+	// unselected marks a resource read only for the live values others
+	// take from it: the manifests declare it but -l left it out.
+	unselected bool
 }
 
 // desired is the body to diff and write: the manifest's, with deferred
@@ -150,6 +153,10 @@ type Prepared struct {
 	declared map[string]bool
 	// stop is done once no new write may start (ExecuteUntil).
 	stop context.Context
+	// readOnly are the resources live values are read from that the run
+	// does not manage (-l left them out), by key: read once by the plan,
+	// never written, so their values then are the values apply uses.
+	readOnly map[string]*item
 
 	ownOnce  sync.Once
 	own      map[string]bool
@@ -217,6 +224,9 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey, bodies: bodies, problems: &never}
 	for _, it := range items {
 		sc.byKey[it.key] = it
+	}
+	if run.readOnly, err = e.readReferenced(ctx, items, sc.byKey); err != nil {
+		return nil, err
 	}
 	// Chunks come dependencies first: a deferred value is known at plan
 	// time only when the resource it reads is neither created nor replaced.

@@ -3,6 +3,8 @@ package apply
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,5 +118,73 @@ spec:
 	}
 	if p := ve.Problems[0]; p.Path != "spec.body.tags.copy" || !strings.Contains(p.Message, "write-only") {
 		t.Errorf("problem = %+v, want spec.body.tags.copy named write-only", p)
+	}
+}
+
+// A reference to a resource -l leaves out reads that resource's live body:
+// this run never writes it, so its value now is the value apply will use
+// (and a path it lacks fails the plan).
+func TestReferenceToAnUnselectedResourceIsRead(t *testing.T) {
+	a := newFakeARM()
+	principals(a, "11111111-2222-3333-4444-555555555555")
+	st := newMemStore()
+	e := newEngine(a, st, DefaultOptions())
+	labelled := strings.Replace(refDocs, "metadata:\n  name: ${guid:", "metadata:\n  labels: {part: ra}\n  name: ${guid:", 1)
+	// Apply the group and the identity only.
+	p, err := e.Plan(context.Background(), loadSelected(t, labelled, "part!=ra"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	// Now the role assignment alone: its name and principal come from the
+	// identity it does not select.
+	p, err = e.Plan(context.Background(), loadSelected(t, labelled, "part=ra"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Plan.Resources) != 1 || p.Plan.Resources[0].NameKnownAfterApply {
+		t.Fatalf("plan %+v, want the role assignment with its name known", p.Plan.Resources)
+	}
+	if _, err := e.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	typo := strings.ReplaceAll(labelled, "id-app.properties.principalId", "id-app.properties.principalld")
+	_, err = e.Plan(context.Background(), loadSelected(t, typo, "part=ra"))
+	var ve *manifest.ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "did you mean properties.principalId?") {
+		t.Fatalf("plan error = %v, want a validation error suggesting properties.principalId", err)
+	}
+}
+
+func loadSelected(t *testing.T, docs, selector string) *manifest.Set {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(docs), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := manifest.NewLoadOptions()
+	o.Filenames = []string{dir}
+	o.Subscription = sub
+	o.Selector = selector
+	set, err := manifest.Load(context.Background(), o)
+	if err != nil {
+		t.Fatalf("loading: %v", err)
+	}
+	return set
+}
+
+// A reference to a resource -l leaves out that does not exist can never
+// resolve in this run: the plan fails.
+func TestReferenceToAnUnselectedAbsentResourceFailsThePlan(t *testing.T) {
+	a := newFakeARM()
+	a.seed(rgID("rg1"), body())
+	e := newEngine(a, newMemStore(), DefaultOptions())
+	labelled := strings.Replace(refDocs, "metadata:\n  name: ${guid:", "metadata:\n  labels: {part: ra}\n  name: ${guid:", 1)
+	_, err := e.Plan(context.Background(), loadSelected(t, labelled, "part=ra"))
+	var ve *manifest.ValidationError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "left out by -l and does not exist") {
+		t.Fatalf("plan error = %v, want a validation error saying id-app is left out and absent", err)
 	}
 }

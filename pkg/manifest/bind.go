@@ -216,7 +216,7 @@ func (l *loader) bindRef(e *entry, path string, p exprPart, mode exprMode) (term
 		l.ps.add(o, path, "%s: %v; write the path as properties.a.b, items[0] or tags[\"a.b\"]", p.raw, err)
 		return term{}, false
 	}
-	return term{ref: &ValueRef{Target: t.res.ID, Path: rest}}, true
+	return term{ref: &ValueRef{Target: t.res.ID, Path: rest, APIVersion: t.res.APIVersion}}, true
 }
 
 // matches counts the managed resources a NAME or TYPE/NAME names.

@@ -20,6 +20,10 @@ type ValueRef struct {
 	// Path is the dotted path into its live body (array items as [n] or
 	// [key]), e.g. "properties.principalId" or "identity.principalId".
 	Path string
+	// APIVersion is the referenced resource's spec.type version: the
+	// engine reads it with that when the run does not manage it (-l left
+	// it out).
+	APIVersion string
 }
 
 func (v ValueRef) String() string { return v.Target + "." + v.Path }

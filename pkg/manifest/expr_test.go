@@ -134,7 +134,8 @@ func TestDeferredLiveValues(t *testing.T) {
 	if d == nil {
 		t.Fatalf("Deferred = %v, want properties.principalId", ra.Deferred)
 	}
-	want := []ValueRef{{Target: idID, Path: "properties.principalId"}}
+	// The identity's api-version goes with the reference, to read it when -l leaves it out.
+	want := []ValueRef{{Target: idID, Path: "properties.principalId", APIVersion: "2023-01-31"}}
 	if !reflect.DeepEqual(d.Refs, want) {
 		t.Errorf("Refs = %v, want %v", d.Refs, want)
 	}
@@ -196,7 +197,7 @@ func TestRefLongestDottedName(t *testing.T) {
 	))
 	u := byName(t, s, "user")
 	want := rgID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/app.v2"
-	if d := u.Deferred["tags.a"]; d == nil || d.Refs[0] != (ValueRef{Target: want, Path: "properties.clientId"}) {
+	if d := u.Deferred["tags.a"]; d == nil || d.Refs[0] != (ValueRef{Target: want, Path: "properties.clientId", APIVersion: "2023-01-31"}) {
 		t.Errorf("Deferred[tags.a] = %+v", d)
 	}
 	if got := u.Body["tags"].(map[string]any)["b"]; got != want {
