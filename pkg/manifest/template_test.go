@@ -42,7 +42,9 @@ func TestValueFromTemplate(t *testing.T) {
 	if !contains(app.DependsOn, stID) {
 		t.Errorf("DependsOn = %v", app.DependsOn)
 	}
-	get := func(r ValueRef) (any, bool) { return "st1", r == ValueRef{Target: stID, Path: "name", APIVersion: "2023-05-01"} }
+	get := func(r ValueRef) (any, bool) {
+		return "st1", r == ValueRef{Target: stID, Path: "name", APIVersion: "2023-05-01"}
+	}
 	if _, known, err := d.Resolve(get); known || err != nil {
 		t.Errorf("Resolve without actions: known=%v err=%v, want unknown", known, err)
 	}
