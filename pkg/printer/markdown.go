@@ -37,7 +37,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	if actionable == 0 {
 		out("**%s**\n\n", NoChangesMessage)
 	} else {
-		out("**%s**\n\n", summaryLine(p.Summary))
+		out("**%s**\n\n", summaryLine(p))
 	}
 	s := p.Summary
 	out("| Create | Update | Replace | Delete | Adopt | Unchanged |\n")

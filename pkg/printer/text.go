@@ -166,7 +166,7 @@ func (t *textPrinter) plan(p *plan.Plan) {
 		t.line(t.st.ok(NoChangesMessage))
 		return
 	}
-	t.wrapped("", "  ", summaryLine(p.Summary), t.st.bold)
+	t.wrapped("", "  ", summaryLine(p), t.st.bold)
 }
 
 func (t *textPrinter) resource(r plan.Resource) {

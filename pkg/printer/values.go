@@ -115,10 +115,16 @@ func changeSymbol(k plan.ChangeKind) string {
 	}
 }
 
-// summaryLine is the one-line count shared by text and markdown.
-func summaryLine(s plan.Summary) string {
+// summaryLine is the one-line count shared by text and markdown. Child
+// resources an update deletes (an item removed from a parent's collection)
+// are counted apart: they are deletions, and "0 to delete" would hide them.
+func summaryLine(p *plan.Plan) string {
+	s := p.Summary
 	line := fmt.Sprintf("Plan: %d to create, %d to update, %d to replace, %d to delete, %d unchanged, %d to adopt",
 		s.Create, s.Update, s.Replace, s.Delete, s.NoOp, s.Adopt)
+	if n := childDeletes(p); n > 0 {
+		line += fmt.Sprintf("; %d child %s deleted by an update of %s parent", n, plural(n, "resource", "resources"), plural(n, "its", "their"))
+	}
 	if s.Cascade > 0 {
 		line += fmt.Sprintf("; %d more deleted by ARM with their parent", s.Cascade)
 	}
@@ -137,6 +143,30 @@ func cascadeNote(c plan.CascadeItem) string {
 		return "(deleted with its parent; managed)"
 	}
 	return "(deleted with its parent; NOT managed by any manifest or state)"
+}
+
+// childDeletes counts the changes of updates that delete a child resource.
+func childDeletes(p *plan.Plan) int {
+	n := 0
+	for _, r := range p.Resources {
+		if r.Action != plan.ActionUpdate && r.Action != plan.ActionAdopt {
+			continue
+		}
+		for _, c := range r.Changes {
+			if c.ChildDelete {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// plural picks the form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // NoChangesMessage is printed when nothing would be written to Azure. It

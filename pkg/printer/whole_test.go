@@ -75,3 +75,20 @@ func TestPipedTextIsNotWrapped(t *testing.T) {
 		t.Errorf("the reason was wrapped or cut:\n%s", buf.String())
 	}
 }
+
+// TestSummaryCountsChildDeletes: an update that deletes a child resource (a
+// rule or subnet removed from its parent's collection) is a deletion the
+// summary line must not hide behind "0 to delete".
+func TestSummaryCountsChildDeletes(t *testing.T) {
+	p := nsgDriftPlan()
+	p.Summary = plan.Summary{Update: 1}
+	for _, format := range []string{OutputText, OutputMarkdown} {
+		var buf bytes.Buffer
+		if err := Print(&buf, p, Options{Output: format, Color: ColorNever}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "0 to delete, 0 unchanged, 0 to adopt; 1 child resource deleted by an update of its parent") {
+			t.Errorf("%s summary:\n%s", format, buf.String())
+		}
+	}
+}
