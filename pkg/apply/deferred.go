@@ -166,6 +166,40 @@ func (e *Engine) readReferenced(ctx context.Context, items []*item, byKey map[st
 	return out, nil
 }
 
+// needReferenced makes every path a reference reads from a resource of
+// the plan one its read needs: a collection item lacking it (a reduced
+// list item) is then read with a GET, so a reference is never judged
+// missing, at plan or at apply, by a list item.
+func needReferenced(items []*item, byKey map[string]*item) {
+	for _, it := range items {
+		if it.res == nil || !hasDeferred(it.res) {
+			continue
+		}
+		defs := make([]*manifest.Deferred, 0, len(it.res.Deferred)+1)
+		for _, p := range sortedKeys(it.res.Deferred) {
+			defs = append(defs, it.res.Deferred[p])
+		}
+		if it.res.NameDeferred != nil {
+			defs = append(defs, it.res.NameDeferred)
+		}
+		for _, d := range defs {
+			for _, ref := range d.Refs {
+				t := byKey[armid.Key(ref.Target)]
+				if t == nil || t.unselected {
+					continue
+				}
+				p, err := bodypath.ParseRef(ref.Path)
+				if err != nil {
+					continue
+				}
+				if n := p.String(); !slices.Contains(t.refNeed, n) {
+					t.refNeed = append(t.refNeed, n)
+				}
+			}
+		}
+	}
+}
+
 // reportNever hands problems to the plan's collector, or returns them.
 func reportNever(ps []manifest.Problem, sc planScope) error {
 	switch {

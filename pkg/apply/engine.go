@@ -110,6 +110,9 @@ type item struct {
 	// unselected marks a resource read only for the live values others
 	// take from it: the manifests declare it but -l left it out.
 	unselected bool
+	// refNeed are the paths other resources read from this one
+	// (${ref:NAME.PATH}): its read needs them as it needs owned paths.
+	refNeed []string
 }
 
 // desired is the body to diff and write: the manifest's, with deferred
@@ -228,6 +231,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	if run.readOnly, err = e.readReferenced(ctx, items, sc.byKey); err != nil {
 		return nil, err
 	}
+	needReferenced(items, sc.byKey)
 	// Chunks come dependencies first: a deferred value is known at plan
 	// time only when the resource it reads is neither created nor replaced.
 	// Only a chunk's bodies are in memory at once, plus those of resources
@@ -528,7 +532,11 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session ReadSession
 			l = it.record.LastApplied
 		}
 		todo = append(todo, it)
-		reqs = append(reqs, ReadRequest{ID: it.id, APIVersion: it.ver, Need: diff.Owned(d, l)})
+		need := diff.Owned(d, l)
+		if len(it.refNeed) > 0 {
+			need = append(need, it.refNeed...)
+		}
+		reqs = append(reqs, ReadRequest{ID: it.id, APIVersion: it.ver, Need: need})
 	}
 	results := e.client().ReadMany(ctx, reqs, ReadOptions{Disable: !e.Options.CollectionReads, Session: session})
 	for i, r := range results {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,4 +188,36 @@ func TestReferenceToAnUnselectedAbsentResourceFailsThePlan(t *testing.T) {
 	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "left out by -l and does not exist") {
 		t.Fatalf("plan error = %v, want a validation error saying id-app is left out and absent", err)
 	}
+}
+
+// needSpy records the reads a plan asks for.
+type needSpy struct {
+	Client
+	reqs []ReadRequest
+}
+
+func (s *needSpy) ReadMany(ctx context.Context, reqs []ReadRequest, o ReadOptions) []ReadResult {
+	s.reqs = append(s.reqs, reqs...)
+	return s.Client.ReadMany(ctx, reqs, o)
+}
+
+// A path other resources read from a resource is needed in its read, as
+// an owned path is: a collection item lacking it is read with a GET, so a
+// plan never judges a reference by a reduced list item.
+func TestReferencedPathsAreNeededInReads(t *testing.T) {
+	_, _, e := appliedRefDocs(t)
+	spy := &needSpy{Client: e.Client}
+	e.Client = spy
+	if _, err := e.Plan(context.Background(), loadDocs(t, refDocs)); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range spy.reqs {
+		if strings.HasSuffix(r.ID, "/id-app") {
+			if !slices.Contains(r.Need, "properties.principalId") {
+				t.Errorf("the identity is read needing %v, want properties.principalId among them", r.Need)
+			}
+			return
+		}
+	}
+	t.Fatalf("the identity was not read: %+v", spy.reqs)
 }
