@@ -14,11 +14,14 @@ import (
 // that consume patches. The before and after documents are rebuilt from the
 // changed paths only, so the patch touches exactly what the plan shows. It
 // returns nil when a path addresses an array item by key ([default]): a
-// JSON pointer cannot name it without the live array's order.
+// JSON pointer cannot name it without the live array's order. Changes the
+// write leaves out (a property no longer managed) have no operation.
 func operations(r plan.Resource) []any {
 	before, after := map[string]any{}, map[string]any{}
 	for _, c := range r.Changes {
-		if c.Path == "" {
+		// A property no longer managed is not written: Azure keeps its
+		// value, so the patch must not remove it.
+		if c.Path == "" || c.Cause == plan.CauseRemoval {
 			continue
 		}
 		segs, ok := pointerSegments(c.Path)

@@ -113,6 +113,13 @@ func TestOperations(t *testing.T) {
 			`[{"value":12345678901234567890,"op":"replace","path":"/tags/a.b"}]`},
 		{"removal", []plan.Change{{Path: "properties.x", Before: true, Kind: plan.KindRemove}},
 			`[{"op":"remove","path":"/properties/x"}]`},
+		// A property no longer managed is not written: Azure keeps its
+		// value, so the patch does not remove it.
+		{"no longer managed", []plan.Change{{Path: "properties.x", Before: true, Kind: plan.KindRemove, Cause: plan.CauseRemoval}}, `null`},
+		{"no longer managed beside a change", []plan.Change{
+			{Path: "properties.x", Before: true, Kind: plan.KindRemove, Cause: plan.CauseRemoval},
+			{Path: "properties.y", Before: "a", After: "b", Kind: plan.KindChange, Cause: plan.CauseUser}},
+			`[{"value":"b","op":"replace","path":"/properties/y"}]`},
 		{"keyed item cannot be a pointer", []plan.Change{{Path: "properties.subnets[default].name", After: "a", Kind: plan.KindAdd}}, `null`},
 		{"whole-resource placeholder only", []plan.Change{{Path: "", After: nil, Kind: plan.KindRemove}}, `null`},
 	}
