@@ -228,8 +228,10 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	for _, it := range items {
 		sc.byKey[it.key] = it
 	}
-	if run.readOnly, err = e.readReferenced(ctx, items, sc.byKey); err != nil {
-		return nil, err
+	if !e.Options.Delete { // a delete resolves no value
+		if run.readOnly, err = e.readReferenced(ctx, items, sc.byKey); err != nil {
+			return nil, err
+		}
 	}
 	needReferenced(items, sc.byKey)
 	// Chunks come dependencies first: a deferred value is known at plan
