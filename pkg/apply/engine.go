@@ -296,7 +296,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	p.Warnings = append(p.Warnings, warnings...)
 	for _, it := range items {
 		p.Resources = append(p.Resources, it.planned)
-		p.Warnings = append(p.Warnings, softDeleteNotes(it.planned)...)
+		p.Warnings = append(p.Warnings, softDeleteNotes(it.planned, true)...)
 	}
 	p.Subscriptions = subscriptions(items)
 	order(p, items)

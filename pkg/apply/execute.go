@@ -765,7 +765,7 @@ func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err erro
 	if err := e.dropCascaded(ctx, p, it); err != nil {
 		return err
 	}
-	it.notes = append(it.notes, softDeleteNotes(it.planned)...)
+	it.notes = append(it.notes, softDeleteNotes(it.planned, false)...)
 	e.event(it, StatusDone, "")
 	return nil
 }
