@@ -145,7 +145,7 @@ func (l *loader) checkIgnoreChanges(e *entry) {
 			if is.Kind != string(schema.KindUnknown) {
 				continue
 			}
-			msg := fmt.Sprintf("path %s names nothing the schema of %s@%s declares, so it ignores nothing", raw, e.typ.full, e.res.APIVersion)
+			msg := fmt.Sprintf("path %s is not in the schema of %s@%s, so it ignores nothing", raw, e.typ.full, e.res.APIVersion)
 			at, perr := bodypath.Parse(is.Path)
 			if n := len(at); perr == nil && n > 0 && n <= len(p) && len(is.Suggestions) > 0 {
 				near := append(p[:n-1].Clone(), bodypath.Seg{Kind: bodypath.Member, Name: is.Suggestions[0]})
