@@ -153,6 +153,12 @@ func appliedRefDocs(t *testing.T) (*fakeARM, *memStore, *Engine) {
 
 func loadDocs(t *testing.T, docs string) *manifest.Set {
 	t.Helper()
+	return loadSelected(t, docs, "")
+}
+
+// loadSelected loads docs (as m.yaml) with the -l selector.
+func loadSelected(t *testing.T, docs, selector string) *manifest.Set {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(docs), 0o600); err != nil {
 		t.Fatal(err)
@@ -160,6 +166,7 @@ func loadDocs(t *testing.T, docs string) *manifest.Set {
 	o := manifest.NewLoadOptions()
 	o.Filenames = []string{dir}
 	o.Subscription = sub
+	o.Selector = selector
 	set, err := manifest.Load(context.Background(), o)
 	if err != nil {
 		t.Fatalf("loading: %v", err)
@@ -419,21 +426,8 @@ func TestEngineRegistryIsPerRun(t *testing.T) {
 	}
 }
 
-// A reference to a value ARM never returns (a Key Vault secret's value)
-// fails at apply saying so, instead of asking the user to check the path.
-func TestReferenceToAWriteOnlyValueSaysWhy(t *testing.T) {
-	a := newFakeARM()
-	// As ARM: a secret's value is accepted and never returned.
-	a.generate = func(id string, b map[string]any) {
-		if strings.EqualFold(armid.TypeOf(id), "Microsoft.KeyVault/vaults/secrets") {
-			if p, ok := b["properties"].(map[string]any); ok {
-				delete(p, "value")
-			}
-		}
-	}
-	e := newEngine(a, newMemStore(), DefaultOptions())
-	e.Schemas = schema.Default()
-	set := loadDocs(t, `
+// vaultWithSecretDocs declares the vault kv1 and its secret db-password.
+const vaultWithSecretDocs = `
 apiVersion: azure.kubectl.io/v1alpha1
 kind: Resource
 metadata: {name: kv1}
@@ -453,7 +447,29 @@ spec:
   resourceGroup: rg1
   body:
     properties: {value: not-so-secret}
----
+`
+
+// secretsWithheldARM is a fake ARM that, as ARM, accepts a Key Vault
+// secret's value and never returns it.
+func secretsWithheldARM() *fakeARM {
+	a := newFakeARM()
+	a.generate = func(id string, b map[string]any) {
+		if strings.EqualFold(armid.TypeOf(id), "Microsoft.KeyVault/vaults/secrets") {
+			if p, ok := b["properties"].(map[string]any); ok {
+				delete(p, "value")
+			}
+		}
+	}
+	return a
+}
+
+// A reference to a value ARM never returns (a Key Vault secret's value)
+// fails at apply saying so, instead of asking the user to check the path.
+func TestReferenceToAWriteOnlyValueSaysWhy(t *testing.T) {
+	a := secretsWithheldARM()
+	e := newEngine(a, newMemStore(), DefaultOptions())
+	e.Schemas = schema.Default()
+	set := loadDocs(t, vaultWithSecretDocs+`---
 apiVersion: azure.kubectl.io/v1alpha1
 kind: Resource
 metadata: {name: id-app}

@@ -3,8 +3,6 @@ package apply
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -63,36 +61,9 @@ func TestReferenceToAMissingPathOfAWrittenResourceWaits(t *testing.T) {
 // A reference to a value GET withholds (a Key Vault secret's value) of a
 // resource this plan does not write fails the plan, saying why.
 func TestReferenceToAWithheldValueOfAnUnwrittenResourceFailsThePlan(t *testing.T) {
-	a := newFakeARM()
-	a.generate = func(id string, b map[string]any) {
-		if strings.HasSuffix(strings.ToLower(id), "/secrets/db-password") {
-			if p, ok := b["properties"].(map[string]any); ok {
-				delete(p, "value")
-			}
-		}
-	}
+	a := secretsWithheldARM()
 	a.seed(rgID("rg1"), body())
-	const vault = `
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: kv1}
-spec:
-  type: Microsoft.KeyVault/vaults@2023-07-01
-  resourceGroup: rg1
-  body:
-    location: westeurope
-    properties: {tenantId: 00000000-0000-0000-0000-000000000000, sku: {family: A, name: standard}}
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: db-password}
-spec:
-  type: Microsoft.KeyVault/vaults/secrets@2023-07-01
-  parent: Microsoft.KeyVault/vaults/kv1
-  resourceGroup: rg1
-  body:
-    properties: {value: not-so-secret}
-`
+	vault := vaultWithSecretDocs
 	e := newEngine(a, newMemStore(), DefaultOptions())
 	e.Schemas = schema.Default()
 	p, err := e.Plan(context.Background(), loadDocs(t, vault))
@@ -157,23 +128,6 @@ func TestReferenceToAnUnselectedResourceIsRead(t *testing.T) {
 	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "did you mean properties.principalId?") {
 		t.Fatalf("plan error = %v, want a validation error suggesting properties.principalId", err)
 	}
-}
-
-func loadSelected(t *testing.T, docs, selector string) *manifest.Set {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "m.yaml"), []byte(docs), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	o := manifest.NewLoadOptions()
-	o.Filenames = []string{dir}
-	o.Subscription = sub
-	o.Selector = selector
-	set, err := manifest.Load(context.Background(), o)
-	if err != nil {
-		t.Fatalf("loading: %v", err)
-	}
-	return set
 }
 
 // A reference to a resource -l leaves out that does not exist can never
