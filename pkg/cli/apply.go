@@ -10,6 +10,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
@@ -283,6 +284,11 @@ func (o *applyOptions) runClientDryRun(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return o.printManifests(set)
+}
+
+// printManifests lists a set's resources, as a client dry run shows them.
+func (o *planCore) printManifests(set *manifest.Set) error {
 	list := make([]printer.ManifestResource, 0, len(set.Resources))
 	for _, r := range set.Resources {
 		list = append(list, printer.ManifestResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Name: r.Name, Origin: r.Origin.String()})

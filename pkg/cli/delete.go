@@ -9,7 +9,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
-	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
 // deleteOptions are `kubectl azure delete`'s.
@@ -72,11 +71,7 @@ func (o *deleteOptions) Run(ctx context.Context) error {
 	switch o.dryRun {
 	case dryRunClient:
 		sess.store.Close()
-		list := make([]printer.ManifestResource, 0, len(set.Resources))
-		for _, r := range set.Resources {
-			list = append(list, printer.ManifestResource{ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Name: r.Name, Origin: r.Origin.String()})
-		}
-		return o.printer.PrintManifests(o.streams.Out, list)
+		return o.printManifests(set)
 	case dryRunServer:
 		return o.planOnly(ctx, set, sess)
 	}
