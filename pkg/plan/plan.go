@@ -301,6 +301,15 @@ const Sensitive = "(sensitive)"
 // Summarize recomputes p.Summary from p.Resources.
 func (p *Plan) Summarize() {
 	var s Summary
+	// Cascade counts what ARM deletes besides the plan's own deletes, each
+	// once: a group's list also names the vnet the plan deletes, and both
+	// name the vnet's subnets.
+	counted := map[string]bool{}
+	for _, r := range p.Resources {
+		if r.Action == ActionDelete || r.Action == ActionReplace {
+			counted[armid.Key(r.ID)] = true
+		}
+	}
 	for _, r := range p.Resources {
 		for _, c := range r.Changes {
 			if c.IsDrift() {
@@ -308,7 +317,12 @@ func (p *Plan) Summarize() {
 				break
 			}
 		}
-		s.Cascade += len(r.Cascade)
+		for _, c := range r.Cascade {
+			if k := armid.Key(c.ID); !counted[k] {
+				counted[k] = true
+				s.Cascade++
+			}
+		}
 		switch r.Action {
 		case ActionCreate:
 			s.Create++
