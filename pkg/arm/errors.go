@@ -98,7 +98,19 @@ func (e *Error) hint() string {
 	case http.StatusMethodNotAllowed:
 		return "the resource type does not accept this method; a PATCH is retried as GET-modify-PUT"
 	case http.StatusConflict:
-		return "the resource is busy or in a conflicting state (another operation in progress, a soft-deleted resource with the same name, or a name taken elsewhere); wait and re-run"
+		msg := strings.ToLower(e.Message)
+		switch {
+		case strings.Contains(msg, "soft-deleted") || strings.Contains(msg, "soft deleted") ||
+			strings.Contains(msg, "deleted state") || strings.Contains(msg, "purge"):
+			// Key Vault, App Configuration, Cognitive Services, API
+			// Management: the deleted resource holds its name until its
+			// retention ends, so waiting does not help.
+			return "a deleted resource of this name is kept soft-deleted and holds the name until its retention period ends: recover it (Key Vault: properties.createMode: recover; Cognitive Services: properties.restore: true) or purge it, then re-run"
+		case strings.EqualFold(e.Code, "VaultAlreadyExists") || strings.EqualFold(e.Code, "StorageAccountAlreadyTaken") ||
+			strings.Contains(msg, "already taken") || strings.Contains(msg, "globally unique"):
+			return "the name is globally unique and taken by another resource, possibly in another subscription: choose another name"
+		}
+		return "the resource or its parent is busy (another operation in progress) or in a conflicting state; wait and re-run"
 	case http.StatusPreconditionFailed:
 		return "the resource changed since it was read (etag mismatch); re-run diff to see the new live state"
 	case http.StatusBadRequest:
