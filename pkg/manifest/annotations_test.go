@@ -174,3 +174,28 @@ spec:
 		}
 	}
 }
+
+// A singleton child named outside its type's closed names is reported at
+// metadata.name, where the fix goes, not at the body.
+func TestClosedNameIsReportedAtMetadataName(t *testing.T) {
+	ve := loadErr(t, stdin(`apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: default-prod}
+spec:
+  type: Microsoft.Storage/storageAccounts/blobServices@2023-05-01
+  parent: /subscriptions/`+testSub+`/resourceGroups/rg1/providers/Microsoft.Storage/storageAccounts/st1
+  body: {}
+`))
+	found := false
+	for _, p := range ve.Problems {
+		if strings.Contains(p.Message, `"default"`) {
+			found = true
+			if p.Path != "metadata.name" {
+				t.Errorf("the name problem is at %q, want metadata.name", p.Path)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no problem names the allowed name: %v", ve)
+	}
+}

@@ -85,7 +85,10 @@ func (l *loader) schema(e *entry) {
 	var ignored []string
 	for _, is := range issues {
 		path := "spec.body"
-		if is.Path != "" {
+		switch {
+		case is.Kind == string(schema.KindName):
+			path = "metadata.name" // the resource's own name, not a body value
+		case is.Path != "":
 			path += "." + is.Path
 		}
 		if e.res.Deferred[is.Path] != nil || e.res.Actions[is.Path] != nil {
