@@ -98,3 +98,36 @@ func TestCLIImportThenDiffIsEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIImportOfAParentAndItsChildByID: the vnet's ID and its subnet's ID
+// given side by side (no --children) write the subnet once, as its own
+// manifest and not again inline in the vnet, so the files load and the
+// next diff is silent.
+func TestCLIImportOfAParentAndItsChildByID(t *testing.T) {
+	srv := startEmulator(t, false)
+	seedGroup(t, srv, 1)
+	net := "/subscriptions/" + testSub + "/resourceGroups/" + timingRG + "/providers/Microsoft.Network/"
+	vnet := net + "virtualNetworks/vnet-000"
+	if err := srv.Seed(vnet+"/subnets/default", "2023-09-01", map[string]any{
+		"id": vnet + "/subnets/default", "name": "default", "etag": "x", "type": "Microsoft.Network/virtualNetworks/subnets",
+		"properties": map[string]any{"addressPrefix": "10.0.0.0/24", "provisioningState": "Succeeded"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	outDir := filepath.Join(dir, "infra")
+	common := []string{"--endpoint", srv.URL(), "--state", filepath.Join(dir, "state.json"), "--subscription", testSub}
+	stdout, stderr, code := runCLI(t, append([]string{"import", vnet, vnet + "/subnets/default", "--output-dir", outDir}, common...)...)
+	if code != 0 {
+		t.Fatalf("import exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	v, err := os.ReadFile(filepath.Join(outDir, "virtualnetworks-vnet-000.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(v), "10.0.0.0/24") {
+		t.Errorf("the vnet's manifest still declares the subnet imported on its own:\n%s", v)
+	}
+	if stdout, stderr, code = runCLI(t, append([]string{"diff", "-f", outDir}, common...)...); code != 0 {
+		t.Fatalf("diff after import: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}

@@ -170,6 +170,7 @@ func (im *Importer) Read(ctx context.Context) (*Result, error) {
 	if len(res.Resources) == 0 {
 		return res, errors.Join(res.Failed...)
 	}
+	leaveImportedChildren(res.Resources)
 	res.Subscription = im.subscription(res.Resources)
 	// A manifest the loader refuses (a name it cannot hold, a value the
 	// schema forbids) costs that resource, not the run: it is reported as
@@ -340,6 +341,44 @@ func newResource(id, typ, ver string, body map[string]any, etag string) *Resourc
 		etag, _ = body["etag"].(string)
 	}
 	return &Resource{ID: id, Type: typ, APIVersion: ver, Name: pid.Name(), Live: body, Etag: etag, parsed: pid}
+}
+
+// leaveImportedChildren takes a child imported as its own resource (a
+// subnet's ID given beside its vnet's) out of its parent's inline
+// collection, as --children does: declared in both places, the two
+// manifests would fight over it and the load refuses them.
+func leaveImportedChildren(rs []*Resource) {
+	byKey := make(map[string]*Resource, len(rs))
+	for _, r := range rs {
+		byKey[armid.Key(r.ID)] = r
+	}
+	for _, r := range rs {
+		id, err := armid.Parse(r.ID)
+		if err != nil {
+			continue
+		}
+		pid, ok := id.Parent()
+		if !ok {
+			continue
+		}
+		parent := byKey[pid.Key()]
+		if parent == nil {
+			continue
+		}
+		seg := id.Types[len(id.Types)-1]
+		for _, cc := range childCollectionsOf(parent.Type) {
+			if cc.Inline == "" || !strings.EqualFold(cc.Segment, seg) {
+				continue
+			}
+			if parent.inline == nil {
+				parent.inline = map[string]map[string]bool{}
+			}
+			if parent.inline[cc.Inline] == nil {
+				parent.inline[cc.Inline] = map[string]bool{}
+			}
+			parent.inline[cc.Inline][strings.ToLower(id.Name())] = true
+		}
+	}
 }
 
 // children lists r's child collections, recursively. A collection that
