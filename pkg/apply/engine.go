@@ -107,6 +107,10 @@ type item struct {
 	// forget is set when a delete or prune finds the resource already
 	// absent but recorded: executing it removes the stale record only.
 	forget bool
+	// rebase is set when live was set back outside to the manifest's
+	// value: executing it records the baseline again, writing nothing to
+	// Azure.
+	rebase bool
 	// unselected marks a resource read only for the live values others
 	// take from it: the manifests declare it but -l left it out.
 	unselected bool
@@ -346,7 +350,7 @@ func referenced(items []*item) map[*item]bool {
 // (BENCHMARKS.md, Plan10000Memory). Anything that may be decided again
 // at execute time keeps them.
 func (it *item) release() {
-	if it.res == nil || it.record == nil || it.live == nil || it.planned.Action != plan.ActionNoOp || hasDeferred(it.res) {
+	if it.res == nil || it.record == nil || it.live == nil || it.planned.Action != plan.ActionNoOp || hasDeferred(it.res) || it.rebase {
 		return
 	}
 	for _, d := range it.deps {
@@ -685,6 +689,10 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		pr.Method = e.method(it)
 	default:
 		pr.Action = plan.ActionNoOp
+		// Set back outside to what the manifest wants: nothing to write,
+		// but the baseline must follow, or a later return to its old
+		// value would look like no drift at all.
+		it.rebase = it.record != nil && it.otherSet == "" && len(res.StaleBaseline) > 0
 	}
 	if len(it.waitsOn) > 0 && pr.Action != plan.ActionNoOp {
 		pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"

@@ -203,7 +203,7 @@ func (e *Engine) result(ctx, stop context.Context, p *Prepared, errs map[*item]e
 // state: a write, a delete, recording an adopted resource, or recording
 // that prevent-destroy was added or removed.
 func writes(it *item) bool {
-	return it.planned.Action != plan.ActionNoOp || (it.res != nil && it.record == nil && it.live != nil) || it.protectionChange() || it.forget
+	return it.planned.Action != plan.ActionNoOp || (it.res != nil && it.record == nil && it.live != nil) || it.protectionChange() || it.forget || it.rebase
 }
 
 // recordProtection stores the manifest's prevent-destroy in the record of
@@ -366,6 +366,13 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 		return err
 	}
 	action := it.planned.Action
+	if action == plan.ActionNoOp && it.rebase && !it.protectionChange() {
+		// Nothing to write: record what Azure holds as the baseline.
+		if err = e.recordAfterRead(ctx, p, it); err == nil {
+			e.event(it, StatusDone, "")
+		}
+		return err
+	}
 	if action == plan.ActionNoOp && it.protectionChange() {
 		err = e.recordProtection(ctx, it)
 		if err == nil {

@@ -85,7 +85,8 @@ func (e *Engine) parentLock(ctx context.Context, id string) (unlock func(), err 
 
 // StateOnly lists the resources whose state record this apply changes
 // without any write to Azure — prevent-destroy added or removed in the
-// manifest — one line each. A plan without changes must still be executed
+// manifest, a stale record of a resource already absent, a baseline set
+// back outside — one line each. A plan without changes must still be executed
 // when it is not empty, or the protection is never recorded (or lifted).
 func (p *Prepared) StateOnly() []string {
 	var out []string
@@ -94,6 +95,14 @@ func (p *Prepared) StateOnly() []string {
 		return nil
 	}
 	for _, it := range p.items {
+		switch {
+		case it.forget:
+			out = append(out, it.display()+": already absent from Azure; its record in state will be removed")
+			continue
+		case it.rebase:
+			out = append(out, it.display()+": set back outside to the manifest's value; its baseline will be recorded again")
+			continue
+		}
 		if it.planned.Action != plan.ActionNoOp || !it.protectionChange() || it.otherSet != "" {
 			continue
 		}
