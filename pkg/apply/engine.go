@@ -687,6 +687,12 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	case len(pr.Changes) > 0:
 		pr.Action = plan.ActionUpdate
 		pr.Method = e.method(it)
+		if unmanagedOnly(pr.Changes) {
+			// Paths the tool stops managing are not written: the apply
+			// records the smaller ownership in state and sends nothing
+			// (a PUT of live's own body could reset write-only values).
+			pr.Method = ""
+		}
 	default:
 		pr.Action = plan.ActionNoOp
 		// Set back outside to what the manifest wants: nothing to write,
@@ -920,3 +926,14 @@ func (e *Engine) secretsFor(set *manifest.Set) *secret.Registry {
 
 // secrets is the engine's registry (see Secrets).
 func (e *Engine) secrets() *secret.Registry { return e.secretsFor(nil) }
+
+// unmanagedOnly reports whether every change is a path the tool stops
+// managing, which no write sends (cause removal).
+func unmanagedOnly(cs []plan.Change) bool {
+	for _, c := range cs {
+		if c.Cause != plan.CauseRemoval {
+			return false
+		}
+	}
+	return len(cs) > 0
+}

@@ -398,8 +398,9 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 			it.replaced = true
 		}
 	case plan.ActionUpdate, plan.ActionAdopt:
-		if len(it.result.Changes) == 0 {
-			// Adopt with nothing to change: record only.
+		if len(it.result.Changes) == 0 || unmanagedOnly(it.planned.Changes) {
+			// Adopt with nothing to change, or only paths the tool stops
+			// managing: record only, nothing is sent to Azure.
 			err = e.recordAfterRead(ctx, p, it)
 		} else {
 			err = e.update(ctx, p, it, true)
