@@ -280,6 +280,11 @@ func (o *planCore) plan(ctx context.Context) (*session, *apply.Prepared, error) 
 func (o *planCore) prepare(ctx context.Context, sess *session, set *manifest.Set) (*apply.Prepared, error) {
 	prep, err := sess.eng.Plan(ctx, set)
 	if err != nil {
+		if isValidation(err) {
+			// Found while planning (a reference that can never resolve):
+			// bad input, and nothing was written.
+			return nil, withCode(ExitValidation, err)
+		}
 		return nil, err
 	}
 	o.annotate(prep.Plan)

@@ -93,3 +93,23 @@ func TestRefreshOnlySavedPlanIsRefusedClearly(t *testing.T) {
 		t.Errorf("the refused apply changed the state")
 	}
 }
+
+// A reference to a path the existing identity does not have (a typo) can
+// never resolve: the plan refuses it as bad input, exit 2, naming the
+// place, and nothing is written (the vault's new tag is not applied).
+func TestReferenceTypoToAnExistingResourceExits2(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	e.edit("keyvault.yaml", "    tags: {app: demo, env: dev}\n", "    tags: {app: demo, env: dev, owner: \"${ref:id-demo-app.properties.principalld}\"}\n")
+	before, err := os.ReadFile(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := e.run("apply", "-f", e.dir, "--yes")
+	if code != 2 || !strings.Contains(errOut, "keyvault.yaml") || !strings.Contains(errOut, "principalld") {
+		t.Errorf("apply with a typo in a reference: exit %d, want 2 naming the file and the path\n%s", code, errOut)
+	}
+	if after, _ := os.ReadFile(e.state); !bytes.Equal(before, after) {
+		t.Errorf("the refused apply changed the state")
+	}
+}
