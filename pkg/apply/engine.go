@@ -703,6 +703,9 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	if len(it.waitsOn) > 0 && pr.Action != plan.ActionNoOp {
 		pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"
 	}
+	if it.record != nil && it.live != nil {
+		pr.Accepted = stillDiffer(it.record.Accepted, it.desired(), it.live)
+	}
 	it.planned = pr
 }
 

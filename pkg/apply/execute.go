@@ -1,9 +1,12 @@
 package apply
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/record"
@@ -642,6 +646,13 @@ func (e *Engine) refreshRecord(ctx context.Context, p *Prepared, it *item) error
 		return err
 	}
 	rec.LastApplied, rec.Set, rec.PreventDestroy = it.record.LastApplied, it.record.Set, it.record.PreventDestroy
+	// What this refresh accepts joins what earlier ones did, as long as
+	// Azure and the manifest still differ there.
+	var drifted []string
+	for _, c := range it.planned.Changes {
+		drifted = append(drifted, c.Path)
+	}
+	rec.Accepted = stillDiffer(append(slices.Clone(it.record.Accepted), drifted...), it.desired(), resp.Body)
 	if err := e.Store.Put(ctx, rec); err != nil {
 		return fmt.Errorf("recording the refreshed baseline of %s: %w", it.display(), err)
 	}
@@ -679,7 +690,40 @@ func (e *Engine) newRecord(p *Prepared, it *item, live map[string]any, etag stri
 		return nil, fmt.Errorf("building the state record of %s: %w", it.display(), err)
 	}
 	rec.PreventDestroy = it.annotated
+	if it.record != nil && live != nil {
+		// Values a refresh accepted stay accepted while they still differ.
+		rec.Accepted = stillDiffer(it.record.Accepted, it.desired(), live)
+	}
 	return rec, nil
+}
+
+// stillDiffer keeps the paths (deduplicated, in order) where the desired
+// and live bodies still hold different values. A path that cannot be
+// looked up in both (a keyed item) is kept: dropping it would claim a
+// convergence nobody saw.
+func stillDiffer(paths []string, desired, live map[string]any) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		d, okD := bodypath.Get(desired, p)
+		l, okL := bodypath.Get(live, p)
+		if okD && okL && sameJSON(d, l) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// sameJSON compares two decoded JSON values by their encoding.
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
 // withTheirGroup takes out of deletes the resources inside a resource

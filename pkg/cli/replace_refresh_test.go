@@ -55,8 +55,8 @@ func TestRefreshOnlyFlag(t *testing.T) {
 	// The drift is the baseline now; the manifest edit is still planned.
 	e.mustRun(0, "diff", "-f", e.dir, "--drift-only")
 	out = e.mustRun(1, "diff", "-f", e.dir)
-	if strings.Contains(out, "minimumTlsVersion") || !strings.Contains(out, "tags.env") {
-		t.Fatalf("plan after the refresh should hold the manifest edit only:\n%s", out)
+	if strings.Contains(out, "minimumTlsVersion:") || !strings.Contains(out, "tags.env") {
+		t.Fatalf("plan after the refresh should hold the manifest edit only (the accepted value is listed, not changed):\n%s", out)
 	}
 
 	// Without the edit nothing is written, but Azure still holds the
@@ -67,11 +67,24 @@ func TestRefreshOnlyFlag(t *testing.T) {
 	if strings.Contains(out, "matches the manifests") || !strings.Contains(out, "nothing to write") {
 		t.Fatalf("plan after accepted drift:\n%s", out)
 	}
+	// It names what it accepted, in every format, until they converge.
+	if !strings.Contains(out, "accepted by apply --refresh-only") || !strings.Contains(out, "stdemo001: properties.minimumTlsVersion") {
+		t.Fatalf("the plan does not say which accepted value differs from the manifests:\n%s", out)
+	}
+	if js := e.mustRun(0, "diff", "-f", e.dir, "-o", "json"); !strings.Contains(js, `"accepted": [`) {
+		t.Fatalf("the JSON plan lacks the accepted paths:\n%s", js)
+	}
+	if md := e.mustRun(0, "diff", "-f", e.dir, "-o", "markdown"); !strings.Contains(md, "properties.minimumTlsVersion") {
+		t.Fatalf("the markdown plan lacks the accepted paths:\n%s", md)
+	}
 	// To restore the manifest's value later: forget the record and adopt,
 	// which compares the manifest with Azure again and writes the difference.
 	e.mustRun(0, "state", "rm", "storageAccounts/stdemo001", "--yes")
 	out = e.mustRun(0, "apply", "-f", e.dir, "--adopt", "--yes")
 	if live, _ := e.live(sa, "2023-05-01"); dig(live, "properties", "minimumTlsVersion") != "TLS1_2" {
 		t.Fatalf("adopting after state rm left minimumTlsVersion %v:\n%s", dig(live, "properties", "minimumTlsVersion"), out)
+	}
+	if out = e.mustRun(0, "diff", "-f", e.dir); strings.Contains(out, "accepted by") {
+		t.Fatalf("converged, yet the plan still lists accepted values:\n%s", out)
 	}
 }

@@ -137,6 +137,10 @@ type Resource struct {
 	Cascade []CascadeItem `json:"cascade,omitempty"`
 	// Protected is set for resources annotated prevent-destroy.
 	Protected bool `json:"protected,omitempty"`
+	// Accepted lists paths where Azure's value differs from the
+	// manifest's because apply --refresh-only accepted it: nothing is
+	// written for them, and the plan says so rather than staying silent.
+	Accepted []string `json:"accepted,omitempty"`
 	// Operations is the RFC 6902 patch from live to desired, for tools that
 	// consume patches (JSON output only).
 	Operations []any `json:"operations,omitempty"`

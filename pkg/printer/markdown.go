@@ -34,6 +34,13 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 			actionable++
 		}
 	}
+	if acc := acceptedLines(p, opts.Secrets); len(acc) > 0 {
+		out("> [!NOTE]\n> %s\n", mdText(AcceptedHeading))
+		for _, l := range acc {
+			out("> - %s\n", mdText(l))
+		}
+		out("\n")
+	}
 	if actionable == 0 {
 		out("**%s**\n\n", NoChangesMessage)
 	} else {

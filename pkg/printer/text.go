@@ -162,6 +162,13 @@ func (t *textPrinter) plan(p *plan.Plan) {
 	if len(p.Warnings) > 0 {
 		t.line()
 	}
+	if acc := acceptedLines(p, t.opts.Secrets); len(acc) > 0 {
+		t.wrapped(t.st.warn("Accepted:")+" ", "  ", AcceptedHeading, identity)
+		for _, l := range acc {
+			t.wrapped("  - ", "      ", l, identity)
+		}
+		t.line()
+	}
 	if actionable == 0 {
 		t.line(t.st.ok(NoChangesMessage))
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
 // compactJSON renders a value the way it would appear in an ARM body, on one
@@ -167,6 +168,24 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// AcceptedHeading introduces the values apply --refresh-only accepted that
+// still differ from the manifests: nothing is written for them, and the
+// plan must not let "no changes" read as "Azure matches the manifests".
+const AcceptedHeading = "Azure keeps values that differ from the manifests, accepted by apply --refresh-only (nothing is written for them; see docs/safety.md to restore the manifest's):"
+
+// acceptedLines is one line per resource with accepted values: its name
+// and the paths.
+func acceptedLines(p *plan.Plan, sec *secret.Registry) []string {
+	var out []string
+	for _, r := range p.Resources {
+		if len(r.Accepted) == 0 {
+			continue
+		}
+		out = append(out, CleanText(sec, DisplayName(r.ID, r.Type)+": "+strings.Join(r.Accepted, ", ")))
+	}
+	return out
 }
 
 // NoChangesMessage is printed when nothing would be written to Azure. It

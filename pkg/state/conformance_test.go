@@ -64,6 +64,25 @@ func conformance(t *testing.T, open func(t *testing.T) Store) {
 		}
 	})
 
+	t.Run("AcceptedPathsAreKeptUntilCleared", func(t *testing.T) {
+		st := open(t)
+		r := testRecord(testID)
+		r.Accepted = []string{"properties.minimumTlsVersion", `tags."a.b"`}
+		if err := st.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Get(ctx, testID)
+		if err != nil || len(got.Accepted) != 2 || got.Accepted[1] != `tags."a.b"` {
+			t.Fatalf("accepted paths after Put: %v %v", got, err)
+		}
+		if err := st.Put(ctx, testRecord(testID)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := st.Get(ctx, testID); err != nil || len(got.Accepted) != 0 {
+			t.Fatalf("a record written without accepted paths still lists %v (%v)", got.Accepted, err)
+		}
+	})
+
 	t.Run("RecordsRoundTripCaseInsensitive", func(t *testing.T) {
 		st := open(t)
 		if _, err := st.Get(ctx, testID); !errors.Is(err, ErrNotFound) {

@@ -47,6 +47,8 @@ const (
 	// AnnPreventDestroy is "true" on a record applied with the
 	// prevent-destroy annotation; absent otherwise (and on older records).
 	AnnPreventDestroy = "azure.kubectl.io/prevent-destroy"
+	// AnnAccepted holds Record.Accepted as a JSON array.
+	AnnAccepted = "azure.kubectl.io/accepted"
 
 	secretKeyField = "hmac-key"
 	gzipPrefix     = "gzip+base64:"

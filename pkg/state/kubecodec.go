@@ -103,6 +103,9 @@ func (s *kubeStore) recordFrom(cm *corev1.ConfigMap) (*Record, error) {
 		Subscription: a[AnnSubscription]}
 	r.fillSubscription()
 	r.PreventDestroy = a[AnnPreventDestroy] == "true"
+	if v := a[AnnAccepted]; v != "" {
+		_ = json.Unmarshal([]byte(v), &r.Accepted) // paths only: unreadable means none accepted
+	}
 	r.Serial, _ = strconv.ParseInt(serialS, 10, 64)
 	r.Updated, _ = time.Parse(time.RFC3339Nano, a[AnnUpdated])
 	for ann, into := range map[string]*map[string]any{AnnLastApplied: &r.LastApplied, AnnBaseline: &r.Baseline} {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -170,6 +171,12 @@ func (s *kubeStore) Put(ctx context.Context, r *Record) error {
 			pd = "true"
 		}
 		setOrDelete(a, AnnPreventDestroy, pd)
+		acc := ""
+		if len(c.Accepted) > 0 {
+			b, _ := json.Marshal(c.Accepted)
+			acc = string(b)
+		}
+		setOrDelete(a, AnnAccepted, acc)
 		if err := s.setValue(cm, AnnLastApplied, c.LastApplied, c.LastApplied == nil); err != nil {
 			return false, err
 		}

@@ -218,5 +218,11 @@ func sanitizedRecord(keyFn func() ([]byte, error), r *Record, sec *secret.Regist
 	// Metadata is printed and stored as is: scrub it of registered values.
 	c.Origin = sec.Scrub(c.Origin)
 	c.Etag = sec.Scrub(c.Etag)
+	if len(r.Accepted) > 0 {
+		c.Accepted = make([]string, len(r.Accepted))
+		for i, p := range r.Accepted {
+			c.Accepted[i] = sec.Scrub(p)
+		}
+	}
 	return &c, nil
 }

@@ -72,8 +72,12 @@ type Record struct {
 	// parent that would take the resource along, until a manifest
 	// without the annotation has been applied. Older records lack it
 	// (false).
-	PreventDestroy bool      `json:"preventDestroy,omitempty"`
-	Updated        time.Time `json:"updated"`
+	PreventDestroy bool `json:"preventDestroy,omitempty"`
+	// Accepted lists the body paths where apply --refresh-only accepted
+	// Azure's value over the manifest's and the two still differ: plans
+	// say so instead of claiming that Azure matches the manifests.
+	Accepted []string  `json:"accepted,omitempty"`
+	Updated  time.Time `json:"updated"`
 	// Serial counts the writes of this record: the store sets it to the
 	// previous record's Serial + 1 on every Put, whatever the caller passed.
 	Serial int64 `json:"serial"`
