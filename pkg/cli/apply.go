@@ -15,12 +15,21 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
-// Values of apply --dry-run.
+// Values of apply's and delete's --dry-run.
 const (
 	dryRunNone   = "none"
 	dryRunClient = "client" // validate the manifests; no request
 	dryRunServer = "server" // read-only plan against Azure, as diff
 )
+
+// validateDryRun refuses a --dry-run value that is none of the above.
+func validateDryRun(v string) error {
+	switch v {
+	case dryRunNone, dryRunClient, dryRunServer:
+		return nil
+	}
+	return withCode(ExitValidation, fmt.Errorf("unknown --dry-run %q: use none, client or server", v))
+}
 
 // applyOptions are `kubectl azure apply`'s.
 type applyOptions struct {
@@ -71,10 +80,8 @@ func (o *applyOptions) Complete(cmd *cobra.Command, args []string) error {
 }
 
 func (o *applyOptions) Validate() error {
-	switch o.dryRun {
-	case dryRunNone, dryRunClient, dryRunServer:
-	default:
-		return withCode(ExitValidation, fmt.Errorf("unknown --dry-run %q: use none, client or server", o.dryRun))
+	if err := validateDryRun(o.dryRun); err != nil {
+		return err
 	}
 	if err := o.validate(); err != nil {
 		return err

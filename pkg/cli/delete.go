@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -49,10 +48,8 @@ func (o *deleteOptions) Complete(cmd *cobra.Command, args []string) error {
 }
 
 func (o *deleteOptions) Validate() error {
-	switch o.dryRun {
-	case dryRunNone, dryRunClient, dryRunServer:
-	default:
-		return withCode(ExitValidation, fmt.Errorf("unknown --dry-run %q: use none, client or server", o.dryRun))
+	if err := validateDryRun(o.dryRun); err != nil {
+		return err
 	}
 	if err := o.validate(); err != nil {
 		return err
