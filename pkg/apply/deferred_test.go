@@ -449,6 +449,20 @@ spec:
     properties: {value: not-so-secret}
 `
 
+// idCopyingTheSecretDoc declares the identity id-app, tagged with the
+// value of vaultWithSecretDocs' secret.
+const idCopyingTheSecretDoc = `---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: id-app}
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: rg1
+  body:
+    location: westeurope
+    tags: {copy: "${ref:db-password.properties.value}"}
+`
+
 // secretsWithheldARM is a fake ARM that, as ARM, accepts a Key Vault
 // secret's value and never returns it.
 func secretsWithheldARM() *fakeARM {
@@ -469,17 +483,7 @@ func TestReferenceToAWriteOnlyValueSaysWhy(t *testing.T) {
 	a := secretsWithheldARM()
 	e := newEngine(a, newMemStore(), DefaultOptions())
 	e.Schemas = schema.Default()
-	set := loadDocs(t, vaultWithSecretDocs+`---
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: id-app}
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: rg1
-  body:
-    location: westeurope
-    tags: {copy: "${ref:db-password.properties.value}"}
-`)
+	set := loadDocs(t, vaultWithSecretDocs+idCopyingTheSecretDoc)
 	a.seed(rgID("rg1"), body())
 	p, err := e.Plan(context.Background(), set)
 	if err != nil {

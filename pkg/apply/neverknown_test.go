@@ -73,17 +73,7 @@ func TestReferenceToAWithheldValueOfAnUnwrittenResourceFailsThePlan(t *testing.T
 	if _, err := e.Execute(context.Background(), p); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.Plan(context.Background(), loadDocs(t, vault+`---
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: id-app}
-spec:
-  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
-  resourceGroup: rg1
-  body:
-    location: westeurope
-    tags: {copy: "${ref:db-password.properties.value}"}
-`))
+	_, err = e.Plan(context.Background(), loadDocs(t, vault+idCopyingTheSecretDoc))
 	var ve *manifest.ValidationError
 	if !errors.As(err, &ve) || len(ve.Problems) != 1 {
 		t.Fatalf("plan error = %v, want one validation problem", err)

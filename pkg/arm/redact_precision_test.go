@@ -69,16 +69,7 @@ func TestRedactTextPrecision(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := redactText(tc.in)
-			for _, h := range tc.hidden {
-				if strings.Contains(got, h) {
-					t.Errorf("kept %q: %s", h, got)
-				}
-			}
-			for _, v := range tc.visible {
-				if !strings.Contains(got, v) {
-					t.Errorf("lost %q: %s", v, got)
-				}
-			}
+			hiddenAndVisible(t, got, tc.hidden, tc.visible)
 		})
 	}
 }
@@ -177,16 +168,7 @@ func TestLogBodyPrecision(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := buf.String()
-			for _, h := range tc.hidden {
-				if strings.Contains(out, h) {
-					t.Errorf("log shows %q:\n%s", h, out)
-				}
-			}
-			for _, v := range tc.visible {
-				if !strings.Contains(out, v) {
-					t.Errorf("log lacks %q:\n%s", v, out)
-				}
-			}
+			hiddenAndVisible(t, out, tc.hidden, tc.visible)
 		})
 	}
 }

@@ -128,16 +128,7 @@ func TestLogRedactsBySecretRules(t *testing.T) {
 			if n := strings.Count(out, "body: "); n != 2 {
 				t.Fatalf("%d bodies logged:\n%s", n, out)
 			}
-			for _, h := range tc.hidden {
-				if strings.Contains(out, h) {
-					t.Errorf("log shows %q:\n%s", h, out)
-				}
-			}
-			for _, v := range tc.visible {
-				if !strings.Contains(out, v) {
-					t.Errorf("log lacks %q:\n%s", v, out)
-				}
-			}
+			hiddenAndVisible(t, out, tc.hidden, tc.visible)
 			if strings.Contains(out, "static-token-value") {
 				t.Errorf("log shows the bearer token:\n%s", out)
 			}
@@ -373,6 +364,22 @@ func TestClientsScrubWithTheirRunsRegistry(t *testing.T) {
 		}
 		if got := strings.Contains(buf.String(), v); got == tc.hidden {
 			t.Errorf("%s: value in log = %v, want %v:\n%s", tc.name, got, !tc.hidden, buf.String())
+		}
+	}
+}
+
+// hiddenAndVisible fails the test for every hidden string text shows and
+// every visible string it lacks.
+func hiddenAndVisible(t *testing.T, text string, hidden, visible []string) {
+	t.Helper()
+	for _, h := range hidden {
+		if strings.Contains(text, h) {
+			t.Errorf("shows %q:\n%s", h, text)
+		}
+	}
+	for _, v := range visible {
+		if !strings.Contains(text, v) {
+			t.Errorf("lacks %q:\n%s", v, text)
 		}
 	}
 }

@@ -41,15 +41,7 @@ func TestPageSizePerType(t *testing.T) {
 		{"/providers/Microsoft.Storage/storageAccounts?api-version=2023-05-01", 150, false},
 		{"/resources?api-version=2021-04-01&$top=10", 10, true},
 	} {
-		r := do(t, http.MethodGet, sub+c.path, nil)
-		if r.Status != http.StatusOK {
-			t.Fatalf("GET %s = %d %.300s", c.path, r.Status, r.Raw)
-		}
-		vals, _ := r.Body["value"].([]any)
-		_, next := r.Body["nextLink"].(string)
-		if len(vals) != c.want || next != c.nextLink {
-			t.Errorf("GET %s: first page of %d (nextLink %v), want %d (%v)", c.path, len(vals), next, c.want, c.nextLink)
-		}
+		firstPage(t, sub, c.path, c.want, c.nextLink)
 	}
 	if r := do(t, http.MethodGet, sub+"/resources?api-version=2021-04-01&$top=1001", nil); r.Status != http.StatusBadRequest || errCode(r) != "InvalidTopInQueryString" {
 		t.Errorf("$top=1001 on the generic list = %d %s, want 400 InvalidTopInQueryString", r.Status, r.Raw)
@@ -85,14 +77,21 @@ func TestPageSizeUnpagedLists(t *testing.T) {
 		{"/resourceGroups/rg007/providers/Microsoft.OperationalInsights/workspaces?api-version=2022-10-01", 1, false},
 		{"/resourcegroups?api-version=2021-04-01&$top=10", 10, true},
 	} {
-		r := do(t, http.MethodGet, sub+c.path, nil)
-		if r.Status != http.StatusOK {
-			t.Fatalf("GET %s = %d %.300s", c.path, r.Status, r.Raw)
-		}
-		vals, _ := r.Body["value"].([]any)
-		_, next := r.Body["nextLink"].(string)
-		if len(vals) != c.want || next != c.nextLink {
-			t.Errorf("GET %s: first page of %d (nextLink %v), want %d (%v)", c.path, len(vals), next, c.want, c.nextLink)
-		}
+		firstPage(t, sub, c.path, c.want, c.nextLink)
+	}
+}
+
+// firstPage checks that GET sub+path answers a first page of want items,
+// with a nextLink exactly when nextLink is set.
+func firstPage(t *testing.T, sub, path string, want int, nextLink bool) {
+	t.Helper()
+	r := do(t, http.MethodGet, sub+path, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("GET %s = %d %.300s", path, r.Status, r.Raw)
+	}
+	vals, _ := r.Body["value"].([]any)
+	_, next := r.Body["nextLink"].(string)
+	if len(vals) != want || next != nextLink {
+		t.Errorf("GET %s: first page of %d (nextLink %v), want %d (%v)", path, len(vals), next, want, nextLink)
 	}
 }
