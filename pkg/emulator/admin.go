@@ -82,7 +82,11 @@ func (s *Server) Seed(id, apiVersion string, body map[string]any) error {
 	defer s.mu.Unlock()
 	s.ensureParentsLocked(p, apiVersion)
 	etag, _ := body["etag"].(string)
-	s.store.put(&resource{ID: p.Raw, Type: p.Type(), APIVersion: apiVersion, Body: deepCopy(body), Etag: etag, Verbatim: true, Created: time.Now()})
+	now := s.now()
+	s.store.put(&resource{ID: p.Raw, Type: p.Type(), APIVersion: apiVersion, Body: deepCopy(body), Etag: etag, Verbatim: true, Created: now, Changed: now})
+	// Seeds are the world as it already was: the generic lists show them
+	// at once, whatever Options.CacheLag says.
+	s.syncListCacheLocked(time.Time{})
 	return nil
 }
 
@@ -114,6 +118,6 @@ func (s *Server) ensureParentsLocked(p armid.Path, apiVersion string) {
 		if pp.Kind == armid.PathResourceGroup {
 			body["location"] = "westus"
 		}
-		s.store.put(&resource{ID: pp.Raw, Type: pp.Type(), APIVersion: apiVersion, Body: body, Verbatim: true, Created: time.Now()})
+		s.store.put(&resource{ID: pp.Raw, Type: pp.Type(), APIVersion: apiVersion, Body: body, Verbatim: true, Created: s.now(), Changed: s.now()})
 	}
 }

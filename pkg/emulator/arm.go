@@ -111,6 +111,11 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.settleLocked()
 	rep := s.route(r, p, apiVersion, body)
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// p.Raw: some writes edit a resource in place (the tags
+		// resource, a delete's "Deleting" state).
+		s.syncListCacheLocked(s.now(), p.Raw)
+	}
 	s.mu.Unlock()
 	if r.Method == http.MethodHead {
 		// ARM answers HEAD with 204 when the resource exists, 404 when not,
@@ -215,20 +220,16 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 			return reply{err: errGroupNotFound(p.ResourceGroup)}
 		}
 		var out []any
+		// $expand adds what ARM keeps about the resource itself.
 		expand := strings.ToLower(r.URL.Query().Get("$expand"))
+		if s.cache != nil {
+			for _, v := range s.cache.list(p.Subscription, p.ResourceGroup, s.now()) {
+				out = append(out, v.item(expand))
+			}
+			return s.page(r, out)
+		}
 		for _, res := range s.store.topLevel(p.Subscription, p.ResourceGroup) {
-			v := genericView(withEnvelope(res))
-			// $expand adds what ARM keeps about the resource itself.
-			if strings.Contains(expand, "createdtime") {
-				v["createdTime"] = res.Created.UTC().Format(time.RFC3339Nano)
-			}
-			if strings.Contains(expand, "changedtime") {
-				v["changedTime"] = res.Changed.UTC().Format(time.RFC3339Nano)
-			}
-			if strings.Contains(expand, "provisioningstate") {
-				v["provisioningState"] = provisioningState(res.Body)
-			}
-			out = append(out, v)
+			out = append(out, versionOf(res).item(expand))
 		}
 		return s.page(r, out)
 	case armid.PathCollection:
@@ -417,10 +418,16 @@ func withEnvelope(r *resource) map[string]any {
 }
 
 // genericView is the shape GET .../resources lists: the envelope without
-// properties.
+// properties or etag. GenericResourceExpanded in the Microsoft.Resources
+// 2021-04-01 spec (resources.json) names id, name, type, location,
+// extendedLocation, tags, plan, kind, managedBy, sku and identity; a
+// recorded list (azure-sdk-for-python, azure-mgmt-resource test recording
+// test_resources_list, api-version 2025-04-01) also carries systemData
+// where the provider keeps it and zones (public IPs, VMs, disks; "zones":
+// [] kept as sent), and never etag or properties.
 func genericView(b map[string]any) map[string]any {
 	out := map[string]any{}
-	for _, k := range []string{"id", "name", "type", "location", "tags", "kind", "sku", "identity", "managedBy", "plan", "extendedLocation", "systemData"} {
+	for _, k := range []string{"id", "name", "type", "location", "tags", "kind", "sku", "identity", "managedBy", "plan", "extendedLocation", "systemData", "zones"} {
 		if v, ok := b[k]; ok {
 			out[k] = deepCopy(v)
 		}

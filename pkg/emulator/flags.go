@@ -142,7 +142,7 @@ func ParseQuirks(o *Options, v string) error {
 // Config is the --config file: the flags' values by flag name, e.g.
 //
 //	{"addr": "127.0.0.1:8080", "throttle": "off", "latency": "50ms,PUT=200ms",
-//	 "lro": "2s", "quirks": "corpus", "faults": "503=0.1", "tls-cert-dir": "certs",
+//	 "lro": "2s", "quirks": "corpus", "faults": "503=0.1", "tls-cert-dir": "certs", "cache-lag": "2s",
 //	 "patch": {"Microsoft.Network/virtualNetworks": "tags"}}
 //
 // Flags given on the command line win over the file.
@@ -221,6 +221,12 @@ func ApplyFlag(o *Options, name, v string) error {
 			return fmt.Errorf("--skip-reference-check %q: use true or false", v)
 		}
 		o.SkipReferenceCheck = b
+	case "cache-lag":
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("--cache-lag %q: not a non-negative duration like 2s (0: the generic lists never lag)", v)
+		}
+		o.CacheLag = d
 	case "seed":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {

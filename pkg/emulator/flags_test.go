@@ -43,6 +43,16 @@ func TestFlagParsers(t *testing.T) {
 	if ApplyFlag(&o, "page-size", "-1") == nil || ApplyFlag(&o, "no-parent-locks", "maybe") == nil {
 		t.Error("bad page-size or no-parent-locks accepted")
 	}
+	if DefaultOptions().CacheLag != 0 {
+		t.Error("the generic lists lag by default")
+	}
+	must(ApplyFlag(&o, "cache-lag", "1500ms"))
+	if o.CacheLag != 1500*time.Millisecond {
+		t.Errorf("cache-lag = %v", o.CacheLag)
+	}
+	if ApplyFlag(&o, "cache-lag", "-1s") == nil || ApplyFlag(&o, "cache-lag", "2") == nil {
+		t.Error("bad cache-lag accepted")
+	}
 	must(ApplyFlag(&o, "faults", "503=0.1,500=0.05,reset=0.02,lro=0.5,lost=0.25"))
 	if o.Faults.Status[503] != 0.1 || o.Faults.Status[500] != 0.05 || o.Faults.Reset != 0.02 || o.Faults.LROFailure != 0.5 || o.Faults.LostOperation != 0.25 {
 		t.Errorf("faults = %+v", o.Faults)
@@ -58,10 +68,10 @@ func TestFlagParsers(t *testing.T) {
 	}
 
 	cfg := filepath.Join(t.TempDir(), "emulator.json")
-	must(os.WriteFile(cfg, []byte(`{"throttle":"off","lro":"5ms","faults":"reset=0.5","patch":{"Microsoft.Foo/bars":"absent"}}`), 0o600))
+	must(os.WriteFile(cfg, []byte(`{"throttle":"off","lro":"5ms","cache-lag":"3s","faults":"reset=0.5","patch":{"Microsoft.Foo/bars":"absent"}}`), 0o600))
 	o = DefaultOptions()
 	must(LoadConfig(&o, cfg))
-	if o.Throttle.Enabled || o.LRODuration != 5*time.Millisecond || o.Faults.Reset != 0.5 || o.PatchModes["Microsoft.Foo/bars"] != PatchAbsent {
+	if o.Throttle.Enabled || o.LRODuration != 5*time.Millisecond || o.CacheLag != 3*time.Second || o.Faults.Reset != 0.5 || o.PatchModes["Microsoft.Foo/bars"] != PatchAbsent {
 		t.Errorf("config not applied: %+v", o)
 	}
 }

@@ -138,6 +138,8 @@ func (s *Server) settleLocked() {
 				s.syncParentFromChild(pp, r)
 			}
 		}
+		// The operation ended at op.End, whenever this request noticed.
+		s.syncListCacheLocked(op.End, op.ResourceID)
 	}
 	// Clear the tail so settled operations are not kept alive by the array.
 	for i := len(keep); i < len(s.pending); i++ {

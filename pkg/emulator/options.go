@@ -126,6 +126,13 @@ type Options struct {
 	// resources were created by other means. ARM itself refuses them.
 	SkipReferenceCheck bool `json:"skipReferenceCheck,omitempty"`
 
+	// CacheLag, when positive, makes the generic lists (GET
+	// .../resources of a subscription or resource group) answer from a
+	// cache that lags writes by this long, as ARM's cache of tracked
+	// resources does: each resource is listed as it was CacheLag ago
+	// (cachelag.go). GETs and the per-type lists never lag. 0: no lag.
+	CacheLag time.Duration `json:"cacheLag,omitempty"`
+
 	// Seed makes jitter and fault injection reproducible. Zero means
 	// seeded from the clock.
 	Seed int64 `json:"seed,omitempty"`

@@ -23,8 +23,11 @@ type Server struct {
 	opts    Options
 	profile *Profile
 
-	mu    sync.Mutex // guards store and ops
+	mu    sync.Mutex // guards store, cache and ops
 	store *store
+	// cache is ARM's lagging cache behind the generic lists
+	// (Options.CacheLag); nil when they answer from the store.
+	cache *listCache
 	ops   map[string]*operation // every operation issued, for polls
 	// pending are the operations not yet settled, in start order.
 	pending []*operation
@@ -73,6 +76,8 @@ func New(opts Options) (*Server, error) {
 		throttle:      newThrottler(opts.Throttle),
 	}
 	s.chaos = newChaos(&s.opts)
+	s.cache = newListCache(opts.CacheLag)
+	s.store = s.newStoreLocked()
 	if opts.Quirks == QuirksCorpus {
 		s.profile = opts.Profile
 		if s.profile == nil {
@@ -173,7 +178,9 @@ func (s *Server) ForgetOperations() int {
 // throttling buckets, as DELETE /_emulator/resources does.
 func (s *Server) Reset() {
 	s.mu.Lock()
-	s.store = newStore()
+	// A forgotten store leaves nothing in the list cache either.
+	s.cache = newListCache(s.opts.CacheLag)
+	s.store = s.newStoreLocked()
 	s.ops = map[string]*operation{}
 	s.pending = nil
 	s.deletedVaults = map[string]deletedVault{}

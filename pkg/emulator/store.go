@@ -41,6 +41,9 @@ type store struct {
 	// (management locks, diagnostic settings), the keys of their
 	// resources, so those checks do not scan the whole store.
 	indexed map[string]map[string]bool
+	// changed collects the keys put or removed since the list cache last
+	// looked (nil: no cache, nothing collected).
+	changed map[string]bool
 }
 
 // indexedTypes are the lower-cased types store.indexed tracks.
@@ -59,6 +62,9 @@ func (s *store) get(id string) *resource { return s.res[armid.Key(id)] }
 func (s *store) put(r *resource) {
 	k := armid.Key(r.ID)
 	s.res[k] = r
+	if s.changed != nil {
+		s.changed[k] = true
+	}
 	if idx := s.indexed[strings.ToLower(r.Type)]; idx != nil {
 		idx[k] = true
 	}
@@ -86,6 +92,9 @@ func (s *store) removeTree(id string) int {
 				delete(idx, key)
 			}
 			delete(s.res, key)
+			if s.changed != nil {
+				s.changed[key] = true
+			}
 			n++
 		}
 	}
