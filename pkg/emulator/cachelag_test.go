@@ -305,3 +305,19 @@ func TestGenericListItemShape(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheLagTagsResource: the tags resource edits its scope's tags in
+// place; the generic lists still show the old tags for the lag.
+func TestCacheLagTagsResource(t *testing.T) {
+	w := startLagWorld(t, lagTest)
+	t0 := w.clock.Now()
+	w.put(w.identity("id1"), map[string]any{"location": "westeurope", "tags": map[string]any{"env": "a"}})
+	w.clock.Add(lagTest)
+	t1 := w.clock.Now()
+	tags := w.group + "/providers/" + idType + "/id1/providers/Microsoft.Resources/tags/default?api-version=2021-04-01"
+	w.put(tags, map[string]any{"properties": map[string]any{"tags": map[string]any{"env": "b"}}})
+	w.expectDirect("tags resource just written", "id1", true, "b")
+	w.expectGeneric("tags resource just written", "id1", true, "a", t0)
+	w.clock.Add(lagTest)
+	w.expectGeneric("tags resource written lag ago", "id1", true, "b", t1)
+}
