@@ -39,7 +39,20 @@ type listVersion struct {
 
 // versionOf is the generic-list view of a live resource.
 func versionOf(r *resource) listVersion {
-	return listVersion{view: genericView(withEnvelope(r)), created: r.Created, changed: r.Changed, state: provisioningState(r.Body)}
+	// genericView(withEnvelope(r)) without copying the whole body first.
+	view := genericView(r.Body)
+	if _, ok := view["id"]; !ok {
+		view["id"] = r.ID
+	}
+	if p, ok := armid.ParsePath(r.ID); ok {
+		if _, has := view["name"]; !has {
+			view["name"] = p.Name()
+		}
+		if _, has := view["type"]; !has {
+			view["type"] = p.Type()
+		}
+	}
+	return listVersion{view: view, created: r.Created, changed: r.Changed, state: provisioningState(r.Body)}
 }
 
 func (v listVersion) same(o listVersion) bool {
