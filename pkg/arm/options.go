@@ -134,6 +134,12 @@ type Options struct {
 	// budget (see WaitEvent). It is called from request goroutines and
 	// must return quickly.
 	OnWait func(WaitEvent)
+	// OnRetry, when set, is told once per retry, before the wait that
+	// precedes it (see RetryEvent): without it a refused endpoint or a
+	// run of 5xx answers is retried for minutes in silence. It is called
+	// from request goroutines and must return quickly; RetryNotices keeps
+	// parallel requests failing alike to one line.
+	OnRetry func(RetryEvent)
 	// PacingReserve is the number of tokens the pacer leaves in the
 	// modelled bucket for other clients and for model error.
 	PacingReserve float64

@@ -19,6 +19,11 @@ type callInfo struct {
 	poll     bool
 	// deadline is the operation's (not one try's) deadline; zero if none.
 	deadline time.Time
+	// tries counts azcore's tries: each has its own *http.Request, which
+	// waitPolicy's resends of a throttled attempt reuse. Only the
+	// attempts of one request touch it, one after another.
+	tries  int32
+	tryRaw *http.Request
 }
 
 type pollKey struct{}
@@ -101,6 +106,10 @@ func (p *attemptPolicy) Do(req *policy.Request) (*http.Response, error) {
 		cip = &ci
 	}
 	attempt := cip.attempts.Add(1)
+	if cip.tryRaw != req.Raw() {
+		cip.tryRaw = req.Raw()
+		cip.tries++
+	}
 	var reqBody []byte
 	if p.c.opts.Log != nil && p.c.opts.Verbosity >= VerbosityBodies {
 		// Read before sending: the transport consumes the body.
@@ -114,5 +123,6 @@ func (p *attemptPolicy) Do(req *policy.Request) (*http.Response, error) {
 	d := time.Since(start)
 	p.c.stats.attempt(req.Raw().Method, attempt, resp, err)
 	p.c.logAttempt(req, reqBody, attempt, cip.poll, resp, err, d)
+	p.c.noticeRetry(req, cip, cip.tries, attempt, resp, err)
 	return resp, err
 }

@@ -52,17 +52,7 @@ func TestRetryableARMCodes(t *testing.T) {
 				writeJSON(w, 200, map[string]any{"id": testID})
 			})
 			c := f.client(func(o *Options) { o.MaxRetries = 3 })
-			var err error
-			switch tc.method {
-			case "PUT":
-				_, err = c.Put(context.Background(), testID, testAPI, map[string]any{}, nil)
-			case "PATCH":
-				_, err = c.Patch(context.Background(), testID, testAPI, map[string]any{}, nil)
-			case "DELETE":
-				_, err = c.Delete(context.Background(), testID, testAPI, nil)
-			case "POST":
-				_, err = c.Post(context.Background(), testID, testAPI, nil, nil)
-			}
+			err := callMethod(c, tc.method)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err %v", err)
 			}
