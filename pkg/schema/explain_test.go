@@ -209,3 +209,58 @@ func TestExplainBorrowedPatch(t *testing.T) {
 		t.Errorf("borrowed PATCH not labelled:\n%s", out)
 	}
 }
+
+// The FACTS line names the Swagger version only for what was taken from
+// it: a neighbour that lent no PATCH and no field facts lends only ETag,
+// long-running and status codes.
+func TestExplainFactsSource(t *testing.T) {
+	borrowed := &Type{APIVersion: "2025-01-01", FactsFrom: "2023-05-01", PatchSupported: true,
+		Properties: map[string]*Property{"location": {CreateOnly: true, FromNearestSwagger: true}, "tags": {}}}
+	none := &Type{APIVersion: "2021-05-01-preview", FactsFrom: "2016-09-01",
+		Properties: map[string]*Property{"location": {}, "properties.logs": {Type: TypeArray}}}
+	fieldsOnly := &Type{APIVersion: "2017-05-01-preview", FactsFrom: "2016-09-01",
+		Properties: map[string]*Property{"location": {CreateOnly: true, FromNearestSwagger: true}}}
+	cases := []struct {
+		name string
+		t    *Type
+		want string
+	}{
+		{"own Swagger", &Type{APIVersion: "2023-05-01", FactsFrom: "2023-05-01"}, "Swagger 2023-05-01"},
+		{"no Swagger", &Type{APIVersion: "2023-05-01"}, "no Swagger spec: array identifiers, create-only, PATCH and defaults are unknown"},
+		{"PATCH and field facts borrowed", borrowed,
+			`PATCH, field facts (marked "from the nearest Swagger version") and ETag, long-running and status codes from Swagger 2023-05-01 (the nearest version that has a Swagger spec)`},
+		{"nothing but the version facts borrowed", none,
+			"ETag, long-running and status codes from Swagger 2016-09-01 (the nearest version that has a Swagger spec); no PATCH, array identifiers, create-only or defaults taken from it"},
+		{"field facts without PATCH", fieldsOnly,
+			`field facts (marked "from the nearest Swagger version") and ETag, long-running and status codes from Swagger 2016-09-01 (the nearest version that has a Swagger spec); no PATCH taken from it`},
+	}
+	for _, tc := range cases {
+		if got := factsSource(tc.t); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Microsoft.Insights 2016-09-01 describes diagnosticSettings/service only:
+// the diagnostic settings of 2021-05-01-preview take neither its PATCH nor
+// its defaults, and explain must not say they do.
+func TestExplainDiagnosticSettingsFacts(t *testing.T) {
+	ty := lookup(t, "Microsoft.Insights/diagnosticSettings", "2021-05-01-preview")
+	if ty.FactsFrom != "2016-09-01" || ty.PatchSupported || borrowsFieldFacts(ty) {
+		t.Skipf("index changed: facts from %q, PATCH %v, field facts borrowed %v", ty.FactsFrom, ty.PatchSupported, borrowsFieldFacts(ty))
+	}
+	out := explain(t, "Microsoft.Insights/diagnosticSettings@2021-05-01-preview", ExplainOptions{})
+	var facts string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "FACTS:") {
+			facts = strings.TrimSpace(strings.TrimPrefix(l, "FACTS:"))
+		}
+	}
+	want := "ETag, long-running and status codes from Swagger 2016-09-01 (the nearest version that has a Swagger spec); no PATCH, array identifiers, create-only or defaults taken from it"
+	if facts != want {
+		t.Errorf("FACTS line %q, want %q\n%s", facts, want, out)
+	}
+	if strings.Contains(out, "some facts from the nearest Swagger version") {
+		t.Errorf("a field is marked as borrowed:\n%s", out)
+	}
+}

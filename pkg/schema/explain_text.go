@@ -106,6 +106,11 @@ func limitsText(p *Property) string {
 }
 
 // factsSource says where the Swagger-only facts of a version come from.
+// From a neighbour's Swagger it names only what the generator really took
+// (internal/specgen addSwaggerFacts): ETag, long-running and status codes
+// always; PATCH support only from a Swagger of the same resource (none
+// from Insights 2016-09-01, which describes diagnosticSettings/service
+// alone); field facts only where its paths match, each such field marked.
 func factsSource(t *Type) string {
 	switch t.FactsFrom {
 	case t.APIVersion:
@@ -113,7 +118,40 @@ func factsSource(t *Type) string {
 	case "":
 		return "no Swagger spec: array identifiers, create-only, PATCH and defaults are unknown"
 	}
-	return fmt.Sprintf("array identifiers, create-only, PATCH and defaults from Swagger %s (the nearest version that has a Swagger spec)", t.FactsFrom)
+	var took, not []string
+	if t.PatchSupported {
+		took = append(took, "PATCH")
+	} else {
+		not = append(not, "PATCH")
+	}
+	if borrowsFieldFacts(t) {
+		took = append(took, `field facts (marked "from the nearest Swagger version")`)
+	} else {
+		not = append(not, "array identifiers", "create-only", "defaults")
+	}
+	took = append(took, "ETag, long-running and status codes")
+	s := fmt.Sprintf("%s from Swagger %s (the nearest version that has a Swagger spec)", joinWord(took, "and"), t.FactsFrom)
+	if len(not) > 0 {
+		s += "; no " + joinWord(not, "or") + " taken from it"
+	}
+	return s
+}
+
+func borrowsFieldFacts(t *Type) bool {
+	for _, p := range t.Properties {
+		if p.FromNearestSwagger {
+			return true
+		}
+	}
+	return false
+}
+
+// joinWord joins "a", "b" and "c" as "a, b and c" (word "and").
+func joinWord(items []string, word string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
 }
 
 func explainText(w io.Writer, r *Registry, t *Type, res Resolution, sp Path, p *Property, fields []field) error {
