@@ -41,6 +41,7 @@ func flagHelp(d emulator.Options) []struct{ name, def, help string } {
 		{"throttle", d.Throttle.String(), "token buckets per subscription as SIZE/REFILL-per-second, or off"},
 		{"latency", d.Latency.String(), "mean latency added to every ARM request (jitter ±50%), e.g. 50ms or 50ms,PUT=200ms"},
 		{"lro", d.LRODuration.String(), "duration of long-running operations, e.g. 2s or 2s,Microsoft.ContainerService/managedClusters=30s"},
+		{"cache-lag", d.CacheLag.String(), "how long ARM's generic lists (.../resources) lag writes, e.g. 2s: each resource is listed as it was that long ago (0: no lag)"},
 		{"quirks", string(d.Quirks), "corpus: behave like recorded ARM traffic; none: plain server"},
 		{"faults", "", "fault rates, e.g. 503=0.1,500=0.01,reset=0.02,lro=0.05,lost=0.05 (lost: the operation's polls answer 404, the work still finishes)"},
 		{"tls-cert-dir", "", "serve HTTPS with a self-signed certificate written to DIR/cert.pem"},

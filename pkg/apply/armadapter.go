@@ -53,13 +53,13 @@ func (c listingAdapter) List(ctx context.Context, collectionID, apiVersion strin
 func (c armAdapter) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadOptions) []ReadResult {
 	in := make([]arm.ReadRequest, len(reqs))
 	for i, r := range reqs {
-		in[i] = arm.ReadRequest{ID: r.ID, APIVersion: r.APIVersion, Need: r.Need}
+		in[i] = arm.ReadRequest{ID: r.ID, APIVersion: r.APIVersion, Need: r.Need, Envelope: r.Envelope, WrittenAt: r.WrittenAt}
 	}
 	session, _ := opt.Session.(*arm.ReadSession)
-	res := c.a.ReadMany(ctx, in, arm.ReadManyOptions{Disable: opt.Disable, Session: session})
+	res := c.a.ReadMany(ctx, in, arm.ReadManyOptions{Disable: opt.Disable, Session: session, CacheLag: opt.CacheLag})
 	out := make([]ReadResult, len(res))
 	for i, r := range res {
-		out[i] = ReadResult{Body: r.Body, Etag: r.Etag, Exists: r.Exists, Err: kindOf(r.Err)}
+		out[i] = ReadResult{Body: r.Body, Etag: r.Etag, Exists: r.Exists, Err: kindOf(r.Err), Envelope: r.Via == arm.ViaGeneric}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
@@ -44,6 +45,12 @@ type ReadRequest struct {
 	// Need are the owned body paths the diff compares (pkg/diff's display
 	// syntax); a collection item lacking one is read with a GET instead.
 	Need []string
+	// Envelope lets ARM's generic resource list (envelopes, no
+	// properties) serve the read when every Need path is in the envelope;
+	// WrittenAt (the record's last write) keeps it from doing so while
+	// ARM's cache may not show that write yet.
+	Envelope  bool
+	WrittenAt time.Time
 }
 
 // ReadResult is the live state of one requested resource.
@@ -55,6 +62,9 @@ type ReadResult struct {
 	// Exists is false when the resource is absent (then Err is nil).
 	Exists bool
 	Err    error
+	// Envelope marks a Body that is only the resource's envelope (from the
+	// generic list): the rest of the resource was not read.
+	Envelope bool
 }
 
 // ReadOptions tunes ReadMany.
@@ -64,6 +74,9 @@ type ReadOptions struct {
 	// Session, from Client.NewReadSession, carries list pages between the
 	// calls of one read-only pass; nil for none.
 	Session ReadSession
+	// CacheLag is how long ARM's generic list may lag a write (0: the ARM
+	// client's default; negative: no lag).
+	CacheLag time.Duration
 }
 
 // ReadSession is a Client's memory of one read-only pass; only the Client

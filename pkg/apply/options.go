@@ -64,6 +64,10 @@ type Options struct {
 	// CollectionReads lets the plan read live state with collection GETs
 	// where that needs fewer requests (on by default).
 	CollectionReads bool
+	// CacheLag is how long ARM's generic resource list may lag a write:
+	// resources written more recently are not read from it (0: the ARM
+	// client's default; negative: no lag, for an endpoint without a cache).
+	CacheLag time.Duration
 	// DrainTimeout bounds how long writes in flight may take to finish
 	// after the first interrupt (ExecuteUntil); 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration

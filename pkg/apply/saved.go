@@ -99,7 +99,9 @@ func Matches(saved, fresh *plan.Plan) []string {
 			diffs = append(diffs, fmt.Sprintf("%s: action is now %s, was %s", s.ID, f.Action, s.Action))
 		case s.Method != f.Method:
 			diffs = append(diffs, fmt.Sprintf("%s: method is now %s, was %s", s.ID, f.Method, s.Method))
-		case s.LiveHash != f.LiveHash || s.LiveEtag != f.LiveEtag:
+		case s.Action != plan.ActionNoOp && (s.LiveHash != f.LiveHash || s.LiveEtag != f.LiveEtag):
+			// Pinned for what the plan writes: a resource left alone may
+			// be read another way (a list's envelope) the second time.
 			diffs = append(diffs, s.ID+": changed in Azure since the plan was made")
 		case !sameChanges(s.Changes, f.Changes):
 			diffs = append(diffs, s.ID+": the changes differ from the saved plan")

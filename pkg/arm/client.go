@@ -36,6 +36,9 @@ type Client struct {
 	// noSubLists: lower-cased types whose subscription-wide list held
 	// none of several existing members on this endpoint.
 	noSubLists sync.Map
+	// noGenericLists: lower-cased types the generic resource list held
+	// none of several existing members of.
+	noGenericLists sync.Map
 	// pageSizes: lower-cased type -> items per page its lists came in.
 	pageSizes sync.Map
 	// listSizes: subscription-wide list (armid.Key) -> items it holds

@@ -95,7 +95,7 @@ func (c *Client) Post(ctx context.Context, id, apiVersion string, body map[strin
 // following nextLink, and returns the items of every page.
 func (c *Client) List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error) {
 	var items []map[string]any
-	_, err := c.listPages(ctx, collectionID, apiVersion, 0, func(page []map[string]any) bool {
+	_, err := c.listPages(ctx, collectionID, c.url(collectionID, apiVersion), 0, func(page []map[string]any) bool {
 		items = append(items, page...)
 		return false
 	})
@@ -107,15 +107,16 @@ const maxListPages = 10000
 
 // listPages reads a collection page by page, following nextLink on the
 // endpoint, and hands each page to visit until visit returns true or
-// maxPages pages (0: no bound but maxListPages) were read. complete
+// maxPages pages (0: no bound but maxListPages) were read. first is the
+// first page's URL (c.url of the collection, or a filtered one). complete
 // reports whether the collection was read to its end.
-func (c *Client) listPages(ctx context.Context, collectionID, apiVersion string, maxPages int, visit func([]map[string]any) bool) (complete bool, err error) {
+func (c *Client) listPages(ctx context.Context, collectionID, first string, maxPages int, visit func([]map[string]any) bool) (complete bool, err error) {
 	ctx, cancel := c.opCtx(ctx)
 	defer cancel()
 	if maxPages <= 0 || maxPages > maxListPages {
 		maxPages = maxListPages
 	}
-	next := c.url(collectionID, apiVersion)
+	next := first
 	for page := 0; next != ""; page++ {
 		if page >= maxPages {
 			if maxPages == maxListPages {

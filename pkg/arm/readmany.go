@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -37,6 +39,18 @@ type ReadRequest struct {
 	// display syntax (properties.subnets[name=a].properties.addressPrefix,
 	// tags."a.b"). A list item lacking any of them is not used.
 	Need []string
+	// Envelope lets ARM's generic resource list serve the read when every
+	// Need path lies in the envelope it carries (location, tags, sku,
+	// kind, plan, extendedLocation, managedBy): its items hold no
+	// properties, so the caller must know the rest of the body from its
+	// own record and read in full anything it will write. See
+	// genericEnvelope.
+	Envelope bool
+	// WrittenAt is when this tool last wrote the resource (zero: unknown).
+	// The generic list does not serve a resource written less than
+	// ReadManyOptions.CacheLag ago: ARM's cache may not show that write
+	// yet.
+	WrittenAt time.Time
 }
 
 // ReadResult is the live state of one requested resource.
@@ -49,14 +63,16 @@ type ReadResult struct {
 	// Exists is false after a 404 (then Err is nil).
 	Exists bool
 	Err    error
-	// Via is "get" or "list": how Body was read.
+	// Via is "get", "list" or "generic": how Body was read.
 	Via string
 }
 
-// Via values of ReadResult.
+// Via values of ReadResult. A ViaGeneric body is the generic list's
+// envelope only (no properties, no etag).
 const (
-	ViaGet  = "get"
-	ViaList = "list"
+	ViaGet     = "get"
+	ViaList    = "list"
+	ViaGeneric = "generic"
 )
 
 // ReadManyOptions tunes ReadMany.
@@ -74,6 +90,52 @@ type ReadManyOptions struct {
 	// from its first page in every chunk. One session serves one
 	// read-only pass (a plan); never carry it across writes.
 	Session *ReadSession
+	// CacheLag is how long ARM's generic resource list may lag a write
+	// (0: DefaultCacheLag; negative: it never lags, as with an emulator
+	// that models no cache).
+	CacheLag time.Duration
+}
+
+// DefaultCacheLag is how recent a write keeps a resource out of ARM's
+// generic resource list. That list is served from ARM's cache of tracked
+// resources, which follows writes with a delay: seconds in the reports
+// found (Azure/azure-cli issue 29566: new tags of a disk visible "after
+// a couple of seconds"; Azure/ARO-RP pull request 1398: resources listed
+// from an out-of-date cache). Five minutes is a wide margin over them; a
+// plan right after an apply reads those resources the exact way instead.
+const DefaultCacheLag = 5 * time.Minute
+
+// Generic resource list: /subscriptions/{id}/resources, filtered by type.
+const (
+	// genericListAPIVersion is the Microsoft.Resources api-version of the
+	// generic list (stable since 2021-04-01, which every cloud serves).
+	genericListAPIVersion = "2021-04-01"
+	// genericPageGuess is its page size until a page shows another: 1,000
+	// (azure-sdk-for-js issue 18535; $top above 1,000 is refused).
+	genericPageGuess = 1000
+	// genericKey is the pageSizes key of the generic list.
+	genericKey = "resources"
+)
+
+// genericEnvelope are the members of a resource that ARM's generic list
+// carries as a GET does (GenericResource in the Microsoft.Resources
+// specification): a read whose every Need path starts with one of them may
+// come from the list. identity is left out: its user-assigned map is keyed
+// by resource IDs whose casing the list need not keep.
+var genericEnvelope = map[string]bool{
+	"location": true, "tags": true, "sku": true, "kind": true,
+	"plan": true, "extendedLocation": true, "managedBy": true,
+}
+
+// envelopeOnly reports whether every path lies in genericEnvelope.
+func envelopeOnly(paths []string) bool {
+	for _, p := range paths {
+		segs, err := bodypath.Parse(p)
+		if err != nil || len(segs) == 0 || segs[0].Kind != bodypath.Member || !genericEnvelope[segs[0].Name] {
+			return false
+		}
+	}
+	return true
 }
 
 // ReadSession holds what subscription-wide lists returned so far, for
@@ -136,6 +198,9 @@ const listPageGuess = 100
 // resource-group type for the subscription's groups).
 func listedType(collection string) string {
 	p, ok := armid.ParsePath(collection)
+	if ok && (p.Kind == armid.PathSubscriptionResources || p.Kind == armid.PathGroupResources) {
+		return genericKey
+	}
 	if !ok || p.Kind != armid.PathCollection && p.Kind != armid.PathResourceGroups {
 		return ""
 	}
@@ -262,21 +327,30 @@ func (c *Client) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadManyO
 		addToGroup(groups, coll, r.APIVersion, i)
 	}
 
-	// Top-level types: a subscription-wide list where it beats the
-	// per-group plan.
+	// Top-level types: the generic list for what it can serve, then a
+	// subscription-wide list of the type where it beats the per-group
+	// plan.
+	now := time.Now()
 	var subLists []*readGroup
 	for _, tg := range types {
 		page := c.pageSize(tg.typ)
-		alt := perGroupCost(reqs, tg.members, minGroup, page)
 		coll := "/subscriptions/" + tg.sub + "/providers/" + tg.typ
 		sl := opt.Session.list(coll, tg.apiVersion)
-		n := len(tg.members)
-		if !sl.begun() {
-			// The list holds the subscription's other resources of the
-			// type too, as many as an earlier read saw. (Pages a session
-			// already read cost nothing again.)
-			n = max(n, c.listSize(coll))
+		listed := c.listSize(coll)
+		if sl.begun() {
+			listed = 0 // pages a session already read cost nothing again
 		}
+		if g := c.planGeneric(reqs, tg.members, tg.sub, tg.typ, page, listed, minGroup, now, opt); g != nil {
+			subLists = append(subLists, g)
+			tg.members = g.rest
+			if len(tg.members) == 0 {
+				continue
+			}
+		}
+		alt := perGroupCost(reqs, tg.members, minGroup, page)
+		// The list holds the subscription's other resources of the type
+		// too, as many as an earlier read saw.
+		n := max(len(tg.members), listed)
 		if alt > pagesFor(n, page) && !c.noSubList(tg.typ) {
 			subLists = append(subLists, &readGroup{
 				collection: coll, apiVersion: tg.apiVersion, members: tg.members, maxPages: alt - 1, subscription: true,
@@ -384,6 +458,100 @@ func perGroupCost(reqs []ReadRequest, members []int, minGroup, page int) (cost i
 	return cost
 }
 
+// typeCost is the cheaper way to read members of one top-level type: a
+// subscription-wide list (listed: the items it held when last read) or
+// the per-group plan.
+func (c *Client) typeCost(reqs []ReadRequest, members []int, typ string, page, listed, minGroup int) int {
+	if len(members) == 0 {
+		return 0
+	}
+	cost := perGroupCost(reqs, members, minGroup, page)
+	if !c.noSubList(typ) {
+		cost = min(cost, pagesFor(max(len(members), listed), page))
+	}
+	return cost
+}
+
+// planGeneric picks the members of one top-level type that ARM's generic
+// list may serve (Envelope set, every Need path in the envelope, not
+// written within the cache lag) and returns a list of them when that,
+// plus reading the others the usual way, costs fewer requests than
+// reading all of them the usual way; nil otherwise. Its rest are the
+// members left to the usual plan.
+func (c *Client) planGeneric(reqs []ReadRequest, members []int, sub, typ string, page, listed, minGroup int, now time.Time, opt ReadManyOptions) *readGroup {
+	if c.noGeneric(typ) {
+		return nil
+	}
+	lag := opt.CacheLag
+	if lag == 0 {
+		lag = DefaultCacheLag
+	}
+	var gen, rest []int
+	for _, i := range members {
+		r := reqs[i]
+		fresh := lag > 0 && !r.WrittenAt.IsZero() && now.Sub(r.WrittenAt) < lag
+		if r.Envelope && !fresh && envelopeOnly(r.Need) {
+			gen = append(gen, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(gen) == 0 {
+		return nil
+	}
+	coll, filter := genericCollection(sub, typ)
+	sl := opt.Session.list(coll+"?"+filter, genericListAPIVersion)
+	n := len(gen)
+	if !sl.begun() {
+		n = max(n, c.listSize(coll+"?"+filter))
+	}
+	pages := pagesFor(n, c.genericPageSize())
+	usual := c.typeCost(reqs, gen, typ, page, listed, minGroup)
+	if pages+c.typeCost(reqs, rest, typ, page, listed, minGroup) >= c.typeCost(reqs, members, typ, page, listed, minGroup) {
+		return nil
+	}
+	return &readGroup{collection: coll, filter: filter, apiVersion: genericListAPIVersion, members: gen, rest: rest,
+		maxPages: max(pages, usual-1), subscription: true, generic: true, session: sl}
+}
+
+// genericCollection is the generic list of a subscription, and the
+// filter (a raw query) that keeps one type of it.
+func genericCollection(sub, typ string) (coll, filter string) {
+	return "/subscriptions/" + sub + "/resources", "$filter=" + url.QueryEscape("resourceType eq '"+typ+"'")
+}
+
+// firstPage is the URL of a group's first page.
+func (c *Client) firstPage(g *readGroup) string {
+	u := c.urlOf(g.collection, g.apiVersion)
+	if g.filter != "" {
+		u.RawQuery = g.filter + "&" + u.RawQuery
+	}
+	return u.String()
+}
+
+// sizeKey is what a group's list size is kept under.
+func (g *readGroup) sizeKey() string {
+	if g.filter == "" {
+		return g.collection
+	}
+	return g.collection + "?" + g.filter
+}
+
+// genericPageSize is the generic list's page size as seen, or the guess.
+func (c *Client) genericPageSize() int {
+	if n, ok := c.pageSizes.Load(genericKey); ok {
+		return n.(int)
+	}
+	return genericPageGuess
+}
+
+// noGeneric reports a type the generic list did not hold on this endpoint
+// (ARM lists only tracked resources there).
+func (c *Client) noGeneric(typ string) bool {
+	_, ok := c.noGenericLists.Load(strings.ToLower(typ))
+	return ok
+}
+
 // pagesFor is the expected pages of a list holding n members (more if
 // the collection holds others of the type).
 func pagesFor(n, page int) int { return max(1, (n+page-1)/max(page, 1)) }
@@ -417,6 +585,12 @@ type readGroup struct {
 	// session, for a subscription-wide list, resumes from pages earlier
 	// ReadMany calls of the same ReadSession read.
 	session *sessionList
+	// generic marks ARM's generic list of one type (collection carries
+	// its filter); its items are envelopes only. rest are the members of
+	// the type the plan left to other reads.
+	generic bool
+	filter  string
+	rest    []int
 }
 
 // readGroup lists one collection, fills the results its items serve, and
@@ -442,7 +616,7 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 	if g.session != nil {
 		complete, seen, err = c.sessionPages(ctx, g, want, byID, maxPages)
 	} else {
-		complete, err = c.listPages(ctx, g.collection, g.apiVersion, maxPages, func(page []map[string]any) bool {
+		complete, err = c.listPages(ctx, g.collection, c.firstPage(g), maxPages, func(page []map[string]any) bool {
 			seen += len(page)
 			for _, it := range page {
 				if id, ok := it["id"].(string); ok && want[armid.Key(id)] {
@@ -453,7 +627,7 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 		})
 	}
 	if err == nil && g.subscription {
-		c.noteListSize(g.collection, seen, complete)
+		c.noteListSize(g.sizeKey(), seen, complete)
 	}
 	if err != nil {
 		// A collection without a list operation, a list permission the
@@ -476,7 +650,11 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 			rest = append(rest, i)
 			continue
 		}
-		out[i] = ReadResult{ID: reqs[i].ID, Body: it, Etag: etagOf(it), Exists: true, Via: ViaList}
+		via := ViaList
+		if g.generic {
+			via = ViaGeneric
+		}
+		out[i] = ReadResult{ID: reqs[i].ID, Body: it, Etag: etagOf(it), Exists: true, Via: via}
 	}
 	if g.subscription && len(missing) > 0 {
 		switch {
@@ -485,9 +663,14 @@ func (c *Client) readGroup(ctx context.Context, g *readGroup, reqs []ReadRequest
 			return rest, missing
 		case len(byID) == 0 && len(missing) >= minGroup:
 			// None of several members: the endpoint does not list this
-			// type subscription-wide (or lists something else).
+			// type subscription-wide (or lists something else; the
+			// generic list holds tracked resources only).
 			if id, err := armid.Parse(reqs[g.members[0]].ID); err == nil {
-				c.noSubLists.Store(strings.ToLower(id.Type()), true)
+				seen := &c.noSubLists
+				if g.generic {
+					seen = &c.noGenericLists
+				}
+				seen.Store(strings.ToLower(id.Type()), true)
 			}
 			return rest, missing
 		}
@@ -524,7 +707,7 @@ func (c *Client) sessionPages(ctx context.Context, g *readGroup, want map[string
 		}
 		next := sl.next
 		if !sl.started {
-			next = c.url(g.collection, g.apiVersion)
+			next = c.firstPage(g)
 		}
 		resp, err := c.send(ctx, http.MethodGet, g.collection, next, nil, nil)
 		if err != nil {

@@ -64,7 +64,7 @@ objects to run it.`,
 	o.manifests.addFlags(fs)
 	o.watch.addFlags(fs)
 	fs.StringVar(&o.source, "source", "", "where the manifests come from: dir://PATH (e.g. kept by a git-sync sidecar) or configmap://NAMESPACE?selector=LABELS")
-	fs.BoolVar(&o.apply.CollectionReads, "collection-reads", o.apply.CollectionReads, "read live state with one list per group or parent where that takes fewer requests")
+	addReadFlags(fs, &o.apply)
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "run only while holding a Kubernetes Lease, so one of several replicas writes")
 	fs.StringVar(&o.leaseName, "leader-elect-name", "", "name of the leader Lease (default: kubectl-azure-controller-SET)")
 	fs.StringVar(&o.leaseNS, "leader-elect-namespace", "", "namespace of the leader Lease (default: the state's, else the kubeconfig's)")

@@ -2,11 +2,15 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
@@ -85,3 +89,39 @@ func runE(o runner) func(*cobra.Command, []string) error {
 		return o.Run(cmd.Context())
 	}
 }
+
+// readFlags are how live state is read: --collection-reads and
+// --cache-lag, shared by the plan commands and the controller.
+func addReadFlags(fs *pflag.FlagSet, o *apply.Options) {
+	fs.BoolVar(&o.CollectionReads, "collection-reads", o.CollectionReads, "read live state with one list per group or parent where that takes fewer requests")
+	fs.Var((*cacheLag)(&o.CacheLag), "cache-lag", "how long ARM's generic resource list may lag a write: resources written more recently are read from their own lists or GETs (0: the list never lags)")
+}
+
+// cacheLag is --cache-lag: it shows the ARM client's default while unset
+// (apply's zero value), and stores 0 as "no lag" (negative).
+type cacheLag time.Duration
+
+func (c *cacheLag) String() string {
+	switch d := time.Duration(*c); {
+	case d == 0:
+		return arm.DefaultCacheLag.String()
+	case d < 0:
+		return "0s"
+	default:
+		return d.String()
+	}
+}
+
+func (c *cacheLag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("want a duration such as 5m or 0, got %q", s)
+	}
+	if d == 0 {
+		d = -1
+	}
+	*c = cacheLag(d)
+	return nil
+}
+
+func (c *cacheLag) Type() string { return "duration" }

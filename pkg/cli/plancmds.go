@@ -57,7 +57,7 @@ func (o *planCore) addFlags(fs *pflag.FlagSet) {
 	o.manifests.addFlags(fs)
 	fs.BoolVar(&o.strict, "strict", false, "treat warnings about the manifests (unknown or readonly properties) as errors")
 	fs.StringVar(&o.color, "color", o.color, "colour: auto|always|never (NO_COLOR is always respected)")
-	fs.BoolVar(&o.apply.CollectionReads, "collection-reads", o.apply.CollectionReads, "read live state with one list per group or parent where that takes fewer requests")
+	addReadFlags(fs, &o.apply)
 }
 
 // addChangeFlags binds the flags of the commands that plan changes to the
