@@ -14,7 +14,7 @@ import (
 // It runs before any write, so a refused plan writes nothing. Every refusal
 // is reported at once, each with the flag (or edit) that lifts it.
 func (e *Engine) Check(p *Prepared) error {
-	var adopt, replace, unmanaged, protected, cascade, required, takeover, declaredGone []string
+	var adopt, replace, reserved, unmanaged, protected, cascade, required, takeover, declaredGone []string
 	prunes := 0
 	for _, it := range p.items {
 		a := it.planned.Action
@@ -32,8 +32,12 @@ func (e *Engine) Check(p *Prepared) error {
 				adopt = append(adopt, it.display())
 			}
 		case plan.ActionReplace:
-			// Naming the resource with --replace is the consent.
-			if !e.Options.AllowReplace && !e.replaceRequested(it) {
+			// Naming the resource with --replace is the consent. No
+			// consent helps a type Azure keeps after its delete: the
+			// create of the same name would fail, leaving nothing.
+			if sd, ok := softDeleted[strings.ToLower(it.typ)]; ok {
+				reserved = append(reserved, it.display()+" (a deleted one is kept "+sd.kept+")")
+			} else if !e.Options.AllowReplace && !e.replaceRequested(it) {
 				replace = append(replace, it.display())
 			}
 		case plan.ActionDelete:
@@ -84,6 +88,7 @@ func (e *Engine) Check(p *Prepared) error {
 	add(takeover, "%d resource(s) are recorded in state under another set; nothing was written. Writing them would move them to set "+fmt.Sprintf("%q", e.set())+" (and the other set's manifests would lose them); rerun with --adopt if this set should take them over, or remove them from these manifests:")
 	add(adopt, "%d resource(s) exist in Azure but are not in state; nothing was written. Review the plan, then rerun with --adopt to take them over, or run `kubectl azure import` first:")
 	add(replace, "%d resource(s) need replacing because a create-only property changed; nothing was written. Rerun with --allow-replace to delete and recreate them (their data is lost), or revert the change:")
+	add(reserved, "%d resource(s) would be replaced, but Azure keeps a deleted one soft-deleted with its name reserved, so the create after the delete would fail and leave neither; nothing was written. Give the new one another name (declare it beside the old one, move what uses it, then remove the old one), or delete it with `kubectl azure delete`, purge it in Azure, and apply again:")
 	add(unmanaged, "%d resource(s) to delete were not applied by kubectl-azure (not in state); nothing was written. Rerun with --allow-delete-unmanaged if deleting them is intended:")
 	add(cascade, "%d resource(s) no manifest or state manages would be deleted by ARM together with their parent; nothing was written. Review them, then rerun with --allow-cascade, or move them out first:")
 	if e.Options.Prune && !e.Options.Interactive && !e.Options.AllowPruneAll && prunes > 0 && prunes >= p.setSize {

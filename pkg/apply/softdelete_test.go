@@ -78,3 +78,44 @@ func TestDeletingASoftDeleteTypeSaysTheNameStaysReserved(t *testing.T) {
 		})
 	}
 }
+
+// Replacing a Key Vault would delete it and then fail to create it again
+// (the deleted vault holds the name): the plan is refused whatever the
+// consent, and nothing is written.
+func TestReplacingASoftDeleteTypeIsRefused(t *testing.T) {
+	ctx := context.Background()
+	vault := idOf("rg1", "Microsoft.KeyVault/vaults", "kv-soft")
+	vb := map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000aa", "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true}}
+	srv, c := emulated(t)
+	if err := srv.Seed(rg1, "2021-04-01", map[string]any{"id": rg1, "name": "rg1", "location": "westeurope"}); err != nil {
+		t.Fatal(err)
+	}
+	b := map[string]any{"id": vault, "name": "kv-soft", "type": "Microsoft.KeyVault/vaults"}
+	for k, v := range vb {
+		b[k] = v
+	}
+	if err := srv.Seed(vault, "2023-07-01", b); err != nil {
+		t.Fatal(err)
+	}
+	vr := recordOf(vault, vb, DefaultSet)
+	vr.APIVersion = "2023-07-01"
+	r := res(vault, vb)
+	r.APIVersion = "2023-07-01"
+	o := DefaultOptions()
+	o.AllowReplace = true
+	o.Replace = []string{vault}
+	e := &Engine{Client: FromARM(c), Store: newMemStore(vr), Schemas: schema.Default(), Options: o}
+	p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := srv.Stats().Requests
+	err = e.Check(p)
+	if err == nil || !strings.Contains(err.Error(), "kv-soft") || !strings.Contains(err.Error(), "name reserved") || !strings.Contains(err.Error(), "purge") {
+		t.Fatalf("Check: %v, want a refusal naming kv-soft, its reserved name and the way out", err)
+	}
+	after := srv.Stats().Requests
+	if after["DELETE"] != before["DELETE"] || after["PUT"] != before["PUT"] {
+		t.Fatalf("a refused plan wrote: %v -> %v", before, after)
+	}
+}
