@@ -43,7 +43,7 @@ func softDeleteNotes(pr plan.Resource, named bool) []string {
 		how := "to create it again, recover it (" + sd.recover + ") or purge it first"
 		switch {
 		case self && pr.Action == plan.ActionReplace:
-			out = append(out, "replacing "+name+" deletes it, and the deleted one stays soft-deleted, holding the name for "+sd.kept+": creating it again fails until it is recovered or purged")
+			out = append(out, "replacing "+name+" would delete it, and the deleted one stays soft-deleted, holding the name for "+sd.kept+": creating it again would fail until it is recovered or purged, so apply refuses it")
 		case self && !named:
 			out = append(out, "it stays soft-deleted and its name stays reserved for "+sd.kept+"; "+how)
 		default:
