@@ -55,6 +55,7 @@ func (g *GlobalOptions) armOptions(log io.Writer) arm.Options {
 	}
 	g.waits.mu.Unlock()
 	o.OnWait = g.waits.notify
+	o.OnRetry = g.waits.retry
 	if g.Concurrency > 0 {
 		o.Concurrency = g.Concurrency
 	}

@@ -18,6 +18,9 @@ type waitNotices struct {
 	mu   sync.Mutex
 	out  io.Writer
 	view printer.Notifier
+	// retries drops a retry line that repeats within a second (requests
+	// in parallel failing alike).
+	retries arm.RetryNotices
 }
 
 // attach sends later waits to a live view; nil goes back to plain lines.
@@ -25,6 +28,24 @@ func (w *waitNotices) attach(n printer.Notifier) {
 	w.mu.Lock()
 	w.view = n
 	w.mu.Unlock()
+}
+
+// retry is the ARM client's OnRetry: an endpoint that refuses or fails
+// is retried for minutes before the command gives up, and says so on each
+// round instead of hanging silently.
+func (w *waitNotices) retry(e arm.RetryEvent) {
+	line, ok := w.retries.Line(e)
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case w.view != nil:
+		w.view.Notice(line)
+	case w.out != nil:
+		fmt.Fprintln(w.out, line)
+	}
 }
 
 // notify is the ARM client's OnWait: called once per stall, from request
