@@ -64,7 +64,15 @@ func (c armAdapter) ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadOp
 	return out
 }
 
-func (c armAdapter) NewReadSession() ReadSession { return arm.NewReadSession() }
+func (c armAdapter) NewReadSession(expect []ReadRequest) ReadSession {
+	s := arm.NewReadSession()
+	in := make([]arm.ReadRequest, len(expect))
+	for i, r := range expect {
+		in[i] = arm.ReadRequest{ID: r.ID, APIVersion: r.APIVersion}
+	}
+	s.Expect(in)
+	return s
+}
 
 func (c armAdapter) Get(ctx context.Context, id, apiVersion string) (*Response, error) {
 	return answer(c.a.Get(ctx, id, apiVersion))

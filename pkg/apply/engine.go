@@ -251,7 +251,13 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	// One read session for the whole plan: a subscription-wide list is
 	// paged once, not again from page 1 for every chunk. Plans only: a
 	// session never spans a write.
-	reads := e.client().NewReadSession()
+	expect := make([]ReadRequest, 0, len(items))
+	for _, it := range items {
+		if !it.nameDeferred {
+			expect = append(expect, ReadRequest{ID: it.id, APIVersion: it.ver})
+		}
+	}
+	reads := e.client().NewReadSession(expect)
 	for _, chunk := range planChunks(items) {
 		if err := bodies.load(ctx, recordsOf(chunk)...); err != nil {
 			return nil, fmt.Errorf("reading state: %w", err)

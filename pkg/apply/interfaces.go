@@ -17,8 +17,10 @@ type Client interface {
 	// cheaper; results are in the order of reqs.
 	ReadMany(ctx context.Context, reqs []ReadRequest, opt ReadOptions) []ReadResult
 	// NewReadSession starts one read-only pass (a plan): list pages read
-	// by one ReadMany call serve the next. Never carry it across a write.
-	NewReadSession() ReadSession
+	// by one ReadMany call serve the next. expect are every read the pass
+	// will make (ID and APIVersion), so that each call plans its lists
+	// for the pass. Never carry it across a write.
+	NewReadSession(expect []ReadRequest) ReadSession
 	// Get reads a resource; a 404 is an error for which
 	// errors.Is(err, ErrNotFound) holds.
 	Get(ctx context.Context, id, apiVersion string) (*Response, error)

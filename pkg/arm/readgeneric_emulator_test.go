@@ -145,3 +145,28 @@ func TestReadManyGenericListFallsBackPerResource(t *testing.T) {
 		t.Fatalf("deleted: via %s exists %v, want a GET's 404", r.Via, r.Exists)
 	}
 }
+
+// A plan reads in chunks (for memory). Told the whole pass (Expect), each
+// chunk chooses the lists for the pass: one generic list paged once
+// through the session, not a page of the type's own list per chunk.
+func TestReadSessionPlansTheGenericListForThePass(t *testing.T) {
+	c, reqs := genericFixture(t)
+	for _, tc := range []struct {
+		name   string
+		expect bool
+		want   int64
+	}{{"told the pass", true, 2}, {"chunk by chunk", false, 12}} {
+		s := arm.NewReadSession()
+		if tc.expect {
+			s.Expect(reqs)
+		}
+		var gets int64
+		for start := 0; start < len(reqs); start += 100 { // one group per chunk
+			_, n, _ := readVia(t, c, reqs[start:start+100], arm.ReadManyOptions{Session: s})
+			gets += n
+		}
+		if gets != tc.want {
+			t.Errorf("%s: %d GETs for %d resources in chunks of 100, want %d", tc.name, gets, len(reqs), tc.want)
+		}
+	}
+}

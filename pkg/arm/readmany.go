@@ -144,11 +144,53 @@ func envelopeOnly(paths []string) bool {
 type ReadSession struct {
 	mu    sync.Mutex
 	lists map[string]*sessionList
+	// expect counts the top-level resources of each subscription and
+	// type the whole pass reads (Expect), so that each chunk chooses the
+	// type's lists for the pass rather than for itself alone; generic
+	// keeps that choice for the generic list, per subscription and type.
+	expect  map[string]int
+	generic map[string]bool
 }
 
 // NewReadSession returns an empty session.
 func NewReadSession() *ReadSession {
-	return &ReadSession{lists: map[string]*sessionList{}}
+	return &ReadSession{lists: map[string]*sessionList{}, expect: map[string]int{}, generic: map[string]bool{}}
+}
+
+// Expect tells the session every resource the pass will read (only ID
+// matters), before its first ReadMany.
+func (s *ReadSession) Expect(reqs []ReadRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range reqs {
+		if id, err := armid.Parse(r.ID); err == nil && len(id.Types) == 1 && id.ResourceGroup != "" {
+			s.expect[typeKey(id.Subscription, id.Type())]++
+		}
+	}
+}
+
+// typeKey keys a session's per-type memory.
+func typeKey(sub, typ string) string { return strings.ToLower(sub + "|" + typ) }
+
+// passChoice returns the pass's choice for the generic list of a type, and
+// the members the pass reads of it (0: unknown).
+func (s *ReadSession) passChoice(key string) (choice, decided bool, expect int) {
+	if s == nil {
+		return false, false, 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	choice, decided = s.generic[key]
+	return choice, decided, s.expect[key]
+}
+
+func (s *ReadSession) choose(key string, generic bool) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.generic[key] = generic
+	s.mu.Unlock()
 }
 
 // sessionList is one subscription-wide list read so far: the items not
@@ -496,7 +538,9 @@ func (c *Client) planGeneric(reqs []ReadRequest, members []int, sub, typ string,
 			rest = append(rest, i)
 		}
 	}
-	if len(gen) == 0 {
+	key := typeKey(sub, typ)
+	choice, decided, expect := opt.Session.passChoice(key)
+	if len(gen) == 0 || decided && !choice {
 		return nil
 	}
 	coll, filter := genericCollection(sub, typ)
@@ -507,7 +551,23 @@ func (c *Client) planGeneric(reqs []ReadRequest, members []int, sub, typ string,
 	}
 	pages := pagesFor(n, c.genericPageSize())
 	usual := c.typeCost(reqs, gen, typ, page, listed, minGroup)
-	if pages+c.typeCost(reqs, rest, typ, page, listed, minGroup) >= c.typeCost(reqs, members, typ, page, listed, minGroup) {
+	switch {
+	case decided:
+	case expect > len(members):
+		// One chunk of a longer pass: judge the pass, scaling this
+		// chunk's share of envelope reads to it, with the lists a pass
+		// of that size reads (each paged once through the session).
+		passGen := (expect*len(gen) + len(members) - 1) / len(members)
+		cost := pagesFor(max(passGen, c.listSize(coll+"?"+filter)), c.genericPageSize())
+		if expect > passGen {
+			cost += pagesFor(expect-passGen, page)
+		}
+		cheaper := cost < pagesFor(max(expect, listed), page)
+		opt.Session.choose(key, cheaper)
+		if !cheaper {
+			return nil
+		}
+	case pages+c.typeCost(reqs, rest, typ, page, listed, minGroup) >= c.typeCost(reqs, members, typ, page, listed, minGroup):
 		return nil
 	}
 	return &readGroup{collection: coll, filter: filter, apiVersion: genericListAPIVersion, members: gen, rest: rest,

@@ -47,6 +47,9 @@ func realistic() emulator.Options {
 	o.Latency = 50 * time.Millisecond
 	o.LatencyByMethod = map[string]time.Duration{"PUT": 150 * time.Millisecond, "PATCH": 150 * time.Millisecond, "DELETE": 150 * time.Millisecond}
 	o.LRODuration = 2 * time.Second
+	// ARM's generic resource list follows writes from a cache, seconds
+	// behind them.
+	o.CacheLag = 2 * time.Second
 	o.LROByType = map[string]time.Duration{
 		"Microsoft.Network/networkSecurityGroups":          5 * time.Second,
 		"Microsoft.Network/virtualNetworks":                20 * time.Second,

@@ -56,7 +56,7 @@ func TestAdapter(t *testing.T) {
 		t.Errorf("PATCH with a stale If-Match: %v; want ErrPreconditionFailed", err)
 	}
 
-	s := c.NewReadSession()
+	s := c.NewReadSession(nil)
 	res := c.ReadMany(ctx, []apply.ReadRequest{{ID: rg, APIVersion: "2021-04-01"}, {ID: rg + "x", APIVersion: "2021-04-01"}}, apply.ReadOptions{Session: s})
 	if len(res) != 2 || !res[0].Exists || res[0].Body == nil || res[1].Exists || res[1].Err != nil {
 		t.Errorf("ReadMany = %+v", res)
