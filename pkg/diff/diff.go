@@ -167,6 +167,12 @@ func prepare(in Input) prepared {
 		p.secrets = append(p.secrets, resolve(p.f, p.d, sp)...)
 		p.secrets = append(p.secrets, resolve(p.f, p.l, sp)...)
 	}
+	// A type's own secret paths hold secrets in Azure too where neither
+	// the manifest nor the record has them (an app setting added
+	// outside): their changes are sensitive as well.
+	for _, sp := range parsePatterns(secret.TypePathsOf(in.ID)) {
+		p.secrets = append(p.secrets, resolve(p.f, p.s, sp)...)
+	}
 	unknown := parsePatterns(in.Unknown)
 	for _, up := range unknown {
 		p.unknown = append(p.unknown, resolve(p.f, p.d, up)...)
