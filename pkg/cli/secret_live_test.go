@@ -53,6 +53,12 @@ spec:
 	if err != nil || r.code >= 300 {
 		t.Fatalf("PUT %s: %v %d %s", id, err, r.code, r.body)
 	}
+	for _, args := range [][]string{{"get", "-f", dir, "-o", "json"}, {"get", "-f", dir, "-o", "yaml"}, {"-v", "8", "diff", "-f", dir}} {
+		out, errOut, _ := e.run(args...)
+		if strings.Contains(out+errOut, "added-outside-value-456") || strings.Contains(out+errOut, "declared-value-123") {
+			t.Fatalf("%v shows an app setting's value:\n%s\n%s", args, out, errOut)
+		}
+	}
 	for _, format := range []string{"text", "json", "yaml", "markdown"} {
 		out, errOut, code := e.run("diff", "-f", dir, "-o", format)
 		if code > 1 {
