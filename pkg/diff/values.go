@@ -39,7 +39,10 @@ func exactNumber(v any) (*big.Rat, bool) {
 	return r, ok
 }
 
-// masked reports whether s is a server-side mask of a withheld value.
+// masked reports whether s could be a server-side mask of a withheld
+// value: asterisks only ("*****"; some services mask per character, so a
+// one-letter secret reads "*"). maskedByGET tells a short one from a
+// wildcard.
 func masked(s string) bool {
 	if s == "" {
 		return false
