@@ -38,7 +38,8 @@ func TestInterruptedWriteIsNotAdopt(t *testing.T) {
 
 	for _, args := range [][]string{{"diff", "-f", e.dir}, {"apply", "-f", e.dir, "--dry-run"}} {
 		out, errOut, _ := e.run(args...)
-		if strings.Contains(out, "--adopt") || !strings.Contains(out, "an interrupted write: apply settles it") {
+		if strings.Contains(out, "--adopt") || !strings.Contains(out, "an interrupted write: apply settles it") ||
+			!strings.Contains(out, "0 to adopt; 1 interrupted write that apply settles") {
 			t.Errorf("%v:\n%s%s", args, out, errOut)
 		}
 	}

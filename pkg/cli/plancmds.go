@@ -293,11 +293,6 @@ func (o *planCore) prepare(ctx context.Context, sess *session, set *manifest.Set
 	return prep, nil
 }
 
-// ReasonInterrupted replaces the adopt reason of a resource a killed run
-// wrote but did not record: the write is journaled, and the next apply
-// settles it (records it, or finishes it) before it plans, without --adopt.
-const ReasonInterrupted = "an interrupted write: apply settles it"
-
 // noteInterrupted gives the resources with a journaled, unconfirmed write
 // their true reason. The engine plans them as found in Azure but not in
 // state (adopt), which on its own would send the user to --adopt.
@@ -319,9 +314,10 @@ func noteInterrupted(ctx context.Context, st state.Store, p *plan.Plan) {
 	}
 	for i := range p.Resources {
 		if r := &p.Resources[i]; r.Action == plan.ActionAdopt && pending[armid.Key(r.ID)] {
-			r.Reason = ReasonInterrupted
+			r.Reason = plan.ReasonInterrupted
 		}
 	}
+	p.Summarize()
 }
 
 // noteUndeclared names, in a plan that does not prune, the resources this

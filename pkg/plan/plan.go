@@ -247,6 +247,10 @@ type Summary struct {
 	Delete  int `json:"delete"`
 	NoOp    int `json:"noop"`
 	Adopt   int `json:"adopt"`
+	// Interrupted counts resources a killed run wrote but did not record
+	// (Reason ReasonInterrupted): found in Azure but not in state like an
+	// adopt, yet apply settles them without --adopt.
+	Interrupted int `json:"interrupted,omitempty"`
 	// Drift counts resources with at least one drift change.
 	Drift int `json:"drift,omitempty"`
 	// Cascade counts resources deleted implicitly with a deleted parent.
@@ -299,6 +303,11 @@ type ResultSummary struct {
 	Skipped int `json:"skipped"`
 }
 
+// ReasonInterrupted is the reason of a resource a killed run wrote but did
+// not record: its write is journaled, and the next apply settles it
+// (records it, or finishes it) before it plans, without --adopt.
+const ReasonInterrupted = "an interrupted write: apply settles it"
+
 // Sensitive is the placeholder shown instead of a secret value.
 const Sensitive = "(sensitive)"
 
@@ -337,7 +346,11 @@ func (p *Plan) Summarize() {
 		case ActionDelete:
 			s.Delete++
 		case ActionAdopt:
-			s.Adopt++
+			if r.Reason == ReasonInterrupted {
+				s.Interrupted++
+			} else {
+				s.Adopt++
+			}
 		default:
 			s.NoOp++
 		}

@@ -126,6 +126,9 @@ func summaryLine(p *plan.Plan) string {
 	if n := childDeletes(p); n > 0 {
 		line += fmt.Sprintf("; %d child %s deleted by an update of %s parent", n, plural(n, "resource", "resources"), plural(n, "its", "their"))
 	}
+	if s.Interrupted > 0 {
+		line += fmt.Sprintf("; %d interrupted %s that apply settles", s.Interrupted, plural(s.Interrupted, "write", "writes"))
+	}
 	if s.Cascade > 0 {
 		line += fmt.Sprintf("; %d more deleted by ARM with their parent", s.Cascade)
 	}
