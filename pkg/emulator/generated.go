@@ -82,6 +82,12 @@ func applyGenerated(id, typ string, body map[string]any) {
 		}
 	}
 	props, _ := body["properties"].(map[string]any)
+	if props == nil && strings.EqualFold(typ, "Microsoft.ManagedIdentity/userAssignedIdentities") {
+		// Azure fills an identity's IDs whatever the PUT carried; most
+		// identities are created with no properties at all.
+		props = map[string]any{}
+		body["properties"] = props
+	}
 	if props == nil {
 		return
 	}

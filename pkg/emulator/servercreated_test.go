@@ -202,3 +202,22 @@ func TestSiteAppSettingsList(t *testing.T) {
 		t.Errorf("appsettings/list after PUT: %s", r.Raw)
 	}
 }
+
+// Azure gives every user-assigned identity its principal, client and
+// tenant IDs, also one created with no properties at all (the usual PUT).
+func TestIdentityWithoutPropertiesGetsItsIDs(t *testing.T) {
+	s := startTest(t, func(o *Options) { o.LRODuration = 0 })
+	u := s.URL()
+	g := "/subscriptions/" + testSub + "/resourceGroups/ids"
+	do(t, http.MethodPut, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+	id := g + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-bare"
+	if r := do(t, http.MethodPut, u+id+"?api-version=2023-01-31", map[string]any{"location": "westeurope"}); r.Status >= 300 {
+		t.Fatalf("PUT: %d %s", r.Status, r.Raw)
+	}
+	r := do(t, http.MethodGet, u+id+"?api-version=2023-01-31", nil)
+	for _, k := range []string{"principalId", "clientId", "tenantId"} {
+		if str(r.Body, "properties", k) == "" {
+			t.Errorf("GET lacks properties.%s: %s", k, r.Raw)
+		}
+	}
+}
