@@ -5,40 +5,55 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
+
+// softVault seeds a resource group rg1 holding the Key Vault kv-soft and
+// returns the emulator, a client, the vault's ID and body, and its record.
+func softVault(t *testing.T) (*emulator.Server, *arm.Client, string, map[string]any, *state.Record) {
+	t.Helper()
+	vault := idOf("rg1", "Microsoft.KeyVault/vaults", "kv-soft")
+	vb := map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000aa", "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true}}
+	srv, c := emulated(t)
+	if err := srv.Seed(rg1, "2021-04-01", map[string]any{"id": rg1, "name": "rg1", "location": "westeurope"}); err != nil {
+		t.Fatal(err)
+	}
+	b := map[string]any{"id": vault, "name": "kv-soft", "type": "Microsoft.KeyVault/vaults"}
+	for k, v := range vb {
+		b[k] = v
+	}
+	if err := srv.Seed(vault, "2023-07-01", b); err != nil {
+		t.Fatal(err)
+	}
+	vr := recordOf(vault, vb, DefaultSet)
+	vr.APIVersion = "2023-07-01"
+	return srv, c, vault, vb, vr
+}
 
 // Deleting a Key Vault leaves it soft-deleted, holding its name: the plan
 // warns, and the result notes it, so a later create of the same name is no
 // surprise. Deleting the group that holds one says the same.
 func TestDeletingASoftDeleteTypeSaysTheNameStaysReserved(t *testing.T) {
-	vault := idOf("rg1", "Microsoft.KeyVault/vaults", "kv-soft")
-	vb := map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000aa", "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true}}
 	for _, tc := range []struct {
-		name   string
-		target string
-	}{{"the vault", vault}, {"its resource group", rg1}} {
+		name  string
+		vault bool
+	}{{"the vault", true}, {"its resource group", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			srv, c := emulated(t)
-			if err := srv.Seed(rg1, "2021-04-01", map[string]any{"id": rg1, "name": "rg1", "location": "westeurope"}); err != nil {
-				t.Fatal(err)
+			_, c, vault, vb, vr := softVault(t)
+			target := rg1
+			if tc.vault {
+				target = vault
 			}
-			b := map[string]any{"id": vault, "name": "kv-soft", "type": "Microsoft.KeyVault/vaults"}
-			for k, v := range vb {
-				b[k] = v
-			}
-			if err := srv.Seed(vault, "2023-07-01", b); err != nil {
-				t.Fatal(err)
-			}
-			vr := recordOf(vault, vb, DefaultSet)
-			vr.APIVersion = "2023-07-01"
 			rr := recordOf(rg1, body(), DefaultSet)
 			rr.APIVersion = "2021-04-01"
-			r := res(tc.target, body())
+			r := res(target, body())
 			r.APIVersion = "2021-04-01"
-			if tc.target == vault {
+			if tc.vault {
 				r = res(vault, vb)
 				r.APIVersion = "2023-07-01"
 			}
@@ -84,21 +99,7 @@ func TestDeletingASoftDeleteTypeSaysTheNameStaysReserved(t *testing.T) {
 // consent, and nothing is written.
 func TestReplacingASoftDeleteTypeIsRefused(t *testing.T) {
 	ctx := context.Background()
-	vault := idOf("rg1", "Microsoft.KeyVault/vaults", "kv-soft")
-	vb := map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": "00000000-0000-0000-0000-0000000000aa", "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true}}
-	srv, c := emulated(t)
-	if err := srv.Seed(rg1, "2021-04-01", map[string]any{"id": rg1, "name": "rg1", "location": "westeurope"}); err != nil {
-		t.Fatal(err)
-	}
-	b := map[string]any{"id": vault, "name": "kv-soft", "type": "Microsoft.KeyVault/vaults"}
-	for k, v := range vb {
-		b[k] = v
-	}
-	if err := srv.Seed(vault, "2023-07-01", b); err != nil {
-		t.Fatal(err)
-	}
-	vr := recordOf(vault, vb, DefaultSet)
-	vr.APIVersion = "2023-07-01"
+	srv, c, vault, vb, vr := softVault(t)
 	r := res(vault, vb)
 	r.APIVersion = "2023-07-01"
 	o := DefaultOptions()

@@ -3,28 +3,11 @@ package cli_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// httpWrite changes a resource in Azure as another tool would.
-func httpWrite(method, url, body string) (rawResp, error) {
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		return rawResp{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return rawResp{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return rawResp{code: resp.StatusCode, body: string(b)}, err
-}
 
 // Resources whose manifests own only envelope members (location, tags)
 // are read from ARM's generic resource list once no write of theirs is

@@ -3,8 +3,6 @@ package cli_test
 import (
 	"encoding/base64"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -284,17 +282,6 @@ func TestSecretsGetHidesActionValues(t *testing.T) {
 	if !strings.Contains(texts["get Microsoft.KeyVault/vaults/kv-demo-001 -o json"], `"app": "demo"`) {
 		t.Errorf("get hid plain tags too:\n%s", texts["get Microsoft.KeyVault/vaults/kv-demo-001 -o json"])
 	}
-}
-
-// httpPost calls an action on the emulator, as another tool would.
-func httpPost(url string) (rawResp, error) {
-	resp, err := http.Post(url, "application/json", strings.NewReader("{}"))
-	if err != nil {
-		return rawResp{}, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	return rawResp{code: resp.StatusCode, body: string(b)}, err
 }
 
 // TestSecretsReferenceToAValueFromPath: a ${ref:NAME.PATH} to a path the
