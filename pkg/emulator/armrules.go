@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // ARM-wide rules a write must pass beyond the spec's body validation, each
@@ -31,7 +32,7 @@ func checkTags(body map[string]any) *armError {
 	}
 	tags, ok := raw.(map[string]any)
 	if !ok {
-		return errInvalidContent("tags", "an object of strings", raw)
+		return errInvalidContent("tags", schema.TypeObject, raw)
 	}
 	if len(tags) > maxTags {
 		return newError(http.StatusBadRequest, "InvalidTags",
@@ -57,7 +58,7 @@ func checkTags(body map[string]any) *armError {
 		}
 		v, isStr := tags[k].(string)
 		if tags[k] != nil && !isStr {
-			return errInvalidContent("tags."+k, "a string", tags[k])
+			return errInvalidContent("tags."+k, schema.TypeString, tags[k])
 		}
 		if len([]rune(v)) > maxTagValue {
 			return newError(http.StatusBadRequest, "InvalidTagValueLength",

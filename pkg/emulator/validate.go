@@ -16,8 +16,8 @@ import (
 
 // The checks here run on PUT and PATCH before anything is stored, with
 // ARM's error codes. Each refuses only what ARM refuses: unknown
-// properties, quoted numbers and booleans, and api-versions newer than the
-// schema index are accepted.
+// properties and api-versions newer than the schema index are accepted,
+// and quoted numbers and booleans are converted (coerce.go).
 
 // armFirstVersion is the date of ARM's first api-versions (2014); nothing
 // dated before it was ever served.
@@ -157,7 +157,7 @@ func checkLocation(p armid.Path, f typeFacts, body map[string]any) *armError {
 		return nil
 	}
 	if !isStr {
-		return errInvalidContent("location", "a string", raw)
+		return errInvalidContent("location", schema.TypeString, raw)
 	}
 	if knownLocation(loc) {
 		return nil
@@ -199,10 +199,46 @@ func tracked(p armid.Path, f typeFacts) bool {
 	return requiredProp(f.schema, "location")
 }
 
-func errInvalidContent(path, want string, got any) *armError {
+// errInvalidContent is ARM's answer to a value its JSON reader cannot
+// convert: 400 InvalidRequestContent, "The request content was invalid and
+// could not be deserialized: 'Error converting value … to type '…'. Path
+// '…'…'." (ARM's wording and code in Azure/azure-sdk-for-net issue 3487,
+// and in the deployment errors "Error converting value \"…\" to type '…'.
+// Path 'properties.parameters.…'" quoted in public docs). The .NET type
+// names stand for the spec's JSON types; each RP's model type names are
+// not public.
+func errInvalidContent(path string, want schema.JSONType, got any) *armError {
 	b, _ := json.Marshal(got)
 	return newError(http.StatusBadRequest, "InvalidRequestContent",
-		"The request content was invalid and could not be deserialized: could not convert %s to %s at path '%s'.", truncate(string(b), 60), want, path)
+		"The request content was invalid and could not be deserialized: 'Error converting value %s to type '%s'. Path '%s'.'. Send %s there.", truncate(string(b), 60), dotnetType(want), path, withArticle(want))
+}
+
+func withArticle(t schema.JSONType) string {
+	switch t {
+	case schema.TypeInteger, schema.TypeObject, schema.TypeArray:
+		return "an " + string(t)
+	}
+	return "a " + string(t)
+}
+
+// dotnetType names a spec JSON type as ARM's deserialiser does in its
+// conversion errors.
+func dotnetType(want schema.JSONType) string {
+	switch want {
+	case "string":
+		return "System.String"
+	case "integer":
+		return "System.Int32"
+	case "number":
+		return "System.Double"
+	case "boolean":
+		return "System.Boolean"
+	case "array":
+		return "System.Object[]"
+	case "object":
+		return "System.Object"
+	}
+	return string(want)
 }
 
 func truncate(s string, n int) string {
@@ -224,7 +260,7 @@ func checkJSONTypes(t *schema.Type, body map[string]any) *armError {
 			return nil
 		}
 		if _, prop := t.Resolve(concrete); prop != nil && !prop.ReadOnly && !convertible(v, prop.Type) {
-			return errInvalidContent(schema.JoinPath(concrete), string(prop.Type), v)
+			return errInvalidContent(schema.JoinPath(concrete), prop.Type, v)
 		}
 		return nil
 	})
@@ -280,8 +316,8 @@ func convertible(v any, want schema.JSONType) bool {
 		case json.Number, float64, int, int64:
 			return true
 		case string:
-			_, err := json.Number(x).Float64()
-			return err == nil
+			_, ok := parseNumber(x)
+			return ok
 		}
 		return false
 	case "boolean":

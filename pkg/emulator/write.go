@@ -21,6 +21,7 @@ func (s *Server) putResource(r *http.Request, p armid.Path, apiVersion string, b
 		return reply{err: errConflict(prev.ID)}
 	}
 	facts := s.facts(p.Type(), apiVersion)
+	coerceScalars(facts.schema, body)
 	if err := s.checkRoleAssignment(p, body, prev); err != nil {
 		return reply{err: err}
 	}
@@ -109,6 +110,7 @@ func (s *Server) patchResource(r *http.Request, p armid.Path, apiVersion string,
 			patch = map[string]any{}
 		}
 	}
+	coerceScalars(facts.schema, patch)
 	merged, err := mergePatch(prev.Body, patch)
 	if err != nil {
 		return reply{err: newError(http.StatusBadRequest, "InvalidRequestContent",
