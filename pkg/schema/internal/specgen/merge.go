@@ -1,9 +1,8 @@
 package specgen
 
 import (
-	"maps"
 	"os"
-	"slices"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema/internal/apiversion"
@@ -14,9 +13,10 @@ import (
 // decides which (type, api-version) pairs exist and what their bodies
 // hold; the Swagger adds what only it carries (array identifiers,
 // create-only mutability, PATCH support and model, defaults, arm-id,
-// status codes), from the exact api-version when it has it, else from the
-// nearest one (recorded per version as FactsFrom). Pairs only the Swagger
-// knows are kept as the Swagger describes them.
+// status codes), from the exact api-version when it describes the same
+// resource, else from the nearest one that does (recorded per version as
+// FactsFrom). Pairs only the Swagger knows are kept as the Swagger
+// describes them.
 func GenerateMerged(src Source, bicepPath string) ([]*format.Blob, Stats, error) {
 	sw, st, err := readSwagger(src)
 	if err != nil {
@@ -50,9 +50,8 @@ func mergeSources(bt, sw map[string]map[string]*version) map[string]map[string]*
 	out := map[string]map[string]*version{}
 	for lt, bvs := range bt {
 		svs := sw[lt]
-		known := slices.Sorted(maps.Keys(svs))
 		for ver, v := range bvs {
-			if from := apiversion.Nearest(known, ver); from != "" {
+			if from := swaggerFor(v, ver, svs); from != "" {
 				addSwaggerFacts(v, svs[from], from == ver)
 				v.factsFrom = from
 				if from == ver {
@@ -77,19 +76,35 @@ func mergeSources(bt, sw map[string]map[string]*version) map[string]map[string]*
 	return out
 }
 
-// addSwaggerFacts copies onto a Bicep version what only the Swagger says.
-// Facts from another api-version are marked so explain can say where they
-// came from.
+// swaggerFor picks the Swagger api-version whose facts the Bicep version
+// v (api-version ver) takes: among the Swagger versions of its type that
+// describe the same resource, the exact one, else the nearest. Every
+// Swagger fact is about one resource: a create-only path taken from
+// another plans a replace where an update would do, its defaults and
+// array identifiers make plans noisy or silent, and its PATCH, ETag,
+// long-running and status codes are that resource's operations. "" when
+// no Swagger describes the resource (FactsFrom then says so).
+func swaggerFor(v *version, ver string, svs map[string]*version) string {
+	var known []string
+	for k, s := range svs {
+		if sameResource(v, s) {
+			known = append(known, k)
+		}
+	}
+	sort.Strings(known)
+	return apiversion.Nearest(known, ver)
+}
+
+// addSwaggerFacts copies onto a Bicep version what only the Swagger of
+// the same resource says (swaggerFor picked it). Facts from another
+// api-version are marked so explain can say where they came from.
 func addSwaggerFacts(v, s *version, exact bool) {
-	const swaggerVersionFlags = format.VFlagEtag | format.VFlagPutLRO | format.VFlagDeleteLRO
+	const swaggerVersionFlags = format.VFlagEtag | format.VFlagPutLRO | format.VFlagDeleteLRO | format.VFlagPatch
 	v.flags |= s.flags & swaggerVersionFlags
 	v.putStatus, v.delStatus = s.putStatus, s.delStatus
-	if exact || sameResource(v, s) {
-		v.flags |= s.flags & format.VFlagPatch
-		for _, p := range s.patch {
-			if _, ok := v.props[p]; ok {
-				v.patch = append(v.patch, p)
-			}
+	for _, p := range s.patch {
+		if _, ok := v.props[p]; ok {
+			v.patch = append(v.patch, p)
 		}
 	}
 	for path, bp := range v.props {
@@ -122,13 +137,14 @@ func addSwaggerFacts(v, s *version, exact bool) {
 	}
 }
 
-// sameResource reports whether the Swagger version s, of another
-// api-version, describes the resource the Bicep version v does, so its
-// PATCH support can be borrowed. A Swagger whose paths all fix the name
-// describes only resources of those names: Microsoft.Insights 2016-09-01
-// has .../diagnosticSettings/service with a PATCH, while the
-// diagnosticSettings the user names (2021-05-01-preview) have none. Its
-// PATCH is taken only when v's names are (some of) those fixed names.
+// sameResource reports whether the Swagger version s describes the
+// resource the Bicep version v does. A Swagger whose paths all fix the
+// name describes only resources of those names: Microsoft.Insights
+// 2015-07-01 and 2016-09-01 have only .../diagnosticSettings/service
+// (create-only location, a PATCH), which says nothing about the
+// diagnosticSettings the user names (2017-05-01-preview to
+// 2021-05-01-preview). Such a Swagger matches only when v's names are
+// (some of) those fixed names.
 func sameResource(v, s *version) bool {
 	if s.namedByParam || len(s.fixedNames) == 0 {
 		return true

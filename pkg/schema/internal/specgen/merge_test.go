@@ -43,12 +43,14 @@ func TestMergeNumberBeatsBicepInteger(t *testing.T) {
 	}
 }
 
-// PATCH support borrowed from another api-version's Swagger is taken only
-// when that Swagger describes the same resource: a Swagger whose path fixes
-// the name (Microsoft.Insights 2016-09-01 has only
-// .../diagnosticSettings/service) says nothing about a type whose names
-// the user picks (diagnosticSettings 2021-05-01-preview has no PATCH).
+// PATCH support, like every Swagger fact, is taken only from a Swagger
+// that describes the same resource: a Swagger whose path fixes the name
+// (Microsoft.Insights 2016-09-01 has only .../diagnosticSettings/service)
+// says nothing about a type whose names the user picks
+// (diagnosticSettings 2021-05-01-preview has no PATCH), not even at the
+// same api-version; the version then has no Swagger facts at all.
 func TestMergePatchFromAnotherVersion(t *testing.T) {
+	service := format.Prop{Type: "string", Enum: []string{"service"}, Flags: format.FlagEnumClosed}
 	cases := []struct {
 		name       string
 		bicepVer   string
@@ -56,7 +58,8 @@ func TestMergePatchFromAnotherVersion(t *testing.T) {
 		fixedNames []string
 		wantPatch  bool
 	}{
-		{"same version, fixed name", "2016-09-01", format.Prop{Type: "string"}, []string{"service"}, true},
+		{"same version, the fixed name", "2016-09-01", service, []string{"service"}, true},
+		{"same version, a fixed name the type does not restrict to", "2016-09-01", format.Prop{Type: "string"}, []string{"service"}, false},
 		{"nearest version, named by a parameter", "2021-05-01-preview", format.Prop{Type: "string"}, nil, true},
 		{"nearest version, fixed name the type does not restrict to", "2021-05-01-preview", format.Prop{Type: "string"}, []string{"service"}, false},
 		{"nearest version, the same singleton", "2021-05-01-preview", format.Prop{Type: "string", Enum: []string{"default"}, Flags: format.FlagEnumClosed}, []string{"default"}, true},
@@ -75,8 +78,12 @@ func TestMergePatchFromAnotherVersion(t *testing.T) {
 			if !tc.wantPatch && len(v.patch) != 0 {
 				t.Errorf("PATCH paths %v without PATCH", v.patch)
 			}
-			if v.factsFrom != "2016-09-01" {
-				t.Errorf("facts from %q: the other facts still come from the nearest Swagger", v.factsFrom)
+			wantFrom := ""
+			if tc.wantPatch {
+				wantFrom = "2016-09-01"
+			}
+			if v.factsFrom != wantFrom {
+				t.Errorf("facts from %q, want %q", v.factsFrom, wantFrom)
 			}
 		})
 	}
