@@ -474,19 +474,7 @@ func TestRetry503ForEveryMethod(t *testing.T) {
 				writeJSON(w, 200, map[string]any{})
 			})
 			c := f.client()
-			var err error
-			ctx := context.Background()
-			switch m {
-			case "GET":
-				_, err = c.Get(ctx, testID, testAPI)
-			case "PUT":
-				_, err = c.Put(ctx, testID, testAPI, map[string]any{}, nil)
-			case "PATCH":
-				_, err = c.Patch(ctx, testID, testAPI, map[string]any{}, nil)
-			case "DELETE":
-				_, err = c.Delete(ctx, testID, testAPI, nil)
-			}
-			if err != nil {
+			if err := callMethod(c, m); err != nil {
 				t.Fatal(err)
 			}
 			if n.Load() != 3 || c.Stats().ServerErrors != 2 {

@@ -34,17 +34,8 @@ func (w *waitNotices) attach(n printer.Notifier) {
 // is retried for minutes before the command gives up, and says so on each
 // round instead of hanging silently.
 func (w *waitNotices) retry(e arm.RetryEvent) {
-	line, ok := w.retries.Line(e)
-	if !ok {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	switch {
-	case w.view != nil:
-		w.view.Notice(line)
-	case w.out != nil:
-		fmt.Fprintln(w.out, line)
+	if line, ok := w.retries.Line(e); ok {
+		w.say(line)
 	}
 }
 
@@ -56,6 +47,11 @@ func (w *waitNotices) notify(e arm.WaitEvent) {
 		msg += ", ARM answered 429"
 	}
 	msg += ")"
+	w.say(msg)
+}
+
+// say hands one line to the live view, or writes it on its own.
+func (w *waitNotices) say(msg string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
