@@ -66,6 +66,9 @@ func (s *Server) validateWrite(p armid.Path, apiVersion string, f typeFacts, bod
 		if err := validateName(p.Type(), p.Name()); err != nil {
 			return err
 		}
+		if err := checkFixedName(p, apiVersion, f.schema); err != nil {
+			return err
+		}
 	}
 	if err := checkLocation(p, f, body); err != nil {
 		return err
