@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -226,7 +227,7 @@ func TestExplainFactsSource(t *testing.T) {
 		want string
 	}{
 		{"own Swagger", &Type{APIVersion: "2023-05-01", FactsFrom: "2023-05-01"}, "Swagger 2023-05-01"},
-		{"no Swagger", &Type{APIVersion: "2023-05-01"}, "no Swagger spec: array identifiers, create-only, PATCH and defaults are unknown"},
+		{"no Swagger", &Type{APIVersion: "2023-05-01"}, "no Swagger spec of this resource: array identifiers, create-only, PATCH and defaults are unknown"},
 		{"PATCH and field facts borrowed", borrowed,
 			`PATCH, field facts (marked "from the nearest Swagger version") and ETag, long-running and status codes from Swagger 2023-05-01 (the nearest version that has a Swagger spec)`},
 		{"nothing but the version facts borrowed", none,
@@ -241,26 +242,48 @@ func TestExplainFactsSource(t *testing.T) {
 	}
 }
 
-// Microsoft.Insights 2016-09-01 describes diagnosticSettings/service only:
-// the diagnostic settings of 2021-05-01-preview take neither its PATCH nor
-// its defaults, and explain must not say they do.
+// Microsoft.Insights 2015-07-01 and 2016-09-01 describe
+// diagnosticSettings/service only: the diagnostic settings the user names
+// (2017-05-01-preview to 2021-05-01-preview) take nothing from them, so no
+// field is marked as borrowed, no status codes are claimed, and explain
+// says no Swagger describes them. location stays create-only by the
+// location rule, which holds for every type. The service resource keeps
+// its own facts.
 func TestExplainDiagnosticSettingsFacts(t *testing.T) {
-	ty := lookup(t, "Microsoft.Insights/diagnosticSettings", "2021-05-01-preview")
-	if ty.FactsFrom != "2016-09-01" || ty.PatchSupported || borrowsFieldFacts(ty) {
-		t.Skipf("index changed: facts from %q, PATCH %v, field facts borrowed %v", ty.FactsFrom, ty.PatchSupported, borrowsFieldFacts(ty))
-	}
-	out := explain(t, "Microsoft.Insights/diagnosticSettings@2021-05-01-preview", ExplainOptions{})
-	var facts string
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "FACTS:") {
-			facts = strings.TrimSpace(strings.TrimPrefix(l, "FACTS:"))
+	const want = "no Swagger spec of this resource: array identifiers, create-only, PATCH and defaults are unknown"
+	for _, v := range []string{"2017-05-01-preview", "2020-01-01-preview", "2021-05-01-preview"} {
+		ty := lookup(t, "Microsoft.Insights/diagnosticSettings", v)
+		if ty.FactsFrom != "" || ty.PatchSupported || ty.HasEtag || ty.PutLRO || ty.PutStatus != nil || ty.DeleteStatus != nil {
+			t.Errorf("%s: facts from %q (PATCH %v, ETag %v, PUT long-running %v, status codes %v %v), want none: the only Swagger is diagnosticSettings/service's",
+				v, ty.FactsFrom, ty.PatchSupported, ty.HasEtag, ty.PutLRO, ty.PutStatus, ty.DeleteStatus)
+		}
+		for path, p := range ty.Properties {
+			if p.FromNearestSwagger {
+				t.Errorf("%s: %s marked as taken from a Swagger (%+v)", v, path, *p)
+			}
+		}
+		if l := ty.Properties["location"]; l != nil && !l.CreateOnly {
+			t.Errorf("%s: location is not create-only; the location rule makes it so for every type", v)
+		}
+		out := explain(t, "Microsoft.Insights/diagnosticSettings@"+v, ExplainOptions{})
+		var facts string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "FACTS:") {
+				facts = strings.TrimSpace(strings.TrimPrefix(l, "FACTS:"))
+			}
+		}
+		if facts != want {
+			t.Errorf("%s: FACTS line %q, want %q\n%s", v, facts, want, out)
+		}
+		if strings.Contains(out, "some facts from the nearest Swagger version") {
+			t.Errorf("%s: a field is marked as borrowed:\n%s", v, out)
 		}
 	}
-	want := "ETag, long-running and status codes from Swagger 2016-09-01 (the nearest version that has a Swagger spec); no PATCH, array identifiers, create-only or defaults taken from it"
-	if facts != want {
-		t.Errorf("FACTS line %q, want %q\n%s", facts, want, out)
+	if l := lookup(t, "Microsoft.Insights/diagnosticSettings", "2020-01-01-preview").Properties["location"]; l == nil {
+		t.Error("2020-01-01-preview has no location: the check above checked nothing")
 	}
-	if strings.Contains(out, "some facts from the nearest Swagger version") {
-		t.Errorf("a field is marked as borrowed:\n%s", out)
+	svc := lookup(t, "Microsoft.Insights/diagnosticSettings", "2016-09-01")
+	if svc.FactsFrom != "2016-09-01" || !svc.PatchSupported || !slices.Equal(svc.PutStatus, []int{200}) {
+		t.Errorf("diagnosticSettings/service 2016-09-01: facts from %q, PATCH %v, PUT status %v; want its own Swagger's", svc.FactsFrom, svc.PatchSupported, svc.PutStatus)
 	}
 }

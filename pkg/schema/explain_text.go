@@ -106,17 +106,18 @@ func limitsText(p *Property) string {
 }
 
 // factsSource says where the Swagger-only facts of a version come from.
-// From a neighbour's Swagger it names only what the generator really took
-// (internal/specgen addSwaggerFacts): ETag, long-running and status codes
-// always; PATCH support only from a Swagger of the same resource (none
-// from Insights 2016-09-01, which describes diagnosticSettings/service
-// alone); field facts only where its paths match, each such field marked.
+// The generator takes them only from a Swagger of the same resource
+// (internal/specgen swaggerFor): Insights 2016-09-01 describes
+// diagnosticSettings/service alone and lends nothing to the settings the
+// user names. From another api-version it names only what was really
+// taken: ETag, long-running and status codes always; PATCH when that
+// version has one; field facts only where its paths match, each marked.
 func factsSource(t *Type) string {
 	switch t.FactsFrom {
 	case t.APIVersion:
 		return "Swagger " + t.FactsFrom
 	case "":
-		return "no Swagger spec: array identifiers, create-only, PATCH and defaults are unknown"
+		return "no Swagger spec of this resource: array identifiers, create-only, PATCH and defaults are unknown"
 	}
 	var took, not []string
 	if t.PatchSupported {
