@@ -8,11 +8,13 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
-// armError is ARM's error envelope: {"error": {"code", "message"}}.
+// armError is ARM's error envelope: {"error": {"code", "message"}}, with
+// "details" when an RP gives them.
 type armError struct {
 	Status  int
 	Code    string
 	Message string
+	Details []armError
 }
 
 func newError(status int, code, format string, args ...any) *armError {
@@ -20,7 +22,19 @@ func newError(status int, code, format string, args ...any) *armError {
 }
 
 func (e *armError) body() map[string]any {
-	return map[string]any{"error": map[string]any{"code": e.Code, "message": e.Message}}
+	return map[string]any{"error": e.inner()}
+}
+
+func (e *armError) inner() map[string]any {
+	m := map[string]any{"code": e.Code, "message": e.Message}
+	if len(e.Details) > 0 {
+		ds := make([]any, len(e.Details))
+		for i := range e.Details {
+			ds[i] = e.Details[i].inner()
+		}
+		m["details"] = ds
+	}
+	return m
 }
 
 func writeError(w http.ResponseWriter, e *armError) {

@@ -16,8 +16,9 @@ import (
 
 // The checks here run on PUT and PATCH before anything is stored, with
 // ARM's error codes. Each refuses only what ARM refuses: unknown
-// properties and api-versions newer than the schema index are accepted,
-// and quoted numbers and booleans are converted (coerce.go).
+// properties (outside Microsoft.Network, unknownmembers.go) and
+// api-versions newer than the schema index are accepted, and quoted
+// numbers and booleans are converted (coerce.go).
 
 // armFirstVersion is the date of ARM's first api-versions (2014); nothing
 // dated before it was ever served.
@@ -400,7 +401,9 @@ func requiredProp(t *schema.Type, name string) bool {
 // checkBody runs the schema's validation and refuses what it is certain
 // of: values ARM cannot convert, and on create the top-level properties
 // the spec requires. Everything else (unknown properties, open enums,
-// limits) ARM leaves to the service, and so does the emulator.
+// limits) ARM leaves to the service, and so does the emulator; the one
+// service known to refuse unknown properties is checked apart
+// (checkUnknownMembers).
 func checkBody(t *schema.Type, name string, body map[string]any, create bool) *armError {
 	if t == nil {
 		return nil

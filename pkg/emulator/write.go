@@ -79,6 +79,9 @@ func (s *Server) validateWrite(p armid.Path, apiVersion string, f typeFacts, bod
 	if err := checkBody(f.schema, p.Name(), body, create); err != nil {
 		return err
 	}
+	if err := checkUnknownMembers(p, f.schema, body); err != nil {
+		return err
+	}
 	return s.checkReferences(p, f.schema, s.canonicalID(p), body)
 }
 
