@@ -136,7 +136,8 @@ func TestDiagnosticSettingsOutliveTheirResource(t *testing.T) {
 	id := g + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/idd"
 	do(t, http.MethodPut, u+id+"?api-version=2023-01-31", map[string]any{"location": "westeurope"})
 	diag := id + "/providers/Microsoft.Insights/diagnosticSettings/toLaw?api-version=2021-05-01-preview"
-	if r := do(t, http.MethodPut, u+diag, map[string]any{"properties": map[string]any{"workspaceId": g + "/providers/Microsoft.OperationalInsights/workspaces/law", "logs": []any{}}}); r.Status >= 300 {
+	// Created with 200, the one status its spec declares.
+	if r := do(t, http.MethodPut, u+diag, map[string]any{"properties": map[string]any{"workspaceId": g + "/providers/Microsoft.OperationalInsights/workspaces/law", "logs": []any{}}}); r.Status != 200 {
 		t.Fatalf("diagnostic setting: %d %s", r.Status, r.Raw)
 	}
 	if r := do(t, http.MethodDelete, u+id+"?api-version=2023-01-31", nil); r.Status >= 300 {

@@ -19,6 +19,10 @@ var putStatuses = map[string][]int{
 	"microsoft.web/sites":                                  {200, 202},
 	"microsoft.web/serverfarms":                            {200, 202},
 	"microsoft.authorization/roleassignments":              {200, 201},
+	// The Swagger of the user-named settings (2016-09-01, and the SDKs
+	// generated from 2017-05-01-preview) declares 200 only; the index
+	// keeps no status for the preview versions.
+	"microsoft.insights/diagnosticsettings": {200},
 }
 
 // declaredPutStatus returns the codes a type's PUT may answer.
