@@ -29,6 +29,7 @@ var suites = []func(context.Context, *env, *runner){
 	armRules,
 	keyVaultAccessPolicies,
 	accepts,
+	refusals,
 	serverCreated,
 	subscriptionLists,
 	ifMatch,
