@@ -9,41 +9,16 @@ import (
 )
 
 // Most providers ignore body members their model does not know (the GET
-// then lacks them), and so does the emulator. The Network provider reads
-// requests strictly and refuses them: 400 InvalidRequestFormat "Cannot
-// parse the request." with an InvalidJson detail "Could not find member
-// 'remoteVirtualNetworkAddressSpace' on object of type
-// 'VirtualNetworkPeeringProperties'. Path 'properties.
-// virtualNetworkPeerings[0].properties.remoteVirtualNetworkAddressSpace'…"
-// (a full response body in Azure/azure-powershell issue 13544; the same
-// for a public IP's 'Sku' under properties in microsoft/sql-server-samples
-// pull request 1294). A client that misspells or misplaces a Network
-// member must see that, not a silently dropped value.
+// then lacks them), and so does the emulator. The Network provider refuses
+// them (schema.RefusesUnknownMembers has the evidence): a client that
+// misspells or misplaces a Network member must see that, not a silently
+// dropped value.
 //
 // The check uses the exact api-version's schema only (a neighbour's could
 // refuse a member the asked version has). The recorded Network PUT bodies
 // in testdata/corpus (502 from the azure-cli-extensions recordings, and
 // the spec examples) carry no member the index lacks, so the index is
 // complete enough for this to refuse only what the provider refuses.
-
-// strictMembers reports whether the type's provider refuses unknown
-// members: Microsoft.Network, less the families other providers serve
-// under that namespace (DNS, private DNS, Traffic Manager, Front Door),
-// for which there is no such evidence.
-func strictMembers(typ string) bool {
-	ns, rest, _ := strings.Cut(strings.ToLower(typ), "/")
-	if ns != "microsoft.network" {
-		return false
-	}
-	first, _, _ := strings.Cut(rest, "/")
-	switch first {
-	case "dnszones", "privatednszones", "trafficmanagerprofiles", "frontdoors",
-		"frontdoorwebapplicationfirewallpolicies", "dnsresolvers", "dnsforwardingrulesets",
-		"dnsresolverpolicies", "dnssecuritypolicies", "dnsresolverdomainlists":
-		return false
-	}
-	return true
-}
 
 // envelopeMembers are ARM's own: the front door takes them whatever the
 // provider's model says.
@@ -54,7 +29,7 @@ var envelopeMembers = map[string]bool{"id": true, "name": true, "type": true, "e
 func checkUnknownMembers(p armid.Path, t *schema.Type, body map[string]any) *armError {
 	// Detailed: the Bicep index's member list, complete for the version
 	// (hand-built types in tests declare only a few facts).
-	if t == nil || t.Fallback() || !t.Detailed || !strictMembers(p.Type()) {
+	if t == nil || t.Fallback() || !t.Detailed || !schema.RefusesUnknownMembers(p.Type()) {
 		return nil
 	}
 	for _, path := range t.Undeclared(body) {

@@ -10,7 +10,10 @@ import (
 func TestReferenceFormsAreEdges(t *testing.T) {
 	const vnetType = "Microsoft.Network/virtualNetworks@2024-05-01"
 	const snetType = "Microsoft.Network/virtualNetworks/subnets@2024-05-01"
-	const nicType = "Microsoft.Network/networkInterfaces@2024-05-01"
+	// The resource that names the others: a provider that ignores members
+	// it does not know (the Network provider refuses them), as these
+	// bodies are made up to carry references.
+	const nicType = "Microsoft.Web/sites@2023-12-01"
 	vnetID := rgID + "/providers/Microsoft.Network/virtualNetworks/vnet-a"
 	snetID := vnetID + "/subnets/snet-a"
 	idID := rgID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id-a"

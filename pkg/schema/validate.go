@@ -106,8 +106,9 @@ func (t *Type) Validate(body map[string]any) []Issue {
 // schema: a value ARM cannot convert (an object where a string goes,
 // "abc" for an integer), a missing required property on create, a value
 // outside a closed enum. Values ARM converts (quoted numbers and
-// booleans) are accepted with a Warning; unknown properties, open-enum
-// values and limits are Warnings with "did you mean" suggestions; and on a
+// booleans) are accepted with a Warning; unknown properties (Errors for
+// a provider that refuses them, RefusesUnknownMembers), open-enum values
+// and limits are Warnings with "did you mean" suggestions; and on a
 // type Lookup answered with another api-version (Fallback) every finding
 // is at most a Warning. Readonly properties are Ignored.
 //
@@ -247,7 +248,14 @@ func (v *validator) unknown(path []string, sp Path, name, active string) {
 	if active != "" {
 		where = fmt.Sprintf("the %s body of %s %s does not declare it", active, v.t.Name, v.t.APIVersion)
 	}
-	is := v.add(path, Warning, KindUnknown, "unknown property: %s", where)
+	sev := Warning
+	if v.t.Detailed && RefusesUnknownMembers(v.t.Name) {
+		// The provider answers 400 InvalidRequestFormat: the apply
+		// would fail.
+		sev = Error
+		where += ", and its provider refuses members it does not know"
+	}
+	is := v.add(path, sev, KindUnknown, "unknown property: %s", where)
 	if is.Suggestions = Suggest(name, names); len(is.Suggestions) > 0 {
 		is.Message += "; did you mean " + strings.Join(is.Suggestions, " or ") + "?"
 	}
