@@ -146,31 +146,9 @@ func validateName(typ, name string) *armError {
 	return nil
 }
 
-// fixedNames lists the only names a type takes, from the spec: a closed
-// enum on the resource's name (blobServices, fileServices, queueServices
-// and tableServices are "default", a SQL server's automaticTuning
-// "current", Key Vault accessPolicies add|replace|remove — the same list
-// pkg/schema checks metadata.name against). In Microsoft.Storage a
-// one-value "default" enum that the spec leaves open (managementPolicies,
-// inventoryPolicies, accountMigrations) is fixed too: the RP routes no
-// other name (Azure/bicep issue 17199: managementPolicies/notDefault is
-// "The request url … is not found.").
-func fixedNames(typ string, t *schema.Type) []string {
-	p := t.Prop("name")
-	if p == nil || len(p.Enum) == 0 {
-		return nil
-	}
-	if p.EnumClosed {
-		return p.Enum
-	}
-	if ns, _, _ := strings.Cut(typ, "/"); strings.EqualFold(ns, "Microsoft.Storage") && len(p.Enum) == 1 && strings.EqualFold(p.Enum[0], "default") {
-		return p.Enum
-	}
-	return nil
-}
-
 // checkFixedName refuses a create under another name than the type's
-// fixed ones. The Storage RP answers 404 HttpResourceNotFound "The request
+// fixed ones (schema's FixedNames, the list the CLI checks metadata.name
+// against). The Storage RP answers 404 HttpResourceNotFound "The request
 // url … is not found." (pulumi/pulumi-azure-native issue 4022 for
 // blobServices/blob-service-properties, Azure/bicep issue 17199 for
 // managementPolicies). What other RPs answer is not public: 400
@@ -179,7 +157,7 @@ func checkFixedName(p armid.Path, apiVersion string, t *schema.Type) *armError {
 	if t == nil || p.Kind != armid.PathResource {
 		return nil
 	}
-	names := fixedNames(p.Type(), t)
+	names := t.FixedNames()
 	if len(names) == 0 {
 		return nil
 	}

@@ -26,3 +26,28 @@ func RefusesUnknownMembers(typ string) bool {
 	}
 	return true
 }
+
+// FixedNames lists the only names the type takes, nil when any name goes:
+// a closed enum on the resource's name (blobServices, fileServices,
+// queueServices and tableServices are "default", a SQL server's
+// automaticTuning "current", Key Vault accessPolicies add|replace|remove),
+// and in Microsoft.Storage a one-value "default" enum the spec leaves open
+// (managementPolicies, inventoryPolicies, accountMigrations): the Storage
+// provider routes no other name (Azure/bicep issue 17199:
+// managementPolicies/notDefault is "The request url … is not found.").
+func (t *Type) FixedNames() []string {
+	if t == nil {
+		return nil
+	}
+	p := t.Properties["name"]
+	if p == nil || len(p.Enum) == 0 {
+		return nil
+	}
+	if p.EnumClosed {
+		return p.Enum
+	}
+	if ns, _, _ := strings.Cut(t.Name, "/"); strings.EqualFold(ns, "Microsoft.Storage") && len(p.Enum) == 1 && strings.EqualFold(p.Enum[0], "default") {
+		return p.Enum
+	}
+	return nil
+}

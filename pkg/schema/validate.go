@@ -134,16 +134,16 @@ func (v *validator) name() {
 	if i := strings.LastIndexByte(n, '/'); i >= 0 {
 		n = n[i+1:] // "st1/default": the resource's own segment
 	}
-	p := v.t.Properties["name"]
-	if n == "" || p == nil || !p.EnumClosed || len(p.Enum) == 0 || inEnum(p.Enum, n) {
+	names := v.t.FixedNames()
+	if n == "" || len(names) == 0 || inEnum(names, n) {
 		return
 	}
-	allowed := fmt.Sprintf("%q", p.Enum[0])
-	if len(p.Enum) > 1 {
-		allowed = "one of " + strings.Join(p.Enum, ", ")
+	allowed := fmt.Sprintf("%q", names[0])
+	if len(names) > 1 {
+		allowed = "one of " + strings.Join(names, ", ")
 	}
 	is := v.add(nil, Error, KindName, "resource name %q is not allowed: a %s %s must be named %s; set metadata.name to that (a name prefix or suffix must not apply to it)", n, v.t.Name, v.t.APIVersion, allowed)
-	is.Suggestions = Suggest(n, p.Enum)
+	is.Suggestions = Suggest(n, names)
 }
 
 type validator struct {
