@@ -1,5 +1,8 @@
 package schema
 
+// What providers refuse that their specs leave open: members they do not
+// know, and names other than a singleton's.
+
 import "strings"
 
 // RefusesUnknownMembers reports whether the provider of typ refuses a
