@@ -774,6 +774,15 @@ func (e *Engine) decide(it *item, p *Prepared) {
 			// (a PUT of live's own body could reset write-only values).
 			pr.Method = ""
 		}
+	case it.otherSet == "" && failedState(it.live):
+		// Every owned value is there, but Azure says provisioning failed
+		// (a write whose operation ended Failed or Canceled): the resource
+		// is not what was asked for, so the write is sent again, as ARM's
+		// own remedy is, instead of a silent "No changes" over it.
+		pr.Action, pr.Method = plan.ActionUpdate, "PUT"
+		pr.Reason = ReasonFailedState
+		// Contract: a write must have changes.
+		pr.Changes = []plan.Change{{Path: "properties.provisioningState", Before: provisioningState(it.live), After: "(written again)", Kind: plan.KindChange, Reason: pr.Reason, Cause: plan.CauseDrift}}
 	default:
 		pr.Action = plan.ActionNoOp
 		// Set back outside to what the manifest wants: nothing to write,
@@ -789,6 +798,10 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	}
 	it.planned = pr
 }
+
+// ReasonFailedState explains a write planned only because the live
+// resource's provisioning failed.
+const ReasonFailedState = "Azure reports its provisioning Failed or Canceled: the write is sent again"
 
 // Reasons of a refresh-only plan.
 const (

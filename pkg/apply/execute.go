@@ -402,9 +402,10 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 			it.replaced = true
 		}
 	case plan.ActionUpdate, plan.ActionAdopt:
-		if len(it.result.Changes) == 0 || unmanagedOnly(it.planned.Changes) {
+		if (len(it.result.Changes) == 0 && it.planned.Reason != ReasonFailedState) || unmanagedOnly(it.planned.Changes) {
 			// Adopt with nothing to change, or only paths the tool stops
-			// managing: record only, nothing is sent to Azure.
+			// managing: record only, nothing is sent to Azure. A resource
+			// whose provisioning failed is written again (see decide).
 			err = e.recordAfterRead(ctx, p, it)
 		} else {
 			err = e.update(ctx, p, it, true)
@@ -596,9 +597,14 @@ func (e *Engine) settleWrite(ctx context.Context, p *Prepared, it *item, werr er
 // failedState reports a resource whose provisioning failed: it may carry
 // the intended values and still not be what was asked for.
 func failedState(live map[string]any) bool {
+	ps := provisioningState(live)
+	return strings.EqualFold(ps, "Failed") || strings.EqualFold(ps, "Canceled")
+}
+
+func provisioningState(live map[string]any) string {
 	props, _ := live["properties"].(map[string]any)
 	ps, _ := props["provisioningState"].(string)
-	return strings.EqualFold(ps, "Failed") || strings.EqualFold(ps, "Canceled")
+	return ps
 }
 
 // landed reports whether live carries what the item meant to write,

@@ -44,9 +44,13 @@ func (e *Engine) Repair(ctx context.Context) ([]state.RepairAction, error) {
 			return r.Baseline
 		},
 		// The intended L landed when live, compared with it the way a first
-		// plan compares a manifest with Azure, shows no change.
+		// plan compares a manifest with Azure, shows no change, and its
+		// provisioning did not fail: a Failed or Canceled resource may carry
+		// every intended value and still not be what was asked for, so its
+		// write is kept for the next plan to send again (as in the run
+		// itself, see settleWrite).
 		Landed: func(in state.Intent, live map[string]any) bool {
-			if in.Record == nil {
+			if in.Record == nil || failedState(live) {
 				return false
 			}
 			s, p := e.lookup(in.Type, in.APIVersion)

@@ -1,0 +1,118 @@
+package apply
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+)
+
+// emulatedWith serves an in-process emulator whose options tune changes.
+func emulatedWith(t *testing.T, tune func(*emulator.Options)) (*emulator.Server, *arm.Client) {
+	t.Helper()
+	o := emulator.DefaultOptions()
+	o.LRODuration = 10 * time.Millisecond
+	o.Seed = 1
+	if tune != nil {
+		tune(&o)
+	}
+	srv, err := emulator.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	ao := arm.DefaultOptions()
+	ao.Endpoint = hs.URL
+	c, err := arm.New(ao)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+// TestRepairKeepsTheIntentOfAFailedResource: a create whose long-running
+// operation ended Failed leaves its intent; the next run's repair finds
+// the resource with the intended values but provisioningState Failed. It
+// must not record it as applied (every later plan said "No changes" over a
+// failed resource): the next plan writes it again, and that write
+// converges.
+func TestRepairKeepsTheIntentOfAFailedResource(t *testing.T) {
+	ctx := context.Background()
+	rt := idOf("rg1", "Microsoft.Network/routeTables", "rt-failed")
+	const ver = "2023-09-01"
+	body := map[string]any{"location": "westeurope", "tags": map[string]any{"env": "test"}}
+	r := res(rt, body)
+	r.APIVersion = ver
+	st, err := state.Open(ctx, filepath.Join(t.TempDir(), "state.json"), state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+
+	// Run 1: every long-running operation ends Failed.
+	srv1, c1 := emulatedWith(t, func(o *emulator.Options) { o.Faults.LROFailure = 1 })
+	if err := srv1.Seed(rgID("rg1"), "2021-04-01", map[string]any{"id": rgID("rg1"), "name": "rg1", "location": "westeurope"}); err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Client: FromARM(c1), Store: st, Schemas: schema.Default(), Options: DefaultOptions()}
+	if _, err := e.Execute(ctx, mustPlan(t, e, r)); err == nil {
+		t.Fatal("run 1: Execute succeeded, want the operation to end Failed")
+	}
+	if ins, _ := st.Intents(ctx); len(ins) != 1 {
+		t.Fatalf("run 1 left intents %v, want the create's", ins)
+	}
+	live, err := c1.Get(ctx, rt, ver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !failedState(live.Body) {
+		t.Fatalf("run 1 left %v, want provisioningState Failed", live.Body["properties"])
+	}
+
+	// Run 2 against the same Azure, now without faults.
+	srv2, c2 := emulatedWith(t, nil)
+	for _, s := range []struct {
+		id, ver string
+		b       map[string]any
+	}{{rgID("rg1"), "2021-04-01", map[string]any{"id": rgID("rg1"), "name": "rg1", "location": "westeurope"}}, {rt, ver, live.Body}} {
+		if err := srv2.Seed(s.id, s.ver, s.b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e = &Engine{Client: FromARM(c2), Store: st, Schemas: schema.Default(), Options: DefaultOptions()}
+	acts, err := e.Repair(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range acts {
+		if a.Outcome == "recorded" {
+			t.Errorf("repair recorded %s as applied although it is provisioningState Failed", a.Intent.ID)
+		}
+	}
+	p := mustPlan(t, e, r)
+	if a := actions(p.Plan)[armid.Key(rt)]; a == plan.ActionNoOp {
+		t.Fatalf("the plan after repair leaves the failed resource alone (%s), want a write", a)
+	}
+	if _, err := e.Execute(ctx, p); err != nil {
+		t.Fatalf("run 2: %v", err)
+	}
+	live, err = c2.Get(ctx, rt, ver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failedState(live.Body) {
+		t.Fatalf("run 2 left the resource Failed: %v", live.Body["properties"])
+	}
+	if a := actions(mustPlan(t, e, r).Plan)[armid.Key(rt)]; a != plan.ActionNoOp {
+		t.Errorf("run 3 plans %s, want no change after the write converged", a)
+	}
+}
