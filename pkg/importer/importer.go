@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
 // SchemaSource is what the importer needs from the schema registry;
@@ -37,6 +38,10 @@ type Importer struct {
 	Options   Options
 	// Warn receives one line per warning; nil discards them.
 	Warn io.Writer
+	// State, when set, is the state the import records into: Read keeps
+	// secret every path an existing record of a resource holds hashed, so
+	// the manifest reads it from valueFrom instead of printing it.
+	State state.Store
 
 	versions    sync.Map // lower(type) -> *typeVersions
 	warnedOnce  sync.Map
@@ -88,7 +93,10 @@ type Resource struct {
 	plugin  diff.Plugin
 	parsed  armid.ID
 	refName string // TYPE/NAME when unique in the run, else ""
-	order   int
+	// prior are the secret patterns of the record State already holds
+	// for this resource (hashedPatterns): they stay secret.
+	prior []string
+	order int
 }
 
 // Placement is spec.resourceGroup, spec.parent, spec.scope or spec.id.
@@ -171,6 +179,9 @@ func (im *Importer) Read(ctx context.Context) (*Result, error) {
 		return res, errors.Join(res.Failed...)
 	}
 	leaveImportedChildren(res.Resources)
+	if err := im.priorSecrets(ctx, res.Resources); err != nil {
+		return nil, err
+	}
 	res.Subscription = im.subscription(res.Resources)
 	// A manifest the loader refuses (a name it cannot hold, a value the
 	// schema forbids) costs that resource, not the run: it is reported as

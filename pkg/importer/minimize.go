@@ -66,8 +66,14 @@ type minimizer struct {
 // array item that is this resource's own child (a subnet listed in its
 // vnet) loses its id, type and etag, which ARM derives from the name.
 func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string) Minimized {
+	return minimize(live, t, p, selfID, nil)
+}
+
+// minimize is Minimize with more secret patterns (secret.Rule's extra):
+// the paths state already holds hashed for this resource.
+func minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string, secrets []string) Minimized {
 	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), secrets: map[string]bool{},
-		rule: secret.ForID(selfID, record.SchemaFacts(t)), maps: diff.MapPaths(t, nil)}
+		rule: secret.ForID(selfID, record.SchemaFacts(t), secrets...), maps: diff.MapPaths(t, nil)}
 	if p != nil {
 		m.rules = p.Rules()
 	}

@@ -38,12 +38,27 @@ func (im *Importer) Record(ctx context.Context, st state.Store, res *Result, loc
 		if r.Resolved == nil {
 			return fmt.Errorf("%s: no resolved manifest body to record (call Read first)", r.ID)
 		}
-		if prev, err := st.Get(ctx, r.ID); err == nil && prev != nil {
+		secrets := r.SecretPaths
+		prev, err := st.Get(ctx, r.ID)
+		switch {
+		case err == nil && prev != nil:
 			im.warnf("%s was already recorded in state (set %s): its record is replaced by this import", r.ID, prev.Set)
+			// What the old record hashed stays hashed, whether or not Read
+			// knew it (Importer.State): never a clear value where there was
+			// a hash.
+			prior := hashedPatterns(prev)
+			for _, p := range clearAt(r.Resolved, without(prior, r.prior)) {
+				im.warnf("%s: the manifest written holds %s in clear, which state recorded as a secret (it came from valueFrom): "+
+					"replace it with {valueFrom: ...} before you keep the manifest; state keeps it hashed", r.ID, p)
+			}
+			secrets = append(append([]string(nil), secrets...), prior...)
+		case err != nil && !errors.Is(err, state.ErrNotFound):
+			// Without the old record its secrets cannot be kept hashed.
+			return fmt.Errorf("reading the state record of %s: %w", r.ID, err)
 		}
 		rec, err := record.Build(record.Input{
 			ID: r.ID, Type: r.Type, APIVersion: r.APIVersion, Origin: r.Origin, Set: set,
-			Desired: r.Resolved, SecretPaths: r.SecretPaths, Live: r.Live, Etag: r.Etag,
+			Desired: r.Resolved, SecretPaths: secrets, Live: r.Live, Etag: r.Etag,
 			Schema: r.schema, Key: key,
 		})
 		if err != nil {

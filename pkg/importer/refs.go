@@ -67,7 +67,7 @@ func (im *Importer) minimize(r *Resource) {
 		r.plugin = im.Plugins(r.Type)
 	}
 	live, dropped := withoutChildren(r.Live, r.inline)
-	m := Minimize(live, r.schema, r.plugin, r.ID)
+	m := minimize(live, r.schema, r.plugin, r.ID, r.prior)
 	r.Body, r.Secrets, r.Dropped, r.Placeholders = m.Body, m.Secrets, dropped, m.Placeholders
 
 	r.Invalid, r.Unknown = nil, nil
@@ -120,7 +120,7 @@ func (im *Importer) dropInvalid(r *Resource) {
 			return
 		}
 		// Leaving a value out can leave an empty parent behind.
-		r.Body = Minimize(r.Body, r.schema, r.plugin, r.ID).Body
+		r.Body = minimize(r.Body, r.schema, r.plugin, r.ID, r.prior).Body
 	}
 }
 
