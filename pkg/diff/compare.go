@@ -55,6 +55,9 @@ type comparer struct {
 	// of an earlier live body, so its array items are a subset of live's,
 	// possibly matched by other identifiers than the schema's.
 	projected bool
+	// sent is L, hashed, on the drift comparison: where B's hash equals
+	// L's, the service answered the very secret it was sent.
+	sent map[string]any
 	path      bodypath.Path
 	// secrets are resolved valueFrom paths: values there are secret.
 	secrets []bodypath.Path

@@ -300,6 +300,15 @@ func hashedInB(c *comparer, v pair) bool {
 		c.eq(RuleSecretHash)
 		return true
 	}
+	if sent, ok := get(c.sent, c.path); ok && sent == xs && c.projected && c.key != nil {
+		// B hashes what the read right after the last write showed, and
+		// it equals L's hash: the service answers this secret as it was
+		// sent (a tag, an app setting). Another value now was set
+		// outside: drift, not a silence. Where the service masks or
+		// transforms it (B differs from L) a difference proves nothing.
+		c.emit(v.sp, plan.KindChange, v.x, v.y, true)
+		return true
+	}
 	return unverifiable(c, v)
 }
 

@@ -391,7 +391,7 @@ func (r *Result) withState(p prepared, in Input) {
 	if base == nil {
 		base = p.l
 	}
-	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil, secrets: p.secrets, key: secret.ResourceKey(in.SecretKey, in.ID)}
+	drift := comparer{f: p.f, mode: modeOwner, strict: true, projected: p.b != nil, secrets: p.secrets, key: secret.ResourceKey(in.SecretKey, in.ID), sent: p.l}
 	drift.compareRoot(base, p.s)
 	for _, e := range drift.out {
 		if overlaps(e.path, userPaths) {

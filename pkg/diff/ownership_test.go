@@ -522,11 +522,27 @@ func TestHashedBaseline(t *testing.T) {
 	if r := Compute(in); r.Action != ActionNoOp {
 		t.Fatalf("hashed B not quiet: %+v", r.Changes)
 	}
-	// A secret changed outside cannot be verified: not drift.
-	in.Live = obj(t, `{"properties":{"adminPassword":"pw-2","protectedSettings":{"cmd":"x"},"token":"other","mode":"Enabled"}}`)
+	// The service answered every secret as it was sent (B's hashes equal
+	// L's): another value now was set outside, and is drift, hidden.
+	changedOutside := obj(t, `{"properties":{"adminPassword":"pw-2","protectedSettings":{"cmd":"x"},"token":"other","mode":"Enabled"}}`)
+	in.Live = changedOutside
 	r := Compute(in)
+	if r.Action != ActionUpdate || len(r.Changes) != 3 {
+		t.Fatalf("secrets changed outside: %s %v", r.Action, paths(r.Changes))
+	}
+	for _, c := range r.Changes {
+		if !c.Sensitive || c.Cause != plan.CauseDrift || strings.Contains(mustJSON(t, c), "pw-") || strings.Contains(mustJSON(t, c), "other") {
+			t.Errorf("%s: want hidden drift, got %+v", c.Path, c)
+		}
+	}
+	// Where the service masks or transforms a secret (B's hash differs
+	// from L's), a different answer proves nothing: unverifiable.
+	masked := obj(t, `{"properties":{"adminPassword":"****","protectedSettings":{"cmd":"****"},"token":"****","mode":"Enabled"}}`)
+	in.Baseline = HashSecrets(Project(masked, owned), nil, testKey, secrets...)
+	in.Live = changedOutside
+	r = Compute(in)
 	if r.Action != ActionNoOp || len(r.Unverifiable) == 0 {
-		t.Fatalf("secret drift: %s %v unverifiable %v", r.Action, paths(r.Changes), r.Unverifiable)
+		t.Fatalf("secrets the service masks: %s %v unverifiable %v", r.Action, paths(r.Changes), r.Unverifiable)
 	}
 }
 
