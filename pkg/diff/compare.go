@@ -58,7 +58,7 @@ type comparer struct {
 	// sent is L, hashed, on the drift comparison: where B's hash equals
 	// L's, the service answered the very secret it was sent.
 	sent map[string]any
-	path      bodypath.Path
+	path bodypath.Path
 	// secrets are resolved valueFrom paths: values there are secret.
 	secrets []bodypath.Path
 
