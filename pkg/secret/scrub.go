@@ -35,6 +35,14 @@ type Registry struct {
 	// quoted values.
 	long, short []*entry
 	built       bool
+	// frag finds stretches of the long values (see minFragment); union
+	// caches the index over this registry's and its others' values,
+	// rebuilt when any of them changes.
+	frag  *fragIndex
+	union struct {
+		of  []*entry
+		idx *fragIndex
+	}
 	// parents are registries whose values this one also scrubs and
 	// recognises (fixed at NewRegistry); included are those attached for
 	// a while with Include. Neither receives this registry's values.
@@ -155,10 +163,16 @@ func (r *Registry) Scrub(s string) string {
 	if r == nil || s == "" {
 		return s
 	}
-	long, short := r.entries()
+	long, short, frag := r.entries()
 	if len(long)+len(short) == 0 {
 		return s
 	}
+	return frag.scrub(scrubWhole(s, long, short))
+}
+
+// scrubWhole replaces whole values: long ones wherever they occur, short
+// ones where they are whole quoted values.
+func scrubWhole(s string, long, short []*entry) string {
 	escaped := strings.Contains(s, `\`)
 	for _, e := range long {
 		if !escaped {
@@ -197,13 +211,14 @@ func (r *Registry) Scrub(s string) string {
 // when r has parents or included registries, the union of all of theirs,
 // so a secret containing another is still replaced whole whichever
 // registry holds it.
-func (r *Registry) entries() (long, short []*entry) {
+func (r *Registry) entries() (long, short []*entry, frag *fragIndex) {
 	long, short = r.own()
 	r.mu.RLock()
 	others := append(r.parents[:len(r.parents):len(r.parents)], r.included...)
+	frag = r.frag
 	r.mu.RUnlock()
 	if len(others) == 0 {
-		return long, short
+		return long, short, frag
 	}
 	seen := map[string]bool{}
 	var ls, ss []*entry
@@ -235,7 +250,35 @@ func (r *Registry) entries() (long, short []*entry) {
 	add(r, 0)
 	sortEntries(ls)
 	sortEntries(ss)
-	return ls, ss
+	return ls, ss, r.unionIndex(ls)
+}
+
+// unionIndex returns the fragment index over long, reusing the last one
+// while the values are the same.
+func (r *Registry) unionIndex(long []*entry) *fragIndex {
+	r.mu.RLock()
+	of, idx := r.union.of, r.union.idx
+	r.mu.RUnlock()
+	if sameEntries(of, long) {
+		return idx
+	}
+	idx = newFragIndex(long)
+	r.mu.Lock()
+	r.union.of, r.union.idx = long, idx
+	r.mu.Unlock()
+	return idx
+}
+
+func sameEntries(a, b []*entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // own returns r's own entries, building them after a Register.
@@ -279,6 +322,7 @@ func (r *Registry) build() {
 	}
 	sortEntries(r.long)
 	sortEntries(r.short)
+	r.frag = newFragIndex(r.long)
 	r.built = true
 }
 
