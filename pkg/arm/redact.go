@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +23,8 @@ import (
 //   - it is in the response of a list* action (listKeys, listSecrets …),
 //     whose whole point is to return credentials;
 //   - it is a string with an embedded credential (connection strings,
-//     SAS signatures), which redactText rewrites.
+//     SAS signatures), which redactText rewrites;
+//   - it is a number or boolean whose text the run registered as secret.
 // The run's registry (Options.Secrets) then scrubs the whole log text.
 
 // bodyCtx is what redaction knows about a request: its resource type,
@@ -87,11 +89,38 @@ func (bc bodyCtx) redact(data []byte, response bool) string {
 			v = bc.redactResource(m)
 		}
 	}
-	out, err := encodeJSON(redactValue(v))
+	out, err := encodeJSON(redactRegistered(redactValue(v), bc.c.opts.Secrets))
 	if err != nil {
 		return redactText(string(data))
 	}
 	return string(out)
+}
+
+// redactRegistered hides every number or boolean leaf whose text is a
+// secret the run registered: a valueFrom value written as a number (a
+// retention of 700 days from the environment) comes back from the provider
+// as a bare JSON token, which the registry's text scrubbing cannot tell
+// from any other 700 (it replaces a value that short only where quoted).
+func redactRegistered(v any, reg *secret.Registry) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, val := range t {
+			t[k] = redactRegistered(val, reg)
+		}
+	case []any:
+		for i := range t {
+			t[i] = redactRegistered(t[i], reg)
+		}
+	case json.Number:
+		if reg.Registered(t.String()) {
+			return redacted
+		}
+	case bool:
+		if reg.Registered(strconv.FormatBool(t)) {
+			return redacted
+		}
+	}
+	return v
 }
 
 func (bc bodyCtx) redactResource(v any) any {

@@ -52,3 +52,44 @@ func TestErrorHidesTheQuotedStartOfASecret(t *testing.T) {
 		}
 	}
 }
+
+// TestLogHidesANumberThatIsASecret: a secret from valueFrom may be a
+// number (a retention of 700 days from the environment); the provider
+// echoes it back as a bare JSON number, which the log must hide in the
+// request and in every answer, while other values stay readable.
+func TestLogHidesANumberThatIsASecret(t *testing.T) {
+	srv := startEmulator(t, nil)
+	reg := secret.NewRegistry()
+	reg.Register("700")
+	c, log := secretLogClient(t, srv.URL(), reg)
+	createRG(t, c)
+	id := emuRG + "/providers/Microsoft.KeyVault/vaults/kv-secret-num"
+	body := map[string]any{
+		"location": "westeurope",
+		"properties": map[string]any{
+			"tenantId":                  "00000000-0000-0000-0000-0000000000aa",
+			"sku":                       map[string]any{"family": "A", "name": "standard"},
+			"softDeleteRetentionInDays": 700,
+			"enableRbacAuthorization":   true,
+			"accessPolicies":            []any{},
+		},
+	}
+	if _, err := c.Put(context.Background(), id, "2023-07-01", body, nil); err != nil {
+		t.Fatal(err)
+	}
+	text := log.String()
+	if !strings.Contains(text, "response body") {
+		t.Fatalf("no bodies logged:\n%s", text)
+	}
+	for _, leak := range []string{`:700`, `700,`, `700}`} {
+		if strings.Contains(text, leak) {
+			t.Errorf("the log shows the secret number (%s):\n%s", leak, text)
+		}
+	}
+	if !strings.Contains(text, `"softDeleteRetentionInDays":"REDACTED"`) {
+		t.Errorf("the log does not show where the secret was:\n%s", text)
+	}
+	if !strings.Contains(text, `"enableRbacAuthorization":true`) {
+		t.Errorf("the log hides a value that is not secret:\n%s", text)
+	}
+}
