@@ -149,6 +149,20 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("listing what deleting %s would also delete (nothing was written): %w", first.display(), err)
 		}
+		if inside[rg] != nil {
+			// The group itself goes: its generic list lags writes, so the
+			// provider's own lists of the group's types are read too.
+			more, failed, err := e.listGroupTypes(ctx, inside[rg].id, contents, items, sc)
+			if err != nil {
+				return err
+			}
+			contents = append(contents, more...)
+			for _, u := range failed {
+				for _, it := range byGroup[rg] {
+					found[it][u.ID] = u
+				}
+			}
+		}
 		for _, c := range contents {
 			cid, _ := c["id"].(string)
 			typ, _ := c["type"].(string)
@@ -225,6 +239,122 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		it.planned.Cascade = out
 	}
 	return nil
+}
+
+// untrackedNamespaces hold types ARM's generic list never shows (role
+// assignments, locks, deployments, diagnostic settings): their per-type
+// lists at a group's scope are not the group's contents (a role
+// assignment list also returns those inherited from above), so they are
+// not listed for a group's cascade.
+var untrackedNamespaces = map[string]bool{
+	"microsoft.authorization": true, "microsoft.resources": true, "microsoft.insights": true,
+	"microsoft.security": true, "microsoft.management": true, "microsoft.policyinsights": true,
+}
+
+// listGroupTypes lists, for a resource group about to be deleted, the
+// provider's collection of every top-level type the group is known to
+// hold (/resourceGroups/{rg}/providers/{ns}/{type}): the types its generic
+// list returned and those of every resource the plan or the state knows
+// in it. ARM serves the generic list from a cache that lags writes by
+// seconds; the provider's lists do not, so a resource of a known type
+// created just before the delete is still found. The items returned are
+// in the generic list's shape (id, type). A listing that fails (other
+// than 404 or 405) is returned as an unknown entry, which refuses the
+// plan.
+//
+// A resource of a type nothing else in the group has, created within the
+// cache's lag, is still only seen by the generic list: see
+// docs/safety.md.
+func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[string]any, items []*item, sc planScope) ([]map[string]any, []plan.CascadeItem, error) {
+	lister, _ := e.client().(Lister)
+	if lister == nil {
+		return nil, nil, nil
+	}
+	src, _ := e.Schemas.(ChildTypeSource)
+	vers := map[string]string{} // lower-cased top-level type -> api-version ("" unknown)
+	var types []string
+	note := func(id, typ, ver string, known bool) {
+		tt, ok := topLevelType(rg, id)
+		if !ok {
+			return
+		}
+		lt := strings.ToLower(tt)
+		if known && untrackedNamespaces[lt[:strings.IndexByte(lt, '/')]] {
+			return
+		}
+		v, seen := vers[lt]
+		if !seen {
+			types = append(types, tt)
+		}
+		if v == "" && strings.EqualFold(typ, tt) {
+			v = ver // the version this tool reads the type with
+		}
+		vers[lt] = v
+	}
+	for _, c := range contents {
+		id, _ := c["id"].(string)
+		typ, _ := c["type"].(string)
+		note(id, typ, "", false)
+	}
+	for _, it := range items {
+		note(it.id, it.typ, it.ver, true)
+	}
+	for _, r := range sc.recs {
+		note(r.ID, r.Type, r.APIVersion, true)
+	}
+	var (
+		mu     sync.Mutex
+		out    []map[string]any
+		failed []plan.CascadeItem
+		g      errgroup.Group
+	)
+	g.SetLimit(cascadeListConcurrency)
+	for _, tt := range types {
+		ver := vers[strings.ToLower(tt)]
+		if ver == "" && src != nil {
+			ver = src.NewestVersion(tt)
+		}
+		if ver == "" {
+			continue // no api-version known: only the generic list can tell
+		}
+		coll := strings.TrimRight(rg, "/") + "/providers/" + tt
+		g.Go(func() error {
+			entries, err := lister.List(ctx, coll, ver)
+			if err != nil {
+				if errors.Is(err, ErrNotFound) || errors.Is(err, ErrMethodNotAllowed) {
+					return nil // the group or the type's collection is not there
+				}
+				mu.Lock()
+				failed = append(failed, plan.CascadeItem{ID: coll + " (listing failed: " + oneLine(err.Error()) + ")", Type: unknownType})
+				mu.Unlock()
+				return nil
+			}
+			mu.Lock()
+			out = append(out, entries...)
+			mu.Unlock()
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return out, failed, nil
+}
+
+// topLevelType is the type of the top-level resource of group rg that
+// holds id (itself or an ancestor), "Namespace/type"; ok is false for an
+// ID outside the group or the group itself.
+func topLevelType(rg, id string) (string, bool) {
+	prefix := strings.TrimRight(rg, "/") + "/providers/"
+	if len(id) <= len(prefix) || !strings.EqualFold(id[:len(prefix)], prefix) {
+		return "", false
+	}
+	segs := strings.SplitN(id[len(prefix):], "/", 4)
+	if len(segs) < 3 || segs[0] == "" || segs[1] == "" || segs[2] == "" {
+		return "", false
+	}
+	return segs[0] + "/" + segs[1], true
 }
 
 // root is a resource whose children are listed; body, when known (the
