@@ -111,6 +111,9 @@ func (x *fragIndex) scrub(s string) string {
 		if best.from < 0 {
 			continue
 		}
+		if best.to = keepLabel(s, best.from, best.to); best.to-best.from < minFragment {
+			continue
+		}
 		if n := len(spans); n > 0 && best.from <= spans[n-1].to {
 			if best.to > spans[n-1].to {
 				spans[n-1].to = best.to
@@ -132,6 +135,25 @@ func (x *fragIndex) scrub(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// keepLabel returns the end of a stretch s[from:to] without the ;name=
+// (or &name=, ?name=) it ends with (";AccountKey=" of a connection
+// string template): the text after it is not this secret, and the ARM
+// client's own redaction finds another credential by that name. A
+// base64 value ending in "=" has no ";", "&" or "?", so it is never cut.
+func keepLabel(s string, from, to int) int {
+	if s[to-1] != '=' {
+		return to
+	}
+	i := to - 1
+	for i > from && (s[i-1] >= 'a' && s[i-1] <= 'z' || s[i-1] >= 'A' && s[i-1] <= 'Z' || s[i-1] == '_') {
+		i--
+	}
+	if i == to-1 || i == from || (s[i-1] != ';' && s[i-1] != '&' && s[i-1] != '?') {
+		return to
+	}
+	return i
 }
 
 // extend returns how far s (from p) goes on agreeing with v (from j).

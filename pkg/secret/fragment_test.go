@@ -13,6 +13,7 @@ import (
 // too, plain or JSON-escaped; shorter stretches and ordinary words stay.
 func TestScrubHidesFragments(t *testing.T) {
 	long := "Kx9TOPSECRET" + strings.Repeat("k", 300)
+	conn := "DefaultEndpointsProtocol=https;AccountName=st1;AccountKey=" + long
 	odd := `pw"with/quote\and-more-stuff-0123456789`
 	tmpl := "Server=tcp:sql1;Password=" + long // a valueFrom.template result
 	quote := func(v string) string { return "Following tag value '" + v[:40] + "…' exceeded the maximum length." }
@@ -27,11 +28,12 @@ func TestScrubHidesFragments(t *testing.T) {
 		{"JSON-escaped twice", mustQuote(mustQuote(quote(long))), []string{"Kx9TOPSECRETk"}, []string{"Following tag value"}},
 		{"a stretch inside the secret", "value ..." + long[5:60] + "... refused", []string{"SECRETkkkkkkkk"}, []string{"value ...", "... refused"}},
 		{"escapes inside the stretch", mustQuote(mustQuote("bad '" + odd[:30] + "…'")), []string{"pw", "with", "quote", "and-more"}, []string{"bad '"}},
+		{"a credential name after the stretch stays", "DefaultEndpointsProtocol=https;AccountName=st1;AccountKey=b3RoZXIta2V5", []string{"AccountName=st1"}, []string{"AccountKey=b3RoZXIta2V5"}},
 		{"too short to tell", "id Kx9TOPSECR here", nil, []string{"Kx9TOPSECR"}},
 		{"ordinary words", "the Server is ready", nil, []string{"Server is ready"}},
 	}
 	r := NewRegistry()
-	r.Register(long, tmpl, odd)
+	r.Register(long, tmpl, odd, conn)
 	for _, tt := range cases {
 		got := r.Scrub(tt.in)
 		for _, h := range tt.hidden {
@@ -90,6 +92,29 @@ func BenchmarkScrub(b *testing.B) {
 		b.SetBytes(int64(len(line)))
 		for i := 0; i < b.N; i++ {
 			frag.scrub(line)
+		}
+	})
+}
+
+// FuzzScrubFragments: whatever the text, scrubbing does not panic and
+// leaves no plain stretch of minFragment bytes of a registered value.
+func FuzzScrubFragments(f *testing.F) {
+	vals := []string{`pw"with/quote\and-more-stuff-0123456789`, "Kx9TOPSECRET" + strings.Repeat("k", 40), "DefaultEndpointsProtocol=https;AccountName=st1;AccountKey=QUJD"}
+	for _, v := range vals {
+		f.Add("x '" + v[:20] + "…'")
+		f.Add(mustQuote(v[3:]))
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r := NewRegistry()
+		r.Register(vals...)
+		got := r.Scrub(s)
+		for _, v := range vals {
+			for i := 0; i+minFragment <= len(v); i++ {
+				// A stretch ending in ";name=" leaves the name (keepLabel).
+				if w := v[i : i+minFragment]; strings.Contains(got, w) && !strings.ContainsAny(w, ";=") {
+					t.Fatalf("%q shows %q: %q", s, w, got)
+				}
+			}
 		}
 	})
 }
