@@ -1,8 +1,10 @@
 package emulator
 
 import (
+	"encoding/json"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,9 +21,9 @@ import (
 // (Az.Migrate) mirrors them: InvalidTags, InvalidTagName,
 // InvalidTagNameCharacters, InvalidTagValueLength.
 const (
-	maxTags        = 50
-	maxTagName     = 512
-	maxTagValue    = 256
+	maxTags        = schema.MaxTags
+	maxTagName     = schema.MaxTagName
+	maxTagValue    = schema.MaxTagValue
 	tagForbiddenCh = `<>%&\?/`
 )
 
@@ -55,6 +57,12 @@ func checkTags(body map[string]any) *armError {
 		if len([]rune(k)) > maxTagName {
 			return newError(http.StatusBadRequest, "InvalidTagName",
 				"Tag key too large. Following tag name '%s' exceeded the maximum length. Maximum allowed length for tag name - '%d' characters.", truncate(k, 40), maxTagName)
+		}
+		if text, ok := scalarText(tags[k]); ok {
+			// ARM stores tags as strings and reads a number or boolean as
+			// its text (azure-cli issue 15946: a tag the CLI sent as the
+			// number 9 was stored as "9").
+			tags[k] = text
 		}
 		v, isStr := tags[k].(string)
 		if tags[k] != nil && !isStr {
@@ -223,4 +231,17 @@ func errUnknownAction(p armid.Path, apiVersion string) *armError {
 	return newError(http.StatusBadRequest, "InvalidResourceType",
 		"The resource type '%s' could not be found in the namespace '%s' for api version '%s'. %s is no action of this resource type.",
 		strings.Join(p.Types, "/"), p.Provider, apiVersion, p.Types[len(p.Types)-1])
+}
+
+// scalarText is a number's or boolean's JSON text.
+func scalarText(v any) (string, bool) {
+	switch t := v.(type) {
+	case json.Number:
+		return t.String(), true
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64), true
+	case bool:
+		return strconv.FormatBool(t), true
+	}
+	return "", false
 }

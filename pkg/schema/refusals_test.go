@@ -42,3 +42,36 @@ func TestUnknownMembersOfAStrictProviderAreErrors(t *testing.T) {
 		}
 	}
 }
+
+// ARM's tag limits hold for every type and api-version, and a message
+// never quotes a tag's value (it may be a secret).
+func TestTagRulesAreErrors(t *testing.T) {
+	typ, _ := schema.Default().Lookup("Microsoft.Resources/resourceGroups", "2021-04-01")
+	long := strings.Repeat("s3cret", 50)
+	many := map[string]any{}
+	for i := range 51 {
+		many[string(rune('a'+i%26))+strings.Repeat("x", i)] = "v"
+	}
+	for _, tc := range []struct {
+		name string
+		tags map[string]any
+		path string
+	}{
+		{"long value", map[string]any{"owner": long}, "tags.owner"},
+		{"long name", map[string]any{strings.Repeat("n", 513): "v"}, "tags." + strings.Repeat("n", 513)},
+		{"too many", many, "tags"},
+	} {
+		var errs []schema.Issue
+		for _, is := range typ.Validate(map[string]any{"location": "westeurope", "tags": tc.tags}) {
+			if is.Severity == schema.Error {
+				errs = append(errs, is)
+			}
+		}
+		if len(errs) != 1 || errs[0].Path != tc.path || strings.Contains(errs[0].Message, "s3cret") {
+			t.Errorf("%s: errors %v, want one at %s that quotes no value", tc.name, errs, tc.path)
+		}
+	}
+	if is := typ.Validate(map[string]any{"location": "westeurope", "tags": map[string]any{"ok": "fine", "empty": "", "hidden-link:/subscriptions/x": "Resource"}}); len(is) != 0 {
+		t.Errorf("valid tags: %v", is)
+	}
+}

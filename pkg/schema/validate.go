@@ -122,6 +122,7 @@ func (t *Type) ValidateWith(body map[string]any, opts ValidateOptions) []Issue {
 	v := &validator{t: t, opts: opts, certain: !t.fallback}
 	v.name()
 	v.object(body, nil, "", "")
+	v.tags(body)
 	return v.issues
 }
 
@@ -316,7 +317,7 @@ func (v *validator) value(val any, path []string, sp Path, p *Property, active s
 	if !anyObject && !typeAccepts(p.Type, got) && !v.bicepNumber(p, got) {
 		switch note, ok := converts(p.Type, val); {
 		case ok:
-			v.add(path, Warning, KindCoerced, "%s: ARM converts it; write it as %s to avoid a diff on every plan", note, p.Type.withArticle())
+			v.add(path, Warning, KindCoerced, "%s: ARM converts it; write it as %s, as Azure will show it", note, p.Type.withArticle())
 		case cannotConvert(p.Type, val):
 			v.add(path, Error, KindType, "wrong type: want %s, got %s; ARM cannot convert it", p.Type, got)
 		default:
