@@ -599,9 +599,12 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session ReadSession
 // diff compares nothing but envelope members (the ARM client checks the
 // paths) and that no option asks to see whole. The rest of its body is
 // taken from the baseline, so it is only good for confirming that nothing
-// changed: notQuiet sends anything else back for a full read.
+// changed: notQuiet sends anything else back for a full read. A record
+// without a last-applied body (a write never confirmed, such as one whose
+// provisioning failed) is read whole: the envelope cannot show whether
+// the write is still owed.
 func (e *Engine) envelopeReadable(it *item) bool {
-	return !it.full && it.res != nil && it.record != nil && it.record.Baseline != nil &&
+	return !it.full && it.res != nil && it.record != nil && it.record.Baseline != nil && it.record.LastApplied != nil &&
 		it.otherSet == "" && len(it.record.Accepted) == 0 && len(it.secrets) == 0 && len(it.unknown) == 0 &&
 		!e.Options.Delete && !e.Options.RefreshOnly && !e.replaceRequested(it)
 }

@@ -603,7 +603,12 @@ func failedState(live map[string]any) bool {
 
 func provisioningState(live map[string]any) string {
 	props, _ := live["properties"].(map[string]any)
-	ps, _ := props["provisioningState"].(string)
+	if ps, ok := props["provisioningState"].(string); ok {
+		return ps
+	}
+	// An envelope from ARM's generic list read with
+	// $expand=provisioningState carries it at the top level.
+	ps, _ := live["provisioningState"].(string)
 	return ps
 }
 
