@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/importer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
 )
 
@@ -86,6 +87,16 @@ func (o *importOptions) Run(ctx context.Context) error {
 		return err
 	}
 	im := &importer.Importer{ARM: c, Schemas: reg, Plugins: plugins.For, Options: o.opts, Warn: o.streams.ErrOut}
+	var st state.Store
+	if o.opts.Record {
+		// Opened before Read: a resource already recorded keeps secret
+		// the values its record hashes, in the printed manifest too.
+		if st, err = o.g.openState(ctx); err != nil {
+			return err
+		}
+		defer st.Close()
+		im.State = st
+	}
 	res, err := im.Read(ctx)
 	if err != nil {
 		return withCode(ExitError, err)
@@ -98,11 +109,6 @@ func (o *importOptions) Run(ctx context.Context) error {
 		return withCode(ExitError, err)
 	}
 	if o.opts.Record {
-		st, err := o.g.openState(ctx)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
 		if err := im.Record(ctx, st, res, o.g.LockTimeout); err != nil {
 			return withCode(ExitError, fmt.Errorf("the manifests were written but not recorded in state: %w; rerun the import once the problem is fixed", err))
 		}

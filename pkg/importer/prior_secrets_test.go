@@ -189,6 +189,9 @@ func TestCLIImportKeepsSecretsTheRecordHashed(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("import exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+	if strings.Contains(stdout, priorSecret) || !strings.Contains(stdout, "valueFrom") {
+		t.Errorf("import printed the secret, or no valueFrom for it:\n%s", stdout)
+	}
 	if strings.Contains(stderr, priorSecret) {
 		t.Errorf("import's messages hold the secret:\n%s", stderr)
 	}
