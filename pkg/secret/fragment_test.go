@@ -118,3 +118,24 @@ func FuzzScrubFragments(f *testing.F) {
 		}
 	})
 }
+
+// TestLayeredRegistriesHideFragments: a child registry hides stretches of
+// its parents' values, including one registered after it was first used.
+func TestLayeredRegistriesHideFragments(t *testing.T) {
+	parent := NewRegistry()
+	child := NewRegistry(parent)
+	child.Register("child-only-secret-value-77")
+	first := "parentFirstSecretValue-0123456789"
+	parent.Register(first)
+	if got := child.Scrub("a '" + first[:20] + "…'"); strings.Contains(got, "parentFirst") {
+		t.Errorf("the child shows its parent's secret: %s", got)
+	}
+	later := "parentLaterSecretValue-9876543210"
+	parent.Register(later)
+	if got := child.Scrub("b '" + later[:20] + "…'"); strings.Contains(got, "parentLater") {
+		t.Errorf("the child shows a value its parent registered later: %s", got)
+	}
+	if got := parent.Scrub("c child-only-secret-v"); !strings.Contains(got, "child-only") {
+		t.Errorf("the parent hides its child's value: %s", got)
+	}
+}

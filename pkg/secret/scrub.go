@@ -3,6 +3,7 @@ package secret
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -259,7 +260,7 @@ func (r *Registry) unionIndex(long []*entry) *fragIndex {
 	r.mu.RLock()
 	of, idx := r.union.of, r.union.idx
 	r.mu.RUnlock()
-	if sameEntries(of, long) {
+	if slices.Equal(of, long) {
 		return idx
 	}
 	idx = newFragIndex(long)
@@ -267,18 +268,6 @@ func (r *Registry) unionIndex(long []*entry) *fragIndex {
 	r.union.of, r.union.idx = long, idx
 	r.mu.Unlock()
 	return idx
-}
-
-func sameEntries(a, b []*entry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // own returns r's own entries, building them after a Register.
