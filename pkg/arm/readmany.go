@@ -577,8 +577,10 @@ func (c *Client) planGeneric(reqs []ReadRequest, members []int, sub, typ string,
 // genericCollection is the generic list of a subscription, and the
 // filter (a raw query) that keeps one type of it.
 func genericCollection(sub, typ string) (coll, filter string) {
-	// Spaces as %20: a "+" means a space only to some servers' query parsers.
-	return "/subscriptions/" + sub + "/resources", "$filter=" + strings.ReplaceAll(url.QueryEscape("resourceType eq '"+typ+"'"), "+", "%20")
+	// Spaces as %20: a "+" means a space only to some servers' query
+	// parsers. provisioningState (top-level in the item) lets the caller
+	// tell a resource left Failed from a healthy one.
+	return "/subscriptions/" + sub + "/resources", "$filter=" + strings.ReplaceAll(url.QueryEscape("resourceType eq '"+typ+"'"), "+", "%20") + "&$expand=provisioningState"
 }
 
 // firstPage is the URL of a group's first page.

@@ -140,7 +140,7 @@ func (o *ARMFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.AuthorityHost, "authority-host", o.AuthorityHost, "Entra authority URL (default: the cloud's; $AZURE_AUTHORITY_HOST)")
 	fs.IntVarP(&o.Verbosity, "v", "v", o.Verbosity, "log verbosity: 4 requests, 6 headers, 8 bodies (secrets redacted)")
 	fs.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up on one ARM operation (request, retries and long-running operation) after this long")
-	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "ARM requests in flight at once; when given, also the resources in progress at once (otherwise 256)")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "ARM requests in flight at once; when given, also the resources in progress at once (when not given, up to 256 resources are in progress)")
 }
 
 func (o *StateFlags) addFlags(fs *pflag.FlagSet) {

@@ -124,6 +124,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 			l.entries = append(l.entries, e)
 		}
 	}}
+	rd.warn = func(o Origin, format string, args ...any) { l.warn(o, "", format, args...) }
 	rd.read()
 	// Only the file order is needed from here on; the string tables and
 	// kustomize sources go.

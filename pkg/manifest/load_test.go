@@ -702,3 +702,31 @@ func TestSkipLeavesOutStateInADirectory(t *testing.T) {
 		t.Fatal("a state file named explicitly must still be read (and refused)")
 	}
 }
+
+// A plan saved (--out) or printed (-o json) into the manifests' directory
+// is the tool's own output: a directory walk skips it with a warning; named
+// explicitly, it is read and refused.
+func TestSavedPlanInADirectoryIsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rg.yaml"), []byte(rgDoc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(plan, []byte(`{"formatVersion": "1", "plan": {"resources": []}, "manifests": {"filenames": ["."]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := NewLoadOptions()
+	o.Subscription = "00000000-0000-0000-0000-000000000001"
+	o.Filenames = []string{dir}
+	s, err := Load(context.Background(), o)
+	if err != nil || len(s.Resources) != 1 {
+		t.Fatalf("%v (%d resources)", err, len(s.Resources))
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "plan.json") || !strings.Contains(s.Warnings[0], "skipped") {
+		t.Fatalf("warnings %q: want one naming plan.json as skipped", s.Warnings)
+	}
+	o.Filenames = []string{plan}
+	if _, err := Load(context.Background(), o); err == nil {
+		t.Fatal("a saved plan named explicitly must still be read (and refused)")
+	}
+}

@@ -43,6 +43,8 @@ type reader struct {
 	sourceDocs map[string][]decoded
 	// total counts the bytes read so far, against MaxTotalBytes.
 	total int64
+	// warn records a non-fatal finding about a file.
+	warn func(o Origin, format string, args ...any)
 }
 
 // readAll reads one input within MaxFileBytes and what is left of
@@ -191,6 +193,15 @@ func (r *reader) readPath(arg string) {
 			}
 			data, ok := r.readAll(fv.Path, f)
 			f.Close()
+			if ok && fv.Path != arg && savedPlan(data) {
+				// A plan saved with --out, or printed with -o json, in the
+				// manifests' directory: the tool's own output, not a
+				// manifest.
+				if r.warn != nil {
+					r.warn(Origin{fv.Path, -1}, "a kubectl-azure plan or result (it has formatVersion), not a manifest: skipped; keep saved plans outside the -f directory")
+				}
+				continue
+			}
 			if ok {
 				r.decodeStream(fv.Path, data)
 			}
@@ -508,4 +519,21 @@ func jsonKind(v any) string {
 		return "mapping"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// savedPlan reports whether data is a JSON document this tool wrote (a
+// saved plan, a plan or result printed with -o json): an object with
+// formatVersion and no apiVersion.
+func savedPlan(data []byte) bool {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(t, &top) != nil {
+		return false
+	}
+	_, fv := top["formatVersion"]
+	_, av := top["apiVersion"]
+	return fv && !av
 }
