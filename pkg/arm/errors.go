@@ -205,7 +205,9 @@ func mapDetails(ds []ErrorDetail, f func(string) string) []ErrorDetail {
 // scrubText removes the values of sec (the client's registry, the run's)
 // and embedded credentials (connection-string keys, SAS signatures, bearer
 // tokens) from text.
-func scrubText(sec *secret.Registry, s string) string { return redactText(sec.Scrub(s)) }
+// Name-based redaction runs first: a registry mask that took in a
+// credential name (";AccountKey=") would hide it from redactText.
+func scrubText(sec *secret.Registry, s string) string { return sec.Scrub(redactText(s)) }
 
 // StatusCode returns the HTTP status of an ARM error, or 0.
 func StatusCode(err error) int {
