@@ -27,9 +27,23 @@ func emulated(t *testing.T) (*emulator.Server, *arm.Client) {
 // (nil: the default transport).
 func emulatedVia(t *testing.T, rt http.RoundTripper) (*emulator.Server, *arm.Client) {
 	t.Helper()
+	return emulatedWithVia(t, nil, rt)
+}
+
+// emulatedWith is emulated with the emulator's options changed by tune.
+func emulatedWith(t *testing.T, tune func(*emulator.Options)) (*emulator.Server, *arm.Client) {
+	t.Helper()
+	return emulatedWithVia(t, tune, nil)
+}
+
+func emulatedWithVia(t *testing.T, tune func(*emulator.Options), rt http.RoundTripper) (*emulator.Server, *arm.Client) {
+	t.Helper()
 	o := emulator.DefaultOptions()
 	o.LRODuration = 10 * time.Millisecond
 	o.Seed = 1
+	if tune != nil {
+		tune(&o)
+	}
 	srv, err := emulator.New(o)
 	if err != nil {
 		t.Fatal(err)

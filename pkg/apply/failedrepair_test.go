@@ -2,42 +2,15 @@ package apply
 
 import (
 	"context"
-	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
-
-// emulatedWith serves an in-process emulator whose options tune changes.
-func emulatedWith(t *testing.T, tune func(*emulator.Options)) (*emulator.Server, *arm.Client) {
-	t.Helper()
-	o := emulator.DefaultOptions()
-	o.LRODuration = 10 * time.Millisecond
-	o.Seed = 1
-	if tune != nil {
-		tune(&o)
-	}
-	srv, err := emulator.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	ao := arm.DefaultOptions()
-	ao.Endpoint = hs.URL
-	c, err := arm.New(ao)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv, c
-}
 
 // TestRepairKeepsTheIntentOfAFailedResource: a create whose long-running
 // operation ended Failed leaves its intent; the next run's repair finds
