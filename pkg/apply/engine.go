@@ -628,6 +628,17 @@ func envelopeOver(baseline, env map[string]any) map[string]any {
 	for k, v := range env {
 		out[k] = v
 	}
+	// The list's provisioningState ($expand) is today's; the baseline's
+	// is from the last write. A resource left Failed must look Failed.
+	if ps, ok := env["provisioningState"].(string); ok {
+		props, _ := out["properties"].(map[string]any)
+		cp := make(map[string]any, len(props)+1)
+		for k, v := range props {
+			cp[k] = v
+		}
+		cp["provisioningState"] = ps
+		out["properties"] = cp
+	}
 	return out
 }
 

@@ -122,4 +122,11 @@ func TestFailedStateAndEnvelopeReads(t *testing.T) {
 	if e.envelopeReadable(it) {
 		t.Error("a record without a last-applied body is judged from an envelope")
 	}
+	// The list's provisioningState is today's, the baseline's the last
+	// write's: an envelope over a Succeeded baseline shows Failed.
+	baseline := map[string]any{"location": "westeurope", "properties": map[string]any{"provisioningState": "Succeeded", "x": 1}}
+	live := envelopeOver(baseline, map[string]any{"location": "westeurope", "provisioningState": "Failed"})
+	if !failedState(live) || baseline["properties"].(map[string]any)["provisioningState"] != "Succeeded" {
+		t.Errorf("envelope over a Succeeded baseline: %v (baseline now %v); want Failed, the baseline untouched", live, baseline)
+	}
 }
