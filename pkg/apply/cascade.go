@@ -142,6 +142,15 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		}
 		byGroup[rg] = append(byGroup[rg], it)
 	}
+	// What the plan and the state know in each group whose own delete is
+	// planned, indexed once: a delete of many groups stays linear.
+	var known map[string][]knownResource
+	for _, rg := range groups {
+		if inside[rg] != nil {
+			known = knownByGroup(items, sc)
+			break
+		}
+	}
 	for _, rg := range groups {
 		first := byGroup[rg][0]
 		x, _ := armid.Parse(first.id)
@@ -152,7 +161,7 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		if inside[rg] != nil {
 			// The group itself goes: its generic list lags writes, so the
 			// provider's own lists of the group's types are read too.
-			more, failed, err := e.listGroupTypes(ctx, inside[rg].id, contents, items, sc)
+			more, failed, err := e.listGroupTypes(ctx, inside[rg].id, contents, known[rg])
 			if err != nil {
 				return err
 			}
@@ -265,7 +274,7 @@ var untrackedNamespaces = map[string]bool{
 // A resource of a type nothing else in the group has, created within the
 // cache's lag, is still only seen by the generic list: see
 // docs/safety.md.
-func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[string]any, items []*item, sc planScope) ([]map[string]any, []plan.CascadeItem, error) {
+func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[string]any, known []knownResource) ([]map[string]any, []plan.CascadeItem, error) {
 	lister, _ := e.client().(Lister)
 	if lister == nil {
 		return nil, nil, nil
@@ -296,11 +305,8 @@ func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[s
 		typ, _ := c["type"].(string)
 		note(id, typ, "", false)
 	}
-	for _, it := range items {
-		note(it.id, it.typ, it.ver, true)
-	}
-	for _, r := range sc.recs {
-		note(r.ID, r.Type, r.APIVersion, true)
+	for _, k := range known {
+		note(k.id, k.typ, k.ver, true)
 	}
 	var (
 		mu     sync.Mutex
@@ -345,6 +351,31 @@ func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[s
 // topLevelType is the type of the top-level resource of group rg that
 // holds id (itself or an ancestor), "Namespace/type"; ok is false for an
 // ID outside the group or the group itself.
+// knownResource is a resource the plan or the state knows, with the
+// api-version this tool reads it with.
+type knownResource struct{ id, typ, ver string }
+
+// knownByGroup indexes the plan's items and the state's records by
+// resource group (armid.Key of the group's ID).
+func knownByGroup(items []*item, sc planScope) map[string][]knownResource {
+	out := map[string][]knownResource{}
+	add := func(id, typ, ver string) {
+		p, err := armid.Parse(id)
+		if err != nil || p.Subscription == "" || p.ResourceGroup == "" {
+			return
+		}
+		rg := armid.Key("/subscriptions/" + p.Subscription + "/resourceGroups/" + p.ResourceGroup)
+		out[rg] = append(out[rg], knownResource{id, typ, ver})
+	}
+	for _, it := range items {
+		add(it.id, it.typ, it.ver)
+	}
+	for _, r := range sc.recs {
+		add(r.ID, r.Type, r.APIVersion)
+	}
+	return out
+}
+
 func topLevelType(rg, id string) (string, bool) {
 	prefix := strings.TrimRight(rg, "/") + "/providers/"
 	if len(id) <= len(prefix) || !strings.EqualFold(id[:len(prefix)], prefix) {
