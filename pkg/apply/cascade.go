@@ -240,11 +240,20 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		containers(rk, add)
 	}
 	for _, it := range destroyed {
-		out := make([]plan.CascadeItem, 0, len(found[it]))
-		for _, c := range found[it] {
-			out = append(out, c)
+		// Each entry's key is computed once, not again in every comparison.
+		type keyed struct {
+			key string
+			c   plan.CascadeItem
 		}
-		sort.Slice(out, func(i, j int) bool { return armid.Key(out[i].ID) < armid.Key(out[j].ID) })
+		ks := make([]keyed, 0, len(found[it]))
+		for _, c := range found[it] {
+			ks = append(ks, keyed{armid.Key(c.ID), c})
+		}
+		sort.Slice(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+		out := make([]plan.CascadeItem, len(ks))
+		for i, k := range ks {
+			out[i] = k.c
+		}
 		it.planned.Cascade = out
 	}
 	return nil
