@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
 // deleteOptions are `kubectl azure delete`'s.
@@ -86,6 +88,11 @@ func (o *deleteOptions) planOnly(ctx context.Context, set *manifest.Set, sess *s
 	warnInterrupted(ctx, sess.store, o.streams.ErrOut)
 	if err := o.printer.PrintPlan(o.streams.Out, prep.Plan); err != nil {
 		return err
+	}
+	// A dry run that looks clean must not hide what the real delete
+	// refuses (a protected resource inside a group, a cascade victim).
+	if err := sess.eng.Check(prep); err != nil {
+		fmt.Fprintln(o.streams.ErrOut, printer.CleanText(o.g.runSecrets(), "warning: the delete would be refused: "+err.Error()))
 	}
 	if prep.Plan.HasChanges() {
 		return errChanges

@@ -32,3 +32,18 @@ func TestDeleteDryRun(t *testing.T) {
 	}
 	e.mustRun(0, "state", "show", "storageAccounts/stdemo001")
 }
+
+// A dry run of a delete the real one refuses says so: deleting the group
+// would take a protected storage account along.
+func TestDeleteDryRunSaysWhatTheDeleteRefuses(t *testing.T) {
+	e := newEnv(t, nil)
+	e.edit("storage.yaml", "  labels: {app: demo, env: dev, tier: data}\n", "  labels: {app: demo, env: dev, tier: data}\n  annotations: {azure.kubectl.io/prevent-destroy: \"true\"}\n")
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	out, errOut, code := e.run("delete", "resourceGroups/rg-demo", "--dry-run")
+	if code != 1 || !strings.Contains(errOut, "the delete would be refused") || !strings.Contains(errOut, "stdemo001") || !strings.Contains(errOut, "protected") {
+		t.Fatalf("delete --dry-run of a group holding a protected resource: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, _, code := e.run("delete", "resourceGroups/rg-demo", "--yes"); code == 0 {
+		t.Fatal("the real delete went ahead")
+	}
+}
