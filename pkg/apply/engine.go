@@ -713,6 +713,9 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		} else {
 			pr.Action, pr.Method = plan.ActionDelete, "DELETE"
 			pr.Reason = "declared by the manifests: delete"
+			if it.res != nil && it.res.Origin == manifest.FromState {
+				pr.Reason = "named on the command line (recorded in state): delete"
+			}
 			if it.record == nil {
 				pr.Reason = "exists in Azure but was not applied by kubectl-azure (not in state): deleting it needs --allow-delete-unmanaged"
 			}

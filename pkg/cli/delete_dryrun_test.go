@@ -13,7 +13,8 @@ func TestDeleteDryRun(t *testing.T) {
 	e.mustRun(0, "apply", "-f", e.dir, "--yes")
 	before := e.writes()
 	out := e.mustRun(1, "delete", "storageAccounts/stdemo001", "--dry-run")
-	if !strings.Contains(out, "Microsoft.Storage/storageAccounts/stdemo001") || !strings.Contains(out, "1 to delete") {
+	if !strings.Contains(out, "Microsoft.Storage/storageAccounts/stdemo001") || !strings.Contains(out, "1 to delete") ||
+		strings.Contains(out, "declared by the manifests") || !strings.Contains(out, "named on the command line") {
 		t.Errorf("delete --dry-run:\n%s", out)
 	}
 	out = e.mustRun(1, "delete", "-f", e.dir, "storageAccounts/stdemo001", "--dry-run=server", "-o", "json")

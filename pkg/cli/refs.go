@@ -180,7 +180,7 @@ func recordedSet(ctx context.Context, st state.Store, refs []string) (*manifest.
 			name = id.Name()
 		}
 		set.Resources = append(set.Resources, &manifest.Resource{
-			Origin: manifest.Origin{File: "state", Index: -1}, Name: name,
+			Origin: manifest.FromState, Name: name,
 			Type: r.Type, APIVersion: r.APIVersion, ID: r.ID, Body: r.LastApplied,
 		})
 	}

@@ -19,6 +19,10 @@ type Origin struct {
 	Index int
 }
 
+// FromState is the origin of a resource built from its state record rather
+// than read from a manifest (delete TYPE/NAME without -f).
+var FromState = Origin{File: "state", Index: -1}
+
 // String renders "file#index", the form every message and the plan use.
 func (o Origin) String() string {
 	if o.Index < 0 {
