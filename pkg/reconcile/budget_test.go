@@ -226,6 +226,17 @@ func TestReflectorKeepsTheLastGoodSet(t *testing.T) {
 	if set, _, err := r.Current(); set != fixed || err != nil {
 		t.Fatalf("current = %v, %v", set, err)
 	}
+	// Stopped mid-load (Ctrl-C): the load fails with the context, which
+	// says nothing of the manifests; the status must not call them refused.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	src.fp, src.set, src.err = "5", nil, context.Canceled
+	if _, err := r.Sync(ctx); err == nil {
+		t.Fatal("a cancelled load succeeded")
+	}
+	if set, _, err := r.Current(); set != fixed || err != nil {
+		t.Fatalf("after a cancelled load: current = %v, %v; want the good set and no error", set, err)
+	}
 }
 
 func TestPolicyAnnotationWins(t *testing.T) {

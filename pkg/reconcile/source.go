@@ -65,7 +65,10 @@ var ErrEmptySet = errors.New("the manifests hold no resources: keeping the last 
 func (r *Reflector) Sync(ctx context.Context) (bool, error) {
 	fp, err := r.src.Fingerprint(ctx)
 	if err != nil {
-		r.setErr(fmt.Errorf("reading %s: %w", r.src, err))
+		if ctx.Err() == nil {
+			// A read cut short by stopping says nothing of the source.
+			r.setErr(fmt.Errorf("reading %s: %w", r.src, err))
+		}
 		return false, err
 	}
 	r.mu.Lock()
@@ -77,6 +80,9 @@ func (r *Reflector) Sync(ctx context.Context) (bool, error) {
 	set, err := r.src.Load(ctx)
 	if err == nil && len(set.Resources) == 0 {
 		err = ErrEmptySet
+	}
+	if err != nil && ctx.Err() != nil {
+		return false, err // stopped mid-load: the last verdict stands
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
