@@ -71,4 +71,14 @@ spec:
 			t.Fatalf("diff does not report the setting added outside:\n%s", out)
 		}
 	}
+	// A declared setting changed outside is drift too (the service answers
+	// settings as they were sent), hidden like the rest.
+	r, err = httpWrite(http.MethodPut, e.srv.URL()+id+"?api-version=2022-09-01", `{"properties":{"DECLARED":"changed-outside-value-789"}}`)
+	if err != nil || r.code >= 300 {
+		t.Fatalf("PUT %s: %v %d %s", id, err, r.code, r.body)
+	}
+	out, errOut, code := e.run("diff", "-f", dir)
+	if code != 1 || !strings.Contains(out, "properties.DECLARED") || strings.Contains(out+errOut, "changed-outside-value-789") || strings.Contains(out+errOut, "declared-value-123") {
+		t.Fatalf("a declared setting changed outside: exit %d\n%s\n%s", code, out, errOut)
+	}
 }
