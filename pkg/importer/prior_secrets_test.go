@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/importer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
@@ -97,23 +98,38 @@ func checkRecordHashed(t *testing.T, st state.Store, stateFile string) {
 	}
 }
 
+// priorImport is an importer of the group applySecretTag applied, over
+// the state that recorded it, with its warnings collected.
+type priorImport struct {
+	st        state.Store
+	stateFile string
+	c         *arm.Client
+	im        *importer.Importer
+	warn      *strings.Builder
+}
+
+func newPriorImport(t *testing.T) priorImport {
+	t.Helper()
+	srv := startEmulator(t, false)
+	stateFile, _ := applySecretTag(t, srv.URL())
+	c := armClient(t, srv.URL(), false)
+	o := importer.DefaultOptions()
+	o.IDs = []string{"/subscriptions/" + testSub + "/resourceGroups/" + priorRG}
+	o.Subscription = testSub
+	im := newImporter(c, o)
+	warn := &strings.Builder{}
+	im.Warn = warn
+	return priorImport{st: openStateFile(t, stateFile), stateFile: stateFile, c: c, im: im, warn: warn}
+}
+
 // TestImportKeepsSecretsTheRecordHashed: a resource already in state whose
 // record hashes a value (it came from valueFrom) is imported with the
 // state known to Read: the manifest reads that value from an environment
 // variable instead of printing it, the new record keeps it hashed, and the
 // next plan with the variable set is empty.
 func TestImportKeepsSecretsTheRecordHashed(t *testing.T) {
-	srv := startEmulator(t, false)
-	stateFile, _ := applySecretTag(t, srv.URL())
-	st := openStateFile(t, stateFile)
-	c := armClient(t, srv.URL(), false)
-
-	o := importer.DefaultOptions()
-	o.IDs = []string{"/subscriptions/" + testSub + "/resourceGroups/" + priorRG}
-	o.Subscription = testSub
-	im := newImporter(c, o)
-	var warn strings.Builder
-	im.Warn = &warn
+	p := newPriorImport(t)
+	st, stateFile, c, im, warn := p.st, p.stateFile, p.c, p.im, p.warn
 	im.State = st
 	res, err := im.Read(context.Background())
 	if err != nil {
@@ -139,8 +155,8 @@ func TestImportKeepsSecretsTheRecordHashed(t *testing.T) {
 	}
 
 	// The user exports the variable the manifest names: nothing to do.
-	p := planSet(t, c, st, loadYAMLEnv(t, y, importer.EnvValues(res)))
-	for _, r := range p.Resources {
+	plan := planSet(t, c, st, loadYAMLEnv(t, y, importer.EnvValues(res)))
+	for _, r := range plan.Resources {
 		if len(r.Changes) > 0 {
 			t.Errorf("plan after import changes %s: %s", r.ID, describeChanges(r.Changes))
 		}
@@ -152,17 +168,8 @@ func TestImportKeepsSecretsTheRecordHashed(t *testing.T) {
 // replaces a hashed value with the clear one, and says which path the
 // printed manifest holds in clear without printing it.
 func TestImportRecordKeepsHashesReadDidNotKnow(t *testing.T) {
-	srv := startEmulator(t, false)
-	stateFile, _ := applySecretTag(t, srv.URL())
-	st := openStateFile(t, stateFile)
-	c := armClient(t, srv.URL(), false)
-
-	o := importer.DefaultOptions()
-	o.IDs = []string{"/subscriptions/" + testSub + "/resourceGroups/" + priorRG}
-	o.Subscription = testSub
-	im := newImporter(c, o)
-	var warn strings.Builder
-	im.Warn = &warn
+	p := newPriorImport(t)
+	st, stateFile, im, warn := p.st, p.stateFile, p.im, p.warn
 	res, err := im.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
