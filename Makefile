@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X github.com/kubectl-azure/kubectl-azure/pkg/version.Version=$
 # Static binaries: a kubectl plugin must run on any Linux without libc surprises.
 export CGO_ENABLED := 0
 
-.PHONY: all build test demo lint bench dist schema fuzz testenv clean FORCE
+.PHONY: all build test demo lint bench dist schema fuzz testenv conformance clean FORCE
 
 all: build
 
@@ -29,6 +29,11 @@ demo: build
 
 lint:
 	hack/lint.sh
+
+# The emulator driven by the Azure SDK for Go, then by the Azure CLI where
+# it is installed (part of make test).
+conformance:
+	hack/conformance.sh
 
 bench: build
 	hack/bench.sh

@@ -86,7 +86,7 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errMissingAPIVersion())
 		return
 	}
-	if s.serveProviders(w, r) {
+	if s.serveProviders(w, r) || s.serveTagNames(w, r) {
 		return
 	}
 	if !routable {

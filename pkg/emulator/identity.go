@@ -17,7 +17,11 @@ import (
 //	POST /{tenant}/oauth2/v2.0/token                      (client credentials grant)
 //
 // Any client ID and secret are accepted. It reports whether it handled r.
+// The ADFS-style endpoints of a private cloud are in cloud.go.
 func (s *Server) serveIdentity(w http.ResponseWriter, r *http.Request) bool {
+	if s.serveCloud(w, r) {
+		return true
+	}
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	base := s.baseURL(r)
 	switch {
@@ -50,24 +54,37 @@ func (s *Server) serveIdentity(w http.ResponseWriter, r *http.Request) bool {
 		})
 		return true
 	case len(segs) == 4 && segs[1] == "oauth2" && segs[2] == "v2.0" && segs[3] == "token":
-		if r.Method != http.MethodPost {
-			writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"error": "invalid_request", "error_description": "use POST"})
-			return true
-		}
-		_ = r.ParseForm()
-		if r.PostForm.Get("grant_type") == "" {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request", "error_description": "AADSTS900144: The request body must contain the following parameter: 'grant_type'."})
-			return true
-		}
-		writeJSON(w, http.StatusOK, map[string]any{
-			"token_type":     "Bearer",
-			"expires_in":     3599,
-			"ext_expires_in": 3599,
-			"access_token":   fakeJWT(segs[0], r.PostForm.Get("client_id"), r.PostForm.Get("scope")),
-		})
+		s.serveToken(w, r, segs[0])
 		return true
 	}
 	return false
+}
+
+// serveToken answers a client credentials grant for tenant.
+func (s *Server) serveToken(w http.ResponseWriter, r *http.Request, tenant string) {
+	if r.Method != http.MethodPost {
+		writeJSON(w, http.StatusMethodNotAllowed, map[string]any{"error": "invalid_request", "error_description": "use POST"})
+		return
+	}
+	_ = r.ParseForm()
+	if r.PostForm.Get("grant_type") == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request", "error_description": "AADSTS900144: The request body must contain the following parameter: 'grant_type'."})
+		return
+	}
+	scope := r.PostForm.Get("scope")
+	if scope == "" {
+		// ADFS clients ask for a resource rather than a scope.
+		scope = r.PostForm.Get("resource")
+	}
+	if tenant == "adfs" {
+		tenant = emulatorTenant
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"token_type":     "Bearer",
+		"expires_in":     3599,
+		"ext_expires_in": 3599,
+		"access_token":   fakeJWT(tenant, r.PostForm.Get("client_id"), scope),
+	})
 }
 
 // fakeJWT returns an unsigned JWT-shaped token with the claims tools print

@@ -38,6 +38,8 @@ type Server struct {
 	// orphanDiag holds diagnostic settings whose resource was deleted, by
 	// lower-cased ID: they come back when the resource is created again.
 	orphanDiag map[string]*resource
+	// tagNames are the subscriptions' predefined tag names (tagnames.go).
+	tagNames predefinedTags
 	subTags    map[string]map[string]any
 
 	provOnce  sync.Once
@@ -186,6 +188,7 @@ func (s *Server) Reset() {
 	s.deletedVaults = map[string]deletedVault{}
 	s.orphanDiag = map[string]*resource{}
 	s.subTags = map[string]map[string]any{}
+	s.tagNames = nil
 	s.mu.Unlock()
 	s.stats.reset()
 	s.throttle.reset()

@@ -171,7 +171,7 @@ func (s *store) topLevel(sub, group string) []*resource {
 }
 
 func (s *store) subscriptions() []string {
-	seen := map[string]string{}
+	seen := map[string]string{strings.ToLower(DefaultSubscription): DefaultSubscription}
 	for _, r := range s.res {
 		p, ok := armid.ParsePath(r.ID)
 		if ok && p.Subscription != "" {
