@@ -82,6 +82,9 @@ func (s *Server) validateWrite(p armid.Path, apiVersion string, f typeFacts, bod
 	if err := checkUnknownMembers(p, f.schema, body); err != nil {
 		return err
 	}
+	if err := s.checkNetworkRules(p, body); err != nil {
+		return err
+	}
 	return s.checkReferences(p, f.schema, s.canonicalID(p), body)
 }
 
@@ -140,6 +143,9 @@ func (s *Server) patchResource(r *http.Request, p armid.Path, apiVersion string,
 		return reply{err: err}
 	}
 	if err := s.checkReferences(p, facts.schema, prev.ID, patch); err != nil {
+		return reply{err: err}
+	}
+	if err := s.checkNetworkRules(p, merged); err != nil {
 		return reply{err: err}
 	}
 	live := s.materialize(p, facts, merged, prev.Body)
