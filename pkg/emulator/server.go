@@ -40,7 +40,7 @@ type Server struct {
 	orphanDiag map[string]*resource
 	// tagNames are the subscriptions' predefined tag names (tagnames.go).
 	tagNames predefinedTags
-	subTags    map[string]map[string]any
+	subTags  map[string]map[string]any
 
 	provOnce  sync.Once
 	provTypes map[string]map[string][]string // the providers API's types and versions
