@@ -174,13 +174,19 @@ func (d *deployment) init(given map[string]any, top bool) error {
 	d.vars, _ = memberOf(d.tmpl, "variables").(map[string]any)
 	d.funcs = userFunctions(d)
 	d.decls = declarations(d)
-	// Every parameter is checked, used or not, as ARM does.
+	// Every parameter given, or without a default, is checked, used or
+	// not; a default is evaluated when used (one that needs what a
+	// conversion cannot know only matters then).
 	names := make([]string, 0, len(d.paramDefs))
 	for k := range d.paramDefs {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	for _, k := range names {
+		_, given := d.given[k]
+		if _, hasDefault := expr.Member(d.paramDefs[k], "defaultValue"); hasDefault && !given {
+			continue
+		}
 		if _, err := d.param(k); err != nil {
 			d.r.fail(err)
 		}

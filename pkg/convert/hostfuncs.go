@@ -143,7 +143,7 @@ func (e *evalCtx) fResourceID(_ *expr.Ctx, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	typ, names := args[i].(string), args[i+1:]
+	typ, names := strings.Trim(args[i].(string), "/"), args[i+1:]
 	if err := checkNames(typ, names); err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (e *evalCtx) fSubscriptionResourceID(_ *expr.Ctx, args []any) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	typ, names := args[i].(string), args[i+1:]
+	typ, names := strings.Trim(args[i].(string), "/"), args[i+1:]
 	if err := checkNames(typ, names); err != nil {
 		return nil, err
 	}
@@ -207,6 +207,7 @@ func (e *evalCtx) fTenantResourceID(_ *expr.Ctx, args []any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("the type must be a string")
 	}
+	typ = strings.Trim(typ, "/")
 	if err := checkNames(typ, args[1:]); err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func (e *evalCtx) fManagementGroupResourceID(_ *expr.Ctx, args []any) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	typ, names := args[i].(string), args[i+1:]
+	typ, names := strings.Trim(args[i].(string), "/"), args[i+1:]
 	if err := checkNames(typ, names); err != nil {
 		return nil, err
 	}
@@ -237,6 +238,7 @@ func (e *evalCtx) fExtensionResourceID(_ *expr.Ctx, args []any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("the type must be a string")
 	}
+	typ = strings.Trim(typ, "/")
 	if err := checkNames(typ, args[2:]); err != nil {
 		return nil, err
 	}
@@ -383,7 +385,7 @@ func (e *evalCtx) fManagementGroup(_ *expr.Ctx, args []any) (any, error) {
 func (e *evalCtx) fDeployment(_ *expr.Ctx, args []any) (any, error) {
 	out := map[string]any{
 		"name":       e.d.name,
-		"properties": map[string]any{"template": map[string]any{"contentVersion": memberOf(e.d.tmpl, "contentVersion")}, "mode": "Incremental"},
+		"properties": map[string]any{"template": map[string]any{"contentVersion": memberOf(e.d.tmpl, "contentVersion")}, "mode": "Incremental", "templateLink": templateLink{}},
 	}
 	if e.d.scope != "resourceGroup" && e.d.r.scope.Location != "" {
 		out["location"] = e.d.r.scope.Location
@@ -465,3 +467,13 @@ func (r *run) groupLocation(group any) (any, error) {
 	}
 	return r.scope.Location, nil
 }
+
+// templateLink is deployment().properties.templateLink: a converted
+// template was not deployed from a URI, so nothing relative to one (the
+// _artifactsLocation of linked scripts and templates) can be known.
+type templateLink struct{}
+
+func (templateLink) Access(any) (any, error) {
+	return nil, &expr.DeferredError{Func: "deployment().properties.templateLink", What: "the URI a template is deployed from; give the parameter that uses it a value (--param)"}
+}
+func (templateLink) Describe() string { return "deployment().properties.templateLink" }

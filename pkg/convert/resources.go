@@ -139,6 +139,7 @@ func (dc *decl) instance(c *evalCtx) error {
 	if err != nil {
 		return err
 	}
+	typ = strings.Trim(typ, "/")
 	api, err := c.knownString(memberOf(dc.raw, "apiVersion"), joinPath(dc.path, "apiVersion"))
 	if err != nil && !(dc.isExisting() && memberOf(dc.raw, "apiVersion") == nil) {
 		return err

@@ -255,6 +255,9 @@ func fLength(c *Ctx, args []any) (any, error) {
 	}
 	v, ok := Known(args[0])
 	if !ok {
+		if n, known := LengthOf(args[0]); known {
+			return n, nil
+		}
 		return nil, deferred(c, args[0])
 	}
 	switch x := v.(type) {
@@ -361,13 +364,17 @@ func takeSkip(take bool) Func {
 		if err := nargs(args, 2, 2); err != nil {
 			return nil, err
 		}
-		v, ok := Known(args[0])
-		if !ok {
-			return nil, deferred(c, args[0])
-		}
 		n, err := intArg(c, args, 1)
 		if err != nil {
 			return nil, err
+		}
+		v, ok := Known(args[0])
+		if !ok {
+			// take/skip that keep the whole deploy-time string keep it.
+			if l, known := LengthOf(args[0]); known && (take && n >= l || !take && n <= 0) {
+				return args[0], nil
+			}
+			return nil, deferred(c, args[0])
 		}
 		cut := func(l int) int { return int(max(0, min(n, int64(l)))) }
 		switch x := v.(type) {

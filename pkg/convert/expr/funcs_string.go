@@ -18,7 +18,7 @@ import (
 func init() {
 	for name, f := range map[string]Func{
 		"concat": fConcat, "format": fFormat,
-		"tolower": strFunc(strings.ToLower), "toupper": strFunc(strings.ToUpper),
+		"tolower": caseFunc(strings.ToLower, true), "toupper": caseFunc(strings.ToUpper, false),
 		"trim": strFunc(strings.TrimSpace), "substring": fSubstring, "replace": fReplace,
 		"split": fSplit, "join": fJoin, "startswith": fStartsWith, "endswith": fEndsWith,
 		"indexof": fIndexOf, "lastindexof": fLastIndexOf, "padleft": fPadLeft,
@@ -52,6 +52,73 @@ func strFunc(f func(string) string) Func {
 		}
 		return f(s), nil
 	}
+}
+
+// caseFunc is toLower or toUpper. Over a string with deploy-time parts it
+// changes the literal parts, and keeps the hashes when they are already in
+// that case (uniqueString and guid give lower case only).
+func caseFunc(f func(string) string, lower bool) Func {
+	plain := strFunc(f)
+	return func(c *Ctx, args []any) (any, error) {
+		if len(args) == 1 {
+			if _, known := Known(args[0]); !known {
+				if v, ok := mapCase(args[0], f, lower); ok {
+					return v, nil
+				}
+			}
+		}
+		return plain(c, args)
+	}
+}
+
+func mapCase(v any, f func(string) string, lower bool) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		return f(x), true
+	case *Hash:
+		return x, lower
+	case *Concat:
+		parts := make([]any, len(x.Parts))
+		for i, p := range x.Parts {
+			r, ok := mapCase(p, f, lower)
+			if !ok {
+				return nil, false
+			}
+			parts[i] = r
+		}
+		return joinParts(parts), true
+	}
+	return nil, false
+}
+
+// LengthOf is the length of a string even when parts of it are known only
+// at deploy time, where those parts have a fixed length (uniqueString 13,
+// guid 36).
+func LengthOf(v any) (int64, bool) {
+	if k, ok := Known(v); ok {
+		s, isStr := k.(string)
+		return int64(utf8.RuneCountInString(s)), isStr
+	}
+	switch x := v.(type) {
+	case *Hash:
+		if x.Func == "guid" {
+			return 36, true
+		}
+		return 13, true
+	case *Concat:
+		var n int64
+		for _, p := range x.Parts {
+			l, ok := LengthOf(p)
+			if !ok {
+				return 0, false
+			}
+			n += l
+		}
+		return n, true
+	case interface{ Length() (int64, bool) }:
+		return x.Length()
+	}
+	return 0, false
 }
 
 // fConcat joins arrays when the first argument is one, else strings; a
@@ -231,6 +298,9 @@ func fSubstring(c *Ctx, args []any) (any, error) {
 	if err := nargs(args, 1, 3); err != nil {
 		return nil, err
 	}
+	if _, known := Known(args[0]); !known {
+		return substringUnknown(c, args)
+	}
 	s, err := strArg(c, args, 0)
 	if err != nil {
 		return nil, err
@@ -254,6 +324,31 @@ func fSubstring(c *Ctx, args []any) (any, error) {
 		return nil, fmt.Errorf("start %d and length %d are outside the string's %d characters", start, length, len(r))
 	}
 	return string(r[start : start+length]), nil
+}
+
+// substringUnknown: a substring that is the whole deploy-time string is
+// that string; any other part of it is known only at deploy time.
+func substringUnknown(c *Ctx, args []any) (any, error) {
+	n, ok := LengthOf(args[0])
+	if !ok {
+		return nil, deferred(c, args[0])
+	}
+	start, length := int64(0), n
+	var err error
+	if len(args) > 1 {
+		if start, err = intArg(c, args, 1); err != nil {
+			return nil, err
+		}
+	}
+	if len(args) > 2 {
+		if length, err = intArg(c, args, 2); err != nil {
+			return nil, err
+		}
+	}
+	if start == 0 && length == n {
+		return args[0], nil
+	}
+	return nil, deferred(c, args[0])
 }
 
 func fReplace(c *Ctx, args []any) (any, error) {
