@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -121,53 +122,65 @@ func newRenderer(r *run) *renderer {
 }
 
 // names gives every doc its metadata.name: the ARM name's last segment,
-// else (a computed name) its symbolic name; made unique where two would
-// collide, the ARM name then in spec.name.
+// else (a computed name) its symbolic name. Two docs of one type with one
+// name (children of two parents) are told apart by the parent's name, the
+// ARM name then in spec.name. A name other types share is referenced as
+// TYPE/NAME, since references match ARM names too.
 func (rd *renderer) names() {
-	taken := map[string]int{}
 	for _, d := range rd.docs {
 		leaf := d.segs[len(d.segs)-1]
 		if s, ok := leaf.(string); ok && plainName(s) {
 			d.meta = s
 		} else if d.symbolic != "" {
 			d.meta = d.symbolic
+		} else if sym := nameSymbol(d); sym != "" {
+			d.meta = sym
 		} else {
-			t := d.typ[strings.LastIndex(d.typ, "/")+1:]
-			d.meta = strings.ToLower(t)
+			d.meta = strings.ToLower(d.typ[strings.LastIndex(d.typ, "/")+1:])
 		}
-		taken[strings.ToLower(d.meta)]++
 	}
-	seen := map[string]int{}
-	for _, d := range rd.docs {
-		k := strings.ToLower(d.meta)
-		if taken[k] > 1 {
-			seen[k]++
-			if seen[k] > 1 || !rd.sameTypeUnique(d) {
-				d.meta = fmt.Sprintf("%s-%d", d.meta, seen[k])
+	for i, d := range rd.docs {
+		n := 1
+		for _, o := range rd.docs[:i] {
+			if strings.EqualFold(o.typ, d.typ) && strings.EqualFold(o.meta, d.meta) {
+				n++
+			}
+		}
+		if n > 1 {
+			if p, ok := d.segs[len(d.segs)-2:][0].(string); ok && len(d.segs) > 1 && plainName(p) {
+				d.meta = p + "-" + d.meta
+			} else {
+				d.meta = fmt.Sprintf("%s-%d", d.meta, n)
 			}
 		}
 	}
-	count := map[string]int{}
+	uses := map[string]int{}
 	for _, d := range rd.docs {
-		count[strings.ToLower(d.meta)]++
+		uses[strings.ToLower(d.meta)]++
+		if s, ok := d.segs[len(d.segs)-1].(string); ok && !strings.EqualFold(s, d.meta) {
+			uses[strings.ToLower(s)]++
+		}
 	}
 	for _, d := range rd.docs {
 		d.refKey = d.meta
-		if count[strings.ToLower(d.meta)] > 1 {
+		if uses[strings.ToLower(d.meta)] > 1 {
 			d.refKey = d.typ + "/" + d.meta
 		}
 	}
 }
 
-// sameTypeUnique: no other doc of d's type shares its name.
-func (rd *renderer) sameTypeUnique(d *doc) bool {
-	for _, o := range rd.docs {
-		if o != d && strings.EqualFold(o.typ, d.typ) && strings.EqualFold(o.meta, d.meta) {
-			return false
-		}
+// nameSymbol is the parameter or variable a computed name comes from
+// ("[parameters('storageAccountName')]" gives storageAccountName).
+func nameSymbol(d *doc) string {
+	raw, _ := memberOf(d.decl.raw, "name").(string)
+	m := symbolName.FindStringSubmatch(raw)
+	if m == nil || d.decl.parent != nil {
+		return ""
 	}
-	return true
+	return m[1]
 }
+
+var symbolName = regexp.MustCompile(`^\[(?i:parameters|variables)\('([A-Za-z][A-Za-z0-9_-]*)'\)\]$`)
 
 func plainName(s string) bool {
 	return s != "" && !strings.ContainsAny(s, "${}/,")
@@ -570,6 +583,20 @@ func (rd *renderer) target(v any, dep *deployment) *doc {
 	switch x := v.(type) {
 	case *idRef:
 		return rd.lookup(x)
+	case *expr.Concat:
+		// A name with deploy-time parts: compare as placeholders.
+		want, err := rd.text(x, "")
+		if err != nil {
+			return nil
+		}
+		for _, d := range rd.docs {
+			if d.decl == nil || d.decl.d != dep {
+				continue
+			}
+			if n, err := rd.text(d.name, ""); err == nil && strings.EqualFold(n, want) {
+				return d
+			}
+		}
 	case string:
 		if strings.HasPrefix(x, "/") {
 			return nil

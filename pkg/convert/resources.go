@@ -383,6 +383,17 @@ func (dd *doc) placeDeployment(inner *deployment) error {
 // moduleParam is one parameter a nested deployment is given: {value} or a
 // Key Vault {reference} (a secret, read from the environment).
 func (c *evalCtx) moduleParam(p any, path string) (any, error) {
+	if s, ok := p.(string); ok {
+		// The whole entry computed: "[createObject('value', ...)]".
+		v, err := c.value(s, path)
+		if err != nil {
+			return nil, err
+		}
+		if v, ok := expr.Member(asObject(v), "value"); ok {
+			return v, nil
+		}
+		return nil, c.errorf(path, "a deployment parameter needs a value")
+	}
 	m, _ := p.(map[string]any)
 	if v, ok := expr.Member(m, "value"); ok {
 		return c.value(v, joinPath(path, "value"))
@@ -409,4 +420,9 @@ func isTelemetry(name string, tmpl map[string]any) bool {
 		return len(rs) == 0
 	}
 	return true
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }

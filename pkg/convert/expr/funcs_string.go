@@ -566,6 +566,14 @@ func fBase64ToJSON(c *Ctx, args []any) (any, error) {
 }
 
 func parseJSON(s string) (any, error) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, ".") || strings.HasPrefix(t, "-.") {
+		// ARM's JSON reader takes numbers without a leading zero: json('.25').
+		t = strings.Replace(t, ".", "0.", 1)
+		if _, err := strconv.ParseFloat(t, 64); err == nil {
+			s = t
+		}
+	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var v any
