@@ -111,6 +111,24 @@ check ok "tag add-value" -- tag add-value --name costCenter --value 42
 value "tag list" "[?tagName=='env'] | [0].count.value" 1 -- tag list
 check TagNameInUse "tag delete of a name in use" -- tag delete --name env -y
 
+# A template deployment deploys (the template file has a comment, which
+# az sends as it is and ARM accepts).
+cat >"$work/template.json" <<'JSON'
+{
+  // deployed by the conformance suite
+  "$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "contentVersion": "1.0.0.0",
+  "parameters": {"name": {"type": "string", "defaultValue": "stazcliconf02"}},
+  "resources": [{"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "[parameters('name')]",
+                 "location": "[resourceGroup().location]", "sku": {"name": "Standard_LRS"}, "kind": "StorageV2", "properties": {}}],
+  "outputs": {"blob": {"type": "string", "value": "[concat('https://', parameters('name'), '.blob.core.windows.net/')]"}}
+}
+JSON
+value "deployment group create" properties.outputs.blob.value "https://stazcliconf02.blob.core.windows.net/" -- deployment group create -g $g -f "$work/template.json"
+value "deployment group show" properties.provisioningState Succeeded -- deployment group show -g $g -n template
+value "the deployed storage account" provisioningState Succeeded -- storage account show -g $g -n stazcliconf02
+check ok "storage account delete (deployed)" -- storage account delete -g $g -n stazcliconf02 -y
+
 check ok "lock create" -- lock create -n lock-azcli -g $g --lock-type CanNotDelete
 value "lock list" "length(@)" 1 -- lock list -g $g
 check ScopeLocked "group delete refused by a lock" -- group delete -n $g -y
@@ -129,5 +147,5 @@ check ResourceGroupNotFound "group show after delete" -- group show -n $g
 #   az role definition list   the same packaging fault ('config' attribute).
 #   az keyvault create        reads Microsoft Graph for the caller's object
 #                             ID; the emulator serves no Graph.
-echo "Azure CLI leg: $passed passed, $failed failed"
+echo "az: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

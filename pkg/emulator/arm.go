@@ -21,6 +21,9 @@ type reply struct {
 	op     *operation
 	async  bool // send Azure-AsyncOperation as well as Location
 	apiVer string
+	// retryAfter, when set, is sent as Retry-After: a write that settles
+	// later and is polled at its own URL (a deployment).
+	retryAfter string
 }
 
 // serveARM runs the request pipeline ARM's front door runs: count, delay,
@@ -101,6 +104,11 @@ func (s *Server) serveARM(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		body, err = decodeBody(b)
+		if err != nil && deploymentPath(r.URL.Path) {
+			// Deployments take the lenient JSON the Azure CLI sends for a
+			// template file it read (deployments.go).
+			body, err = decodeBody(lenientJSON(b))
+		}
 		if err != nil && (r.Method != http.MethodPost || len(bytes.TrimSpace(b)) > 0) {
 			writeError(w, newError(http.StatusBadRequest, "InvalidRequestContent",
 				"The request content was invalid and could not be deserialized: %v. Send a JSON object.", err))
@@ -155,6 +163,9 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, rep reply) {
 	if rep.etag != "" {
 		w.Header().Set("ETag", rep.etag)
 	}
+	if rep.retryAfter != "" {
+		w.Header().Set("Retry-After", rep.retryAfter)
+	}
 	if rep.op != nil {
 		s.setLROHeaders(w, r, rep.op, rep.apiVer, rep.async)
 	}
@@ -181,6 +192,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 		return rep
 	}
 	if rep, ok := s.serveTagsResource(r, p, body); ok {
+		return rep
+	}
+	if rep, ok := s.serveDeployment(r, p, apiVersion, body); ok {
 		return rep
 	}
 	if rep, ok := s.serveBuiltinRoles(r, p); ok {
