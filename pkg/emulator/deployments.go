@@ -303,8 +303,12 @@ func (s *Server) waitSettled(base, url string, deadline time.Time) *deployError 
 	}
 }
 
-func (s *Server) internal(method, base, url string, body []byte) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(method, url, bytes.NewReader(body))
+func (s *Server) internal(method, base, pathAndQuery string, body []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, "/", bytes.NewReader(body))
+	// Names may hold spaces and other characters a request line cannot.
+	path, query, _ := strings.Cut(pathAndQuery, "?")
+	req.URL.Path, req.URL.RawQuery = path, query
+	req.RequestURI = req.URL.RequestURI()
 	req.Host = strings.TrimPrefix(strings.TrimPrefix(base, "https://"), "http://")
 	req.Header.Set("User-Agent", deploymentUA)
 	req.Header.Set("Content-Type", "application/json")
