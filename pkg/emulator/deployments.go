@@ -132,6 +132,13 @@ func (s *Server) evaluateDeployment(p armid.Path, body map[string]any) ([]conver
 	return res, outs, nil
 }
 
+// beyondEmulator says whether a template the evaluator refused may still
+// be one ARM deploys: it needs values only a deployment has (reference(),
+// list*(), names computed from them) or a function the evaluator lacks.
+func beyondEmulator(e *armError) bool {
+	return strings.Contains(e.Message, "known only while deploying") || strings.Contains(e.Message, "unknown function")
+}
+
 func templateError(err error) *armError {
 	return newError(http.StatusBadRequest, "InvalidTemplate", "Deployment template validation failed: '%s'.", strings.TrimSpace(err.Error()))
 }
@@ -146,7 +153,13 @@ func (s *Server) startDeployment(r *http.Request, p armid.Path, apiVersion strin
 		}
 	}
 	resources, outputs, aerr := s.evaluateDeployment(p, body)
-	if aerr != nil {
+	var cannot *armError
+	if aerr != nil && beyondEmulator(aerr) {
+		// ARM would deploy this; the emulator cannot evaluate it. The
+		// deployment is taken and then fails saying so, never refused as
+		// if the template were wrong, and never reported as deployed.
+		cannot, resources, outputs = aerr, nil, nil
+	} else if aerr != nil {
 		return reply{err: aerr}
 	}
 	now := s.now()
@@ -169,7 +182,16 @@ func (s *Server) startDeployment(r *http.Request, p armid.Path, apiVersion strin
 	}
 	s.store.put(res)
 	base := s.baseURL(r)
-	go s.deploy(base, res.ID, resources, outputs)
+	if cannot != nil {
+		go s.setDeployment(res.ID, func(props map[string]any) {
+			props["provisioningState"] = "Failed"
+			props["error"] = map[string]any{"code": "DeploymentFailed",
+				"message": "At least one resource deployment operation failed. Please list deployment operations for details.",
+				"details": []any{map[string]any{"code": "EmulatorCannotEvaluate", "message": "The ARM emulator cannot deploy this template: " + cannot.Message}}}
+		})
+	} else {
+		go s.deploy(base, res.ID, resources, outputs)
+	}
 	// Polled at the deployment's URL until provisioningState is terminal.
 	return reply{status: http.StatusCreated, body: deepCopy(res.Body), retryAfter: "1"}
 }

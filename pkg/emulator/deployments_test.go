@@ -94,9 +94,20 @@ func TestDeploymentFailuresAnswerAsARM(t *testing.T) {
 	}
 	// A template that does not evaluate is refused at once.
 	r := do(t, http.MethodPut, base+"bad"+q, map[string]any{"properties": map[string]any{"mode": "Incremental",
-		"template": tpl(map[string]any{"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-11-01", "name": "[nosuchfunction()]", "location": "westeurope"})}})
+		"template": tpl(map[string]any{"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-11-01", "name": "[parameters('missing')]", "location": "westeurope"})}})
 	if errCode(r) != "InvalidTemplate" {
-		t.Errorf("unknown function: %d %s", r.Status, r.Raw)
+		t.Errorf("a parameter the template lacks: %d %s", r.Status, r.Raw)
+	}
+	// One the emulator cannot evaluate (a value only a deployment has) is
+	// taken, as ARM takes it, and then fails saying why: never refused as
+	// wrong, never reported as deployed.
+	r = do(t, http.MethodPut, base+"beyond"+q, map[string]any{"properties": map[string]any{"mode": "Incremental",
+		"template": tpl(map[string]any{"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-11-01", "name": "[nosuchfunction()]", "location": "westeurope"})}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("a template beyond the emulator: %d %s", r.Status, r.Raw)
+	}
+	if d := waitDeployment(t, base+"beyond"+q); str(d.Body, "properties", "provisioningState") != "Failed" || !strings.Contains(d.Raw, "EmulatorCannotEvaluate") {
+		t.Errorf("a template beyond the emulator: %s", d.Raw)
 	}
 	if r := do(t, http.MethodPut, base+"linked"+q, map[string]any{"properties": map[string]any{"mode": "Incremental",
 		"templateLink": map[string]any{"uri": "https://example.invalid/t.json"}}}); errCode(r) != "InvalidTemplate" || !strings.Contains(r.Raw, "linked") {
@@ -117,7 +128,7 @@ func TestDeploymentFailuresAnswerAsARM(t *testing.T) {
 	}
 	// validate evaluates without deploying.
 	if r := do(t, http.MethodPost, base+"v/validate"+q, map[string]any{"properties": map[string]any{"mode": "Incremental",
-		"template": tpl(map[string]any{"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-11-01", "name": "[nosuch()]", "location": "westeurope"})}}); errCode(r) != "InvalidTemplate" {
+		"template": tpl(map[string]any{"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-11-01", "name": "[parameters('missing')]", "location": "westeurope"})}}); errCode(r) != "InvalidTemplate" {
 		t.Errorf("validate: %d %s", r.Status, r.Raw)
 	}
 }
