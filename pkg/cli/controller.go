@@ -256,9 +256,6 @@ func (o *controllerOptions) Run(ctx context.Context) error {
 	if cm, ok := src.(*reconcile.ConfigMapSource); ok {
 		defer os.RemoveAll(cm.Dir)
 	}
-	if warning := allInterfaces(o.watch.metricsAddr); warning != "" {
-		fmt.Fprintln(o.streams.ErrOut, warning)
-	}
 	return o.watch.runWith(ctx, o.g, o.streams, src, o.manifests.load, o.apply, false, o.around)
 }
 
@@ -288,7 +285,7 @@ func allInterfaces(addr string) string {
 	if err != nil || isLoopbackHost(host) || strings.EqualFold(host, "localhost") {
 		return ""
 	}
-	return fmt.Sprintf("warning: --metrics-addr %s serves /metrics beyond loopback without authentication; use 127.0.0.1:PORT unless something outside must scrape it, and then restrict who can reach it", addr)
+	return fmt.Sprintf("warning: --metrics-addr %s serves /metrics beyond loopback without authentication; use 127.0.0.1:PORT unless something outside must scrape it, and then restrict who can reach it\n", addr)
 }
 
 // leaderElected runs the loop only while this replica holds the Lease.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +89,35 @@ func waitLog(t *testing.T, log *syncBuffer, want string) {
 		}
 	}
 	t.Fatalf("the log never said %q:\n%s", want, log.String())
+}
+
+// TestMetricsBeyondLoopbackWarns: /metrics has no authentication, so an
+// address on every interface is said to be one; loopback is quiet.
+func TestMetricsBeyondLoopbackWarns(t *testing.T) {
+	e := newLoopEnv(t)
+	stop, log := e.loop(t.Context(), "--metrics-addr", ":0")
+	waitLog(t, log, "Serving metrics on")
+	stop()
+	if !strings.Contains(log.String(), "warning: --metrics-addr :0 serves /metrics beyond loopback without authentication") {
+		t.Errorf("no warning for every interface:\n%s", log.String())
+	}
+	e = newLoopEnv(t)
+	stop, log = e.loop(t.Context(), "--metrics-addr", "127.0.0.1:0", "--health-addr", "127.0.0.1:0")
+	waitLog(t, log, "Serving health on http://127.0.0.1:")
+	addr := strings.Fields(log.String()[strings.Index(log.String(), "Serving health on ")+len("Serving health on "):])[0]
+	addr = strings.TrimSuffix(addr, "/healthz")
+	for p, want := range map[string]int{"/healthz": 200, "/metrics": 404} {
+		resp, err := http.Get(addr + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("health address %s: %d, want %d", p, resp.StatusCode, want)
+		}
+	}
+	stop()
+	if strings.Contains(log.String(), "warning: --metrics-addr") {
+		t.Errorf("a warning for loopback:\n%s", log.String())
+	}
 }
