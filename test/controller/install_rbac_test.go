@@ -16,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/cli"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
@@ -152,6 +153,23 @@ func TestInstalledRBACIsLeastPrivilege(t *testing.T) {
 		LoadDir: func(context.Context, string) (*manifest.Set, error) { return nil, nil }}
 	if err := src.Start(ctx); err != nil {
 		t.Fatalf("the ConfigMap source as the ServiceAccount: %v", err)
+	}
+	// Leader election takes its Lease as client-go does: create, get, update.
+	rl, err := resourcelock.New(resourcelock.LeasesResourceLock, stateNS, "kubectl-azure-controller-prod", sa.CoreV1(), sa.CoordinationV1(),
+		resourcelock.ResourceLockConfig{Identity: "replica-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	rec := resourcelock.LeaderElectionRecord{HolderIdentity: "replica-a", LeaseDurationSeconds: 10, AcquireTime: now, RenewTime: now}
+	if err := rl.Create(ctx, rec); err != nil {
+		t.Fatalf("the leader Lease as the ServiceAccount: %v", err)
+	}
+	if _, _, err := rl.Get(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rl.Update(ctx, rec); err != nil {
+		t.Fatalf("renewing the leader Lease as the ServiceAccount: %v", err)
 	}
 	var evErr error
 	reconcile.KubeEvents(sa, stateNS, "prod", "test", func(err error) { evErr = err })(reconcile.Event{Reason: "DriftDetected", ID: "/subscriptions/x"})
