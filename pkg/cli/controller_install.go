@@ -182,6 +182,10 @@ func (o *installOptions) validateState() error {
 	}
 	o.stateNS, o.set = ns, set
 	if o.g.Set != "" {
+		// The set names the key Secret and the Leases the Roles grant.
+		if errs := validation.IsDNS1123Label(o.g.Set); len(errs) > 0 {
+			return fmt.Errorf("--set %q: %s", o.g.Set, strings.Join(errs, "; "))
+		}
 		o.set = o.g.Set
 	}
 	return nil

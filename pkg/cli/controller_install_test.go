@@ -126,8 +126,10 @@ func TestControllerInstallRefusesBadFlagsWithExit2(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2 and %q on stderr and nothing printed\nstdout: %s\nstderr: %s", tc.args, code, tc.want, out, errOut)
 		}
 	}
-	if code, _, errOut := install(t, append([]string{"--subscription", "nope", "--"}, goodInstall...)...); code != ExitValidation || !strings.Contains(errOut, "--subscription") {
-		t.Errorf("--subscription nope: exit %d\n%s", code, errOut)
+	for flag, value := range map[string]string{"--subscription": "nope", "--set": "prod\nx"} {
+		if code, _, errOut := install(t, append([]string{flag, value, "--"}, goodInstall...)...); code != ExitValidation || !strings.Contains(errOut, flag) {
+			t.Errorf("%s %q: exit %d\n%s", flag, value, code, errOut)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -51,7 +52,9 @@ func (g *GlobalOptions) kubeSecrets(allowed []secretRef) *manifest.KubeSecrets {
 			if err != nil {
 				return nil, "", err
 			}
-			defaultNS = ns
+			if defaultNS = ns; ns == "" {
+				defaultNS = metav1.NamespaceDefault // as KubeSecrets resolves it
+			}
 			return cs.CoreV1(), ns, nil
 		},
 		Guard: func(ns, name string, labels map[string]string) error {
