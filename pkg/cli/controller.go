@@ -70,8 +70,8 @@ contested and left alone. It is the loop of 'apply --watch', meant to run in
 a cluster with leader election; 'controller install -o yaml' prints the
 objects to run it.`,
 		Example: `  kubectl azure controller -f infra/ --state kubernetes://azure/prod --status-file /tmp/status.json
-  kubectl azure controller --source configmap://azure?selector=app=infra --leader-elect --metrics-addr :8080
-  kubectl azure controller install --source dir:///manifests --state kubernetes://azure/prod -o yaml | kubectl apply -f -`,
+  kubectl azure controller --source configmap://azure?selector=app=infra --leader-elect --metrics-addr 127.0.0.1:8080 --secret azure/db
+  kubectl azure controller install --source dir:///manifests --state kubernetes://azure/prod --client-id CLIENT_ID -o yaml | kubectl apply -f -`,
 		Args: cobra.NoArgs,
 		RunE: runE(o),
 	}
