@@ -254,3 +254,38 @@ func TestControllerInstallRolesAreLeastPrivilege(t *testing.T) {
 		t.Errorf("team: %s", rules["team"])
 	}
 }
+
+// TestControllerInstallArgsAreTheControllers: every argument the
+// Deployment passes is a flag of the controller command, so the pod
+// starts as printed.
+func TestControllerInstallArgsAreTheControllers(t *testing.T) {
+	code, out, errOut := install(t, append([]string{"--subscription", "00000000-0000-0000-0000-0000000000aa", "--set", "prod", "--"},
+		append(slices.Clone(goodInstall), "--secret", "apps/db", "--allow-env", "OWNER", "--leader-elect-namespace", "leases")...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	raw := dig(ofKind(installDocs(t, out), "Deployment")[0], "spec", "template", "spec", "containers", 0, "args").([]any)
+	var args []string
+	for _, a := range raw {
+		args = append(args, a.(string))
+	}
+	g := DefaultGlobalOptions()
+	streams := genericiooptions.NewTestIOStreamsDiscard()
+	root := newRootCommand(g, streams)
+	root.AddCommand(newControllerCommand(g, streams))
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd.Name() != "controller" {
+		t.Fatalf("%v: %v %v", args, cmd.Name(), err)
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		t.Fatalf("the controller does not take %v: %v", args, err)
+	}
+	for _, f := range []string{"source", "secret", "allow-env", "health-addr", "metrics-addr", "leader-elect-namespace", "subscription", "set", "auth", "state"} {
+		if !cmd.Flags().Changed(f) {
+			t.Errorf("--%s not passed: %v", f, args)
+		}
+	}
+	if len(cmd.Flags().Args()) != 0 {
+		t.Errorf("arguments left over: %v", cmd.Flags().Args())
+	}
+}
