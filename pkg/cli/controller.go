@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
@@ -37,6 +42,16 @@ type controllerOptions struct {
 	leaseDuration time.Duration
 	renewDeadline time.Duration
 	retryPeriod   time.Duration
+
+	// secrets (--secret) are the only Secrets secretKeyRef may read;
+	// allowEnv (--allow-env) the only variables valueFrom.env may.
+	secrets  []string
+	allowEnv []string
+	allowed  []secretRef // parsed secrets, filled by Validate
+
+	// healthAddr serves /healthz and /readyz alone, so --metrics-addr
+	// can stay on loopback while the kubelet probes the pod.
+	healthAddr string
 }
 
 // newControllerCommand is `kubectl azure controller` (and its install
@@ -55,8 +70,8 @@ contested and left alone. It is the loop of 'apply --watch', meant to run in
 a cluster with leader election; 'controller install -o yaml' prints the
 objects to run it.`,
 		Example: `  kubectl azure controller -f infra/ --state kubernetes://azure/prod --status-file /tmp/status.json
-  kubectl azure controller --source configmap://azure?selector=app=infra --leader-elect --metrics-addr :8080
-  kubectl azure controller install --source dir:///manifests --state kubernetes://azure/prod -o yaml | kubectl apply -f -`,
+  kubectl azure controller --source configmap://azure?selector=app=infra --leader-elect --metrics-addr 127.0.0.1:8080 --secret azure/db
+  kubectl azure controller install --source dir:///manifests --state kubernetes://azure/prod --client-id CLIENT_ID -o yaml | kubectl apply -f -`,
 		Args: cobra.NoArgs,
 		RunE: runE(o),
 	}
@@ -70,6 +85,9 @@ objects to run it.`,
 	fs.StringVar(&o.leaseNS, "leader-elect-namespace", "", "namespace of the leader Lease (default: the state's, else the kubeconfig's)")
 	fs.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", o.leaseDuration, "how long a leader's Lease lasts without renewal")
 	fs.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", o.renewDeadline, "a leader that cannot renew within this stops writing")
+	fs.StringVar(&o.healthAddr, "health-addr", "", "serve only /healthz and /readyz on this address (for the kubelet's probes), e.g. :8081")
+	fs.StringArrayVar(&o.secrets, "secret", nil, "[NAMESPACE/]NAME of a Secret manifests may read with secretKeyRef (repeatable; no other Secret is read; NAME alone: the kubeconfig's namespace)")
+	fs.StringArrayVar(&o.allowEnv, "allow-env", nil, "an environment variable manifests may read with valueFrom.env (repeatable; no other is read; never the tool's own credentials)")
 	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", o.retryPeriod, "how often candidates try to take the Lease")
 	cmd.AddCommand(newControllerInstallCommand(g, s), newStatusCommand(g, s))
 	return cmd
@@ -99,21 +117,89 @@ func (o *controllerOptions) Validate() error {
 				return withCode(ExitValidation, errors.New("the controller needs files or directories to watch, not standard input"))
 			}
 		}
-		return nil
+		return o.validateAccess()
 	}
-	u, err := url.Parse(o.source)
+	if _, err := parseSource(o.source); err != nil {
+		return withCode(ExitValidation, err)
+	}
+	return o.validateAccess()
+}
+
+// controllerSource is a parsed --source.
+type controllerSource struct {
+	// Dir is dir://'s path; Namespace and Selector are configmap://'s.
+	Dir, Namespace, Selector string
+}
+
+// parseSource checks --source: dir://PATH, or configmap://NAMESPACE with
+// a selector (without one every ConfigMap of the namespace would be read
+// as manifests, whoever wrote it and for whatever app).
+func parseSource(s string) (controllerSource, error) {
+	u, err := url.Parse(s)
 	if err != nil {
-		return withCode(ExitValidation, fmt.Errorf("--source %q: %w", o.source, err))
+		return controllerSource{}, fmt.Errorf("--source %q: %w", s, err)
 	}
 	switch {
 	case u.Scheme == "dir" && u.Host+u.Path == "":
-		return withCode(ExitValidation, fmt.Errorf("--source %q names no directory: use dir://PATH", o.source))
+		return controllerSource{}, fmt.Errorf("--source %q names no directory: use dir://PATH", s)
+	case u.Scheme == "dir":
+		return controllerSource{Dir: u.Host + u.Path}, nil
 	case u.Scheme == "configmap" && u.Host == "":
-		return withCode(ExitValidation, fmt.Errorf("--source %q names no namespace: use configmap://NAMESPACE?selector=LABELS", o.source))
-	case u.Scheme != "dir" && u.Scheme != "configmap":
-		return withCode(ExitValidation, fmt.Errorf("--source %q: use dir://PATH or configmap://NAMESPACE?selector=LABELS", o.source))
+		return controllerSource{}, fmt.Errorf("--source %q names no namespace: use configmap://NAMESPACE?selector=LABELS", s)
+	case u.Scheme != "configmap":
+		return controllerSource{}, fmt.Errorf("--source %q: use dir://PATH or configmap://NAMESPACE?selector=LABELS", s)
+	}
+	if errs := validation.IsDNS1123Label(u.Host); len(errs) > 0 {
+		return controllerSource{}, fmt.Errorf("--source %q: namespace %q: %s", s, u.Host, strings.Join(errs, "; "))
+	}
+	sel := strings.TrimSpace(u.Query().Get("selector"))
+	if sel == "" {
+		return controllerSource{}, fmt.Errorf("--source %q has no selector, which would read every ConfigMap of namespace %s: use configmap://%s?selector=LABELS, e.g. ?selector=app=infra", s, u.Host, u.Host)
+	}
+	if _, err := labels.Parse(sel); err != nil {
+		return controllerSource{}, fmt.Errorf("--source %q: selector %q: %v", s, sel, err)
+	}
+	return controllerSource{Namespace: u.Host, Selector: sel}, nil
+}
+
+// validateAccess checks --secret and --allow-env.
+func (o *controllerOptions) validateAccess() error {
+	o.allowed = []secretRef{}
+	for _, s := range o.secrets {
+		r, err := parseSecretRef(s)
+		if err != nil {
+			return withCode(ExitValidation, err)
+		}
+		o.allowed = append(o.allowed, r)
+	}
+	for _, n := range o.allowEnv {
+		if err := checkAllowEnv(n); err != nil {
+			return withCode(ExitValidation, err)
+		}
 	}
 	return nil
+}
+
+// checkAllowEnv refuses an --allow-env name that is not a variable name or
+// that names the tool's own credentials.
+func checkAllowEnv(n string) error {
+	if !envNameRE.MatchString(n) {
+		return fmt.Errorf("--allow-env %q: not an environment variable name", n)
+	}
+	if manifest.CredentialEnv(n) {
+		return fmt.Errorf("--allow-env %s: holds the tool's own Azure credential, which manifests never read", n)
+	}
+	return nil
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// envGuard is the controller's valueFrom.env policy: only --allow-env.
+func (o *controllerOptions) envGuard(name string) error {
+	if slices.Contains(o.allowEnv, name) {
+		return nil
+	}
+	return fmt.Errorf("the controller reads no environment variable a manifest names unless it is listed: add --allow-env %s to the controller (or use secretKeyRef with --secret)", name)
 }
 
 // sourceOf turns --source and -f/-k (checked by Validate) into the loop's
@@ -127,9 +213,9 @@ func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, err
 		}
 		return &reconcile.DirSource{Paths: paths, Skip: skip}, nil
 	}
-	u, _ := url.Parse(o.source)
-	if u.Scheme == "dir" {
-		p := u.Host + u.Path
+	src, _ := parseSource(o.source)
+	if src.Dir != "" {
+		p := src.Dir
 		o.manifests.load.Filenames, o.manifests.load.Recursive = []string{p}, true
 		return &reconcile.DirSource{Paths: []string{p}, Skip: skip}, nil
 	}
@@ -146,7 +232,7 @@ func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, err
 		return nil, withCode(ExitError, err)
 	}
 	lo := o.manifests.load
-	cm := &reconcile.ConfigMapSource{Client: cs, Namespace: u.Host, Selector: u.Query().Get("selector"), Dir: dir,
+	cm := &reconcile.ConfigMapSource{Client: cs, Namespace: src.Namespace, Selector: src.Selector, Dir: dir,
 		LoadDir: func(ctx context.Context, dir string) (*manifest.Set, error) {
 			l := lo
 			l.Filenames, l.Recursive = []string{dir}, true
@@ -160,6 +246,9 @@ func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, err
 }
 
 func (o *controllerOptions) Run(ctx context.Context) error {
+	// What manifests may read: the listed Secrets and variables only.
+	o.manifests.load.Secrets = o.g.kubeSecrets(o.allowed)
+	o.manifests.load.EnvAllowed = o.envGuard
 	src, err := o.sourceOf(ctx)
 	if err != nil {
 		return err
@@ -167,11 +256,36 @@ func (o *controllerOptions) Run(ctx context.Context) error {
 	if cm, ok := src.(*reconcile.ConfigMapSource); ok {
 		defer os.RemoveAll(cm.Dir)
 	}
-	var around func(context.Context, *reconcile.Controller) error
-	if o.leaderElect {
-		around = o.leaderElected
+	return o.watch.runWith(ctx, o.g, o.streams, src, o.manifests.load, o.apply, false, o.around)
+}
+
+// around runs the loop: the health endpoints first, then under leader
+// election or not.
+func (o *controllerOptions) around(ctx context.Context, ctl *reconcile.Controller) error {
+	if o.healthAddr != "" {
+		addr, err := reconcile.ServeHealth(ctx, o.healthAddr, ctl)
+		if err != nil {
+			return fmt.Errorf("--health-addr %s: %w", o.healthAddr, err)
+		}
+		fmt.Fprintf(o.streams.ErrOut, "Serving health on http://%s/healthz and /readyz.\n", addr)
 	}
-	return o.watch.runWith(ctx, o.g, o.streams, src, o.manifests.load, o.apply, false, around)
+	if o.leaderElect {
+		return o.leaderElected(ctx, ctl)
+	}
+	return ctl.Run(ctx)
+}
+
+// allInterfaces warns when --metrics-addr listens beyond loopback:
+// /metrics has no authentication.
+func allInterfaces(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || isLoopbackHost(host) || strings.EqualFold(host, "localhost") {
+		return ""
+	}
+	return fmt.Sprintf("warning: --metrics-addr %s serves /metrics beyond loopback without authentication; use 127.0.0.1:PORT unless something outside must scrape it, and then restrict who can reach it\n", addr)
 }
 
 // leaderElected runs the loop only while this replica holds the Lease.
@@ -197,9 +311,13 @@ func (o *controllerOptions) leaderElected(ctx context.Context, ctl *reconcile.Co
 	}
 	name := o.leaseName
 	if name == "" {
-		name = "kubectl-azure-controller-" + o.g.setName()
+		name = leaderLeaseName(o.g.setName())
 	}
 	host, _ := os.Hostname()
 	return ctl.RunElected(ctx, reconcile.Election{Client: cs, Namespace: ns, Name: name, Identity: fmt.Sprintf("%s-%d", host, os.Getpid()),
 		LeaseDuration: o.leaseDuration, RenewDeadline: o.renewDeadline, RetryPeriod: o.retryPeriod, ReleaseOnCancel: true})
 }
+
+// leaderLeaseName is the default --leader-elect-name of a set; install
+// grants the controller this Lease.
+func leaderLeaseName(set string) string { return "kubectl-azure-controller-" + set }

@@ -20,6 +20,13 @@ func TestControllerRefusesBadSourceWithExit2(t *testing.T) {
 		{[]string{"controller", "--source", "dir://"}, "names no directory"},
 		{[]string{"controller", "--source", "configmap://?selector=app=x"}, "names no namespace"},
 		{[]string{"controller", "-f", e.dir, "--read-budget", "0%"}, "budget"},
+		// Without a selector every ConfigMap of the namespace would be manifests.
+		{[]string{"controller", "--source", "configmap://infra"}, "has no selector, which would read every ConfigMap of namespace infra: use configmap://infra?selector=LABELS"},
+		{[]string{"controller", "--source", "configmap://infra?selector="}, "has no selector"},
+		{[]string{"controller", "--source", "configmap://infra?selector=app+in+(x"}, "selector"},
+		{[]string{"controller", "-f", e.dir, "--allow-env", "AZURE_CLIENT_SECRET"}, "own Azure credential"},
+		{[]string{"controller", "-f", e.dir, "--allow-env", "A-B"}, "not an environment variable name"},
+		{[]string{"controller", "-f", e.dir, "--secret", "ns/a/b"}, "--secret"},
 	} {
 		_, errOut, code := e.run(tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"k8s.io/client-go/kubernetes"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply/armclient"
@@ -145,21 +143,7 @@ func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, strea
 		}
 	}
 	if lo.Secrets == nil {
-		lo.Secrets = &manifest.KubeSecrets{Client: func() (corev1client.SecretsGetter, string, error) {
-			cfg, err := g.KubeFlags.ToRESTConfig()
-			if err != nil {
-				return nil, "", err
-			}
-			cs, err := kubernetes.NewForConfig(cfg)
-			if err != nil {
-				return nil, "", err
-			}
-			ns, _, err := g.KubeFlags.ToRawKubeConfigLoader().Namespace()
-			if err != nil {
-				return nil, "", err
-			}
-			return cs.CoreV1(), ns, nil
-		}}
+		lo.Secrets = g.kubeSecrets(nil)
 	}
 	set, err := manifest.Load(ctx, lo)
 	if err != nil {

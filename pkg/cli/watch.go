@@ -218,6 +218,7 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 			return withCode(ExitError, fmt.Errorf("--metrics-addr %s: %w", w.metricsAddr, err))
 		}
 		fmt.Fprintf(log, "Serving metrics on http://%s/metrics (health: /healthz, /readyz).\n", addr)
+		fmt.Fprint(log, allInterfaces(w.metricsAddr)) // "" on loopback
 	}
 	fmt.Fprintf(log, "Watching %s: read budget %s of ARM's read bucket, drift policy %s, state %s (locked per write). Ctrl-C stops.\n",
 		sourceName(src), strings.TrimSpace(w.readBudget), w.loop.DriftPolicy, g.State)

@@ -161,7 +161,7 @@ func TestControllerInstallPrintsTheObjects(t *testing.T) {
 	g := DefaultGlobalOptions()
 	root := newRootCommand(g, streams)
 	root.AddCommand(newControllerCommand(g, streams))
-	root.SetArgs([]string{"controller", "install", "--source", "configmap://infra?selector=app=infra", "--state-ref", "kubernetes://infra/prod", "-o", "yaml"})
+	root.SetArgs([]string{"controller", "install", "--source", "configmap://infra?selector=app=infra", "--state-ref", "kubernetes://infra/prod", "--client-id", testClientID, "-o", "yaml"})
 	if code := exitCode(root.ExecuteContext(t.Context())); code != 0 {
 		t.Fatalf("exit %d\n%s", code, out.String())
 	}
@@ -182,7 +182,7 @@ func TestControllerInstallPrintsTheObjects(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(kinds, ","); got != "ServiceAccount,Role,RoleBinding,Deployment,Service" {
+	if got := strings.Join(kinds, ","); got != "Namespace,Namespace,ServiceAccount,Role,RoleBinding,Deployment" {
 		t.Fatalf("kinds = %s", got)
 	}
 }

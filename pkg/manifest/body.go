@@ -234,6 +234,9 @@ func (l *loader) valueFromKnown(e *entry, m map[string]any, path string) (string
 			l.ps.add(o, path+".env", "must be the name of an environment variable")
 			return "", false
 		}
+		if !l.envAllowed(o, path+".env", name) {
+			return "", false
+		}
 		if !e.selected {
 			return "", true // -l leaves it out of this run: do not demand its secret
 		}
@@ -255,6 +258,23 @@ func (l *loader) valueFromKnown(e *entry, m map[string]any, path string) (string
 	}
 	l.opts.SecretValues.Register(v)
 	return v, true
+}
+
+// envAllowed refuses the tool's own credential variables everywhere, and
+// what LoadOptions.EnvAllowed refuses (the controller's allow-list).
+func (l *loader) envAllowed(o Origin, path, name string) bool {
+	if CredentialEnv(name) {
+		l.ps.add(o, path, "%s holds this tool's own Azure credential and is never read by valueFrom; put the value in a variable of its own", name)
+		return false
+	}
+	if l.opts.EnvAllowed == nil {
+		return true
+	}
+	if err := l.opts.EnvAllowed(name); err != nil {
+		l.ps.add(o, path, "%v", err)
+		return false
+	}
+	return true
 }
 
 func (l *loader) secretKeyRef(e *entry, v any, path string) (string, bool) {

@@ -67,6 +67,10 @@ type LoadOptions struct {
 	// error on spec.type naming the nearest served versions. Without it
 	// such a version is a warning.
 	ServedVersions func(ctx context.Context, subscription, namespace string) (map[string][]string, error)
+	// EnvAllowed, when set, may refuse a valueFrom.env variable by name
+	// (the controller allows only those it is given); the tool's own
+	// credential variables are refused whatever it says (CredentialEnv).
+	EnvAllowed func(name string) error
 	// LookupEnv reads environment variables (valueFrom.env and the
 	// AZURE_* defaults above). Default os.LookupEnv; tests replace it.
 	LookupEnv func(string) (string, bool)

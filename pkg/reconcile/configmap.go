@@ -48,7 +48,12 @@ func (c *ConfigMapSource) String() string {
 }
 
 // Start runs the informer until ctx ends and waits for its first list.
+// An empty selector is refused: it would take every ConfigMap of the
+// namespace (other apps', the state's own) as manifests.
 func (c *ConfigMapSource) Start(ctx context.Context) error {
+	if strings.TrimSpace(c.Selector) == "" {
+		return fmt.Errorf("configmap://%s needs a selector, or every ConfigMap of the namespace is read as manifests: use configmap://%s?selector=LABELS", c.Namespace, c.Namespace)
+	}
 	if _, err := labels.Parse(c.Selector); err != nil {
 		return fmt.Errorf("selector %q: %w", c.Selector, err)
 	}

@@ -150,8 +150,8 @@ func idHash(id string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-func (s *kubeStore) leaseName() string   { return kubePrefix + s.set + "-lock" }
-func (s *kubeStore) secretName() string  { return kubePrefix + s.set + "-key" }
+func (s *kubeStore) leaseName() string   { return LockLeaseName(s.set) }
+func (s *kubeStore) secretName() string  { return KeySecretName(s.set) }
 func (s *kubeStore) journalName() string { return kubePrefix + s.set + "-journal" }
 
 // objectMeta is the metadata of a new object of the set.
