@@ -85,7 +85,7 @@ func WriteStatus(path string, st *Status) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(data, '\n'), 0o644)
+	return writeAtomic(path, append(data, '\n'), 0o600) // private, like state
 }
 
 // writeAtomic replaces path with data: written beside it, then renamed.
