@@ -319,6 +319,10 @@ func planActions(ctx context.Context, e *Engine, it *item, byKey map[string]*ite
 		if d == nil || d.live == nil || d.planned.Action == plan.ActionCreate || d.planned.Action == plan.ActionReplace {
 			return nil, errNoAnswerYet
 		}
+		if d.record == nil && !e.Options.Adopt {
+			// Unmanaged: apply refuses it (or Check does, for the plan).
+			return nil, errNoAnswerYet
+		}
 		v, err := e.callAction(ctx, it, a)
 		if err != nil || v == nil {
 			return nil, errNoAnswerYet
@@ -575,6 +579,9 @@ func (e *Engine) callActions(ctx context.Context, it *item, body map[string]any)
 // callAction POSTs one action of a managed resource and picks its path from
 // the answer; a string result is registered for scrubbing at once.
 func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef) (any, error) {
+	if err := e.actionConsent(ctx, it, a); err != nil {
+		return nil, err
+	}
 	resp, err := e.client().Post(ctx, strings.TrimRight(a.Target, "/")+"/"+a.Action, a.APIVersion, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: calling %s on %s: %w", it.display(), a.Action, armid.Printable(a.Target), err)
@@ -591,6 +598,27 @@ func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef)
 		e.secrets().Register(s)
 	}
 	return v, nil
+}
+
+// actionConsent refuses an action on a resource this tool does not manage
+// (no record in state) unless the run may adopt: a key read from it is as
+// much a taking over as a write to it, which a plan refuses without
+// --adopt. It asks state itself, so a batch that plans its resource
+// without the action's (the loop's) is held to the same consent as a
+// plan of the whole set; a resource this run created is recorded by the
+// time its dependants are written.
+func (e *Engine) actionConsent(ctx context.Context, it *item, a manifest.ActionRef) error {
+	if e.Options.Adopt {
+		return nil
+	}
+	rec, err := e.Store.Get(ctx, a.Target)
+	switch {
+	case err == nil && rec != nil:
+		return nil
+	case err != nil && !errors.Is(err, state.ErrNotFound):
+		return fmt.Errorf("%s: reading the state of %s before calling %s: %w", it.display(), armid.Printable(a.Target), a.Action, err)
+	}
+	return fmt.Errorf("%s: not calling %s on %s: it is not managed by kubectl-azure (not in state), and nothing of a resource it does not manage is read without consent; nothing was written. Adopt it first (`kubectl azure apply --adopt`, or `kubectl azure import`)", it.display(), a.Action, armid.Printable(a.Target))
 }
 
 // setPath stores v at a dotted path ([n] array items, [key] members) that
