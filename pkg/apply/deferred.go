@@ -116,6 +116,11 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 		}
 		return reportNever(never, sc)
 	}
+	if bad := badComputedName(it.res, fmt.Sprint(name)); bad != nil {
+		// Nothing is read or planned under a name that addresses another
+		// resource than the one the manifest declares.
+		return reportNever(append(never, *bad), sc)
+	}
 	if err := reportNever(never, sc); err != nil {
 		return err
 	}
@@ -125,6 +130,20 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 		return fmt.Errorf("reading state: %w", err)
 	}
 	return e.read(ctx, it)
+}
+
+// badComputedName holds a name computed from live values to the rules a
+// literal name meets (manifest.ValidName), once its value is known: a value
+// with "/" or ".." would address a resource of another type or place. The
+// problem names where the expression was written.
+func badComputedName(r *manifest.Resource, name string) *manifest.Problem {
+	err := manifest.ValidName(name)
+	if err == nil {
+		return nil
+	}
+	d := r.NameDeferred
+	return &manifest.Problem{File: r.Origin.File, Index: r.Origin.Index, Line: d.Line, Path: d.Field, Severity: manifest.SeverityError,
+		Message: fmt.Sprintf("%q (from %s) is not a valid ARM resource name: %v; nothing is read or written under it", armid.Printable(name), d.Expr, err)}
 }
 
 // readReferenced reads the resources ${ref:NAME.PATH} reads that are not
@@ -539,10 +558,10 @@ func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) er
 		if !known {
 			return missing(it.res.NameDeferred)
 		}
-		it.setName(fmt.Sprint(name))
-		if err := armid.ValidateName(it.name); err != nil {
-			return fmt.Errorf("%s: the name computed from %s is not valid: %w", it.display(), it.res.NameDeferred.Expr, err)
+		if bad := badComputedName(it.res, fmt.Sprint(name)); bad != nil {
+			return fmt.Errorf("%s: nothing was written: %w", it.display(), &manifest.ValidationError{Problems: []manifest.Problem{*bad}})
 		}
+		it.setName(fmt.Sprint(name))
 		rec, err := e.Store.Get(ctx, it.id)
 		if err == nil {
 			it.record = rec
