@@ -448,6 +448,15 @@ func readsSecret(d *manifest.Deferred) bool {
 	return false
 }
 
+// SecretPaths lists every body path of r the secrecy rule calls secret
+// because of the manifest (valueFrom, actions, references to secrets):
+// what the engine hashes, and what a log of a body of r must hide.
+func SecretPaths(r *manifest.Resource) []string {
+	out := append(append([]string(nil), r.SecretPaths...), secretDeferred(r)...)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
 // secretDeferred lists the body paths whose deferred values read secrets.
 func secretDeferred(r *manifest.Resource) []string {
 	var out []string
