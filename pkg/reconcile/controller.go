@@ -78,6 +78,9 @@ type Controller struct {
 	set      *manifest.Set
 	swept    int
 	sweepErr error
+	// heads are the record serials read at the start of the current
+	// sweep; nil when they could not be read (nothing is judged foreign).
+	heads    map[string]recordHead
 	loadedAt time.Time
 	leader   *bool
 	// fence, under leader election, gates every write on the Lease.
@@ -104,6 +107,12 @@ type resState struct {
 	// record now holds Azure's value, so later sweeps look in sync, and
 	// the verdict stands until the manifests change.
 	stuckOn *manifest.Set
+	// serial is the state record's serial as the loop last took it (known:
+	// there was one), with the manifest it took it under (foreign.go).
+	serial     int64
+	known      bool
+	manifest   string
+	manifestOf *manifest.Resource
 }
 
 type correction struct {

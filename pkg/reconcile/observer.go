@@ -24,6 +24,13 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 	// them waits for the next sweep (its dependency's batch may create it
 	// first), instead of failing against a parent that does not exist yet.
 	pending := map[string]bool{}
+	heads, err := c.recordHeads(ctx)
+	if err != nil && ctx.Err() == nil {
+		c.logf("reading the state records' serials (another run's apply is told apart again next sweep): %s", oneLine(err))
+	}
+	c.mu.Lock()
+	c.heads = heads
+	c.mu.Unlock()
 	for _, part := range sweepParts(set, sweepPartSize) {
 		p, err := c.sweepPart(ctx, part, seen, pending)
 		c.mu.Lock()

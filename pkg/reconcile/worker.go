@@ -91,7 +91,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (retry bool, err
 	if err != nil {
 		return false, err
 	}
-	writes, wait, stop := c.admit(prep.Plan, sub, set, key)
+	writes, wait, stop := c.admit(prep.Plan, sub, set, key, c.batchHeads(ctx, sub))
 	if stop || len(writes) == 0 {
 		return wait, nil
 	}
@@ -131,7 +131,7 @@ type write struct {
 // the writes it allows. Execute writes every change of the plan, so a
 // resource of the batch that may not be written holds the others back:
 // stop is set then, and wait when the batch should be tried again.
-func (c *Controller) admit(p *plan.Plan, sub, set *manifest.Set, key string) (writes []write, wait, stop bool) {
+func (c *Controller) admit(p *plan.Plan, sub, set *manifest.Set, key string, heads map[string]batchHead) (writes []write, wait, stop bool) {
 	byKey := make(map[string]*manifest.Resource, len(sub.Resources))
 	for _, r := range sub.Resources {
 		byKey[armid.Key(r.ID)] = r
@@ -151,6 +151,15 @@ func (c *Controller) admit(p *plan.Plan, sub, set *manifest.Set, key string) (wr
 		}
 		c.mu.Lock()
 		st := c.state(k, pr.ID)
+		if h, ok := heads[k]; ok && st.foreignApply(r, pr, h.head, h.has) {
+			c.reportForeign(st, pr.ID, policy, pr, h.head, now)
+			c.mu.Unlock()
+			if k == key {
+				return nil, false, true
+			}
+			waits = append(waits, pr.ID)
+			continue
+		}
 		if blocked, msg := c.blocked(pr, policy, st, set, now); blocked != "" {
 			st.state, st.changes, st.lastObserved = blocked, pr.Changes, now
 			if msg != "" {
@@ -251,10 +260,14 @@ func (c *Controller) written(ctx context.Context, set *manifest.Set, pr plan.Res
 	}
 	kept := c.readBack(ctx, &pr, drift)
 	key := armid.Key(pr.ID)
+	head, has, herr := c.recordHeadOf(ctx, pr.ID)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.state(key, pr.ID)
 	st.lastObserved = done
+	if res := declared(set, key); res != nil && herr == nil {
+		st.tookRecord(res, head, has)
+	}
 	if len(drift) > 0 {
 		st.corrections = append(st.corrections, correction{at: done, paths: pathsOf(drift)})
 		st.total++
