@@ -239,6 +239,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		return err
 	}
 	c.init()
+	c.restoreContests()
 	c.repair(ctx)
 	var wg sync.WaitGroup
 	srcCtx, stopSrc := context.WithCancel(ctx)

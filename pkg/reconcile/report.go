@@ -90,6 +90,7 @@ func (c *Controller) Snapshot() *Status {
 			u := r.until.UTC()
 			rs.Until = &u
 		}
+		rs.Contest = contestRecord(r)
 		counts[r.state]++
 		st.Resources = append(st.Resources, rs)
 	}
