@@ -55,4 +55,3 @@ func (c *Controller) restoreContests() {
 		c.res[armid.Key(r.ID)] = st
 	}
 }
-
