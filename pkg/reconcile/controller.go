@@ -70,8 +70,11 @@ type Controller struct {
 	// against each other; other processes (a CLI apply) still take turns
 	// with them through the store's lock.
 	lockMu sync.Mutex
-	logMu  sync.Mutex
-	warned map[string]bool
+	// inflight counts, by key, the writes batches wait for with the locks
+	// let go; their intents are hidden from other batches' repair.
+	inflight map[string]int
+	logMu    sync.Mutex
+	warned   map[string]bool
 
 	mu       sync.Mutex
 	res      map[string]*resState

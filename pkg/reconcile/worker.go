@@ -69,9 +69,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (retry bool, err
 	for _, r := range sub.Resources {
 		defer c.tracker.Begin(armid.Key(r.ID))()
 	}
-	c.lockMu.Lock()
-	defer c.lockMu.Unlock()
-	unlock, err := c.Store.Lock(ctx, c.Options.Holder, c.Options.LockTimeout)
+	bl, err := c.lockBatch(ctx)
 	if err != nil {
 		var le *state.LockedError
 		if errors.As(err, &le) {
@@ -81,9 +79,11 @@ func (c *Controller) reconcile(ctx context.Context, key string) (retry bool, err
 		}
 		return false, err
 	}
-	defer func() { _ = unlock() }()
-	eng, release := c.engine(c.WriteARM, true, sub)
+	defer bl.done()
+	// The locks are let go while a write waits for Azure (lrowait.go).
+	eng, release := c.engine(waitingClient{c.WriteARM, bl}, true, sub)
 	defer release()
+	eng.Store = bl.store()
 	if _, err := eng.Repair(ctx); err != nil {
 		return false, fmt.Errorf("settling the journal of an interrupted run: %w", err)
 	}
