@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -67,5 +70,28 @@ func TestBatchLetsGoOfTheLockOnlyWhileWaiting(t *testing.T) {
 	}
 	if _, err := st.Lock(ctx, "someone", 50*time.Millisecond); err == nil {
 		t.Fatal("the batch does not hold the lock again after the wait")
+	}
+}
+
+// TestBatchWaitsForAWriteInFlight: with the locks let go during a wait,
+// another batch (a parent's, which plans what is declared inside it) may
+// plan the resource being written; it waits instead of sending a second
+// write over the first.
+func TestBatchWaitsForAWriteInFlight(t *testing.T) {
+	c := &Controller{Options: DefaultOptions()}
+	c.init()
+	const id = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/slow"
+	res := &manifest.Resource{ID: id, Type: "Microsoft.Network/virtualNetworks", APIVersion: "2024-01-01"}
+	set := &manifest.Set{Resources: []*manifest.Resource{res}}
+	p := &plan.Plan{Resources: []plan.Resource{{ID: id, Action: plan.ActionUpdate, Changes: []plan.Change{{Path: "tags.a", Cause: plan.CauseUser}}}}}
+	key := armid.Key(id)
+	c.inflight = map[string]int{key: 1}
+	writes, wait, stop := c.admit(p, set, set, key, nil)
+	if len(writes) != 0 || !wait || !stop {
+		t.Fatalf("admit = %d write(s), wait %v, stop %v; want none, to wait", len(writes), wait, stop)
+	}
+	delete(c.inflight, key)
+	if writes, _, _ := c.admit(p, set, set, key, nil); len(writes) != 1 {
+		t.Fatalf("with no write in flight: %d write(s), want 1", len(writes))
 	}
 }

@@ -151,6 +151,15 @@ func (c *Controller) admit(p *plan.Plan, sub, set *manifest.Set, key string, hea
 		}
 		c.mu.Lock()
 		st := c.state(k, pr.ID)
+		if c.inflight[k] > 0 {
+			// Another batch's write of it still waits for Azure.
+			c.mu.Unlock()
+			if k == key {
+				return nil, true, true
+			}
+			waits = append(waits, pr.ID)
+			continue
+		}
 		if h, ok := heads[k]; ok && st.foreignApply(r, pr, h.head, h.has) {
 			c.reportForeign(st, pr.ID, policy, pr, h.head, now)
 			c.mu.Unlock()
