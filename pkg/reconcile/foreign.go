@@ -48,6 +48,36 @@ func (c *Controller) recordHeads(ctx context.Context) (map[string]recordHead, er
 	return out, nil
 }
 
+// readHeads refreshes the serials the judgement of a sweep part uses.
+func (c *Controller) readHeads(ctx context.Context) {
+	heads, err := c.recordHeads(ctx)
+	if err != nil && ctx.Err() == nil {
+		c.logf("reading the state records' serials (another run's apply is told apart again next sweep): %s", oneLine(err))
+	}
+	c.mu.Lock()
+	c.heads = heads
+	c.mu.Unlock()
+}
+
+// takeRecords notes the records the loop itself just changed (a write that
+// failed but recorded what it created, a journal it settled): their new
+// serials are no other run's.
+func (c *Controller) takeRecords(ctx context.Context, set *manifest.Set, ids []string) {
+	for _, id := range ids {
+		res := declared(set, armid.Key(id))
+		if res == nil {
+			continue
+		}
+		head, has, err := c.recordHeadOf(ctx, id)
+		if err != nil {
+			continue
+		}
+		c.mu.Lock()
+		c.state(armid.Key(id), res.ID).tookRecord(res, head, has)
+		c.mu.Unlock()
+	}
+}
+
 // recordHeadOf reads one record's head (a batch, under the state lock).
 func (c *Controller) recordHeadOf(ctx context.Context, id string) (recordHead, bool, error) {
 	r, err := c.Store.Get(ctx, id)

@@ -24,13 +24,6 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 	// them waits for the next sweep (its dependency's batch may create it
 	// first), instead of failing against a parent that does not exist yet.
 	pending := map[string]bool{}
-	heads, err := c.recordHeads(ctx)
-	if err != nil && ctx.Err() == nil {
-		c.logf("reading the state records' serials (another run's apply is told apart again next sweep): %s", oneLine(err))
-	}
-	c.mu.Lock()
-	c.heads = heads
-	c.mu.Unlock()
 	for _, part := range sweepParts(set, sweepPartSize) {
 		p, err := c.sweepPart(ctx, part, seen, pending)
 		c.mu.Lock()
@@ -66,6 +59,9 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 func (c *Controller) sweepPart(ctx context.Context, part sweepSet, seen, pending map[string]bool) (*plan.Plan, error) {
 	mark := c.tracker.Mark()
 	at := c.now()
+	// After the mark: a write the serials miss makes the part's judgement
+	// of that resource stale, and it is discarded.
+	c.readHeads(ctx)
 	eng, release := c.engine(c.ObserveARM, c.Engine.CollectionReads, part.Set)
 	defer release()
 	prep, err := eng.Plan(ctx, part.Set)

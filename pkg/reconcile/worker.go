@@ -84,8 +84,12 @@ func (c *Controller) reconcile(ctx context.Context, key string) (retry bool, err
 	eng, release := c.engine(waitingClient{c.WriteARM, bl}, true, sub)
 	defer release()
 	eng.Store = bl.store()
-	if _, err := eng.Repair(ctx); err != nil {
+	repaired, err := eng.Repair(ctx)
+	if err != nil {
 		return false, fmt.Errorf("settling the journal of an interrupted run: %w", err)
+	}
+	for _, a := range repaired {
+		c.takeRecords(ctx, set, []string{a.Intent.ID})
 	}
 	prep, err := eng.Plan(ctx, sub)
 	if err != nil {
@@ -234,6 +238,7 @@ func (c *Controller) recordWrites(ctx context.Context, set *manifest.Set, key st
 			continue
 		}
 		c.Metrics.writes.WithLabelValues("failed").Inc()
+		c.takeRecords(ctx, set, []string{w.pr.ID})
 		if msg == "" {
 			msg = "not written"
 		}
