@@ -116,6 +116,11 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 		}
 		return reportNever(never, sc)
 	}
+	if bad := badComputedName(it.res, fmt.Sprint(name)); bad != nil {
+		// Nothing is read or planned under a name that addresses another
+		// resource than the one the manifest declares.
+		return reportNever(append(never, *bad), sc)
+	}
 	if err := reportNever(never, sc); err != nil {
 		return err
 	}
@@ -125,6 +130,20 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 		return fmt.Errorf("reading state: %w", err)
 	}
 	return e.read(ctx, it)
+}
+
+// badComputedName holds a name computed from live values to the rules a
+// literal name meets (manifest.ValidName), once its value is known: a value
+// with "/" or ".." would address a resource of another type or place. The
+// problem names where the expression was written.
+func badComputedName(r *manifest.Resource, name string) *manifest.Problem {
+	err := manifest.ValidName(name)
+	if err == nil {
+		return nil
+	}
+	d := r.NameDeferred
+	return &manifest.Problem{File: r.Origin.File, Index: r.Origin.Index, Line: d.Line, Path: d.Field, Severity: manifest.SeverityError,
+		Message: fmt.Sprintf("%q (from %s) is not a valid ARM resource name: %v; nothing is read or written under it", armid.Printable(name), d.Expr, err)}
 }
 
 // readReferenced reads the resources ${ref:NAME.PATH} reads that are not
@@ -319,6 +338,10 @@ func planActions(ctx context.Context, e *Engine, it *item, byKey map[string]*ite
 		if d == nil || d.live == nil || d.planned.Action == plan.ActionCreate || d.planned.Action == plan.ActionReplace {
 			return nil, errNoAnswerYet
 		}
+		if d.record == nil && !e.Options.Adopt {
+			// Unmanaged: apply refuses it (or Check does, for the plan).
+			return nil, errNoAnswerYet
+		}
 		v, err := e.callAction(ctx, it, a)
 		if err != nil || v == nil {
 			return nil, errNoAnswerYet
@@ -423,6 +446,15 @@ func readsSecret(d *manifest.Deferred) bool {
 		}
 	}
 	return false
+}
+
+// SecretPaths lists every body path of r the secrecy rule calls secret
+// because of the manifest (valueFrom, actions, references to secrets):
+// what the engine hashes, and what a log of a body of r must hide.
+func SecretPaths(r *manifest.Resource) []string {
+	out := append(append([]string(nil), r.SecretPaths...), secretDeferred(r)...)
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // secretDeferred lists the body paths whose deferred values read secrets.
@@ -535,10 +567,10 @@ func (e *Engine) resolveAtExecute(ctx context.Context, p *Prepared, it *item) er
 		if !known {
 			return missing(it.res.NameDeferred)
 		}
-		it.setName(fmt.Sprint(name))
-		if err := armid.ValidateName(it.name); err != nil {
-			return fmt.Errorf("%s: the name computed from %s is not valid: %w", it.display(), it.res.NameDeferred.Expr, err)
+		if bad := badComputedName(it.res, fmt.Sprint(name)); bad != nil {
+			return fmt.Errorf("%s: nothing was written: %w", it.display(), &manifest.ValidationError{Problems: []manifest.Problem{*bad}})
 		}
+		it.setName(fmt.Sprint(name))
 		rec, err := e.Store.Get(ctx, it.id)
 		if err == nil {
 			it.record = rec
@@ -575,6 +607,9 @@ func (e *Engine) callActions(ctx context.Context, it *item, body map[string]any)
 // callAction POSTs one action of a managed resource and picks its path from
 // the answer; a string result is registered for scrubbing at once.
 func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef) (any, error) {
+	if err := e.actionConsent(ctx, it, a); err != nil {
+		return nil, err
+	}
 	resp, err := e.client().Post(ctx, strings.TrimRight(a.Target, "/")+"/"+a.Action, a.APIVersion, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: calling %s on %s: %w", it.display(), a.Action, armid.Printable(a.Target), err)
@@ -591,6 +626,27 @@ func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef)
 		e.secrets().Register(s)
 	}
 	return v, nil
+}
+
+// actionConsent refuses an action on a resource this tool does not manage
+// (no record in state) unless the run may adopt: a key read from it is as
+// much a taking over as a write to it, which a plan refuses without
+// --adopt. It asks state itself, so a batch that plans its resource
+// without the action's (the loop's) is held to the same consent as a
+// plan of the whole set; a resource this run created is recorded by the
+// time its dependants are written.
+func (e *Engine) actionConsent(ctx context.Context, it *item, a manifest.ActionRef) error {
+	if e.Options.Adopt {
+		return nil
+	}
+	rec, err := e.Store.Get(ctx, a.Target)
+	switch {
+	case err == nil && rec != nil:
+		return nil
+	case err != nil && !errors.Is(err, state.ErrNotFound):
+		return fmt.Errorf("%s: reading the state of %s before calling %s: %w", it.display(), armid.Printable(a.Target), a.Action, err)
+	}
+	return fmt.Errorf("%s: not calling %s on %s: it is not managed by kubectl-azure (not in state), and nothing of a resource it does not manage is read without consent; nothing was written. Adopt it first (`kubectl azure apply --adopt`, or `kubectl azure import`)", it.display(), a.Action, armid.Printable(a.Target))
 }
 
 // setPath stores v at a dotted path ([n] array items, [key] members) that

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -169,11 +170,12 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 	// The observer reads a few lists at a time: its budget, not
 	// parallelism, bounds it, and few requests in flight keep the ARM
 	// client's pacer model exact.
-	observe, err := g.loopARMClient(streams.ErrOut, budget, 4)
+	paths := setSecretPaths(refl)
+	observe, err := g.loopARMClient(streams.ErrOut, budget, 4, paths)
 	if err != nil {
 		return err
 	}
-	writer, err := g.loopARMClient(streams.ErrOut, reconcile.NewCounter(transport, metrics.Request), 0)
+	writer, err := g.loopARMClient(streams.ErrOut, reconcile.NewCounter(transport, metrics.Request), 0, paths)
 	if err != nil {
 		return err
 	}
@@ -238,8 +240,9 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 // the loop's (read budget, request counting). concurrency 0 keeps the
 // global --concurrency. Its User-Agent names the loop, so Azure's activity
 // log tells its writes from a person's.
-func (g *GlobalOptions) loopARMClient(log io.Writer, rt http.RoundTripper, concurrency int) (*arm.Client, error) {
+func (g *GlobalOptions) loopARMClient(log io.Writer, rt http.RoundTripper, concurrency int, paths func(typ, apiVersion string) []string) (*arm.Client, error) {
 	o := g.armOptions(log)
+	o.SensitivePaths = paths
 	o.Version += " reconcile"
 	o.OnWait = nil // the loop paces itself below ARM's budget and reports in its status
 	if concurrency > 0 && concurrency < o.Concurrency {
@@ -251,4 +254,31 @@ func (g *GlobalOptions) loopARMClient(log io.Writer, rt http.RoundTripper, concu
 		return nil, withCode(ExitError, err)
 	}
 	return c, nil
+}
+
+// setSecretPaths answers the ARM clients' SensitivePaths from the set the
+// loop observes: per type, the body paths its manifests fill from valueFrom
+// (or from a secret elsewhere). A value Azure holds there now (a key
+// rotated in Azure, a tag changed by hand) was never registered as secret,
+// so only its path can hide it in a -v 8 body log. Paths of every resource
+// of a type count for all of them: a log errs on the side of hiding.
+func setSecretPaths(refl *reconcile.Reflector) func(typ, apiVersion string) []string {
+	var mu sync.Mutex
+	var seen *manifest.Set
+	var byType map[string][]string
+	return func(typ, _ string) []string {
+		set, _, _ := refl.Current()
+		mu.Lock()
+		defer mu.Unlock()
+		if set != seen {
+			seen, byType = set, map[string][]string{}
+			if set != nil {
+				for _, r := range set.Resources {
+					t := strings.ToLower(r.Type)
+					byType[t] = append(byType[t], apply.SecretPaths(r)...)
+				}
+			}
+		}
+		return byType[strings.ToLower(typ)]
+	}
 }

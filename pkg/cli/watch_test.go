@@ -45,8 +45,17 @@ type loopEnv struct {
 
 func newLoopEnv(t *testing.T) *loopEnv {
 	t.Helper()
+	return newLoopEnvWith(t, nil)
+}
+
+// newLoopEnvWith is newLoopEnv with tune changing the emulator's options.
+func newLoopEnvWith(t *testing.T, tune func(*emulator.Options)) *loopEnv {
+	t.Helper()
 	opts := emulator.DefaultOptions()
 	opts.LRODuration = 10 * time.Millisecond
+	if tune != nil {
+		tune(&opts)
+	}
 	srv, err := emulator.New(opts)
 	if err != nil {
 		t.Fatal(err)

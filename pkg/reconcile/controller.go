@@ -70,14 +70,20 @@ type Controller struct {
 	// against each other; other processes (a CLI apply) still take turns
 	// with them through the store's lock.
 	lockMu sync.Mutex
-	logMu  sync.Mutex
-	warned map[string]bool
+	// inflight counts, by key, the writes batches wait for with the locks
+	// let go; their intents are hidden from other batches' repair.
+	inflight map[string]int
+	logMu    sync.Mutex
+	warned   map[string]bool
 
 	mu       sync.Mutex
 	res      map[string]*resState
 	set      *manifest.Set
 	swept    int
 	sweepErr error
+	// heads are the record serials read at the start of the current
+	// sweep; nil when they could not be read (nothing is judged foreign).
+	heads    map[string]recordHead
 	loadedAt time.Time
 	leader   *bool
 	// fence, under leader election, gates every write on the Lease.
@@ -104,6 +110,12 @@ type resState struct {
 	// record now holds Azure's value, so later sweeps look in sync, and
 	// the verdict stands until the manifests change.
 	stuckOn *manifest.Set
+	// serial is the state record's serial as the loop last took it (known:
+	// there was one), with the manifest it took it under (foreign.go).
+	serial     int64
+	known      bool
+	manifest   string
+	manifestOf *manifest.Resource
 }
 
 type correction struct {
@@ -230,6 +242,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		return err
 	}
 	c.init()
+	c.restoreContests()
 	c.repair(ctx)
 	var wg sync.WaitGroup
 	srcCtx, stopSrc := context.WithCancel(ctx)

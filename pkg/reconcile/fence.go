@@ -32,18 +32,41 @@ type Fence struct {
 	RenewDeadline time.Duration
 	// Margin is the time a write needs to leave this process.
 	Margin time.Duration
-	now    func() time.Time
+	clock  fenceClock
 
 	mu      sync.Mutex
 	renewed time.Time     // start of the last successful renewal; zero before the first
-	timer   *time.Timer   // ends the current term at the deadline
+	timer   fenceTimer    // ends the current term at the deadline
 	held    chan struct{} // closed at each renewal, for waiters
 }
 
 // NewFence returns a fence for an election with renewDeadline.
 func NewFence(renewDeadline, margin time.Duration) *Fence {
-	return &Fence{RenewDeadline: renewDeadline, Margin: margin, now: time.Now, held: make(chan struct{})}
+	return &Fence{RenewDeadline: renewDeadline, Margin: margin, clock: realClock{}, held: make(chan struct{})}
 }
+
+// fenceClock is the fence's time: the real one, or a fake in tests, so a
+// deadline is judged on the clock the test moves, not on how busy the
+// machine is.
+type fenceClock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) fenceTimer
+}
+
+// fenceTimer is the part of *time.Timer the fence uses.
+type fenceTimer interface {
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+func (realClock) AfterFunc(d time.Duration, f func()) fenceTimer {
+	return time.AfterFunc(d, f)
+}
+
+func (f *Fence) now() time.Time { return f.clock.Now() }
 
 // deadline is when the Lease stops being ours unless renewed; zero when it
 // never was.
@@ -92,8 +115,8 @@ func (f *Fence) Term(parent context.Context) (ctx context.Context, stop func()) 
 	if d := f.deadline(); !d.IsZero() {
 		left = d.Sub(f.now())
 	}
-	var t *time.Timer
-	t = time.AfterFunc(left, func() {
+	var t fenceTimer
+	t = f.clock.AfterFunc(left, func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		// A renewal may have raced the timer: only a passed deadline ends

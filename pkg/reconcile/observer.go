@@ -59,6 +59,9 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 func (c *Controller) sweepPart(ctx context.Context, part sweepSet, seen, pending map[string]bool) (*plan.Plan, error) {
 	mark := c.tracker.Mark()
 	at := c.now()
+	// After the mark: a write the serials miss makes the part's judgement
+	// of that resource stale, and it is discarded.
+	c.readHeads(ctx)
 	eng, release := c.engine(c.ObserveARM, c.Engine.CollectionReads, part.Set)
 	defer release()
 	prep, err := eng.Plan(ctx, part.Set)

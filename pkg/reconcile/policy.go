@@ -71,6 +71,9 @@ func (c *Controller) judge(ctx context.Context, set *manifest.Set, res *manifest
 		set1(StateError, msg, pr.Changes)
 		return
 	}
+	if c.foreignInSweep(key, res, pr, policy, at) {
+		return
+	}
 	if pr.Action == plan.ActionNoOp && len(pr.Changes) == 0 {
 		c.inSync(key, pr.ID, policy, at)
 		return

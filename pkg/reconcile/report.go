@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
 
@@ -74,6 +75,12 @@ func (c *Controller) Snapshot() *Status {
 	}
 	if c.sweepErr != nil && st.Source.Error == "" {
 		st.Source.Error = "observation failed: " + oneLine(c.sweepErr)
+		var ve *manifest.ValidationError
+		if errors.As(c.sweepErr, &ve) {
+			// A value known only now made the manifests invalid (a
+			// computed name): say where, as for a refused set.
+			st.Source.Problems = Problems(c.sweepErr)
+		}
 	}
 	counts := map[string]int{}
 	for _, r := range c.res {
@@ -83,6 +90,7 @@ func (c *Controller) Snapshot() *Status {
 			u := r.until.UTC()
 			rs.Until = &u
 		}
+		rs.Contest = contestRecord(r)
 		counts[r.state]++
 		st.Resources = append(st.Resources, rs)
 	}

@@ -67,6 +67,23 @@ type ResourceStatus struct {
 	Corrections int `json:"corrections,omitempty"`
 	// Until is when a contested resource is looked at again.
 	Until *time.Time `json:"until,omitempty"`
+	// Contest is what contest counting knows of the resource, kept here so
+	// a restarted loop of the same set goes on counting instead of
+	// correcting a contested path afresh.
+	Contest *ContestRecord `json:"contest,omitempty"`
+}
+
+// ContestRecord is the recent corrections of a resource and how often it
+// was contested.
+type ContestRecord struct {
+	Corrections []CorrectionRecord `json:"corrections,omitempty"`
+	Contested   int                `json:"contested,omitempty"`
+}
+
+// CorrectionRecord is one write that undid drift at Paths.
+type CorrectionRecord struct {
+	At    time.Time `json:"at"`
+	Paths []string  `json:"paths"`
 }
 
 // WriteStatus replaces path atomically (write a sibling, then rename), so
@@ -85,7 +102,7 @@ func WriteStatus(path string, st *Status) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(data, '\n'), 0o644)
+	return writeAtomic(path, append(data, '\n'), 0o600) // private, like state
 }
 
 // writeAtomic replaces path with data: written beside it, then renamed.

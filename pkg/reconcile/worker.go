@@ -69,9 +69,7 @@ func (c *Controller) reconcile(ctx context.Context, key string) (retry bool, err
 	for _, r := range sub.Resources {
 		defer c.tracker.Begin(armid.Key(r.ID))()
 	}
-	c.lockMu.Lock()
-	defer c.lockMu.Unlock()
-	unlock, err := c.Store.Lock(ctx, c.Options.Holder, c.Options.LockTimeout)
+	bl, err := c.lockBatch(ctx)
 	if err != nil {
 		var le *state.LockedError
 		if errors.As(err, &le) {
@@ -81,17 +79,23 @@ func (c *Controller) reconcile(ctx context.Context, key string) (retry bool, err
 		}
 		return false, err
 	}
-	defer func() { _ = unlock() }()
-	eng, release := c.engine(c.WriteARM, true, sub)
+	defer bl.done()
+	// The locks are let go while a write waits for Azure (lrowait.go).
+	eng, release := c.engine(waitingClient{c.WriteARM, bl}, true, sub)
 	defer release()
-	if _, err := eng.Repair(ctx); err != nil {
+	eng.Store = bl.store()
+	repaired, err := eng.Repair(ctx)
+	if err != nil {
 		return false, fmt.Errorf("settling the journal of an interrupted run: %w", err)
+	}
+	for _, a := range repaired {
+		c.takeRecords(ctx, set, []string{a.Intent.ID})
 	}
 	prep, err := eng.Plan(ctx, sub)
 	if err != nil {
 		return false, err
 	}
-	writes, wait, stop := c.admit(prep.Plan, sub, set, key)
+	writes, wait, stop := c.admit(prep.Plan, sub, set, key, c.batchHeads(ctx, sub))
 	if stop || len(writes) == 0 {
 		return wait, nil
 	}
@@ -131,7 +135,7 @@ type write struct {
 // the writes it allows. Execute writes every change of the plan, so a
 // resource of the batch that may not be written holds the others back:
 // stop is set then, and wait when the batch should be tried again.
-func (c *Controller) admit(p *plan.Plan, sub, set *manifest.Set, key string) (writes []write, wait, stop bool) {
+func (c *Controller) admit(p *plan.Plan, sub, set *manifest.Set, key string, heads map[string]batchHead) (writes []write, wait, stop bool) {
 	byKey := make(map[string]*manifest.Resource, len(sub.Resources))
 	for _, r := range sub.Resources {
 		byKey[armid.Key(r.ID)] = r
@@ -151,6 +155,24 @@ func (c *Controller) admit(p *plan.Plan, sub, set *manifest.Set, key string) (wr
 		}
 		c.mu.Lock()
 		st := c.state(k, pr.ID)
+		if c.inflight[k] > 0 {
+			// Another batch's write of it still waits for Azure.
+			c.mu.Unlock()
+			if k == key {
+				return nil, true, true
+			}
+			waits = append(waits, pr.ID)
+			continue
+		}
+		if h, ok := heads[k]; ok && st.foreignApply(r, pr, h.head, h.has) {
+			c.reportForeign(st, pr.ID, policy, pr, h.head, now)
+			c.mu.Unlock()
+			if k == key {
+				return nil, false, true
+			}
+			waits = append(waits, pr.ID)
+			continue
+		}
 		if blocked, msg := c.blocked(pr, policy, st, set, now); blocked != "" {
 			st.state, st.changes, st.lastObserved = blocked, pr.Changes, now
 			if msg != "" {
@@ -216,6 +238,7 @@ func (c *Controller) recordWrites(ctx context.Context, set *manifest.Set, key st
 			continue
 		}
 		c.Metrics.writes.WithLabelValues("failed").Inc()
+		c.takeRecords(ctx, set, []string{w.pr.ID})
 		if msg == "" {
 			msg = "not written"
 		}
@@ -251,10 +274,14 @@ func (c *Controller) written(ctx context.Context, set *manifest.Set, pr plan.Res
 	}
 	kept := c.readBack(ctx, &pr, drift)
 	key := armid.Key(pr.ID)
+	head, has, herr := c.recordHeadOf(ctx, pr.ID)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.state(key, pr.ID)
 	st.lastObserved = done
+	if res := declared(set, key); res != nil && herr == nil {
+		st.tookRecord(res, head, has)
+	}
 	if len(drift) > 0 {
 		st.corrections = append(st.corrections, correction{at: done, paths: pathsOf(drift)})
 		st.total++
