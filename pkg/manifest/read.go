@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ const stdinName = "<stdin>"
 
 // reader collects documents from all sources in the order the user gave them.
 type reader struct {
+	ctx  context.Context // cancelled by Ctrl-C or SIGTERM: reads stop
 	opts *LoadOptions
 	ps   *problems
 	// add receives each document as soon as it is decoded, so a large set
@@ -43,6 +45,8 @@ type reader struct {
 	sourceDocs map[string][]decoded
 	// total counts the bytes read so far, against MaxTotalBytes.
 	total int64
+	// roots maps each -f directory to its resolved path, for inTree.
+	roots map[string]string
 	// warn records a non-fatal finding about a file.
 	warn func(o Origin, format string, args ...any)
 }
@@ -186,13 +190,7 @@ func (r *reader) readPath(arg string) {
 				continue
 			}
 			r.noteFile(fv.Path)
-			f, err := os.Open(fv.Path)
-			if err != nil {
-				r.ps.add(Origin{fv.Path, -1}, "", "cannot read: %v", err)
-				continue
-			}
-			data, ok := r.readAll(fv.Path, f)
-			f.Close()
+			data, ok := r.readFile(p, fv.Path)
 			if ok && fv.Path != arg && savedPlan(data) {
 				// A plan saved with --out, or printed with -o json, in the
 				// manifests' directory: the tool's own output, not a
@@ -387,7 +385,7 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, docLin
 	}
 	docs, seen := r.sourceDocs[file]
 	if !seen {
-		if data, err := os.ReadFile(file); err == nil {
+		if data := readSource(file); data != nil {
 			decodeDocuments(data, nil, func(d decoded) { docs = append(docs, d) })
 		}
 		r.sourceDocs[file] = docs
