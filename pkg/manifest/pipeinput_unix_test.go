@@ -42,3 +42,22 @@ func TestNamedPipeReadStopsOnCancel(t *testing.T) {
 		t.Fatal("Load kept reading the pipe after the run was cancelled")
 	}
 }
+
+// A FIFO among kustomize's input is refused, not waited on.
+func TestKustomizeFIFORefused(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"kustomization.yaml": "resources: [pipe.yaml]\n"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan *ValidationError, 1)
+	go func() { done <- loadErr(t, LoadOptions{Kustomize: dir}) }()
+	select {
+	case ve := <-done:
+		if len(ve.Problems) != 1 || !strings.Contains(ve.Problems[0].Message, "named pipe") {
+			t.Fatalf("got %v", ve)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("kustomize blocked on a FIFO")
+	}
+}
