@@ -63,7 +63,7 @@ func (o *diffOptions) Validate() error {
 	if !o.manifests.given() {
 		return withCode(ExitValidation, errors.New("no manifests given: use -f FILE|DIR|- or -k DIR"))
 	}
-	return nil
+	return checkOutputPaths(o.g.State, o.manifests.load, outputPath{"--out", o.out})
 }
 
 func (o *diffOptions) Run(ctx context.Context) error {
