@@ -119,6 +119,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	// the next document is read.
 	rd := &reader{ctx: ctx, opts: &opts, ps: ps, fileOrder: map[string]int{}, intern: newInterner(), add: func(d document) {
 		l.origins = l.origins || d.lines.text != nil
+		l.checkConfusable(d)
 		if e := l.envelope(d); e != nil {
 			e.selected = selector == nil || selector.Matches(labels.Set(e.res.Labels))
 			l.entries = append(l.entries, e)
