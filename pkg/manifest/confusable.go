@@ -72,6 +72,16 @@ func isASCII(s string) bool {
 	return true
 }
 
+// isASCIIBytes is isASCII without copying a document's text.
+func isASCIIBytes(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // isWideOrStyledLatin reports fullwidth Latin letters and the
 // mathematical alphanumeric symbols, which fonts draw as plain letters.
 func isWideOrStyledLatin(r rune) bool {
@@ -97,7 +107,7 @@ func scriptOf(r rune) string {
 // metadata.name and spec.name, its placement (spec.resourceGroup,
 // spec.parent, spec.scope) and every ${ref:...} it holds.
 func (l *loader) checkConfusable(d document) {
-	if d.lines.text != nil && isASCII(string(d.lines.text)) {
+	if d.lines.text != nil && isASCIIBytes(d.lines.text) {
 		return // the common case: nothing to look at
 	}
 	meta, _ := d.obj["metadata"].(map[string]any)
