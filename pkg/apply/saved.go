@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 
+	"github.com/kubectl-azure/kubectl-azure/internal/safefile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
@@ -54,7 +55,7 @@ const maxSavedPlanBytes = 1 << 30
 // the plan shows is the value compared and written, never a float64
 // rounding of it.
 func ReadSaved(path string) (*SavedPlan, error) {
-	fh, err := os.Open(path)
+	fh, err := safefile.Open(path) // a FIFO or device would block or never end
 	if err != nil {
 		return nil, err
 	}

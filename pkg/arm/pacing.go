@@ -2,6 +2,7 @@ package arm
 
 import (
 	"context"
+	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -664,15 +665,29 @@ func (b *bucketModel) pendingAfter(seq uint64) int {
 	return n
 }
 
+// maxRemaining bounds what a remaining count can teach the model. ARM
+// documents buckets of 250 reads and 200 writes or deletes per principal,
+// a subscription-wide bucket of 15 times that, and (before its token
+// buckets) hourly counts of up to 15,000; 20,000 leaves headroom. A larger
+// count (a proxy's "1e18", "Inf") would otherwise raise the bucket for the
+// rest of the process and send every request at once.
+const maxRemaining = 20_000
+
 func parseRemaining(h string) (float64, bool) {
 	if h == "" {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(h), 64)
-	if err != nil || v < 0 {
+	return saneRemaining(v, err)
+}
+
+// saneRemaining accepts a parsed count: not negative, a number, at most
+// maxRemaining.
+func saneRemaining(v float64, err error) (float64, bool) {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || v < 0 || math.IsNaN(v) {
 		return 0, false
 	}
-	return v, true
+	return math.Min(v, maxRemaining), true
 }
 
 // isSubscriptionThrottle reports ARM's own throttling codes (as opposed
@@ -704,8 +719,8 @@ func providerRemaining(h http.Header, provider string) (float64, bool) {
 		if !strings.EqualFold(ns, provider) {
 			continue
 		}
-		n, err := strconv.ParseFloat(strings.TrimSpace(count), 64)
-		if err != nil || n < 0 {
+		n, ok := saneRemaining(strconv.ParseFloat(strings.TrimSpace(count), 64))
+		if !ok {
 			continue
 		}
 		if !found || n < best {

@@ -120,7 +120,11 @@ func (o *applyOptions) validateWatch() error {
 			return withCode(ExitValidation, errors.New("--watch needs files or directories to watch, not standard input"))
 		}
 	}
-	return o.watch.complete()
+	if err := o.watch.complete(); err != nil {
+		return err
+	}
+	return checkOutputPaths(o.g.State, o.manifests.load,
+		outputPath{"--status-file", o.watch.loop.StatusFile}, outputPath{"--plan-file", o.watch.loop.PlanFile})
 }
 
 func (o *applyOptions) Run(ctx context.Context) error {

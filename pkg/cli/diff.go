@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -62,7 +63,7 @@ func (o *diffOptions) Validate() error {
 	if !o.manifests.given() {
 		return withCode(ExitValidation, errors.New("no manifests given: use -f FILE|DIR|- or -k DIR"))
 	}
-	return nil
+	return checkOutputPaths(o.g.State, o.manifests.load, outputPath{"--out", o.out})
 }
 
 func (o *diffOptions) Run(ctx context.Context) error {
@@ -79,7 +80,7 @@ func (o *diffOptions) Run(ctx context.Context) error {
 	warnInterrupted(ctx, sess.store, o.streams.ErrOut)
 	runtime.GC()
 	o.refreshHeader()
-	if ext := os.Getenv(EnvExternalDiff); ext != "" && o.printer.Format() == printer.OutputText {
+	if ext := externalDiffProgram(); ext != "" && o.printer.Format() == printer.OutputText {
 		if err := externalDiff(ctx, ext, p, o.streams, o.g.runSecrets()); err != nil {
 			return err
 		}
@@ -132,6 +133,12 @@ func warnInterrupted(ctx context.Context, st state.Store, w io.Writer) {
 // diff does: "diff -u -N", "meld", "dyff between".
 const EnvExternalDiff = "KUBECTL_EXTERNAL_DIFF"
 
+// externalDiffProgram is KUBECTL_EXTERNAL_DIFF, with a blank value
+// treated as unset (there is no program to run).
+func externalDiffProgram() string {
+	return strings.TrimSpace(os.Getenv(EnvExternalDiff))
+}
+
 // externalDiff writes the plan as two directories (LIVE and MERGED, one
 // YAML file of changed paths per resource) and runs the user's program on
 // them. Its exit code 1 means "differences", as diff's does; anything else
@@ -142,7 +149,11 @@ func externalDiff(ctx context.Context, program string, p *plan.Plan, streams gen
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	// Removed on return, and by a second Ctrl-C's immediate exit too,
+	// which runs no deferred call.
+	remove := func() { _ = os.RemoveAll(dir) }
+	defer onInterruptExit(remove)()
+	defer remove()
 	live, merged := filepath.Join(dir, "LIVE"), filepath.Join(dir, "MERGED")
 	for _, d := range []string{live, merged} {
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -154,6 +165,9 @@ func externalDiff(ctx context.Context, program string, p *plan.Plan, streams gen
 	}
 	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], live, merged)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = streams.In, streams.Out, streams.ErrOut
+	// A program stopped on Ctrl-C may leave children holding its output;
+	// do not wait for them before cleaning up.
+	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 
+	"github.com/kubectl-azure/kubectl-azure/internal/safefile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
@@ -44,6 +45,11 @@ var errChanges = withCode(ExitChanges, nil)
 func exitCode(err error) int {
 	if err == nil {
 		return ExitOK
+	}
+	if safefile.IsNotRegular(err) {
+		// A FIFO or device named as input is bad input wherever it is
+		// found (a saved plan, a status file), whatever code wraps it.
+		return ExitValidation
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

@@ -102,6 +102,7 @@ func interruptContext(errOut io.Writer) (context.Context, func()) {
 		cancel()
 		select {
 		case <-sigs:
+			runInterruptExit()
 			exit(ExitInterrupted)
 		case <-done:
 		}

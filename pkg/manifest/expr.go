@@ -102,6 +102,11 @@ func parseCall(inner string) (exprPart, error) {
 		}
 		return exprPart{fn: "ref", arg: arg}, nil
 	case (name == "guid" || name == "uniqueString") && hasArg:
+		if strings.TrimSpace(arg) == "" {
+			// ARM's guid() and uniqueString() take at least one argument;
+			// a name hashed over nothing is the same in every deployment.
+			return exprPart{}, fmt.Errorf("${%s} has no argument: write ${%s:ARG,...}, e.g. ${%s:${ref:rg-demo}}", inner, name, name)
+		}
 		var args [][]exprPart
 		for _, a := range splitArgs(arg) {
 			p, err := parseExpr(a)

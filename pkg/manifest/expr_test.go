@@ -34,7 +34,7 @@ func TestParseExpr(t *testing.T) {
 		{in: "${ref:Microsoft.Web/sites/app.properties.hostNames[0]}", want: "ref(Microsoft.Web/sites/app.properties.hostNames[0])"},
 		{in: "${guid:${ref:rg},reader}", want: "guid()[ref(rg);reader]"},
 		{in: "${guid:a,${guid:b,c},d}", want: "guid()[a;guid()[b;c];d]"},
-		{in: "${guid:}", want: "guid()[]"},
+		{in: "${guid:}", wantErr: "has no argument"},
 		{in: "${guid:$${x},y}", want: "guid()[${x};y]"},
 		{in: "${ref:a", wantErr: "unterminated placeholder"},
 		{in: "${guid:${ref:a}", wantErr: "unterminated placeholder"},

@@ -117,8 +117,9 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 	// Each document's envelope is checked as soon as it is decoded: what
 	// later phases need moves into its entry and the rest is garbage before
 	// the next document is read.
-	rd := &reader{opts: &opts, ps: ps, fileOrder: map[string]int{}, intern: newInterner(), add: func(d document) {
+	rd := &reader{ctx: ctx, opts: &opts, ps: ps, fileOrder: map[string]int{}, intern: newInterner(), add: func(d document) {
 		l.origins = l.origins || d.lines.text != nil
+		l.checkConfusable(d)
 		if e := l.envelope(d); e != nil {
 			e.selected = selector == nil || selector.Matches(labels.Set(e.res.Labels))
 			l.entries = append(l.entries, e)

@@ -21,6 +21,10 @@ type LoadOptions struct {
 	Recursive bool
 	// Kustomize is a kustomization directory to build (-k); excludes Filenames.
 	Kustomize string
+	// AllowRemoteKustomize lets -k fetch remote resources, bases and
+	// components (https or ssh only); off, a kustomization naming one is
+	// refused before anything is fetched.
+	AllowRemoteKustomize bool
 	// Skip names files a directory walk leaves out: the tool's own state
 	// file when it lives among the manifests. A file given by name is
 	// still read.
@@ -109,6 +113,8 @@ func (o *LoadOptions) AddFlags(fs *pflag.FlagSet) {
 		"process the directories given with -f recursively")
 	fs.StringVarP(&o.Kustomize, "kustomize", "k", o.Kustomize,
 		"build this kustomization directory and load its output (excludes -f)")
+	fs.BoolVar(&o.AllowRemoteKustomize, "allow-remote-kustomize", o.AllowRemoteKustomize,
+		"let -k fetch remote resources, bases and components (https or ssh only; never plain http)")
 	fs.StringVarP(&o.Selector, "selector", "l", o.Selector,
 		"label selector, e.g. -l app=demo,tier!=test (=, ==, !=, in, notin, exists)")
 }

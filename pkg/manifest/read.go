@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ const stdinName = "<stdin>"
 
 // reader collects documents from all sources in the order the user gave them.
 type reader struct {
+	ctx  context.Context // cancelled by Ctrl-C or SIGTERM: reads stop
 	opts *LoadOptions
 	ps   *problems
 	// add receives each document as soon as it is decoded, so a large set
@@ -43,6 +45,8 @@ type reader struct {
 	sourceDocs map[string][]decoded
 	// total counts the bytes read so far, against MaxTotalBytes.
 	total int64
+	// roots maps each -f directory to its resolved path, for inTree.
+	roots map[string]string
 	// warn records a non-fatal finding about a file.
 	warn func(o Origin, format string, args ...any)
 }
@@ -118,6 +122,9 @@ func (r *reader) noteFile(name string) {
 // through cli-runtime's resource builder (local, unstructured), which runs kustomize.
 func (r *reader) read() {
 	o := r.opts
+	if r.ctx == nil {
+		r.ctx = context.Background()
+	}
 	run := Origin{Index: -1}
 	if len(o.Filenames) > 0 && o.Kustomize != "" {
 		r.ps.add(run, "", "-f and -k cannot be combined: load either files (-f) or one kustomization directory (-k)")
@@ -186,13 +193,7 @@ func (r *reader) readPath(arg string) {
 				continue
 			}
 			r.noteFile(fv.Path)
-			f, err := os.Open(fv.Path)
-			if err != nil {
-				r.ps.add(Origin{fv.Path, -1}, "", "cannot read: %v", err)
-				continue
-			}
-			data, ok := r.readAll(fv.Path, f)
-			f.Close()
+			data, ok := r.readFile(p, fv.Path)
 			if ok && fv.Path != arg && savedPlan(data) {
 				// A plan saved with --out, or printed with -o json, in the
 				// manifests' directory: the tool's own output, not a
@@ -234,6 +235,10 @@ func isKustomizationFile(path string) bool {
 
 func (r *reader) readKustomize(dir string) {
 	r.noteFile(dir)
+	if rs := remoteRoot(dir, r.opts.AllowRemoteKustomize); rs != "" {
+		r.ps.add(Origin{dir, -1}, "", "%s", rs)
+		return
+	}
 	// kustomize runs exactly as `kubectl apply -k` runs it, here rather
 	// than through cli-runtime's builder: that one runs it on a goroutine
 	// of its own, where a panic inside kustomize (it panics on a name with a
@@ -242,7 +247,12 @@ func (r *reader) readKustomize(dir string) {
 	// with origin annotations enabled in the kustomization, documents are
 	// traced back to their source file and index; otherwise problems name
 	// the directory and the index of the document in the built output.
-	yml, err := kustomizeBuild(dir)
+	fs := newBoundedFS(r.ctx, r.opts.AllowRemoteKustomize)
+	yml, err := kustomizeBuild(r.ctx, dir, fs)
+	if rs := fs.taken(); len(rs) > 0 {
+		r.addRefusals(rs)
+		return
+	}
 	if err != nil {
 		r.ps.add(Origin{dir, -1}, "", "kustomize build failed: %s", oneLine(err.Error()))
 		return
@@ -268,9 +278,30 @@ func (r *reader) readKustomize(dir string) {
 	})
 }
 
-// kustomizeBuild builds the kustomization in dir, turning a panic inside
-// kustomize into an error that says what to change.
-func kustomizeBuild(dir string) (yml []byte, err error) {
+// kustomizeBuild builds the kustomization in dir on a goroutine of its
+// own, so a cancelled run (Ctrl-C, SIGTERM) returns at once: the build is
+// abandoned, and its reads (through fs) stop at their next file.
+func kustomizeBuild(ctx context.Context, dir string, fs filesys.FileSystem) ([]byte, error) {
+	type built struct {
+		yml []byte
+		err error
+	}
+	done := make(chan built, 1)
+	go func() {
+		yml, err := kustomizeRun(dir, fs)
+		done <- built{yml, err}
+	}()
+	select {
+	case b := <-done:
+		return b.yml, b.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("stopped: %w", context.Cause(ctx))
+	}
+}
+
+// kustomizeRun runs kustomize, turning a panic inside it into an error
+// that says what to change.
+func kustomizeRun(dir string, fs filesys.FileSystem) (yml []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			msg := fmt.Sprint(p)
@@ -283,11 +314,25 @@ func kustomizeBuild(dir string) (yml []byte, err error) {
 	}()
 	o := krusty.MakeDefaultOptions()
 	o.Reorder = krusty.ReorderOptionLegacy // as kubectl apply -k
-	m, err := krusty.MakeKustomizer(o).Run(filesys.MakeFsOnDisk(), dir)
+	m, err := krusty.MakeKustomizer(o).Run(fs, dir)
 	if err != nil {
 		return nil, err
 	}
 	return m.AsYaml()
+}
+
+// addRefusals reports what the bounded file system refused, each at its
+// file (and field and line, in a kustomization file).
+func (r *reader) addRefusals(rs []refusal) {
+	for _, f := range rs {
+		r.noteFile(f.file)
+		o := Origin{f.file, -1}
+		if f.path != "" {
+			o.Index = 0
+			r.ps.setLines(o, docLines{table: f.lines})
+		}
+		r.ps.add(o, f.path, "%s", f.msg)
+	}
 }
 
 // decodeStream splits a multi-document YAML (or JSON) stream and decodes
@@ -387,7 +432,7 @@ func (r *reader) kustomizeOrigin(dir string, obj map[string]any) (Origin, docLin
 	}
 	docs, seen := r.sourceDocs[file]
 	if !seen {
-		if data, err := os.ReadFile(file); err == nil {
+		if data := readSource(file); data != nil {
 			decodeDocuments(data, nil, func(d decoded) { docs = append(docs, d) })
 		}
 		r.sourceDocs[file] = docs

@@ -1,6 +1,8 @@
 package printer
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +16,8 @@ import (
 
 // WriteDiffTrees writes the plan as two directories for an external diff
 // program (KUBECTL_EXTERNAL_DIFF, as kubectl diff does): one YAML file per
-// resource with something to do, named TYPE_NAME.yaml, holding each changed
+// resource with something to do, named GROUP_TYPE_NAME.yaml (TYPE_NAME.yaml
+// outside a resource group), holding each changed
 // path and its value, in liveDir as Azure (or state) has it and in
 // mergedDir as the apply would leave it. A created resource has no live
 // file and a deleted one no merged file. Values go through the same
@@ -22,16 +25,12 @@ import (
 // secrets is the run's registry.
 func WriteDiffTrees(liveDir, mergedDir string, p *plan.Plan, secrets *secret.Registry) error {
 	safe := sanitize(p, Options{Output: OutputYAML, Secrets: secrets})
-	seen := map[string]int{}
+	names := diffNames{}
 	for _, r := range safe.Resources {
 		if isNoOp(r.Action) && len(r.Changes) == 0 {
 			continue
 		}
-		name := diffFileName(secrets, DisplayName(r.ID, r.Type))
-		if n := seen[name]; n > 0 {
-			name = fmt.Sprintf("%s_%d", name, n+1)
-		}
-		seen[name]++
+		name := names.take(secrets, r.ID, r.Type)
 		live, merged := map[string]any{}, map[string]any{}
 		for _, c := range r.Changes {
 			key := c.Path
@@ -71,6 +70,43 @@ func writeDiffFile(path string, head, values map[string]any) error {
 		return fmt.Errorf("encoding %s: %w", filepath.Base(path), err)
 	}
 	return os.WriteFile(path, b, 0o600)
+}
+
+// diffNames hands out one distinct file name per resource. Names are
+// compared case-insensitively, as macOS and Windows file systems compare
+// them: two resources must never share a file, or one change would never
+// reach the reviewer.
+type diffNames map[string]bool
+
+func (n diffNames) take(secrets *secret.Registry, id, typ string) string {
+	base := diffFileName(secrets, DisplayName(id, typ))
+	if g := groupOf(id); g != "" && !strings.EqualFold(typ, "Microsoft.Resources/resourceGroups") {
+		base = diffFileName(secrets, g) + "_" + base
+	}
+	name := base
+	if n[strings.ToLower(name)] {
+		// The same group, type and name in another subscription, or names
+		// that differ only in case or in characters the file name drops.
+		sum := sha256.Sum256([]byte(strings.ToLower(id)))
+		base += "_" + hex.EncodeToString(sum[:4])
+		name = base
+		for i := 2; n[strings.ToLower(name)]; i++ {
+			name = fmt.Sprintf("%s_%d", base, i)
+		}
+	}
+	n[strings.ToLower(name)] = true
+	return name
+}
+
+// groupOf is the resource group an ARM ID lies in, or "".
+func groupOf(id string) string {
+	segs := strings.Split(strings.Trim(id, "/"), "/")
+	for i := 0; i+1 < len(segs); i++ {
+		if strings.EqualFold(segs[i], "resourceGroups") {
+			return segs[i+1]
+		}
+	}
+	return ""
 }
 
 // diffFileName turns TYPE/NAME into one safe file name.

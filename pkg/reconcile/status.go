@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/kubectl-azure/kubectl-azure/internal/safefile"
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 )
@@ -147,7 +148,7 @@ func WritePlan(path string, p *plan.Plan, src apply.Source) error {
 
 // ReadStatus reads a status file (kubectl azure status, tests).
 func ReadStatus(path string) (*Status, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, 1<<30) // never a FIFO or device, never unbounded
 	if err != nil {
 		return nil, err
 	}

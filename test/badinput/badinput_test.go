@@ -60,7 +60,11 @@ type tc struct {
 	Manifest string            // written to $DIR/manifest.yaml when set
 	Files    map[string]string // more files under $DIR
 	Env      map[string]string
-	Code     int // 0: any non-zero code except 2 (runtime errors are 3 today)
+	// Links are symbolic links under $DIR (name: target, $DIR expanded);
+	// FIFOs are named pipes under $DIR.
+	Links map[string]string
+	FIFOs []string
+	Code  int // 0: any non-zero code except 2 (runtime errors are 3 today)
 	// Reads permits GETs: the case fails after planning (confirmation
 	// refused), which needs the live state; it must still write nothing.
 	Reads bool
@@ -138,6 +142,15 @@ func cases() []tc {
 		{Name: "name-dot-dot", Args: diff(), Manifest: strings.Replace(good, "name: id-good", `name: ".."`, 1), Code: 2},
 		{Name: "name-escape-sequence", Args: diff(), Manifest: strings.Replace(good, "name: id-good", `name: "id\e[2J"`, 1), Code: 2},
 		{Name: "live-value-in-scope", Args: diff(), Manifest: good + "---\n" + strings.Replace(strings.Replace(good, "id-good", "id-two", 1), "resourceGroup: rg-bad", "scope: ${ref:id-good.properties.principalId}", 1), Code: 2},
+		// Pipeline inputs (issue 45): nothing a directory holds can block
+		// the run or leak another file, and kustomize fetches nothing.
+		{Name: "f-dir-fifo", Args: []string{"diff", "-f", "$DIR/infra"}, Files: map[string]string{"infra/id.yaml": good}, FIFOs: []string{"infra/pipe.yaml"}, Code: 2},
+		{Name: "f-dir-symlink-outside", Args: []string{"diff", "-f", "$DIR/infra"}, Files: map[string]string{"infra/id.yaml": good, "private/key.yaml": "password: hunter2\n"},
+			Links: map[string]string{"infra/leak.yaml": "$DIR/private/key.yaml"}, Code: 2},
+		{Name: "k-remote-resource", Args: []string{"diff", "-k", "$DIR/overlay"}, Files: map[string]string{"overlay/kustomization.yaml": "resources:\n- https://example.invalid/infra/id.yaml\n"}, Code: 2},
+		{Name: "k-remote-plain-http-allowed", Args: []string{"diff", "-k", "$DIR/overlay", "--allow-remote-kustomize"}, Files: map[string]string{"overlay/kustomization.yaml": "resources:\n- http://example.invalid/infra/id.yaml\n"}, Code: 2},
+		{Name: "guid-no-argument", Args: diff(), Manifest: strings.Replace(good, "  resourceGroup: rg-bad\n", "  resourceGroup: rg-bad\n  name: id-${guid:}\n", 1), Code: 2},
+		{Name: "out-is-manifest", Args: diff("--out", "$DIR/manifest.yaml"), Manifest: good, Code: 2},
 		{Name: "no-subscription", Args: []string{"diff", "-f", "$DIR/manifest.yaml"}, Manifest: good, Code: 2, Env: map[string]string{"AZURE_SUBSCRIPTION_ID": "", "AZURE_CONFIG_DIR": "$DIR/no-azure-cli"}},
 	}
 }
@@ -169,6 +182,14 @@ func runCase(t *testing.T, c tc) {
 	}
 	for name, content := range c.Files {
 		harness.WriteFile(t, filepath.Join(dir, name), content)
+	}
+	for name, target := range c.Links {
+		if err := os.Symlink(expand(target), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range c.FIFOs {
+		mkfifo(t, filepath.Join(dir, name))
 	}
 	for k, v := range c.Env {
 		t.Setenv(k, expand(v))
