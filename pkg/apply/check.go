@@ -71,7 +71,7 @@ func (e *Engine) Check(p *Prepared) error {
 			if p.protectedKeys[armid.Key(c.ID)] {
 				protected = append(protected, it.display()+" would also delete "+c.ID+", which is protected")
 			}
-			if !c.Managed && !e.Options.AllowCascade {
+			if !c.Managed && !c.CreatedByAzure && !e.Options.AllowCascade {
 				cascade = append(cascade, it.display()+" would also delete "+c.ID)
 			}
 		}
