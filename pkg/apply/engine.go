@@ -107,6 +107,11 @@ type item struct {
 	// forget is set when a delete or prune finds the resource already
 	// absent but recorded: executing it removes the stale record only.
 	forget bool
+	// carrier is the parent this run deletes that takes this resource,
+	// which ARM cannot delete on its own; stays says why a resource the
+	// plan was to delete stays in Azure (planUndeletable).
+	carrier *item
+	stays   string
 	// rebase is set when live was set back outside to the manifest's
 	// value: executing it records the baseline again, writing nothing to
 	// Azure.
@@ -313,6 +318,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	for k := range inScope {
 		managed[k] = true
 	}
+	e.planUndeletable(items)
 	if err := e.planCascades(ctx, items, managed, sc); err != nil {
 		return nil, err
 	}

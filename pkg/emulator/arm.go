@@ -276,6 +276,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 		if noDelete[strings.ToLower(p.Type())] {
 			return methodNotAllowed(m)
 		}
+		if err := s.disallowedDelete(p, apiVersion); err != nil {
+			return reply{err: err}
+		}
 		if err := s.checkLocks(p.Raw, lockOpDelete); err != nil {
 			return reply{err: err}
 		}
