@@ -112,6 +112,9 @@ type item struct {
 	// plan was to delete stays in Azure (planUndeletable).
 	carrier *item
 	stays   string
+	// afterLocks are the locks this run deletes that hold this resource:
+	// its delete waits for theirs (planLocks).
+	afterLocks []*item
 	// rebase is set when live was set back outside to the manifest's
 	// value: executing it records the baseline again, writing nothing to
 	// Azure.
@@ -174,6 +177,9 @@ type Prepared struct {
 	// does not manage (-l left them out), by key: read once by the plan,
 	// never written, so their values then are the values apply uses.
 	readOnly map[string]*item
+	// locks are the locks that would refuse a delete or replace of the
+	// plan and that it does not delete itself (Check refuses them).
+	locks []heldLock
 
 	ownOnce  sync.Once
 	own      map[string]bool
@@ -320,6 +326,9 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	}
 	e.planUndeletable(items)
 	if err := e.planCascades(ctx, items, managed, sc); err != nil {
+		return nil, err
+	}
+	if err := e.planLocks(ctx, items, managed, run); err != nil {
 		return nil, err
 	}
 	warnings, err := e.checkUnselected(ctx, set)

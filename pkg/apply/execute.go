@@ -141,6 +141,14 @@ func (e *Engine) execute(ctx, stop context.Context, p *Prepared) (*plan.Result, 
 			}
 		}
 	}
+	for _, it := range deletes {
+		// A locked resource (or group) waits for its locks' deletes.
+		for _, l := range it.afterLocks {
+			if inDel[l] {
+				dependants[it] = append(dependants[it], l)
+			}
+		}
+	}
 	for it, err := range e.runDAG(ctx, stop, deletes, func(it *item) []*item { return dependants[it] }, func(ctx context.Context, it *item) error {
 		if !p.stopped() {
 			// Children first, as if deleted one by one (items are in
@@ -758,6 +766,12 @@ func withTheirGroup(deletes []*item) ([]*item, map[*item][]*item) {
 	members := map[*item][]*item{}
 	out := deletes[:0:0]
 	for _, it := range deletes {
+		if strings.EqualFold(it.typ, lockType) {
+			// A lock goes first, on its own: the group's DELETE waits
+			// for it (planLocks), as ARM refuses a locked group's.
+			out = append(out, it)
+			continue
+		}
 		var g *item
 		enclosing(it.key, func(pk string) bool {
 			g = groups[pk]

@@ -241,6 +241,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 			if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
 				return reply{err: err}
 			}
+			if rep, ok := s.lockList(r, p); ok {
+				return rep
+			}
 			if subscriptionWide(p) {
 				return s.page(r, bodies(s.store.inSubscription(p.Subscription, p.Type())))
 			}
