@@ -73,6 +73,30 @@ spec:
   type: Microsoft.Storage/storageAccounts@2023-05-01
   resourceGroup: rg-sc
   body: {location: westeurope, sku: {name: Standard_LRS}, kind: StorageV2}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: sql-sc-001}
+spec:
+  type: Microsoft.Sql/servers@2023-05-01-preview
+  resourceGroup: rg-sc
+  body:
+    location: westeurope
+    properties: {administratorLogin: sqladmin, administratorLoginPassword: Not-A-Real-Passw0rd}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: aks-sc-001}
+spec:
+  type: Microsoft.ContainerService/managedClusters@2024-02-01
+  resourceGroup: rg-sc
+  body:
+    location: westeurope
+    identity: {type: SystemAssigned}
+    properties:
+      dnsPrefix: akssc
+      agentPoolProfiles:
+        - {name: system, count: 1, vmSize: Standard_D2s_v3, mode: System}
 `
 
 // TestDeleteTakesServerCreatedChildren: deleting namespaces, servers and
@@ -86,14 +110,15 @@ func TestDeleteTakesServerCreatedChildren(t *testing.T) {
 	// The parents, not their group: the group's own delete would take
 	// everything in one DELETE.
 	args := []string{"delete", "-f", dir, "Microsoft.ServiceBus/namespaces/sb-sc-001", "Microsoft.EventHub/namespaces/eh-sc-001",
-		"Microsoft.DBforPostgreSQL/flexibleServers/pg-sc-001", "Microsoft.DBforMySQL/flexibleServers/mysql-sc-001", "storageAccounts/stsc001"}
+		"Microsoft.DBforPostgreSQL/flexibleServers/pg-sc-001", "Microsoft.DBforMySQL/flexibleServers/mysql-sc-001", "storageAccounts/stsc001",
+		"Microsoft.Sql/servers/sql-sc-001", "Microsoft.ContainerService/managedClusters/aks-sc-001"}
 	out, errOut, code := e.run(append(args, "--dry-run")...)
 	if code != 1 || strings.Contains(errOut, "would be refused") {
 		t.Fatalf("delete --dry-run: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"RootManageSharedAccessKey (created by Azure with its parent)", "$Default (created by Azure with its parent)",
 		"databases/azure_maintenance (created by Azure with its parent)", "databases/performance_schema (created by Azure with its parent)",
-		"blobServices/default (created by Azure with its parent)"} {
+		"blobServices/default (created by Azure with its parent)", "databases/master (created by Azure with its parent)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the plan does not say %q:\n%s", want, out)
 		}
