@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Lister reads a collection (a child collection such as
@@ -46,43 +47,19 @@ const cascadeListConcurrency = 16
 // --allow-cascade.
 const unknownType = "(unknown)"
 
-// implicitChildren are children the service creates with their parent
-// and deletes with it whoever asked: not user data, never a reason to
-// refuse. Keys are lower-cased child types; the value is the name ("" any
-// name, "*.suffix" a suffix).
-var implicitChildren = map[string]string{
-	"microsoft.network/networksecuritygroups/defaultsecurityrules": "",
-	"microsoft.network/dnszones/soa":                               "@",
-	"microsoft.network/dnszones/ns":                                "@",
-	"microsoft.network/privatednszones/soa":                        "@",
-	"microsoft.keyvault/vaults/accesspolicies":                     "", // part of the vault's body
-	"microsoft.web/sites/config":                                   "",
-	"microsoft.web/sites/slots/config":                             "",
-	"microsoft.web/sites/basicpublishingcredentialspolicies":       "",
-	"microsoft.web/sites/hostnamebindings":                         "*.azurewebsites.net",
-	"microsoft.sql/servers/databases":                              "master",
-	"microsoft.dbformysql/flexibleservers/configurations":          "",
-	"microsoft.dbforpostgresql/flexibleservers/configurations":     "",
+// deleteRules answers which children the service creates with their
+// parent and which types ARM can delete. *schema.Registry implements it;
+// without one, the schema package's tables alone answer.
+type deleteRules interface {
+	ServerCreated(typ, name string) bool
+	CanDelete(typ, apiVersion, name string) bool
 }
 
-// implicitChild reports children the service creates with their parent:
-// those listed above, and settings singletons named "default" or
-// "current" (a storage account's blob service, a SQL server's auditing
-// settings), which hold configuration of the parent, not data.
-func implicitChild(typ, name string) bool {
-	if strings.EqualFold(name, "default") || strings.EqualFold(name, "current") {
-		return true
+func (e *Engine) deleteRules() deleteRules {
+	if r, ok := e.Schemas.(deleteRules); ok {
+		return r
 	}
-	n, ok := implicitChildren[strings.ToLower(typ)]
-	switch {
-	case !ok:
-		return false
-	case n == "":
-		return true
-	case strings.HasPrefix(n, "*"):
-		return strings.HasSuffix(strings.ToLower(name), n[1:])
-	}
-	return strings.EqualFold(n, name)
+	return (*schema.Registry)(nil)
 }
 
 // planCascades lists, for every delete or replace, what ARM deletes with
@@ -451,7 +428,7 @@ func (cs *cascadeScan) walk(ctx context.Context, src ChildTypeSource, kids map[s
 	for _, ct := range kids[strings.ToLower(r.typ)] {
 		seg := ct[strings.LastIndexByte(ct, '/')+1:]
 		coll := strings.TrimRight(r.id, "/") + "/" + seg
-		if n, ok := implicitChildren[strings.ToLower(ct)]; ok && n == "" && len(kids[strings.ToLower(ct)]) == 0 {
+		if schema.EveryServerCreated(ct) && len(kids[strings.ToLower(ct)]) == 0 {
 			// Only children the service creates and deletes with the
 			// parent, with nothing below them: nothing to find.
 			continue
@@ -486,9 +463,8 @@ func (cs *cascadeScan) walk(ctx context.Context, src ChildTypeSource, kids map[s
 			}
 			child := root{id: cid, typ: x.Type(), ver: ver, body: c}
 			k := armid.Key(cid)
-			if !implicitChild(child.typ, x.Name()) {
-				*out = append(*out, plan.CascadeItem{ID: cid, Type: child.typ, Managed: cs.managed[k] || cs.declaredInline(r.id, seg)})
-			}
+			*out = append(*out, plan.CascadeItem{ID: cid, Type: child.typ, Managed: cs.managed[k] || cs.declaredInline(r.id, seg),
+				CreatedByAzure: cs.e.deleteRules().ServerCreated(child.typ, x.Name())})
 			if _, isRoot := cs.roots[k]; isRoot {
 				continue
 			}

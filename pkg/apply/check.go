@@ -71,7 +71,7 @@ func (e *Engine) Check(p *Prepared) error {
 			if p.protectedKeys[armid.Key(c.ID)] {
 				protected = append(protected, it.display()+" would also delete "+c.ID+", which is protected")
 			}
-			if !c.Managed && !e.Options.AllowCascade {
+			if !c.Managed && !c.CreatedByAzure && !e.Options.AllowCascade {
 				cascade = append(cascade, it.display()+" would also delete "+c.ID)
 			}
 		}
@@ -91,6 +91,8 @@ func (e *Engine) Check(p *Prepared) error {
 	add(reserved, "%d resource(s) would be replaced, but Azure keeps a deleted one soft-deleted with its name reserved, so the create after the delete would fail and leave neither; nothing was written. Give the new one another name (declare it beside the old one, move what uses it, then remove the old one), or delete it with `kubectl azure delete`, purge it in Azure, and apply again:")
 	add(unmanaged, "%d resource(s) to delete were not applied by kubectl-azure (not in state); nothing was written. Rerun with --allow-delete-unmanaged if deleting them is intended:")
 	add(cascade, "%d resource(s) no manifest or state manages would be deleted by ARM together with their parent; nothing was written. Review them, then rerun with --allow-cascade, or move them out first:")
+	add(p.lockRefusals(), "%d management lock(s) would make ARM refuse what this plan deletes or replaces (409 ScopeLocked); nothing was written:")
+	add(e.undeletableReplaces(p), "%d resource(s) would be replaced, but ARM cannot delete them, so the create after the delete could not happen; nothing was written. Revert the change that forces the replace, or delete the parent that holds them:")
 	if e.Options.Prune && !e.Options.Interactive && !e.Options.AllowPruneAll && prunes > 0 && prunes >= p.setSize {
 		msgs = append(msgs, fmt.Sprintf("--prune would delete all %d resource(s) of set %q; nothing was written. Check that -f/-k name the right manifests, then rerun with --allow-prune-all if emptying the set is intended", prunes, e.set()))
 	}

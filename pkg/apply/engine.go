@@ -107,6 +107,14 @@ type item struct {
 	// forget is set when a delete or prune finds the resource already
 	// absent but recorded: executing it removes the stale record only.
 	forget bool
+	// carrier is the parent this run deletes that takes this resource,
+	// which ARM cannot delete on its own; stays says why a resource the
+	// plan was to delete stays in Azure (planUndeletable).
+	carrier *item
+	stays   string
+	// afterLocks are the locks this run deletes that hold this resource:
+	// its delete waits for theirs (planLocks).
+	afterLocks []*item
 	// rebase is set when live was set back outside to the manifest's
 	// value: executing it records the baseline again, writing nothing to
 	// Azure.
@@ -169,6 +177,9 @@ type Prepared struct {
 	// does not manage (-l left them out), by key: read once by the plan,
 	// never written, so their values then are the values apply uses.
 	readOnly map[string]*item
+	// locks are the locks that would refuse a delete or replace of the
+	// plan and that it does not delete itself (Check refuses them).
+	locks []heldLock
 
 	ownOnce  sync.Once
 	own      map[string]bool
@@ -313,7 +324,11 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	for k := range inScope {
 		managed[k] = true
 	}
+	e.planUndeletable(items)
 	if err := e.planCascades(ctx, items, managed, sc); err != nil {
+		return nil, err
+	}
+	if err := e.planLocks(ctx, items, managed, run); err != nil {
 		return nil, err
 	}
 	warnings, err := e.checkUnselected(ctx, set)

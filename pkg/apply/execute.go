@@ -124,8 +124,10 @@ func (e *Engine) execute(ctx, stop context.Context, p *Prepared) (*plan.Result, 
 	// A resource group this run deletes takes everything in it: the
 	// resources inside that this run deletes too go with it, in one
 	// DELETE, instead of one each (Check has refused the plan if any of
-	// them is protected or not consented to).
+	// them is protected or not consented to). So does a parent with the
+	// children ARM cannot delete on their own.
 	deletes, members := withTheirGroup(deletes)
+	deletes, members = withTheirCarrier(deletes, members)
 	// Deletes wait for their dependants (children) being deleted in this run.
 	dependants := map[*item][]*item{}
 	inDel := map[*item]bool{}
@@ -139,13 +141,21 @@ func (e *Engine) execute(ctx, stop context.Context, p *Prepared) (*plan.Result, 
 			}
 		}
 	}
+	for _, it := range deletes {
+		// A locked resource (or group) waits for its locks' deletes.
+		for _, l := range it.afterLocks {
+			if inDel[l] {
+				dependants[it] = append(dependants[it], l)
+			}
+		}
+	}
 	for it, err := range e.runDAG(ctx, stop, deletes, func(it *item) []*item { return dependants[it] }, func(ctx context.Context, it *item) error {
 		if !p.stopped() {
 			// Children first, as if deleted one by one (items are in
 			// parents-first order).
 			ms := members[it]
 			for i := len(ms) - 1; i >= 0; i-- {
-				e.event(ms[i], StatusWriting, "DELETE with its resource group")
+				e.event(ms[i], StatusWriting, "DELETE with "+memberOf(it))
 			}
 		}
 		if err := e.deleteOne(ctx, p, it); err != nil {
@@ -161,7 +171,7 @@ func (e *Engine) execute(ctx, stop context.Context, p *Prepared) (*plan.Result, 
 			case errors.Is(err, errSkipped):
 				errs[m] = err
 			default:
-				errs[m] = skip("it goes with its resource group " + it.display() + ", whose delete failed")
+				errs[m] = skip("it goes with " + memberOf(it) + " " + it.display() + ", whose delete failed")
 			}
 		}
 	}
@@ -362,7 +372,11 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 		if err := e.Store.Delete(ctx, it.id); err != nil {
 			return fmt.Errorf("forgetting %s in state (it is already absent from Azure): %w", it.display(), err)
 		}
-		it.notes = append(it.notes, "already absent from Azure: its record in state was removed")
+		note := "already absent from Azure: its record in state was removed"
+		if it.stays != "" {
+			note = it.stays + "; its record in state was removed"
+		}
+		it.notes = append(it.notes, note)
 		e.event(it, StatusDone, "")
 		return nil
 	}
@@ -752,6 +766,12 @@ func withTheirGroup(deletes []*item) ([]*item, map[*item][]*item) {
 	members := map[*item][]*item{}
 	out := deletes[:0:0]
 	for _, it := range deletes {
+		if strings.EqualFold(it.typ, lockType) {
+			// A lock goes first, on its own: the group's DELETE waits
+			// for it (planLocks), as ARM refuses a locked group's.
+			out = append(out, it)
+			continue
+		}
 		var g *item
 		enclosing(it.key, func(pk string) bool {
 			g = groups[pk]
@@ -766,13 +786,22 @@ func withTheirGroup(deletes []*item) ([]*item, map[*item][]*item) {
 	return out, members
 }
 
+// memberOf names what a member goes with: its resource group, or its
+// parent (a resource ARM cannot delete on its own).
+func memberOf(g *item) string {
+	if x, err := armid.Parse(g.id); err == nil && x.IsResourceGroup() {
+		return "its resource group"
+	}
+	return "its parent"
+}
+
 // forgetMembers forgets the records of resources deleted with their group.
 func (e *Engine) forgetMembers(ctx context.Context, g *item, members []*item) error {
 	for _, m := range members {
 		if err := e.Store.Delete(ctx, m.id); err != nil {
 			return fmt.Errorf("forgetting %s, deleted by ARM with %s: %w", m.display(), g.display(), err)
 		}
-		m.notes = append(m.notes, "deleted with its resource group "+g.display())
+		m.notes = append(m.notes, "deleted with "+memberOf(g)+" "+g.display())
 		e.event(m, StatusDone, "")
 	}
 	return nil

@@ -307,25 +307,3 @@ func TestDeleteOfAGroupWithADeclaredAbsentResource(t *testing.T) {
 		}
 	}
 }
-
-func TestImplicitChildren(t *testing.T) {
-	for _, tc := range []struct {
-		typ, name string
-		want      bool
-	}{
-		{"Microsoft.Storage/storageAccounts/blobServices", "default", true},
-		{"Microsoft.Storage/storageAccounts/blobServices/containers", "data", false},
-		{"Microsoft.Network/dnsZones/NS", "@", true},
-		{"Microsoft.Network/dnsZones/NS", "sub", false},
-		{"Microsoft.Network/dnsZones/A", "www", false},
-		{"Microsoft.KeyVault/vaults/secrets", "db-password", false},
-		{"Microsoft.Web/sites/hostNameBindings", "app.azurewebsites.net", true},
-		{"Microsoft.Web/sites/hostNameBindings", "www.example.com", false},
-		{"Microsoft.Sql/servers/databases", "master", true},
-		{"Microsoft.Sql/servers/databases", "orders", false},
-	} {
-		if got := implicitChild(tc.typ, tc.name); got != tc.want {
-			t.Errorf("implicitChild(%s, %s) = %v, want %v", tc.typ, tc.name, got, tc.want)
-		}
-	}
-}

@@ -96,6 +96,9 @@ func (p *Prepared) StateOnly() []string {
 	}
 	for _, it := range p.items {
 		switch {
+		case it.forget && it.stays != "":
+			out = append(out, it.display()+": "+it.stays+"; its record in state will be removed")
+			continue
 		case it.forget:
 			out = append(out, it.display()+": already absent from Azure; its record in state will be removed")
 			continue

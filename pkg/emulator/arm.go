@@ -255,6 +255,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 			if err := s.checkTypeAndVersion(p, apiVersion); err != nil {
 				return reply{err: err}
 			}
+			if rep, ok := s.lockList(r, p); ok {
+				return rep
+			}
 			if subscriptionWide(p) {
 				return s.page(r, bodies(s.store.inSubscription(p.Subscription, p.Type())))
 			}
@@ -289,6 +292,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 	case http.MethodDelete:
 		if noDelete[strings.ToLower(p.Type())] {
 			return methodNotAllowed(m)
+		}
+		if err := s.disallowedDelete(p, apiVersion); err != nil {
+			return reply{err: err}
 		}
 		if err := s.checkLocks(p.Raw, lockOpDelete); err != nil {
 			return reply{err: err}

@@ -201,26 +201,12 @@ func (s *Server) syncParentFromChild(p armid.Path, child *resource) {
 }
 
 // addImplicitChildren creates the children ARM creates with a resource:
-// a storage account's default services, an NSG's default rules.
+// those of the server-created table (a storage account's default
+// services, a namespace's root rule), an NSG's default rules.
 func (s *Server) addImplicitChildren(res *resource) {
 	s.addRPChildren(res)
 	s.restoreDiagnosticSettings(res.ID)
 	switch strings.ToLower(res.Type) {
-	case "microsoft.storage/storageaccounts":
-		services := map[string]map[string]any{
-			"blobServices":  {"cors": map[string]any{"corsRules": []any{}}, "deleteRetentionPolicy": map[string]any{"allowPermanentDelete": false, "enabled": false}},
-			"fileServices":  {"cors": map[string]any{"corsRules": []any{}}, "protocolSettings": map[string]any{"smb": map[string]any{}}, "shareDeleteRetentionPolicy": map[string]any{"enabled": true, "days": jsonNum(7)}},
-			"queueServices": {"cors": map[string]any{"corsRules": []any{}}},
-			"tableServices": {"cors": map[string]any{"corsRules": []any{}}},
-		}
-		for svc, props := range services {
-			id := res.ID + "/" + svc + "/default"
-			if s.store.get(id) != nil {
-				continue
-			}
-			body := map[string]any{"id": id, "name": "default", "type": res.Type + "/" + svc, "properties": props}
-			s.store.put(&resource{ID: id, Type: res.Type + "/" + svc, APIVersion: res.APIVersion, Body: body, Created: s.now(), Derived: true})
-		}
 	case "microsoft.network/networksecuritygroups":
 		props, _ := res.Body["properties"].(map[string]any)
 		if props == nil {

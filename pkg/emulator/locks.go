@@ -123,3 +123,36 @@ func strAt(v any, keys ...string) string {
 	s, _ := v.(string)
 	return s
 }
+
+// lockList answers GET of a Microsoft.Authorization/locks collection at a
+// scope as ARM does: every lock at the scope or below it, and for a scope
+// inside a resource group also the locks of the scopes above it (ARM REST
+// "Management Locks - List At Subscription Level": all the locks of the
+// subscription; "List At Resource Group Level": the group's and its
+// resources'; "List At Resource Level": "the management locks associated
+// with the specified resource, its resource group, and any level below
+// the resource" — the SDK's listForResource). ok is false for any other
+// request. Caller holds s.mu.
+func (s *Server) lockList(r *http.Request, p armid.Path) (reply, bool) {
+	if r.Method != http.MethodGet || p.Kind != armid.PathCollection || !strings.EqualFold(p.Type(), "Microsoft.Authorization/locks") {
+		return reply{}, false
+	}
+	scope := p.Scope
+	below := func(other string) bool { return armid.Equal(other, scope) || armid.Contains(scope, other) }
+	above := func(other string) bool {
+		tp, ok := armid.ParsePath(scope)
+		return ok && tp.ResourceGroup != "" && tp.Kind != armid.PathResourceGroup && armid.Contains(other, scope)
+	}
+	var items []any
+	for _, res := range s.store.ofType("microsoft.authorization/locks") {
+		lp, ok := armid.ParsePath(res.ID)
+		if !ok || lp.Kind != armid.PathResource || !(below(lp.Scope) || above(lp.Scope)) {
+			continue
+		}
+		items = append(items, withEnvelope(res))
+	}
+	sort.Slice(items, func(i, j int) bool {
+		return armid.Key(asMap(items[i])["id"].(string)) < armid.Key(asMap(items[j])["id"].(string))
+	})
+	return s.page(r, items), true
+}

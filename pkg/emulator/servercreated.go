@@ -7,62 +7,81 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // What resource providers create or fill in on their own, which a plan
 // must see to stay quiet (sources per entry).
 
-// derivedChild is a child the RP creates with its parent.
-type derivedChild struct {
-	segment, name string
-	body          func(parent *resource) map[string]any
-}
-
-var rpChildren = map[string][]derivedChild{
-	// Service Bus, Event Hubs and Relay namespaces come with the
-	// RootManageSharedAccessKey rule (Listen, Manage, Send). Source:
-	// Microsoft Learn "Service Bus authentication with SAS" / "Event Hubs
-	// … shared access signatures": "every namespace has a
-	// RootManageSharedAccessKey".
-	"microsoft.servicebus/namespaces": {rootSASRule},
-	"microsoft.eventhub/namespaces":   {rootSASRule},
-	"microsoft.relay/namespaces":      {rootSASRule},
-	// Every event hub has the $Default consumer group (Microsoft Learn
-	// "Event Hubs features": "a default consumer group is created").
-	"microsoft.eventhub/namespaces/eventhubs": {{"consumergroups", "$Default", func(*resource) map[string]any {
+// childBodies are the bodies the emulator gives the children of
+// schema.ServerCreatedUnder (the one table of what services create with a
+// parent, with its evidence), by lower-cased "child type/name". A table
+// entry without a body here is not created (its type is served some other
+// way, or not at all); a body here without a table entry is a test
+// failure (TestChildBodiesAreInTheTable).
+var childBodies = map[string]func(parent *resource) map[string]any{
+	"microsoft.servicebus/namespaces/authorizationrules/rootmanagesharedaccesskey": rootSASRule,
+	"microsoft.eventhub/namespaces/authorizationrules/rootmanagesharedaccesskey":   rootSASRule,
+	"microsoft.relay/namespaces/authorizationrules/rootmanagesharedaccesskey":      rootSASRule,
+	"microsoft.eventhub/namespaces/eventhubs/consumergroups/$default": func(*resource) map[string]any {
 		return map[string]any{"properties": map[string]any{}}
-	}}},
-	// A logical SQL server has the master database (Microsoft Learn "What
-	// is a logical server": master is created with the server; its GET
-	// shows sku System).
-	"microsoft.sql/servers": {{"databases", "master", func(p *resource) map[string]any {
+	},
+	// master's GET shows sku System (Microsoft Learn "What is a logical
+	// server").
+	"microsoft.sql/servers/databases/master": func(p *resource) map[string]any {
 		return map[string]any{"location": p.Body["location"], "kind": "v12.0,system",
 			"sku":        map[string]any{"name": "System", "tier": "System", "capacity": jsonNum(0)},
 			"properties": map[string]any{"collation": "SQL_Latin1_General_CP1_CI_AS", "status": "Online", "maxSizeBytes": jsonNumber("32212254720"), "catalogCollation": "SQL_Latin1_General_CP1_CI_AS"}}
-	}}},
-	// A PostgreSQL flexible server has the postgres, azure_maintenance and
-	// azure_sys databases (Microsoft Learn "Azure Database for PostgreSQL
-	// flexible server – databases").
-	"microsoft.dbforpostgresql/flexibleservers": {
-		pgDatabase("postgres"), pgDatabase("azure_maintenance"), pgDatabase("azure_sys"),
 	},
-	// A site and a slot have config/web, the siteConfig as a resource
-	// (App Service REST: Web Apps - Get Configuration).
-	"microsoft.web/sites":       {webConfig},
-	"microsoft.web/sites/slots": {webConfig},
+	"microsoft.dbforpostgresql/flexibleservers/databases/postgres":          pgDatabase,
+	"microsoft.dbforpostgresql/flexibleservers/databases/azure_maintenance": pgDatabase,
+	"microsoft.dbforpostgresql/flexibleservers/databases/azure_sys":         pgDatabase,
+	"microsoft.dbformysql/flexibleservers/databases/information_schema":     mysqlDatabase,
+	"microsoft.dbformysql/flexibleservers/databases/mysql":                  mysqlDatabase,
+	"microsoft.dbformysql/flexibleservers/databases/performance_schema":     mysqlDatabase,
+	"microsoft.dbformysql/flexibleservers/databases/sys":                    mysqlDatabase,
+	// The storage services' defaults as a new account answers them
+	// (Storage REST "Blob Services - Get Service Properties", "File
+	// Services - Get Service Properties").
+	"microsoft.storage/storageaccounts/blobservices/default":  storageService(map[string]any{"cors": map[string]any{"corsRules": []any{}}, "deleteRetentionPolicy": map[string]any{"allowPermanentDelete": false, "enabled": false}}),
+	"microsoft.storage/storageaccounts/fileservices/default":  storageService(map[string]any{"cors": map[string]any{"corsRules": []any{}}, "protocolSettings": map[string]any{"smb": map[string]any{}}, "shareDeleteRetentionPolicy": map[string]any{"enabled": true, "days": jsonNum(7)}}),
+	"microsoft.storage/storageaccounts/queueservices/default": storageService(map[string]any{"cors": map[string]any{"corsRules": []any{}}}),
+	"microsoft.storage/storageaccounts/tableservices/default": storageService(map[string]any{"cors": map[string]any{"corsRules": []any{}}}),
 }
 
-var rootSASRule = derivedChild{"authorizationRules", "RootManageSharedAccessKey", func(*resource) map[string]any {
+// siteChildren: a site and a slot have config/web, the siteConfig as a
+// resource (App Service REST: Web Apps - Get Configuration). The table
+// lists every config name as server-created, so this one is named here.
+var siteChildren = map[string]bool{"microsoft.web/sites": true, "microsoft.web/sites/slots": true}
+
+// rootSASRule: Listen, Manage, Send (Microsoft Learn, Service Bus SAS).
+func rootSASRule(*resource) map[string]any {
 	return map[string]any{"properties": map[string]any{"rights": []any{"Listen", "Manage", "Send"}}}
-}}
-
-func pgDatabase(name string) derivedChild {
-	return derivedChild{"databases", name, func(*resource) map[string]any {
-		return map[string]any{"properties": map[string]any{"charset": "UTF8", "collation": "en_US.utf8"}}
-	}}
 }
 
-var webConfig = derivedChild{"config", "web", func(p *resource) map[string]any {
+func pgDatabase(*resource) map[string]any {
+	return map[string]any{"properties": map[string]any{"charset": "UTF8", "collation": "en_US.utf8"}}
+}
+
+// mysqlDatabase: MySQL 8's server defaults (charset utf8mb4, collation
+// utf8mb4_0900_ai_ci; MySQL 8.0 Reference Manual, "Character Sets and
+// Collations in MySQL").
+func mysqlDatabase(*resource) map[string]any {
+	return map[string]any{"properties": map[string]any{"charset": "utf8mb4", "collation": "utf8mb4_0900_ai_ci"}}
+}
+
+// stateless children answer no provisioningState: the storage services'
+// GET has none (Storage REST examples).
+var stateless = map[string]bool{
+	"microsoft.storage/storageaccounts/blobservices": true, "microsoft.storage/storageaccounts/fileservices": true,
+	"microsoft.storage/storageaccounts/queueservices": true, "microsoft.storage/storageaccounts/tableservices": true,
+}
+
+func storageService(props map[string]any) func(*resource) map[string]any {
+	return func(*resource) map[string]any { return map[string]any{"properties": deepCopy(props)} }
+}
+
+func webConfig(p *resource) map[string]any {
 	sc := deepCopy(asMap(asMap(p.Body["properties"])["siteConfig"]))
 	if sc == nil {
 		sc = map[string]any{}
@@ -70,22 +89,36 @@ var webConfig = derivedChild{"config", "web", func(p *resource) map[string]any {
 	// The settings live in config/appsettings; config/web answers them null.
 	sc["appSettings"], sc["connectionStrings"] = nil, nil
 	return map[string]any{"location": p.Body["location"], "properties": sc}
-}}
+}
 
-// addRPChildren creates the children rpChildren lists for res's type.
-// Caller holds s.mu.
+// addRPChildren creates the children the service creates with res: those
+// of schema.ServerCreatedUnder that childBodies can build, and a site's
+// config/web. Caller holds s.mu.
 func (s *Server) addRPChildren(res *resource) {
-	for _, c := range rpChildren[strings.ToLower(res.Type)] {
-		id := res.ID + "/" + c.segment + "/" + c.name
-		if s.store.get(id) != nil {
-			continue
+	for _, c := range schema.ServerCreatedUnder(res.Type) {
+		if b := childBodies[strings.ToLower(c.Type+"/"+c.Name)]; b != nil {
+			s.addDerived(res, c.Segment(), c.Name, b)
 		}
-		typ := res.Type + "/" + c.segment
-		body := c.body(res)
-		body["id"], body["name"], body["type"] = id, c.name, typ
-		setProvisioningState(body, "Succeeded")
-		s.store.put(&resource{ID: id, Type: typ, APIVersion: res.APIVersion, Body: body, Created: s.now(), Changed: s.now(), Derived: true})
 	}
+	if siteChildren[strings.ToLower(res.Type)] {
+		s.addDerived(res, "config", "web", webConfig)
+	}
+}
+
+// addDerived stores res's child segment/name with the body build makes,
+// unless it exists. Caller holds s.mu.
+func (s *Server) addDerived(res *resource, segment, name string, build func(*resource) map[string]any) {
+	id := res.ID + "/" + segment + "/" + name
+	if s.store.get(id) != nil {
+		return
+	}
+	typ := res.Type + "/" + segment
+	body := build(res)
+	body["id"], body["name"], body["type"] = id, name, typ
+	if !stateless[strings.ToLower(typ)] {
+		setProvisioningState(body, "Succeeded")
+	}
+	s.store.put(&resource{ID: id, Type: typ, APIVersion: res.APIVersion, Body: body, Created: s.now(), Changed: s.now(), Derived: true})
 }
 
 // fillServerFields sets values the RP computes: DNS zone name servers and

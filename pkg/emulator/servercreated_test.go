@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
 // Children RPs create on their own, action answers of the right shape and
@@ -219,6 +221,18 @@ func TestIdentityWithoutPropertiesGetsItsIDs(t *testing.T) {
 	for _, k := range []string{"principalId", "clientId", "tenantId"} {
 		if str(r.Body, "properties", k) == "" {
 			t.Errorf("GET lacks properties.%s: %s", k, r.Raw)
+		}
+	}
+}
+
+// TestChildBodiesAreInTheTable: the emulator creates only children the
+// shared table lists (schema.ServerCreated), so what it makes on its own
+// and what delete and import treat as the service's cannot drift apart.
+func TestChildBodiesAreInTheTable(t *testing.T) {
+	for key := range childBodies {
+		i := strings.LastIndexByte(key, '/')
+		if !(*schema.Registry)(nil).ServerCreated(key[:i], key[i+1:]) {
+			t.Errorf("the emulator creates %s, which schema's server-created table does not list", key)
 		}
 	}
 }

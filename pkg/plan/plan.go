@@ -179,6 +179,9 @@ type CascadeItem struct {
 	Type string `json:"type,omitempty"`
 	// Managed says whether a manifest or this state manages it.
 	Managed bool `json:"managed"`
+	// CreatedByAzure marks a child the service created with its parent
+	// (schema.ServerCreated): it needs no consent to go with it.
+	CreatedByAzure bool `json:"createdByAzure,omitempty"`
 }
 
 // Change is one changed path.

@@ -143,6 +143,9 @@ func cascadeName(c plan.CascadeItem) string { return DisplayName(c.ID, c.Type) }
 
 // cascadeNote says what deleting a parent does to one of its contents.
 func cascadeNote(c plan.CascadeItem) string {
+	if c.CreatedByAzure && !c.Managed {
+		return "(created by Azure with its parent)"
+	}
 	if c.Managed {
 		return "(deleted with its parent; managed)"
 	}

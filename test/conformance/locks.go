@@ -58,6 +58,28 @@ func locks(ctx context.Context, e *env, r *runner) {
 		}
 		return putLock(account, "no-delete", "CanNotDelete")
 	})
+	r.check("locks: the subscription's and the group's lock lists hold the resource's lock", func() error {
+		// ARM REST "Management Locks - List At Subscription Level" (every
+		// lock of the subscription) and "List At Resource Group Level".
+		for _, scope := range []string{"/subscriptions/" + e.sub, e.rg(lockGroup)} {
+			res, body, err := e.rawDo(ctx, http.MethodGet, scope+"/providers/Microsoft.Authorization/locks"+lockV, "")
+			if err != nil {
+				return err
+			}
+			found := false
+			items, _ := body["value"].([]any)
+			for _, it := range items {
+				m, _ := it.(map[string]any)
+				if id, _ := m["id"].(string); strings.EqualFold(id, account+"/providers/Microsoft.Authorization/locks/no-delete") {
+					found = true
+				}
+			}
+			if err := expect(res.StatusCode == 200 && found, "list at %s: %d, %d locks, the account's not among them", scope, res.StatusCode, len(items)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	r.check("locks: CanNotDelete refuses deleting the resource (409 ScopeLocked)", func() error {
 		_, err := accounts.Delete(ctx, lockGroup, "stconflock01", nil)
 		return scopeLocked(err, "delete", account)

@@ -48,6 +48,26 @@ func serverCreated(ctx context.Context, e *env, r *runner) {
 		_, err := e.getOK(ctx, eh+"/eventhubs/hub/consumergroups/$Default", "2024-01-01")
 		return err
 	})
+	r.check("server-created: ARM refuses DELETE of a Key Vault secret (400 DisallowedResourceOperation)", func() error {
+		// Azure/terraform-provider-azapi issue 879: "The operation 'delete'
+		// on resource type 'vaults/secrets' is disallowed."
+		kv := g + "/providers/Microsoft.KeyVault/vaults/kv-conf-nodel"
+		if err := e.put(ctx, kv, "2023-07-01", `{"location":"westeurope","properties":{"tenantId":"00000000-0000-0000-0000-0000000000aa","sku":{"family":"A","name":"standard"},"enableRbacAuthorization":true}}`); err != nil {
+			return err
+		}
+		if err := e.put(ctx, kv+"/secrets/conf", "2023-07-01", `{"properties":{"value":"conformance"}}`); err != nil {
+			return err
+		}
+		res, body, err := e.rawDo(ctx, http.MethodDelete, kv+"/secrets/conf?api-version=2023-07-01", "")
+		if err != nil {
+			return err
+		}
+		if err := expect(res.StatusCode == 400 && errorCode(body) == "DisallowedResourceOperation", "DELETE secret: %d %s", res.StatusCode, errorCode(body)); err != nil {
+			return err
+		}
+		_, err = e.getOK(ctx, kv+"/secrets/conf", "2023-07-01")
+		return err
+	})
 	r.check("server-created: a SQL server has the master database", func() error {
 		sql := g + "/providers/Microsoft.Sql/servers/sql-conf-srv"
 		if err := e.put(ctx, sql, "2023-05-01-preview", `{"location":"westeurope","properties":{"administratorLogin":"conf","administratorLoginPassword":"Conf-Passw0rd!"}}`); err != nil {
