@@ -24,7 +24,7 @@ func TestLoopBodyLogsHideValueFromPathsChangedInAzure(t *testing.T) {
 	))
 	e.cli(0, "apply", "-f", e.dir, "--yes")
 	e.setTag(identityID("id-a"), "buildref", rotated)
-	_, log := e.loop(t.Context(), "-v", "8")
+	_, log := e.loop(t.Context(), "-v", "8", "--allow-env", "LOOP_TAG_SECRET")
 	e.waitFor("the changed secret is reported as drift", 20*time.Second, log, func(st *reconcile.Status) bool {
 		r := resource(st, identityID("id-a"))
 		return r != nil && r.State == reconcile.StateDrifted
