@@ -1,0 +1,74 @@
+package emulator
+
+import (
+	"net/http"
+	"slices"
+	"testing"
+)
+
+// ARM stores the "hidden-" tags Azure's own services write, slashes and
+// all (test_appinsights_webtest_crud, azure-cli-extensions recordings);
+// the reserved characters stay refused in any other tag name.
+func TestHiddenLinkTagsAreAccepted(t *testing.T) {
+	u, g := startWithGroup(t, "hidden")
+	comp := g + "/providers/Microsoft.Insights/components/test-app"
+	wt := g + "/providers/Microsoft.Insights/webtests/test-webtest?api-version=2022-06-15"
+	tag := "hidden-link:" + comp
+	r := do(t, http.MethodPut, u+wt, map[string]any{"location": "westeurope", "kind": "ping",
+		"tags":       map[string]any{tag: "Resource"},
+		"properties": map[string]any{"SyntheticMonitorId": "test-webtest", "Name": "test-webtest", "Locations": []any{map[string]any{"Id": "us-fl-mia-edge"}}}})
+	if r.Status >= 300 {
+		t.Fatalf("web test with a hidden-link tag: %d %s", r.Status, r.Raw)
+	}
+	got := do(t, http.MethodGet, u+wt, nil)
+	if tags, _ := got.Body["tags"].(map[string]any); tags[tag] != "Resource" {
+		t.Errorf("the hidden-link tag was not stored: %s", got.Raw)
+	}
+	site := g + "/providers/Microsoft.Web/serverfarms/plan1?api-version=2023-01-01"
+	if r := do(t, http.MethodPut, u+site, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "B1"},
+		"tags": map[string]any{"hidden-related:" + g + "/providers/Microsoft.Web/serverfarms/other": "empty"}}); r.Status >= 300 {
+		t.Errorf("hidden-related tag: %d %s", r.Status, r.Raw)
+	}
+	for _, name := range []string{"link:/subscriptions/x", "hidden/x", "x-hidden-link:/y"} {
+		r := do(t, http.MethodPut, u+g+"/providers/Microsoft.Insights/webtests/wt2?api-version=2022-06-15", map[string]any{"location": "westeurope", "kind": "ping",
+			"tags": map[string]any{name: "v"}, "properties": map[string]any{"SyntheticMonitorId": "wt2", "Name": "wt2", "Locations": []any{map[string]any{"Id": "us-fl-mia-edge"}}}})
+		if r.Status != 400 || errCode(r) != "InvalidTagNameCharacters" {
+			t.Errorf("tag name %q: %d %s, want 400 InvalidTagNameCharacters", name, r.Status, r.Raw)
+		}
+	}
+}
+
+// The one-namespace providers answer lists every version the emulator
+// accepts for the namespace's types, so a client asking it (the CLI's
+// api-version check) is not told "not served" for a version public
+// templates use and the emulator would take.
+func TestProvidersAnswerListsVersionsTemplatesUse(t *testing.T) {
+	s := startTest(t, nil)
+	for _, c := range []struct{ ns, typ, v string }{
+		{"Microsoft.Authorization", "roleAssignments", "2021-04-01-preview"},
+		{"Microsoft.Network", "virtualNetworks", "2017-04-01"},
+		{"Microsoft.Storage", "storageAccounts/localUsers", "2021-04-01"},
+	} {
+		r := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/providers/"+c.ns+"?api-version=2021-04-01", nil)
+		found := false
+		for _, rt := range r.Body["resourceTypes"].([]any) {
+			if str(rt, "resourceType") != c.typ {
+				continue
+			}
+			found = true
+			if !slices.Contains(asMap(rt)["apiVersions"].([]any), any(c.v)) {
+				t.Errorf("%s/%s: versions lack %s", c.ns, c.typ, c.v)
+			}
+		}
+		if !found {
+			t.Errorf("no %s/%s in the providers answer", c.ns, c.typ)
+		}
+		id := "/subscriptions/" + testSub + "/resourceGroups/none/providers/" + c.ns + "/" + c.typ + "/x"
+		if c.typ == "storageAccounts/localUsers" {
+			continue
+		}
+		if r := do(t, http.MethodGet, s.URL()+id+"?api-version="+c.v, nil); errCode(r) == "NoRegisteredProviderFound" || errCode(r) == "InvalidApiVersionParameter" {
+			t.Errorf("%s@%s refused: %s", c.typ, c.v, r.Raw)
+		}
+	}
+}
