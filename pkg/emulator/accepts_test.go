@@ -72,3 +72,35 @@ func TestProvidersAnswerListsVersionsTemplatesUse(t *testing.T) {
 		}
 	}
 }
+
+// The emulator takes the two public templates that deploy today (an App
+// Insights component without kind, a private DNS zone group with a
+// location) and still refuses what is on record: a storage account
+// without sku, a Network member outside the provider's model.
+func TestAcceptsWhatTemplatesDeploy(t *testing.T) {
+	u, g := startWithGroup(t, "tmpl")
+	if r := do(t, http.MethodPut, u+g+"/providers/Microsoft.Insights/components/ai1?api-version=2020-02-02-preview",
+		map[string]any{"location": "westeurope", "properties": map[string]any{"Application_Type": "web"}}); r.Status >= 300 {
+		t.Errorf("component without kind: %d %s", r.Status, r.Raw)
+	}
+	net := g + "/providers/Microsoft.Network/"
+	do(t, http.MethodPut, u+net+"virtualNetworks/vn?api-version=2021-05-01", map[string]any{"location": "westeurope", "properties": map[string]any{
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
+		"subnets":      []any{map[string]any{"name": "s", "properties": map[string]any{"addressPrefix": "10.0.0.0/24"}}}}})
+	if r := do(t, http.MethodPut, u+net+"privateEndpoints/pe?api-version=2021-05-01", map[string]any{"location": "westeurope", "properties": map[string]any{
+		"subnet": map[string]any{"id": net + "virtualNetworks/vn/subnets/s"}}}); r.Status >= 300 {
+		t.Fatalf("private endpoint: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodPut, u+net+"privateEndpoints/pe/privateDnsZoneGroups/default?api-version=2021-05-01",
+		map[string]any{"location": "westeurope", "properties": map[string]any{"privateDnsZoneConfigs": []any{}}}); r.Status >= 300 {
+		t.Errorf("zone group with a location: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodPut, u+g+"/providers/Microsoft.Storage/storageAccounts/stnosku1?api-version=2023-05-01",
+		map[string]any{"location": "westeurope", "kind": "StorageV2"}); r.Status != 400 {
+		t.Errorf("storage account without sku: %d %s, want 400", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodPut, u+net+"routeTables/rt?api-version=2023-09-01",
+		map[string]any{"location": "westeurope", "properties": map[string]any{"notAMember": 1}}); r.Status != 400 || errCode(r) != "InvalidRequestFormat" {
+		t.Errorf("Network member outside the model: %d %s, want 400 InvalidRequestFormat", r.Status, r.Raw)
+	}
+}
