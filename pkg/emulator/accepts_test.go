@@ -104,3 +104,81 @@ func TestAcceptsWhatTemplatesDeploy(t *testing.T) {
 		t.Errorf("Network member outside the model: %d %s, want 400 InvalidRequestFormat", r.Status, r.Raw)
 	}
 }
+
+// list* actions answer in the shapes ARM returns, which templates read by
+// member: listKeys(workspace).primarySharedKey, storage keys[0].value,
+// a Service Bus or Event Hubs rule's primaryConnectionString, Cosmos
+// primaryMasterKey, ACR passwords[0].value.
+func TestListActionShapes(t *testing.T) {
+	u, g := startWithGroup(t, "lists")
+	put := func(path, v string, body map[string]any) string {
+		t.Helper()
+		if r := do(t, http.MethodPut, u+g+path+"?api-version="+v, body); r.Status >= 300 {
+			t.Fatalf("PUT %s: %d %s", path, r.Status, r.Raw)
+		}
+		return g + path
+	}
+	post := func(id, action, v string) map[string]any {
+		t.Helper()
+		r := do(t, http.MethodPost, u+id+"/"+action+"?api-version="+v, nil)
+		if r.Status != 200 {
+			t.Fatalf("POST %s/%s: %d %s", id, action, r.Status, r.Raw)
+		}
+		return r.Body
+	}
+	nonEmpty := func(what string, v any) {
+		t.Helper()
+		if s, _ := v.(string); s == "" {
+			t.Errorf("%s: missing or empty (%v)", what, v)
+		}
+	}
+	ws := put("/providers/Microsoft.OperationalInsights/workspaces/law1", "2022-10-01", map[string]any{"location": "westeurope", "properties": map[string]any{"sku": map[string]any{"name": "PerGB2018"}}})
+	lk, sk := post(ws, "listKeys", "2020-08-01"), post(ws, "sharedKeys", "2020-08-01")
+	nonEmpty("workspace listKeys primarySharedKey", lk["primarySharedKey"])
+	nonEmpty("workspace listKeys secondarySharedKey", lk["secondarySharedKey"])
+	if lk["primarySharedKey"] != sk["primarySharedKey"] {
+		t.Errorf("listKeys and sharedKeys disagree: %v / %v", lk, sk)
+	}
+	st := put("/providers/Microsoft.Storage/storageAccounts/stlists1", "2023-05-01", map[string]any{"location": "westeurope", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}})
+	keys, _ := post(st, "listKeys", "2023-05-01")["keys"].([]any)
+	if len(keys) != 2 {
+		t.Fatalf("storage keys: %v", keys)
+	}
+	nonEmpty("storage keys[0].value", asMap(keys[0])["value"])
+	for _, ns := range []string{"Microsoft.ServiceBus", "Microsoft.EventHub"} {
+		n := put("/providers/"+ns+"/namespaces/ns-"+ns[10:], "2021-11-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}})
+		rule := n[len(g):] + "/authorizationRules/RootManageSharedAccessKey"
+		put(rule, "2021-11-01", map[string]any{"properties": map[string]any{"rights": []any{"Listen", "Send", "Manage"}}})
+		nonEmpty(ns+" primaryConnectionString", post(g+rule, "listKeys", "2021-11-01")["primaryConnectionString"])
+	}
+	db := put("/providers/Microsoft.DocumentDB/databaseAccounts/cosmos-lists", "2023-04-15", map[string]any{"location": "westeurope", "properties": map[string]any{
+		"databaseAccountOfferType": "Standard", "locations": []any{map[string]any{"locationName": "westeurope"}}}})
+	nonEmpty("cosmos primaryMasterKey", post(db, "listKeys", "2023-04-15")["primaryMasterKey"])
+	acr := put("/providers/Microsoft.ContainerRegistry/registries/acrlists1", "2023-07-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Basic"}, "properties": map[string]any{"adminUserEnabled": true}})
+	pw, _ := post(acr, "listCredentials", "2023-07-01")["passwords"].([]any)
+	if len(pw) == 0 {
+		t.Fatal("acr passwords missing")
+	}
+	nonEmpty("acr passwords[0].value", asMap(pw[0])["value"])
+}
+
+// A Databricks workspace names the managed resource group the service
+// makes for it: no such group exists before the write, and ARM takes it.
+// A reference elsewhere to a missing group is still refused.
+func TestReferenceToAServiceMadeGroup(t *testing.T) {
+	u, g := startWithGroup(t, "dbw")
+	sub := g[:len(g)-len("/resourceGroups/dbw")]
+	r := do(t, http.MethodPut, u+g+"/providers/Microsoft.Databricks/workspaces/dbw1?api-version=2023-02-01", map[string]any{
+		"location": "westeurope", "sku": map[string]any{"name": "premium"},
+		"properties": map[string]any{"managedResourceGroupId": sub + "/resourceGroups/databricks-rg-dbw1"}})
+	if r.Status >= 300 {
+		t.Errorf("workspace naming its managed group: %d %s", r.Status, r.Raw)
+	}
+	r = do(t, http.MethodPut, u+g+"/providers/Microsoft.Network/networkInterfaces/nic1?api-version=2023-09-01", map[string]any{
+		"location": "westeurope", "properties": map[string]any{
+			"networkSecurityGroup": map[string]any{"id": g + "/providers/Microsoft.Network/networkSecurityGroups/absent"},
+			"ipConfigurations":     []any{}}})
+	if r.Status != 400 || errCode(r) != "InvalidResourceReference" {
+		t.Errorf("a reference to a missing resource: %d %s, want 400 InvalidResourceReference", r.Status, r.Raw)
+	}
+}
