@@ -228,7 +228,9 @@ func (v *validator) object(obj map[string]any, path []string, sp Path, inherited
 			}
 			continue
 		}
+		n := len(v.issues)
 		v.value(obj[k], cp, csp, p, active)
+		v.caseMismatch(cp, csp, k, n)
 	}
 	if v.opts.Create {
 		v.required(obj, path, sp, active)
