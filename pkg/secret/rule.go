@@ -276,8 +276,8 @@ type typeRule struct {
 // slots), whose properties are a free-form map of the user's settings; and
 // the same settings written inline in a site's siteConfig.
 var typeSecrets = map[string][]typeRule{
-	"microsoft.keyvault/vaults/secrets":           {{paths: []string{"properties.value"}}},
-	"microsoft.keyvault/managedhsms/secrets":      {{paths: []string{"properties.value"}}},
+	"microsoft.keyvault/vaults/secrets":      {{paths: []string{"properties.value"}}},
+	"microsoft.keyvault/managedhsms/secrets": {{paths: []string{"properties.value"}}},
 	// "Named Value - Create Or Update": secret "Determines whether the
 	// value is a secret and should be encrypted or not"; with false the
 	// value is plain configuration and GET returns it.
