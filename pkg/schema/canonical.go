@@ -72,3 +72,56 @@ func (v *validator) caseMismatch(path []string, sp Path, written string, from in
 	is := v.add(path, Warning, KindCase, "name case: %s %s spells it %s; the provider reads names ignoring case and Azure answers with %s, so write it so", v.t.Name, v.t.APIVersion, declared, declared)
 	is.Suggestions = []string{declared}
 }
+
+// RenameMember renames, in place, the member a concrete body path names
+// (its last segment) to to, the schema's spelling from a name-case
+// finding's Suggestions. It does nothing, and reports false, when the
+// path does not lead to an object member or the object already has a
+// member named to (both spellings written: the user must pick one).
+func RenameMember(body map[string]any, concrete []string, to string) bool {
+	if len(concrete) == 0 || IsItem(concrete[len(concrete)-1]) {
+		return false
+	}
+	var cur any = body
+	for _, seg := range concrete[:len(concrete)-1] {
+		switch x := cur.(type) {
+		case map[string]any:
+			cur = x[seg]
+		case []any:
+			i, ok := itemIndex(seg)
+			if !ok || i >= len(x) {
+				return false
+			}
+			cur = x[i]
+		default:
+			return false
+		}
+	}
+	obj, ok := cur.(map[string]any)
+	from := concrete[len(concrete)-1]
+	if !ok || from == to {
+		return false
+	}
+	v, has := obj[from]
+	if _, taken := obj[to]; !has || taken {
+		return false
+	}
+	delete(obj, from)
+	obj[to] = v
+	return true
+}
+
+// itemIndex reads an item segment "[3]".
+func itemIndex(seg string) (int, bool) {
+	if !IsItem(seg) {
+		return 0, false
+	}
+	n := 0
+	for _, c := range seg[1 : len(seg)-1] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}

@@ -38,3 +38,23 @@ func TestCaseMismatchedNamesWarnAndCanonicalise(t *testing.T) {
 		t.Errorf("CanonicalName = %q", got)
 	}
 }
+
+// RenameMember writes the schema's spelling in place, and refuses when
+// both spellings are present.
+func TestRenameMemberToTheSchemasSpelling(t *testing.T) {
+	body := map[string]any{"properties": map[string]any{"minimumTLSVersion": "TLS1_2", "rules": []any{map[string]any{"Name": "a"}}}}
+	if !schema.RenameMember(body, []string{"properties", "minimumTLSVersion"}, "minimumTlsVersion") {
+		t.Fatal("not renamed")
+	}
+	props := body["properties"].(map[string]any)
+	if props["minimumTlsVersion"] != "TLS1_2" || props["minimumTLSVersion"] != nil {
+		t.Errorf("after rename: %v", props)
+	}
+	if !schema.RenameMember(body, []string{"properties", "rules", "[0]", "Name"}, "name") || props["rules"].([]any)[0].(map[string]any)["name"] != "a" {
+		t.Errorf("item member not renamed: %v", props)
+	}
+	both := map[string]any{"a": 1, "A": 2}
+	if schema.RenameMember(both, []string{"A"}, "a") || both["A"] != 2 || both["a"] != 1 {
+		t.Errorf("renamed over an existing member: %v", both)
+	}
+}
