@@ -38,12 +38,12 @@ done
 rm -rf dist/stage dist/kubectl_complete-azure
 (cd dist && sha256sum ./*.tar.gz >SHA256SUMS)
 
-# The krew manifest names a release: written only for a tagged version
-# (vX.Y.Z at HEAD), so it never points at archives no release holds.
-krew=.krew.yaml
-if ! git describe --tags --exact-match --match 'v[0-9]*' >/dev/null 2>&1 || [ "$version" != "$(git describe --tags --exact-match 2>/dev/null)" ]; then
-  krew=dist/krew-preview.yaml
-  echo "dist: $version is not a release tag; the krew manifest goes to $krew, not .krew.yaml" >&2
-fi
+# .krew.yaml is the krew-release-bot template, committed: the bot renders
+# it for each release. It must name exactly the archives built above.
+for p in $platforms; do echo "$p"; done | hack/krew-manifest.sh --template | cmp -s - .krew.yaml ||
+  { echo "dist: .krew.yaml is not what 'hack/krew-manifest.sh --template' writes for these platforms; regenerate it" >&2; exit 1; }
+# The same manifest with these archives' checksums, to try with
+# 'kubectl krew install --manifest=dist/krew.yaml --archive=...'.
+krew=dist/krew.yaml
 for p in $platforms; do echo "$p ${sums[$p]}"; done | hack/krew-manifest.sh "$version" "$release" >"$krew"
 echo "wrote $krew for $version"

@@ -280,12 +280,20 @@ func hashedInL(c *comparer, v pair) bool {
 	if !ok || !strings.HasPrefix(ys, secret.HashPrefix) {
 		return false
 	}
-	if secret.Matches(c.key, string(v.sp), v.x, ys) {
+	if c.hashMatches(v.sp, v.x, ys) {
 		c.eq(RuleSecretHash)
 		return true
 	}
 	c.emit(v.sp, plan.KindChange, v.x, v.y, true)
 	return true
+}
+
+// hashMatches reports whether value hashes to hashed at the current path,
+// as pkg/record hashes it (map keys kept, schema.HashPathOf), or under the
+// schema path alone, as records written before did.
+func (c *comparer) hashMatches(sp schema.Path, value any, hashed string) bool {
+	hp := schema.HashPathOf(c.path, c.f.isMap)
+	return secret.Matches(c.key, hp, value, hashed) || hp != string(sp) && secret.Matches(c.key, string(sp), value, hashed)
 }
 
 // hashedInB: a baseline hashed like L (pkg/record): live matches when its
@@ -296,7 +304,7 @@ func hashedInB(c *comparer, v pair) bool {
 	if !ok || !secret.IsHash(xs) {
 		return false
 	}
-	if ys, ok := v.y.(string); ok && ys == xs || c.key != nil && secret.Matches(c.key, string(v.sp), v.y, xs) {
+	if ys, ok := v.y.(string); ok && ys == xs || c.key != nil && c.hashMatches(v.sp, v.y, xs) {
 		// (The same hash on both sides: a body already hashed, as a
 		// record compared with itself.)
 		c.eq(RuleSecretHash)

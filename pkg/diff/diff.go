@@ -313,7 +313,9 @@ func (r *Result) addUnverifiable(p prepared, paths []bodypath.Path) {
 		ys, _ := y.(string)
 		sens := masked(ys) || secret.IsHash(x) || p.f.isSecret(sp) || secret.Name(u.LastMember(), x) ||
 			underSecretPath(u) || underAny(u, p.secrets)
-		r.add(p, entry{path: u, sp: sp, kind: kind, secret: sens}, y, x, reasonUnverifiable, CauseUnverifiable)
+		// What live holds there (nothing, null, a mask) is not the value,
+		// so the change has no before: the plan says it does not know.
+		r.add(p, entry{path: u, sp: sp, kind: kind, secret: sens}, nil, x, reasonUnverifiable, CauseUnverifiable)
 	}
 }
 

@@ -73,9 +73,11 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 			map[string]any{"name": "password", "value": derivedKey(id, "password", 24)},
 			map[string]any{"name": "password2", "value": derivedKey(id, "password2", 24)},
 		}})
-	case action == "sharedkeys" && typ == "microsoft.operationalinsights/workspaces":
+	case (action == "sharedkeys" || action == "listkeys") && typ == "microsoft.operationalinsights/workspaces":
 		// Log Analytics: POST workspaces/{name}/sharedKeys (REST
-		// reference "Shared Keys - Get Shared Keys").
+		// reference "Shared Keys - Get Shared Keys"); templates read the
+		// same answer through listKeys(workspace).primarySharedKey (the
+		// AKS monitoring and VM agent quickstarts).
 		return ok(map[string]any{"primarySharedKey": derivedKey(id, "primarySharedKey", 64), "secondarySharedKey": derivedKey(id, "secondarySharedKey", 64)})
 	case action == "regeneratekeys" && sasRuleType(typ):
 		// Service Bus / Event Hubs / Relay: {"keyType": "PrimaryKey" |

@@ -60,8 +60,43 @@ func (s *Server) serveProviders(w http.ResponseWriter, r *http.Request) bool {
 			"The resource namespace '%s' is invalid. Check the spelling; the emulator knows the namespaces of its schema index.", segs[1])})
 		return true
 	}
-	s.write(w, r, reply{status: http.StatusOK, body: providerBody(sub, ns, byNS[ns])})
+	s.write(w, r, reply{status: http.StatusOK, body: providerBody(sub, ns, s.widened(byNS[ns]))})
 	return true
+}
+
+// widened gives every type of one namespace every api-version the index
+// knows in any namespace. ARM's own answer is the only authority on what
+// it serves, and the emulator cannot know it: real traffic and public
+// templates use versions no spec of the type's namespace has
+// (Microsoft.Authorization/roleAssignments@2021-04-01-preview,
+// Microsoft.Network@2017-04-01), and the emulator accepts any version
+// dated between ARM's first and today (checkTypeAndVersion). So a client
+// that asks this namespace's answer whether a version is served must not
+// be told no for a version the emulator would take; versions are dates
+// ARM's providers share, and the index's union of them covers what was
+// seen. Only the one-namespace answer is widened: the list of every
+// namespace would be thousands of types times as many versions.
+func (s *Server) widened(types map[string][]string) map[string][]string {
+	s.wideOnce.Do(func() {
+		seen := map[string]bool{}
+		for _, vs := range s.providerTypes() {
+			for _, list := range vs {
+				for _, v := range list {
+					seen[v] = true
+				}
+				break // every type of a namespace has the same list
+			}
+		}
+		for v := range seen {
+			s.wideVers = append(s.wideVers, v)
+		}
+		sort.Sort(sort.Reverse(sort.StringSlice(s.wideVers)))
+	})
+	out := make(map[string][]string, len(types))
+	for t := range types {
+		out[t] = s.wideVers
+	}
+	return out
 }
 
 // providerTypes groups the index's types by namespace, with the

@@ -19,13 +19,29 @@ func (s *Server) checkReferences(p armid.Path, t *schema.Type, self string, body
 	if s.opts.SkipReferenceCheck || strings.EqualFold(p.Provider, "Microsoft.Resources") {
 		return nil // deployments carry templates, whose IDs are not references yet
 	}
+	made := serviceMade[strings.ToLower(p.Type())]
 	return walkBody(body, nil, func(v any, concrete []string) *armError {
 		x, isStr := v.(string)
 		if !isStr || len(concrete) < 2 || !s.isReferenceKey(t, concrete) {
 			return nil
 		}
+		if made[schema.JoinPath(concrete)] {
+			return nil // the service creates what this names
+		}
 		return s.checkReference(p, self, schema.JoinPath(concrete), x)
 	})
+}
+
+// serviceMade lists, per type, the properties whose ID names a resource
+// the service itself creates with this one, so it cannot exist before the
+// write. Sources: Databricks "Workspaces - Create Or Update"
+// (managedResourceGroupId: "The managed resource group Id", created by
+// the service; the quickstart templates name a group that does not
+// exist); Managed Applications "Applications - Create Or Update"
+// (managedResourceGroupId, created on deployment).
+var serviceMade = map[string]map[string]bool{
+	"microsoft.databricks/workspaces":  {"properties.managedResourceGroupId": true},
+	"microsoft.solutions/applications": {"properties.managedResourceGroupId": true},
 }
 
 func (s *Server) isReferenceKey(t *schema.Type, concrete []string) bool {

@@ -44,6 +44,8 @@ type Server struct {
 
 	provOnce  sync.Once
 	provTypes map[string]map[string][]string // the providers API's types and versions
+	wideOnce  sync.Once
+	wideVers  []string // every api-version of the index, newest first (providers.go)
 
 	nsOnce     sync.Once
 	namespaces map[string]bool // lower-cased namespaces the schema index knows

@@ -20,10 +20,6 @@ import (
 // the spec examples) carry no member the index lacks, so the index is
 // complete enough for this to refuse only what the provider refuses.
 
-// envelopeMembers are ARM's own: the front door takes them whatever the
-// provider's model says.
-var envelopeMembers = map[string]bool{"id": true, "name": true, "type": true, "etag": true, "systemData": true}
-
 // checkUnknownMembers refuses the first member of a Network body the
 // exact api-version's schema does not declare.
 func checkUnknownMembers(p armid.Path, t *schema.Type, body map[string]any) *armError {
@@ -33,8 +29,8 @@ func checkUnknownMembers(p armid.Path, t *schema.Type, body map[string]any) *arm
 		return nil
 	}
 	for _, path := range t.Undeclared(body) {
-		if envelopeMembers[path] {
-			continue
+		if !schema.RefusesUnknownMember(p.Type(), path) {
+			continue // ARM's own envelope (location, ids, etag)
 		}
 		segs := schema.SplitPath(path)
 		member := segs[len(segs)-1]

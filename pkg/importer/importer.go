@@ -327,8 +327,20 @@ func (im *Importer) fetchOne(ctx context.Context, t target) ([]*Resource, error)
 	}
 	// A version that does not declare a property the resource has would
 	// leave it out: read it with one that does, when one exists.
+	name := ""
+	if pid, err := armid.Parse(t.id); err == nil {
+		name = pid.Name()
+	}
 	if im.Options.pinned(t.typ) == "" && !strings.EqualFold(t.typ, armid.ResourceGroupType) {
-		if better := im.betterVersion(t.typ, ver, resp.Body); better != "" {
+		// A version whose name rule refuses this resource's name would
+		// write a manifest apply refuses: read it with one that takes it.
+		if v := im.nameVersion(t.typ, ver, name); v != "" {
+			if again, err := im.ARM.Get(ctx, t.id, v); err == nil {
+				im.warnOnce(t.typ+"\x00name\x00"+v, "%s: reading with api-version %s, whose schema allows the name %s (%s allows only %s)", t.typ, v, name, ver, strings.Join(im.fixedNames(t.typ, ver), ", "))
+				ver, resp = v, again
+			}
+		}
+		if better := im.betterVersion(t.typ, ver, name, resp.Body); better != "" {
 			if again, err := im.ARM.Get(ctx, t.id, better); err == nil {
 				im.warnOnce(t.typ+"\x00"+better, "%s: reading with api-version %s, whose schema declares every property the resources have (%s does not)", t.typ, better, ver)
 				ver, resp = better, again

@@ -73,7 +73,7 @@ func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string)
 // the paths state already holds hashed for this resource.
 func minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string, secrets []string) Minimized {
 	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), secrets: map[string]bool{},
-		rule: secret.ForID(selfID, record.SchemaFacts(t), secrets...), maps: diff.MapPaths(t, nil)}
+		rule: secret.ForIDBody(selfID, record.SchemaFacts(t), live, secrets...), maps: diff.MapPaths(t, nil)}
 	if p != nil {
 		m.rules = p.Rules()
 	}

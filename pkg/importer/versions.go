@@ -15,7 +15,7 @@ import (
 // whose schema declares them all. "" keeps ver: it declares everything, or
 // no version does (then the properties it lacks are left out, and named in
 // a warning and the manifest's comment).
-func (im *Importer) betterVersion(typ, ver string, live map[string]any) string {
+func (im *Importer) betterVersion(typ, ver, name string, live map[string]any) string {
 	if im.Schemas == nil {
 		return ""
 	}
@@ -27,7 +27,7 @@ func (im *Importer) betterVersion(typ, ver string, live map[string]any) string {
 	if len(missing) == 0 {
 		return ""
 	}
-	key := strings.ToLower(typ) + "\x00" + ver + "\x00" + strings.Join(missing, "\x00")
+	key := strings.ToLower(typ) + "\x00" + ver + "\x00" + strings.ToLower(name) + "\x00" + strings.Join(missing, "\x00")
 	if v, ok := im.betterCache.Load(key); ok {
 		return v.(string)
 	}
@@ -36,13 +36,48 @@ func (im *Importer) betterVersion(typ, ver string, live map[string]any) string {
 		if v == ver {
 			continue
 		}
-		if ct, _ := im.Schemas.Lookup(typ, v); ct != nil && len(undeclared(ct, live)) == 0 {
+		if ct, _ := im.Schemas.Lookup(typ, v); ct != nil && takesName(ct, name) && len(undeclared(ct, live)) == 0 {
 			best = v
 			break
 		}
 	}
 	im.betterCache.Store(key, best)
 	return best
+}
+
+// nameVersion returns the api-version to import a resource named name
+// with when the schema of ver allows no such name (a closed list of names:
+// Microsoft.Insights/diagnosticSettings@2016-09-01 takes only "service",
+// the newer previews any name): the first version, newest stable first,
+// that takes it. apply judges the name on the manifest's version, so the
+// import must write one under which the resource it read is valid. ""
+// keeps ver.
+func (im *Importer) nameVersion(typ, ver, name string) string {
+	if im.Schemas == nil {
+		return ""
+	}
+	if t, _ := im.Schemas.Lookup(typ, ver); t == nil || takesName(t, name) {
+		return ""
+	}
+	for _, v := range orderVersions(im.Schemas.Versions(typ)) {
+		if ct, _ := im.Schemas.Lookup(typ, v); ct != nil && !ct.Fallback() && takesName(ct, name) {
+			return v
+		}
+	}
+	return ""
+}
+
+// fixedNames is the schema's list of names for typ at ver, for a message.
+func (im *Importer) fixedNames(typ, ver string) []string {
+	t, _ := im.Schemas.Lookup(typ, ver)
+	return t.FixedNames()
+}
+
+// takesName reports whether the type's name rule (schema.Type.FixedNames,
+// what apply checks) allows name.
+func takesName(t *schema.Type, name string) bool {
+	names := t.FixedNames()
+	return len(names) == 0 || slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
 }
 
 // undeclared lists the paths of live's writable properties that t does not

@@ -67,7 +67,7 @@ func TestBetterVersionDeclaresEveryProperty(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := im.betterVersion("Microsoft.Test/widgets", "2024-01-01", body(tt.extra...)); got != tt.want {
+			if got := im.betterVersion("Microsoft.Test/widgets", "2024-01-01", "w1", body(tt.extra...)); got != tt.want {
 				t.Errorf("betterVersion = %q, want %q", got, tt.want)
 			}
 		})

@@ -63,7 +63,7 @@ func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 		changes := make([]plan.Change, len(r.Changes))
 		for j, c := range r.Changes {
 			if c.Sensitive {
-				c.Before, c.After = plan.Sensitive, plan.Sensitive
+				c.Before, c.After = maskedBefore(c), plan.Sensitive
 			}
 			if c.KnownAfterApply {
 				c.After = plan.KnownAfterApply
@@ -85,6 +85,16 @@ func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 	}
 	out.Summarize()
 	return &out
+}
+
+// maskedBefore is what a sensitive change shows as its before: the mask,
+// except where the service returns nothing to mask (an unverifiable value
+// has no before, and saying "(sensitive)" there would claim one).
+func maskedBefore(c plan.Change) any {
+	if c.Before == nil && c.Cause == plan.CauseUnverifiable {
+		return nil
+	}
+	return plan.Sensitive
 }
 
 func cleanAll(secrets *secret.Registry, ss []string) []string {

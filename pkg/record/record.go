@@ -8,7 +8,8 @@
 // (Input.SecretPaths), schema marks, the type's secret paths, credential
 // names and containers; or when it equals a secret value of the same
 // resource found at another path (ARM echoing a secret elsewhere). Secrets
-// are stored as secret.Hash(secret.ResourceKey(key, ID), schemaPath, value)
+// are stored as secret.Hash(secret.ResourceKey(key, ID), hashPath, value)
+// (the schema path with map keys kept, schema.HashPathOf)
 // so a later desired value can be compared with L and a later live value
 // with B without either holding the clear value, and equal secrets of two
 // resources or two paths do not share a hash.
@@ -212,12 +213,19 @@ func (h *hasher) walkValue(v any, p bodypath.Path, bodyPath string, sp schema.Pa
 		if s, ok := v.(string); ok && collect && s != "" {
 			h.clear[s] = true
 		}
-		return secret.Hash(h.key, string(sp), v)
+		return secret.Hash(h.key, h.hashPath(p), v)
 	}
 	if s, ok := v.(string); ok && len(s) >= 4 && h.clear[s] {
-		return secret.Hash(h.key, string(sp), v)
+		return secret.Hash(h.key, h.hashPath(p), v)
 	}
 	return v
+}
+
+// hashPath is the path a secret at p is hashed under: its schema path
+// with map keys kept, so two tags holding one value do not share a hash
+// (docs/secrets.md). The diff compares with the same path.
+func (h *hasher) hashPath(p bodypath.Path) string {
+	return schema.HashPathOf(p, func(sp schema.Path) bool { return h.maps[sp] })
 }
 
 // joinPath builds a body path the way the manifest loader names

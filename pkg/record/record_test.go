@@ -46,7 +46,7 @@ func TestBuildHashesSecrets(t *testing.T) {
 		secretPaths []string
 		schema      *schema.Type
 		path        []string // where the secret lies in both L and B
-		schemaPath  string   // the schema path its hash is salted with
+		schemaPath  string   // the path its hash is salted with: the schema path, map keys kept
 		clear       string
 	}{
 		{
@@ -81,7 +81,7 @@ func TestBuildHashesSecrets(t *testing.T) {
 			live:        `{"tags":{"a.b":"tag-secret-1","plain":"x"}}`,
 			secretPaths: []string{"tags.a.b"},
 			path:        []string{"tags", "a.b"},
-			schemaPath:  "tags.*",
+			schemaPath:  `tags.*"a.b"`,
 			clear:       "tag-secret-1",
 		},
 		{
@@ -91,7 +91,7 @@ func TestBuildHashesSecrets(t *testing.T) {
 			secretPaths: []string{"properties.DB_CONN"},
 			schema:      &schema.Type{Properties: map[string]*schema.Property{"properties.*": {Type: schema.TypeString}}},
 			path:        []string{"properties", "DB_CONN"},
-			schemaPath:  "properties.*",
+			schemaPath:  `properties.*"DB_CONN"`,
 			clear:       "Server=db;Pwd=abc123",
 		},
 		{

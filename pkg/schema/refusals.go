@@ -35,6 +35,44 @@ func RefusesUnknownMembers(typ string) bool {
 	return true
 }
 
+// RefusesUnknownMember reports whether the provider of typ refuses the
+// undeclared member at path (dotted, as Type.Undeclared gives it). ARM's
+// front door reads the request envelope itself: ids, names, etag,
+// systemData, and location, which it judges for every type. The Network
+// provider takes a location where its model has none: public templates
+// that deploy today write one on privateEndpoints/privateDnsZoneGroups
+// (a child resource without a location). The refusal evidence
+// (RefusesUnknownMembers) is about members inside the provider's model.
+func RefusesUnknownMember(typ, path string) bool {
+	if frontDoorMembers[path] {
+		return false
+	}
+	return RefusesUnknownMembers(typ)
+}
+
+// frontDoorMembers are top-level members ARM reads before the provider.
+var frontDoorMembers = map[string]bool{"id": true, "name": true, "type": true, "etag": true, "systemData": true, "location": true}
+
+// RefusesMissing reports whether a create of typ without the top-level
+// member is refused, on recorded evidence rather than on the spec's
+// required flag alone:
+//   - location: ARM itself answers 400 LocationRequired for a tracked
+//     resource without one, whatever the provider.
+//   - a storage account's sku and kind: the Storage provider refuses an
+//     account without them from 2016-01-01 on (Azure/azure-quickstart-
+//     templates pull request 2332 had to add both for its template to
+//     deploy).
+func RefusesMissing(typ, member string) bool {
+	if member == "location" {
+		return true
+	}
+	return refusedWhenMissing[strings.ToLower(typ)][member]
+}
+
+var refusedWhenMissing = map[string]map[string]bool{
+	"microsoft.storage/storageaccounts": {"sku": true, "kind": true},
+}
+
 // FixedNames lists the only names the type takes, nil when any name goes:
 // a closed enum on the resource's name (blobServices, fileServices,
 // queueServices and tableServices are "default", a SQL server's

@@ -228,7 +228,9 @@ func (v *validator) object(obj map[string]any, path []string, sp Path, inherited
 			}
 			continue
 		}
+		n := len(v.issues)
 		v.value(obj[k], cp, csp, p, active)
+		v.caseMismatch(cp, csp, k, n)
 	}
 	if v.opts.Create {
 		v.required(obj, path, sp, active)
@@ -250,7 +252,7 @@ func (v *validator) unknown(path []string, sp Path, name, active string) {
 		where = fmt.Sprintf("the %s body of %s %s does not declare it", active, v.t.Name, v.t.APIVersion)
 	}
 	sev := Warning
-	if v.t.Detailed && RefusesUnknownMembers(v.t.Name) {
+	if v.t.Detailed && RefusesUnknownMember(v.t.Name, JoinPath(path)) {
 		// The provider answers 400 InvalidRequestFormat: the apply
 		// would fail.
 		sev = Error
@@ -277,14 +279,13 @@ func (v *validator) required(obj map[string]any, path []string, sp Path, active 
 			continue
 		}
 		cp := append(append([]string(nil), path...), c)
-		// Services fill in many nested "required" members themselves
-		// (real accepted bodies omit them); only the body's own top-level
-		// members are certain.
-		// So do some with "properties" and with a discriminator (spec
-		// examples omit both).
-		sev := Error
-		if sp != "" || c == "properties" || c == v.t.Discriminator {
-			sev = Warning
+		// A spec's required flag is evidence, not proof: services fill in
+		// many "required" members themselves (public templates that
+		// deploy today omit an App Insights component's kind). Only a
+		// refusal on record makes it an error (RefusesMissing).
+		sev := Warning
+		if sp == "" && RefusesMissing(v.t.Name, c) {
+			sev = Error
 		}
 		v.add(cp, sev, KindRequired, "required: %s %s needs %s when it is created; add it to the manifest", v.t.Name, v.t.APIVersion, JoinPath(cp))
 	}

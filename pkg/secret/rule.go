@@ -41,8 +41,16 @@ type Rule struct {
 // "properties.*", "a[*].b") whose values, and everything below them, are
 // sensitive.
 func For(typ, name string, facts Facts, extra ...string) *Rule {
+	return ForBody(typ, name, facts, nil, extra...)
+}
+
+// ForBody is For for a resource whose body is known: a type's secret
+// paths that a sibling flag of the body turns off (an API Management
+// named value with secret: false) are then not secret. Without a body
+// (nil) they are, so a caller that cannot see the flag never shows one.
+func ForBody(typ, name string, facts Facts, body map[string]any, extra ...string) *Rule {
 	r := &Rule{facts: facts}
-	for _, s := range append(TypePaths(typ, name), extra...) {
+	for _, s := range append(typePaths(typ, name, body), extra...) {
 		if p, err := bodypath.Parse(s); err == nil && len(p) > 0 {
 			r.patterns = append(r.patterns, p)
 		}
@@ -54,6 +62,12 @@ func For(typ, name string, facts Facts, extra ...string) *Rule {
 func ForID(id string, facts Facts, extra ...string) *Rule {
 	typ, name := typeAndName(id)
 	return For(typ, name, facts, extra...)
+}
+
+// ForIDBody is ForBody with the type and name taken from an ARM ID.
+func ForIDBody(id string, facts Facts, body map[string]any, extra ...string) *Rule {
+	typ, name := typeAndName(id)
+	return ForBody(typ, name, facts, body, extra...)
 }
 
 // At reports whether the value v found at body path p is sensitive. v may
@@ -184,7 +198,9 @@ func identifierLeaf(p bodypath.Path) bool {
 	if last.Kind != bodypath.Member {
 		return false
 	}
-	switch last.Name {
+	// Case-insensitively: services answer "Type" as well as "type" (a
+	// connection string's {value, type}), as their readers take either.
+	switch strings.ToLower(last.Name) {
 	case "name", "id", "type":
 		return true
 	}
@@ -243,10 +259,13 @@ func typeAndName(id string) (string, string) {
 }
 
 // typeRule names the secret paths of one type; names, when set, limits it
-// to resources of those names (sites/config/appsettings).
+// to resources of those names (sites/config/appsettings); offWhenFalse,
+// when set, is the body path of a boolean flag that makes the paths plain
+// when it is false.
 type typeRule struct {
-	names []string
-	paths []string
+	names        []string
+	paths        []string
+	offWhenFalse string
 }
 
 // typeSecrets are the types whose secrets sit under names that say nothing
@@ -257,9 +276,12 @@ type typeRule struct {
 // slots), whose properties are a free-form map of the user's settings; and
 // the same settings written inline in a site's siteConfig.
 var typeSecrets = map[string][]typeRule{
-	"microsoft.keyvault/vaults/secrets":           {{paths: []string{"properties.value"}}},
-	"microsoft.keyvault/managedhsms/secrets":      {{paths: []string{"properties.value"}}},
-	"microsoft.apimanagement/service/namedvalues": {{paths: []string{"properties.value"}}},
+	"microsoft.keyvault/vaults/secrets":      {{paths: []string{"properties.value"}}},
+	"microsoft.keyvault/managedhsms/secrets": {{paths: []string{"properties.value"}}},
+	// "Named Value - Create Or Update": secret "Determines whether the
+	// value is a secret and should be encrypted or not"; with false the
+	// value is plain configuration and GET returns it.
+	"microsoft.apimanagement/service/namedvalues": {{paths: []string{"properties.value"}, offWhenFalse: "properties.secret"}},
 	"microsoft.web/sites/config":                  {{names: webSecretConfigs, paths: []string{"properties.*"}}},
 	"microsoft.web/sites/slots/config":            {{names: webSecretConfigs, paths: []string{"properties.*"}}},
 	"microsoft.web/sites":                         {{paths: webInlineSecrets}},
@@ -274,14 +296,44 @@ var webSecretConfigs = []string{"appsettings", "connectionstrings", "authsetting
 // named name keep secrets under neutral names. name may be "" when unknown
 // (a rule limited to some names then does not apply).
 func TypePaths(typ, name string) []string {
+	return typePaths(typ, name, nil)
+}
+
+// typePaths is TypePaths for a resource whose body may say a rule is off.
+func typePaths(typ, name string, body map[string]any) []string {
 	var out []string
 	for _, r := range typeSecrets[strings.ToLower(typ)] {
 		if len(r.names) > 0 && !containsFold(r.names, name) {
 			continue
 		}
+		if r.offWhenFalse != "" && flagFalse(body, r.offWhenFalse) {
+			continue
+		}
 		out = append(out, r.paths...)
 	}
 	return out
+}
+
+// flagFalse reports whether the body holds false (or "false") at path.
+func flagFalse(body map[string]any, path string) bool {
+	if body == nil {
+		return false
+	}
+	p, err := bodypath.Parse(path)
+	if err != nil {
+		return false
+	}
+	v, ok := p.Get(body)
+	if !ok {
+		return false
+	}
+	switch x := v.(type) {
+	case bool:
+		return !x
+	case string:
+		return strings.EqualFold(x, "false")
+	}
+	return false
 }
 
 func containsFold(list []string, s string) bool {

@@ -17,7 +17,43 @@ import (
 //   - References to a load balancer's inline parts (inboundNatPools) from a
 //     scale set: the documented VMSS-behind-a-load-balancer templates
 //     (Microsoft Learn "Networking for Virtual Machine Scale Sets").
+//   - A "hidden-link:/subscriptions/…" tag on an App Insights web test: the
+//     recorded round trip of test_appinsights_webtest_crud
+//     (Azure/azure-cli-extensions recordings) stores one.
+//   - An App Insights component without kind (2020-02-02-preview), as
+//     public templates deploy it.
+//   - A Log Analytics workspace's listKeys answers primarySharedKey, as the
+//     templates that call listKeys(workspace) read it.
 func accepts(ctx context.Context, e *env, r *runner) {
+	ai := e.rg(group) + "/providers/Microsoft.Insights/components/ai-conf"
+	r.check("accepts: an App Insights component without kind", func() error {
+		return e.put(ctx, ai, "2020-02-02-preview", `{"location":"westeurope","properties":{"Application_Type":"web"}}`)
+	})
+	r.check("accepts: a web test with a hidden-link tag (test_appinsights_webtest_crud)", func() error {
+		wt := e.rg(group) + "/providers/Microsoft.Insights/webtests/wt-conf"
+		tag := "hidden-link:" + ai
+		if err := e.put(ctx, wt, "2022-06-15", `{"location":"westeurope","kind":"ping","tags":{"`+tag+`":"Resource"},"properties":{"SyntheticMonitorId":"wt-conf","Name":"wt-conf","Locations":[{"Id":"us-fl-mia-edge"}]}}`); err != nil {
+			return err
+		}
+		b, err := e.getOK(ctx, wt, "2022-06-15")
+		if err != nil {
+			return err
+		}
+		tags, _ := b["tags"].(map[string]any)
+		return expect(tags[tag] == "Resource", "tags %v", tags)
+	})
+	r.check("accepts: a workspace's listKeys answers primarySharedKey", func() error {
+		ws := e.rg(group) + "/providers/Microsoft.OperationalInsights/workspaces/law-conf"
+		if err := e.put(ctx, ws, "2022-10-01", `{"location":"westeurope","properties":{"sku":{"name":"PerGB2018"}}}`); err != nil {
+			return err
+		}
+		b, err := e.postOK(ctx, ws+"/listKeys", "2020-08-01")
+		if err != nil {
+			return err
+		}
+		k, _ := b["primarySharedKey"].(string)
+		return expect(k != "", "listKeys answered %v", b)
+	})
 	sa := e.rg(group) + "/providers/Microsoft.Storage/storageAccounts/stconfsftp1"
 	r.check("accepts: storageAccounts/localUsers@2021-04-01 (SFTP quickstart)", func() error {
 		if err := e.put(ctx, sa, "2021-04-01", `{"location":"westeurope","kind":"StorageV2","sku":{"name":"Standard_LRS"},"properties":{"isHnsEnabled":true,"isSftpEnabled":true}}`); err != nil {
