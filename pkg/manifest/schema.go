@@ -108,6 +108,12 @@ func (l *loader) schema(e *entry) {
 				continue
 			}
 			l.warn(o, path, "%s", msg)
+			if is.Kind == string(schema.KindCase) && len(is.Suggestions) > 0 && !e.res.marksUnder(is.Path) {
+				// The provider reads the member whatever its case and answers
+				// in the schema's spelling: write that, so the plan compares
+				// what Azure will hold.
+				schema.RenameMember(e.res.Body, schema.SplitPath(is.Path), is.Suggestions[0])
+			}
 		case SchemaIgnored:
 			if l.opts.Strict {
 				l.ps.add(o, path, "readonly property set (the server sets it); remove it from the manifest (--strict)")
@@ -269,4 +275,28 @@ func removePath(body map[string]any, path string) {
 			delete(obj, p[len(p)-1].Name)
 		}
 	}
+}
+
+// marksUnder says whether a secret, deferred value or action is recorded at
+// path or below it: renaming a member there would leave the mark behind.
+func (r *Resource) marksUnder(path string) bool {
+	under := func(k string) bool {
+		return k == path || strings.HasPrefix(k, path+".") || strings.HasPrefix(k, path+"[")
+	}
+	for _, k := range r.SecretPaths {
+		if under(k) {
+			return true
+		}
+	}
+	for k := range r.Deferred {
+		if under(k) {
+			return true
+		}
+	}
+	for k := range r.Actions {
+		if under(k) {
+			return true
+		}
+	}
+	return false
 }
