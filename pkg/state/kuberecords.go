@@ -102,7 +102,14 @@ func (s *kubeStore) mutate(ctx context.Context, id string, fn func(cm *corev1.Co
 		}
 		remove, err := fn(cm)
 		if err != nil {
-			return false, err
+			return false, withID(err, id)
+		}
+		if !remove {
+			// Refused here, before the request: the API server's answer
+			// would not say which record, nor by how much.
+			if err := checkConfigMap(cm); err != nil {
+				return false, withID(err, id)
+			}
 		}
 		var out *corev1.ConfigMap
 		switch {
