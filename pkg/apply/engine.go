@@ -270,6 +270,9 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 				return nil, err
 			}
 			e.decide(it, run)
+			if pr := e.recordTooLarge(it); pr != nil {
+				never = append(never, *pr)
+			}
 		}
 		// An envelope read only ever confirms that nothing is to be done;
 		// anything else is judged again on the whole resource.
