@@ -64,4 +64,33 @@ func TestStateKubernetesLimits(t *testing.T) {
 			t.Errorf("%d ConfigMaps written", n)
 		}
 	})
+
+	// Item 7: --to-set on a store that holds one set used to report success
+	// and move nothing; a later prune of the old set then deleted what the
+	// user had handed over. It is refused, and nothing changes.
+	t.Run("MoveToSetRefused", func(t *testing.T) {
+		ns := kube.NewNamespace(t)
+		e := newEnv(t, nil)
+		ref := "kubernetes://" + ns + "/team-a"
+		if out, code := runIn(e, ref, "apply", "-f", e.dir, "--yes"); code != 0 {
+			t.Fatalf("apply: exit %d\n%s", code, out)
+		}
+		before, _ := runIn(e, ref, "state", "list", "-o", "json")
+		cms := configMaps(ns)
+		out, code := runIn(e, ref, "state", "mv", "storageAccounts/stdemo001", "--to-set", "team-b")
+		if code != 2 || !strings.Contains(out, "holds only the set team-a") {
+			t.Fatalf("state mv --to-set on Kubernetes: exit %d, want 2 saying why:\n%s", code, out)
+		}
+		if after, _ := runIn(e, ref, "state", "list", "-o", "json"); after != before || configMaps(ns) != cms {
+			t.Errorf("the refused move changed the state")
+		}
+		// Its own set is no move, and a new ID within it still moves.
+		newID := rg("rg-moved") + "/providers/Microsoft.Storage/storageAccounts/stdemo001"
+		if out, code := runIn(e, ref, "state", "mv", "storageAccounts/stdemo001", newID, "--to-set", "team-a"); code != 0 {
+			t.Fatalf("state mv to a new ID in its own set: exit %d\n%s", code, out)
+		}
+		if out, code := runIn(e, ref, "state", "show", newID); code != 0 {
+			t.Errorf("moved record not found: exit %d\n%s", code, out)
+		}
+	})
 }

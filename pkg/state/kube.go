@@ -137,6 +137,9 @@ func newKubeStore(ctx context.Context, cs kubernetes.Interface, ns, set string, 
 
 func (s *kubeStore) String() string { return KubernetesScheme + s.ns + "/" + s.set }
 
+// FixedSet implements SetBound.
+func (s *kubeStore) FixedSet() string { return s.set }
+
 func (s *kubeStore) selector() string { return LabelSet + "=" + s.set }
 
 // ConfigMapName is the ConfigMap holding id's state in set.

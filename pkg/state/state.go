@@ -159,6 +159,15 @@ type ForceUnlocker interface {
 	ForceUnlock(ctx context.Context) (*LockInfo, error)
 }
 
+// SetBound is implemented by stores that hold exactly one manifest set:
+// a Kubernetes state names its set (kubernetes://NAMESPACE/SET), and its
+// ConfigMaps, Lease and secret-hashing key are that set's own, so a record
+// cannot be filed under another set by changing Record.Set.
+type SetBound interface {
+	// FixedSet is the set every record of the store belongs to.
+	FixedSet() string
+}
+
 // LockInfo describes a lock holder.
 type LockInfo struct {
 	Holder string    `json:"holder"`
