@@ -208,6 +208,9 @@ func (s *kubeStore) SecretKey(ctx context.Context) ([]byte, error) {
 		if !apierrors.IsNotFound(err) {
 			return nil, s.explain(err, "get", "secrets")
 		}
+		if s.opts.ReadOnly {
+			return nil, ErrReadOnly
+		}
 		k, err := newSecretKey()
 		if err != nil {
 			return nil, err

@@ -77,6 +77,9 @@ func (s *kubeStore) mutate(ctx context.Context, id string, fn func(cm *corev1.Co
 	if s.lost.Load() {
 		return ErrLockLost
 	}
+	if s.opts.ReadOnly {
+		return ErrReadOnly
+	}
 	if err := s.waitUnlessHolder(ctx); err != nil {
 		return err
 	}

@@ -61,6 +61,10 @@ type Options struct {
 	// file) rather than the whole file every SnapshotInterval.
 	CompactBytes  int64
 	CompactFactor int
+	// ReadOnly opens the store for reading only (shell completion): Open
+	// creates no directory or file, and Lock, every write and creating the
+	// secret key fail with ErrReadOnly.
+	ReadOnly bool
 	// Secrets is the run's registry: a string that is one of its values
 	// is hashed wherever it stands in a record, and origin and etag are
 	// scrubbed of them. Nil: an empty registry (only the one rule and

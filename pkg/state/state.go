@@ -195,6 +195,7 @@ var (
 	ErrNotFound = errors.New("no state recorded for this resource")
 	// ErrLockLost means another run took over an expired lease while this
 	// run still thought it held it; nothing more is written.
+	ErrReadOnly = errors.New("state: opened read-only (bug in the caller: this command must not write state)")
 	ErrLockLost = errors.New("state lock lost: another run took it over after our lease expired; rerun to reconcile")
 )
 
