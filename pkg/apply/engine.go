@@ -732,7 +732,7 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	}
 
 	in := diff.Input{Desired: it.desired(), Live: it.live, Schema: it.schema, Plugin: it.plugin,
-		SecretKey: p.key, Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
+		SecretKey: state.SecretKeyFor(p.key, it.record), Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
 		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets}
 	if it.record != nil && it.live != nil {
 		in.LastApplied, in.Baseline = it.record.LastApplied, it.record.Baseline

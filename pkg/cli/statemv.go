@@ -76,6 +76,14 @@ func moveRecord(ctx context.Context, w io.Writer, st state.Store, oldRef, newID,
 	moved.ID = newID
 	moved.Subscription = "" // the store derives it from the new ID
 	moved.Serial = 0
+	// The secret hashes stay salted with the ID they were made under: there
+	// is no clear value here to hash again under the new one.
+	if moved.HashedAs == "" {
+		moved.HashedAs = oldID
+	}
+	if armid.Equal(moved.HashedAs, newID) {
+		moved.HashedAs = ""
+	}
 	if toSet != "" {
 		moved.Set = toSet
 	}

@@ -49,6 +49,8 @@ const (
 	AnnPreventDestroy = "azure.kubectl.io/prevent-destroy"
 	// AnnAccepted holds Record.Accepted as a JSON array.
 	AnnAccepted = "azure.kubectl.io/accepted"
+	// AnnHashedAs holds Record.HashedAs (a moved record's hash salt).
+	AnnHashedAs = "azure.kubectl.io/hashed-as"
 
 	secretKeyField = "hmac-key"
 	gzipPrefix     = "gzip+base64:"

@@ -125,6 +125,7 @@ func (s *kubeStore) recordFrom(cm *corev1.ConfigMap) (*Record, error) {
 		Subscription: a[AnnSubscription]}
 	r.fillSubscription()
 	r.PreventDestroy = a[AnnPreventDestroy] == "true"
+	r.HashedAs = a[AnnHashedAs]
 	if v := a[AnnAccepted]; v != "" {
 		_ = json.Unmarshal([]byte(v), &r.Accepted) // paths only: unreadable means none accepted
 	}

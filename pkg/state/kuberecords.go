@@ -187,6 +187,7 @@ func (s *kubeStore) Put(ctx context.Context, r *Record) error {
 			acc = string(b)
 		}
 		setOrDelete(a, AnnAccepted, acc)
+		setOrDelete(a, AnnHashedAs, c.HashedAs)
 		if err := s.setValue(cm, AnnLastApplied, c.LastApplied, c.LastApplied == nil); err != nil {
 			return false, err
 		}

@@ -109,6 +109,7 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 				rec.LastApplied = nil
 				if prev != nil {
 					rec.LastApplied = prev.LastApplied
+					rec.HashedAs = prev.HashedAs // the salt of the L kept
 					// Protection is lifted only by a write known to have
 					// landed.
 					rec.PreventDestroy = rec.PreventDestroy || prev.PreventDestroy
