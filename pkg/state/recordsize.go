@@ -76,7 +76,7 @@ func CheckFits(st Store, id string, desired, live map[string]any) error {
 	}
 	b := desired
 	if p := ProjectOwned(live, desired); p != nil && jsonSize(p) > jsonSize(desired) {
-		b = p
+		b = p // live holds more on the owned paths (whole arrays, say)
 	}
 	return rc.CheckRecord(&Record{ID: id, LastApplied: desired, Baseline: b})
 }
@@ -95,7 +95,10 @@ func (s *kubeStore) CheckRecord(r *Record) error {
 		val any
 	}{{AnnLastApplied, r.LastApplied}, {AnnBaseline, r.Baseline}, {AnnIntent, intent}} {
 		if err := s.setValue(cm, v.ann, v.val, false); err != nil {
-			return withID(err, r.ID)
+			if IsTooLarge(err) {
+				return withID(err, r.ID)
+			}
+			return nil // not a question of size: Put reports it
 		}
 	}
 	return withID(checkConfigMap(cm), r.ID)
