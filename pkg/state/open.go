@@ -172,7 +172,11 @@ func checkNotURL(ref string) error {
 		ns, set, _ := strings.Cut(strings.TrimLeft(rest, "/"), "/")
 		return &RefError{Ref: ref, Msg: fmt.Sprintf("a Kubernetes state is written %s%s/%s (lower-case, with //)", KubernetesScheme, orPlaceholder(strings.ToLower(ns), "NAMESPACE"), orPlaceholder(strings.ToLower(set), "SETNAME"))}
 	}
-	return &RefError{Ref: ref, Msg: fmt.Sprintf("unknown scheme %q; use a file path or %sNAMESPACE/SETNAME (for a file whose name holds a colon, write ./%s)", scheme, KubernetesScheme, ref)}
+	msg := fmt.Sprintf("unknown scheme %q; use a file path or %sNAMESPACE/SETNAME", scheme, KubernetesScheme)
+	if !strings.HasPrefix(rest, "//") {
+		msg += " (for a file whose name holds a colon, write ./" + ref + ")"
+	}
+	return &RefError{Ref: ref, Msg: msg}
 }
 
 // isScheme reports a URL scheme as RFC 3986 spells it.
