@@ -281,6 +281,9 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 				return nil, err
 			}
 			e.decide(it, run)
+			if pr := e.recordTooLarge(it); pr != nil {
+				never = append(never, *pr)
+			}
 		}
 		// An envelope read only ever confirms that nothing is to be done;
 		// anything else is judged again on the whole resource.
@@ -744,7 +747,7 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	}
 
 	in := diff.Input{Desired: it.desired(), Live: it.live, Schema: it.schema, Plugin: it.plugin,
-		SecretKey: p.key, Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
+		SecretKey: state.SecretKeyFor(p.key, it.record), Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
 		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets}
 	if it.record != nil && it.live != nil {
 		in.LastApplied, in.Baseline = it.record.LastApplied, it.record.Baseline

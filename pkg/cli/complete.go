@@ -26,7 +26,7 @@ func (g *GlobalOptions) completeRecorded(cmd *cobra.Command, _ []string, toCompl
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	st, err := g.openState(ctx)
+	st, err := g.openStateReadOnly(ctx)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -44,6 +44,17 @@ func (g *GlobalOptions) completeRecorded(cmd *cobra.Command, _ []string, toCompl
 	}
 	sort.Strings(out)
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// openStateReadOnly opens --state for completion: a shell completes on
+// every Tab, often in directories that hold no state, so nothing may be
+// created (no state directory, key, lock or Secret).
+func (g *GlobalOptions) openStateReadOnly(ctx context.Context) (state.Store, error) {
+	o := state.DefaultOptions()
+	o.KubeConfig = g.KubeFlags
+	o.Secrets = g.runSecrets()
+	o.ReadOnly = true
+	return state.Open(ctx, g.State, o)
 }
 
 // completeExplain offers providers ("Microsoft.Storage/"), then their types,

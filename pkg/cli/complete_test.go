@@ -1,6 +1,12 @@
 package cli_test
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -53,5 +59,41 @@ func TestCompletion(t *testing.T) {
 	}
 	if _, _, code := e.run("completion", "tcsh"); code != 2 {
 		t.Errorf("completion tcsh: exit %d, want 2", code)
+	}
+}
+
+// Completion never writes: it opens the state read-only, so a Tab in a
+// directory without state creates no state directory, and one with state
+// leaves every file as it was (issue 45 item 17).
+func TestCompletionNeverWrites(t *testing.T) {
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", e.dir, "--yes")
+	snapshot := func(dir string) map[string]string {
+		out := map[string]string{}
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil {
+				fi, _ := d.Info()
+				out[p] = fmt.Sprint(fi.Size(), fi.ModTime().UnixNano(), fi.Mode())
+			}
+			return nil
+		})
+		return out
+	}
+	stateDir := filepath.Dir(e.state)
+	before := snapshot(stateDir)
+	out := e.mustRun(0, "__complete", "state", "show", "")
+	if !strings.Contains(out, "Microsoft.Storage/storageAccounts/stdemo001") {
+		t.Errorf("completion offered no recorded names:\n%s", out)
+	}
+	e.mustRun(0, "__complete", "delete", "Microsoft.")
+	if after := snapshot(stateDir); !reflect.DeepEqual(before, after) {
+		t.Errorf("completion changed the state directory:\nbefore %v\nafter  %v", before, after)
+	}
+
+	missing := filepath.Join(t.TempDir(), "no-state-here", "state.json")
+	e.mustRun(0, "--state", missing, "__complete", "get", "")
+	e.mustRun(0, "--state", missing, "__complete", "state", "rm", "")
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("completion created %s (%v)", filepath.Dir(missing), err)
 	}
 }

@@ -86,7 +86,8 @@ func (g *GlobalOptions) openState(ctx context.Context) (state.Store, error) {
 		// A file that is not a state file is bad input; the store leaves
 		// it untouched and its message says what to do.
 		var fe *state.FormatError
-		if errors.As(err, &fe) {
+		var re *state.RefError
+		if errors.As(err, &fe) || errors.As(err, &re) {
 			return nil, withCode(ExitValidation, err)
 		}
 		return nil, withCode(ExitError, fmt.Errorf("opening state %s: %w", g.State, err))

@@ -21,6 +21,9 @@ import (
 // what OLD recorded. Only the record moves: its last-applied body and
 // baseline go with it, so the next plan compares as before.
 func moveRecord(ctx context.Context, w io.Writer, st state.Store, oldRef, newID, toSet string, sec *secret.Registry) error {
+	if err := checkSetMove(st, toSet); err != nil {
+		return err
+	}
 	unlock, err := st.Lock(ctx, "", 0)
 	if err != nil {
 		return withCode(ExitError, err)
@@ -73,6 +76,14 @@ func moveRecord(ctx context.Context, w io.Writer, st state.Store, oldRef, newID,
 	moved.ID = newID
 	moved.Subscription = "" // the store derives it from the new ID
 	moved.Serial = 0
+	// The secret hashes stay salted with the ID they were made under: there
+	// is no clear value here to hash again under the new one.
+	if moved.HashedAs == "" {
+		moved.HashedAs = oldID
+	}
+	if armid.Equal(moved.HashedAs, newID) {
+		moved.HashedAs = ""
+	}
 	if toSet != "" {
 		moved.Set = toSet
 	}
@@ -98,4 +109,17 @@ func moveRecord(ctx context.Context, w io.Writer, st state.Store, oldRef, newID,
 	}
 	fmt.Fprintln(w, printer.CleanText(sec, msg+"; nothing was sent to Azure."))
 	return nil
+}
+
+// checkSetMove refuses --to-set on a store that holds one set only (the
+// Kubernetes backend): changing the record's set there would change
+// nothing, and a prune of the old set would then delete what the user had
+// handed over. Moving to the store's own set is no move.
+func checkSetMove(st state.Store, toSet string) error {
+	sb, ok := st.(state.SetBound)
+	if toSet == "" || !ok || toSet == sb.FixedSet() {
+		return nil
+	}
+	return withCode(ExitValidation, fmt.Errorf("state mv --to-set %s: this state holds only the set %s (kubernetes://NAMESPACE/%s), so its records cannot move to another set; "+
+		"to hand the resource over, `kubectl azure import` it with --state kubernetes://NAMESPACE/%s, then `kubectl azure state rm` it here", toSet, sb.FixedSet(), sb.FixedSet(), toSet))
 }

@@ -30,6 +30,30 @@ func testRecord(id string) *Record {
 func conformance(t *testing.T, open func(t *testing.T) Store) {
 	ctx := context.Background()
 
+	// A moved record keeps the ID its secret hashes were salted with, and
+	// loses it when written afresh (issue 45 item 16).
+	t.Run("HashedAsRoundTrips", func(t *testing.T) {
+		st := open(t)
+		r := testRecord(testID)
+		r.HashedAs = strings.Replace(testID, "rg-demo", "rg-old", 1)
+		if err := st.Put(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Get(ctx, testID)
+		if err != nil || got.HashedAs != r.HashedAs {
+			t.Fatalf("Get: HashedAs %q, %v; want %q", got.HashedAs, err, r.HashedAs)
+		}
+		if k := SecretKeyFor([]byte("0123456789abcdef"), got); string(k) == "0123456789abcdef" {
+			t.Errorf("SecretKeyFor a moved record is the state key")
+		}
+		if err := st.Put(ctx, testRecord(testID)); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.Get(ctx, testID); got.HashedAs != "" {
+			t.Errorf("a record written afresh kept HashedAs %q", got.HashedAs)
+		}
+	})
+
 	t.Run("PreventDestroyIsKeptUntilCleared", func(t *testing.T) {
 		st := open(t)
 		r := testRecord(testID)

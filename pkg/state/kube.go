@@ -49,6 +49,8 @@ const (
 	AnnPreventDestroy = "azure.kubectl.io/prevent-destroy"
 	// AnnAccepted holds Record.Accepted as a JSON array.
 	AnnAccepted = "azure.kubectl.io/accepted"
+	// AnnHashedAs holds Record.HashedAs (a moved record's hash salt).
+	AnnHashedAs = "azure.kubectl.io/hashed-as"
 
 	secretKeyField = "hmac-key"
 	gzipPrefix     = "gzip+base64:"
@@ -137,6 +139,9 @@ func newKubeStore(ctx context.Context, cs kubernetes.Interface, ns, set string, 
 
 func (s *kubeStore) String() string { return KubernetesScheme + s.ns + "/" + s.set }
 
+// FixedSet implements SetBound.
+func (s *kubeStore) FixedSet() string { return s.set }
+
 func (s *kubeStore) selector() string { return LabelSet + "=" + s.set }
 
 // ConfigMapName is the ConfigMap holding id's state in set.
@@ -204,6 +209,9 @@ func (s *kubeStore) SecretKey(ctx context.Context) ([]byte, error) {
 		}
 		if !apierrors.IsNotFound(err) {
 			return nil, s.explain(err, "get", "secrets")
+		}
+		if s.opts.ReadOnly {
+			return nil, ErrReadOnly
 		}
 		k, err := newSecretKey()
 		if err != nil {

@@ -17,10 +17,23 @@ import (
 // as annotations, the bodies as JSON annotations, gzip-compressed when
 // large and moved to binaryData when larger still.
 
+// MaxValueBytes bounds one stored value (a body, an intent) as JSON. ARM
+// accepts request bodies of at most 4 MiB, so no real record comes near it;
+// it bounds what a reader inflates (maxInflate), so a small compressed
+// value cannot make every reader of the set allocate gigabytes.
+const MaxValueBytes = 16 << 20
+
+// maxInflate is what a reader decompresses at most: a little above the
+// largest value a writer stores.
+const maxInflate = MaxValueBytes + 1<<20
+
 func encodeValue(v any, compressAbove int) (string, []byte, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", nil, err
+	}
+	if len(b) > MaxValueBytes {
+		return "", nil, &TooLargeError{What: "JSON in one value", Size: len(b), Limit: MaxValueBytes}
 	}
 	if len(b) <= compressAbove {
 		return string(b), nil, nil
@@ -44,11 +57,8 @@ func decodeValue(s string, cm *corev1.ConfigMap, into any) error {
 		if !ok {
 			return fmt.Errorf("binaryData %q missing", s[len(binaryRefPrefix):])
 		}
-		r, err := gzip.NewReader(bytes.NewReader(z))
-		if err != nil {
-			return err
-		}
-		if b, err = io.ReadAll(r); err != nil {
+		var err error
+		if b, err = inflate(z); err != nil {
 			return err
 		}
 	case len(s) > len(gzipPrefix) && s[:len(gzipPrefix)] == gzipPrefix:
@@ -56,17 +66,29 @@ func decodeValue(s string, cm *corev1.ConfigMap, into any) error {
 		if err != nil {
 			return err
 		}
-		r, err := gzip.NewReader(bytes.NewReader(z))
-		if err != nil {
-			return err
-		}
-		if b, err = io.ReadAll(r); err != nil {
+		if b, err = inflate(z); err != nil {
 			return err
 		}
 	default:
 		b = []byte(s)
 	}
 	return unmarshalNumbers(b, into)
+}
+
+// inflate decompresses z, refusing more than maxInflate bytes.
+func inflate(z []byte) ([]byte, error) {
+	r, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxInflate+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxInflate {
+		return nil, fmt.Errorf("it decompresses to more than %d MiB, beyond any record this tool writes (at most %d MiB)", maxInflate>>20, MaxValueBytes>>20)
+	}
+	return b, nil
 }
 
 // setValue stores v under annotation ann (or binaryData when too big);
@@ -103,6 +125,7 @@ func (s *kubeStore) recordFrom(cm *corev1.ConfigMap) (*Record, error) {
 		Subscription: a[AnnSubscription]}
 	r.fillSubscription()
 	r.PreventDestroy = a[AnnPreventDestroy] == "true"
+	r.HashedAs = a[AnnHashedAs]
 	if v := a[AnnAccepted]; v != "" {
 		_ = json.Unmarshal([]byte(v), &r.Accepted) // paths only: unreadable means none accepted
 	}

@@ -61,6 +61,9 @@ func (s *kubeStore) Lock(ctx context.Context, holder string, timeout time.Durati
 	if timeout <= 0 {
 		timeout = s.opts.LockTimeout
 	}
+	if s.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
 	s.mu.Lock()
 	if s.identity != "" {
 		s.mu.Unlock()

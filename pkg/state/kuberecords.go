@@ -77,6 +77,9 @@ func (s *kubeStore) mutate(ctx context.Context, id string, fn func(cm *corev1.Co
 	if s.lost.Load() {
 		return ErrLockLost
 	}
+	if s.opts.ReadOnly {
+		return ErrReadOnly
+	}
 	if err := s.waitUnlessHolder(ctx); err != nil {
 		return err
 	}
@@ -102,7 +105,14 @@ func (s *kubeStore) mutate(ctx context.Context, id string, fn func(cm *corev1.Co
 		}
 		remove, err := fn(cm)
 		if err != nil {
-			return false, err
+			return false, withID(err, id)
+		}
+		if !remove {
+			// Refused here, before the request: the API server's answer
+			// would not say which record, nor by how much.
+			if err := checkConfigMap(cm); err != nil {
+				return false, withID(err, id)
+			}
 		}
 		var out *corev1.ConfigMap
 		switch {
@@ -177,6 +187,7 @@ func (s *kubeStore) Put(ctx context.Context, r *Record) error {
 			acc = string(b)
 		}
 		setOrDelete(a, AnnAccepted, acc)
+		setOrDelete(a, AnnHashedAs, c.HashedAs)
 		if err := s.setValue(cm, AnnLastApplied, c.LastApplied, c.LastApplied == nil); err != nil {
 			return false, err
 		}

@@ -78,8 +78,11 @@ func openLocal(path string, opts Options) (*localStore, error) {
 		return nil, &FormatError{Path: path, Found: kindOf(fi.Mode()),
 			Hint: "it was left untouched; kubectl-azure keeps state only in regular files and never writes through a link: pass --state with the path of a regular file, or of one that does not exist yet"}
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("cannot create the state directory: %w; check permissions or pass --state elsewhere", err)
+	// Read-only creates nothing: a missing file reads as an empty state.
+	if !opts.ReadOnly {
+		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+			return nil, fmt.Errorf("cannot create the state directory: %w; check permissions or pass --state elsewhere", err)
+		}
 	}
 	s := &localStore{
 		path:    abs,
@@ -113,6 +116,9 @@ func (s *localStore) Lock(ctx context.Context, holder string, timeout time.Durat
 	}
 	if timeout <= 0 {
 		timeout = s.opts.LockTimeout
+	}
+	if s.opts.ReadOnly {
+		return nil, ErrReadOnly
 	}
 	s.mu.Lock()
 	if s.held || s.fl != nil {
@@ -247,6 +253,9 @@ type change func(f *localFile) ([]jentry, error)
 // (group commit, see flushTo); otherwise the write takes the file lock just
 // for itself and rewrites state.json.
 func (s *localStore) write(ctx context.Context, fn change) error {
+	if s.opts.ReadOnly {
+		return ErrReadOnly
+	}
 	s.mu.Lock()
 	if s.held {
 		es, err := fn(s.cache)

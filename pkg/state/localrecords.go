@@ -169,6 +169,9 @@ func (s *localStore) SecretKey(ctx context.Context) ([]byte, error) {
 		return s.key, nil
 	}
 	k, err := readKeyFile(s.keyPath)
+	if errors.Is(err, fs.ErrNotExist) && s.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if k, err = newSecretKey(); err != nil {
 			return nil, err

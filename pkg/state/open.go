@@ -61,6 +61,10 @@ type Options struct {
 	// file) rather than the whole file every SnapshotInterval.
 	CompactBytes  int64
 	CompactFactor int
+	// ReadOnly opens the store for reading only (shell completion): Open
+	// creates no directory or file, and Lock, every write and creating the
+	// secret key fail with ErrReadOnly.
+	ReadOnly bool
 	// Secrets is the run's registry: a string that is one of its values
 	// is hashed wherever it stands in a record, and origin and etag are
 	// scrubbed of them. Nil: an empty registry (only the one rule and
@@ -126,7 +130,9 @@ func defaultHolder() string {
 }
 
 // Open opens the store named by ref: "" (DefaultPath), a file path, or
-// kubernetes://NAMESPACE/SETNAME.
+// kubernetes://NAMESPACE/SETNAME. A ref that looks like a URL of another
+// scheme (kubernetes:ns/set, s3://...) is refused with a *RefError rather
+// than taken as a file name, which would quietly keep state on this disk.
 func Open(ctx context.Context, ref string, opts Options) (Store, error) {
 	opts = opts.withDefaults()
 	if strings.HasPrefix(ref, KubernetesScheme) {
@@ -136,8 +142,8 @@ func Open(ctx context.Context, ref string, opts Options) (Store, error) {
 		}
 		return openKube(ctx, ns, set, opts)
 	}
-	if strings.Contains(ref, "://") {
-		return nil, fmt.Errorf("--state %q: unknown scheme; use a file path or %sNAMESPACE/SETNAME", ref, KubernetesScheme)
+	if err := checkNotURL(ref); err != nil {
+		return nil, err
 	}
 	if ref == "" {
 		ref = DefaultPath
@@ -145,19 +151,68 @@ func Open(ctx context.Context, ref string, opts Options) (Store, error) {
 	return openLocal(ref, opts)
 }
 
-// ParseKubernetesRef splits kubernetes://NAMESPACE/SETNAME.
+// RefError is a --state value that names no store: bad input, refused
+// before anything is read or written (the CLI exits 2).
+type RefError struct {
+	Ref string
+	Msg string
+}
+
+func (e *RefError) Error() string { return fmt.Sprintf("--state %q: %s", e.Ref, e.Msg) }
+
+// checkNotURL refuses a ref that starts like a URL (a scheme of two or more
+// letters, then ':') other than kubernetes://. One-letter schemes are
+// Windows drive letters; ./NAME keeps a file name holding a colon usable.
+func checkNotURL(ref string) error {
+	scheme, rest, ok := strings.Cut(ref, ":")
+	if !ok || len(scheme) < 2 || !isScheme(scheme) {
+		return nil
+	}
+	if strings.EqualFold(scheme, strings.TrimSuffix(KubernetesScheme, "://")) {
+		ns, set, _ := strings.Cut(strings.TrimLeft(rest, "/"), "/")
+		return &RefError{Ref: ref, Msg: fmt.Sprintf("a Kubernetes state is written %s%s/%s (lower-case, with //)", KubernetesScheme, orPlaceholder(strings.ToLower(ns), "NAMESPACE"), orPlaceholder(strings.ToLower(set), "SETNAME"))}
+	}
+	msg := fmt.Sprintf("unknown scheme %q; use a file path or %sNAMESPACE/SETNAME", scheme, KubernetesScheme)
+	if !strings.HasPrefix(rest, "//") {
+		msg += " (for a file whose name holds a colon, write ./" + ref + ")"
+	}
+	return &RefError{Ref: ref, Msg: msg}
+}
+
+// isScheme reports a URL scheme as RFC 3986 spells it.
+func isScheme(s string) bool {
+	for i, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func orPlaceholder(s, p string) string {
+	if s == "" {
+		return p
+	}
+	return s
+}
+
+// ParseKubernetesRef splits kubernetes://NAMESPACE/SETNAME; errors are
+// *RefError.
 func ParseKubernetesRef(ref string) (namespace, set string, err error) {
 	rest := strings.TrimPrefix(ref, KubernetesScheme)
 	ns, set, ok := strings.Cut(rest, "/")
 	if !ok || ns == "" || set == "" || strings.Contains(set, "/") {
-		return "", "", fmt.Errorf("--state %q: expected %sNAMESPACE/SETNAME, e.g. %sinfra/prod", ref, KubernetesScheme, KubernetesScheme)
+		return "", "", &RefError{Ref: ref, Msg: fmt.Sprintf("expected %sNAMESPACE/SETNAME, e.g. %sinfra/prod", KubernetesScheme, KubernetesScheme)}
 	}
 	if !isDNSLabel(ns) {
-		return "", "", fmt.Errorf("--state %q: namespace %q must be a DNS label (lower-case letters, digits, '-', at most 63)", ref, ns)
+		return "", "", &RefError{Ref: ref, Msg: fmt.Sprintf("namespace %q must be a DNS label (lower-case letters, digits, '-', at most 63)", ns)}
 	}
 	// The set name is a label value and part of the Lease name.
 	if !isDNSLabel(set) {
-		return "", "", fmt.Errorf("--state %q: set name %q must be lower-case letters, digits and '-', at most 63 characters", ref, set)
+		return "", "", &RefError{Ref: ref, Msg: fmt.Sprintf("set name %q must be lower-case letters, digits and '-', at most 63 characters", set)}
 	}
 	return ns, set, nil
 }

@@ -109,6 +109,7 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 				rec.LastApplied = nil
 				if prev != nil {
 					rec.LastApplied = prev.LastApplied
+					rec.HashedAs = prev.HashedAs // the salt of the L kept
 					// Protection is lifted only by a write known to have
 					// landed.
 					rec.PreventDestroy = rec.PreventDestroy || prev.PreventDestroy
@@ -132,6 +133,9 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 			}
 			rec.Updated = time.Now().UTC()
 			err = st.Put(ctx, rec) // also clears the intent
+			if IsTooLarge(err) {
+				act.Outcome, err = recordTooLarge(ctx, st, rec, err)
+			}
 		}
 		if err != nil {
 			return done, err
@@ -139,6 +143,26 @@ func Repair(ctx context.Context, st Store, fns RepairFuncs) ([]RepairAction, err
 		done = append(done, act)
 	}
 	return done, nil
+}
+
+// recordTooLarge settles an intent whose record the backend cannot keep:
+// left in place, it would stop every later run at this repair. Without its
+// baseline the record may fit (the next plan then compares the manifest
+// with Azure, as a first plan does); else the intent goes and the previous
+// record, if any, stays. The outcome says which, and why.
+func recordTooLarge(ctx context.Context, st Store, rec *Record, tooLarge error) (string, error) {
+	rec.Baseline = nil
+	err := st.Put(ctx, rec)
+	if err == nil {
+		return "recorded without its baseline (" + tooLarge.Error() + ")", nil
+	}
+	if !IsTooLarge(err) {
+		return "", err
+	}
+	if err := st.CommitIntent(ctx, rec.ID); err != nil {
+		return "", err
+	}
+	return "not recorded, the previous record kept (" + err.Error() + ")", nil
 }
 
 // forgetWithContents forgets a deleted resource's record and those of the

@@ -76,7 +76,13 @@ type Record struct {
 	// Accepted lists the body paths where apply --refresh-only accepted
 	// Azure's value over the manifest's and the two still differ: plans
 	// say so instead of claiming that Azure matches the manifests.
-	Accepted []string  `json:"accepted,omitempty"`
+	Accepted []string `json:"accepted,omitempty"`
+	// HashedAs is the ARM ID the record's secret hashes were salted with
+	// (secret.ResourceKey) when that is not ID: state mv moves a record
+	// without the clear values to hash again, so the hashes keep their
+	// salt and compare through SecretKeyFor. Empty: ID. A record built
+	// afresh (every write) is salted with its own ID again.
+	HashedAs string    `json:"hashedAs,omitempty"`
 	Updated  time.Time `json:"updated"`
 	// Serial counts the writes of this record: the store sets it to the
 	// previous record's Serial + 1 on every Put, whatever the caller passed.
@@ -159,6 +165,15 @@ type ForceUnlocker interface {
 	ForceUnlock(ctx context.Context) (*LockInfo, error)
 }
 
+// SetBound is implemented by stores that hold exactly one manifest set:
+// a Kubernetes state names its set (kubernetes://NAMESPACE/SET), and its
+// ConfigMaps, Lease and secret-hashing key are that set's own, so a record
+// cannot be filed under another set by changing Record.Set.
+type SetBound interface {
+	// FixedSet is the set every record of the store belongs to.
+	FixedSet() string
+}
+
 // LockInfo describes a lock holder.
 type LockInfo struct {
 	Holder string    `json:"holder"`
@@ -186,6 +201,7 @@ var (
 	ErrNotFound = errors.New("no state recorded for this resource")
 	// ErrLockLost means another run took over an expired lease while this
 	// run still thought it held it; nothing more is written.
+	ErrReadOnly = errors.New("state: opened read-only (bug in the caller: this command must not write state)")
 	ErrLockLost = errors.New("state lock lost: another run took it over after our lease expired; rerun to reconcile")
 )
 
@@ -254,6 +270,17 @@ func (r *Record) fillSubscription() {
 	if r.Subscription == "" {
 		r.Subscription = armid.SubscriptionOf(r.ID)
 	}
+}
+
+// SecretKeyFor is the key to compare r's secret hashes with, given the
+// state's key (Store.SecretKey): for a moved record, the resource key of
+// the ID its hashes were made under, which secret.ResourceKey then keeps
+// as it is; otherwise the state key itself. A nil r gives the state key.
+func SecretKeyFor(stateKey []byte, r *Record) []byte {
+	if r == nil || r.HashedAs == "" || armid.Equal(r.HashedAs, r.ID) {
+		return stateKey
+	}
+	return secret.ResourceKey(stateKey, r.HashedAs)
 }
 
 // InScope reports whether r belongs to the given subscription and set:

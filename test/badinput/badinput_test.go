@@ -94,8 +94,9 @@ func cases() []tc {
 		{Name: "saved-plan-not-json", Args: []string{"apply", "$DIR/plan.json", "--yes"}, Files: map[string]string{"plan.json": "resources: [\n"}, Code: 2},
 		{Name: "saved-plan-missing", Args: []string{"apply", "$DIR/plan.json", "--yes"}, Code: 2},
 		{Name: "invalid-selector", Args: diff("-l", "app in ("), Manifest: good, Code: 2},
-		{Name: "state-bad-scheme", Args: append([]string{"--state", "s3://bucket/state.json"}, diff()...), Manifest: good},
-		{Name: "state-kubernetes-no-set", Args: append([]string{"--state", "kubernetes://only-namespace"}, diff()...), Manifest: good},
+		{Name: "state-bad-scheme", Args: append([]string{"--state", "s3://bucket/state.json"}, diff()...), Manifest: good, Code: 2},
+		{Name: "state-kubernetes-no-set", Args: append([]string{"--state", "kubernetes://only-namespace"}, diff()...), Manifest: good, Code: 2},
+		{Name: "state-kubernetes-no-slashes", Args: append([]string{"--state", "kubernetes:infra/prod"}, diff()...), Manifest: good, Code: 2},
 		// Bad global flag values are bad input: exit 2 before any request,
 		// whichever command is run.
 		{Name: "endpoint-plain-http-remote", Args: append([]string{"--endpoint", "http://10.11.12.13:8080"}, diff()...), Manifest: good, Code: 2},
