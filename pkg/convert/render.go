@@ -147,7 +147,7 @@ func (rd *renderer) names() {
 			}
 		}
 		if n > 1 {
-			if p, ok := d.segs[len(d.segs)-2:][0].(string); ok && len(d.segs) > 1 && plainName(p) {
+			if p, ok := parentLeaf(d); ok {
 				d.meta = p + "-" + d.meta
 			} else {
 				d.meta = fmt.Sprintf("%s-%d", d.meta, n)
@@ -167,6 +167,14 @@ func (rd *renderer) names() {
 			d.refKey = d.typ + "/" + d.meta
 		}
 	}
+}
+
+func parentLeaf(d *doc) (string, bool) {
+	if len(d.segs) < 2 {
+		return "", false
+	}
+	p, ok := d.segs[len(d.segs)-2].(string)
+	return p, ok && plainName(p)
 }
 
 // nameSymbol is the parameter or variable a computed name comes from
