@@ -32,6 +32,7 @@ var quickstarts = map[string][]string{
 	"cosmosdb-webapp":                 {"--param", "applicationName=cosmos-conv-e2e"},
 	"app-configuration-store-kv-copy": {"--param", "configStoreName=appcs-conv-e2e"},
 	"vm-windows-copy-datadisks":       {"--param", "adminUsername=azureuser", "--param", "dnsLabelPrefix=vmdisks-conv-e2e"},
+	"modules":                         nil,
 }
 
 // runConvert runs `kubectl azure convert` in process.

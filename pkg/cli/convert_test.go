@@ -116,7 +116,7 @@ func TestConvertBadInput(t *testing.T) {
 `
 	tests := []struct {
 		name, text, want string
-		args           []string
+		args             []string
 	}{
 		{"not-json", "{\n  \"a\": [1,\n}", "t.json#0 (line 3): not JSON", nil},
 		{"not-template", `{"a": 1}`, "not an ARM template", nil},

@@ -318,15 +318,19 @@ func (rd *renderer) scopeRoot(d *doc) any {
 // scopeText renders an extension resource's scope: a converted resource
 // by reference, else its ID. ARM also takes a relative "Type/name" form.
 func (rd *renderer) scopeText(d *doc, v any) (string, error) {
-	if s, ok := v.(string); ok && !strings.HasPrefix(s, "/") {
-		segs := strings.Split(s, "/")
+	if rel, ok := relativeScope(v); ok {
+		segs := splitName(rel)
 		if len(segs) < 3 || len(segs)%2 == 0 {
-			return "", &evalError{path: joinPath(d.path, "scope"), msg: fmt.Sprintf("scope %q is neither an ID nor Namespace/type/name", s)}
+			return "", &evalError{path: joinPath(d.path, "scope"), msg: "a scope must be an ID or Namespace/type/name"}
 		}
-		typ := segs[0]
+		typ, _ := segs[0].(string)
 		var names []any
 		for i := 1; i+1 < len(segs); i += 2 {
-			typ += "/" + segs[i]
+			t, ok := segs[i].(string)
+			if !ok {
+				return "", &evalError{path: joinPath(d.path, "scope"), msg: "the scope's type is known only at deploy time", deferred: true}
+			}
+			typ += "/" + t
 			names = append(names, segs[i+1])
 		}
 		v = &idRef{kind: idGroup, sub: d.sub, group: d.group, typ: typ, names: names}
@@ -338,6 +342,19 @@ func (rd *renderer) scopeText(d *doc, v any) (string, error) {
 		}
 	}
 	return rd.text(v, joinPath(d.path, "scope"))
+}
+
+// relativeScope reports whether a scope is ARM's relative form
+// ("Microsoft.Storage/storageAccounts/st1"), which does not start with "/".
+func relativeScope(v any) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, !strings.HasPrefix(x, "/")
+	case *expr.Concat:
+		first, ok := x.Parts[0].(string)
+		return x, ok && !strings.HasPrefix(first, "/")
+	}
+	return nil, false
 }
 
 // parentText names a child's parent: by reference when converted, else by
