@@ -103,6 +103,9 @@ type renderer struct {
 	texts map[*doc]string
 	busy  map[*doc]bool
 	edges map[*doc]bool // what the document being rendered refers to
+	// literal renders IDs as IDs, never as references: the form lookups
+	// compare.
+	literal bool
 }
 
 func newRenderer(r *run) *renderer {
@@ -318,23 +321,6 @@ func (rd *renderer) scopeRoot(d *doc) any {
 // scopeText renders an extension resource's scope: a converted resource
 // by reference, else its ID. ARM also takes a relative "Type/name" form.
 func (rd *renderer) scopeText(d *doc, v any) (string, error) {
-	if rel, ok := relativeScope(v); ok {
-		segs := splitName(rel)
-		if len(segs) < 3 || len(segs)%2 == 0 {
-			return "", &evalError{path: joinPath(d.path, "scope"), msg: "a scope must be an ID or Namespace/type/name"}
-		}
-		typ, _ := segs[0].(string)
-		var names []any
-		for i := 1; i+1 < len(segs); i += 2 {
-			t, ok := segs[i].(string)
-			if !ok {
-				return "", &evalError{path: joinPath(d.path, "scope"), msg: "the scope's type is known only at deploy time", deferred: true}
-			}
-			typ += "/" + t
-			names = append(names, segs[i+1])
-		}
-		v = &idRef{kind: idGroup, sub: d.sub, group: d.group, typ: typ, names: names}
-	}
 	if id, ok := v.(*idRef); ok {
 		if t := rd.lookup(id); t != nil {
 			rd.edges[t] = true
@@ -342,19 +328,6 @@ func (rd *renderer) scopeText(d *doc, v any) (string, error) {
 		}
 	}
 	return rd.text(v, joinPath(d.path, "scope"))
-}
-
-// relativeScope reports whether a scope is ARM's relative form
-// ("Microsoft.Storage/storageAccounts/st1"), which does not start with "/".
-func relativeScope(v any) (any, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, !strings.HasPrefix(x, "/")
-	case *expr.Concat:
-		first, ok := x.Parts[0].(string)
-		return x, ok && !strings.HasPrefix(first, "/")
-	}
-	return nil, false
 }
 
 // parentText names a child's parent: by reference when converted, else by
@@ -477,6 +450,9 @@ func (rd *renderer) buildHash(t *textBuilder, h *expr.Hash, path string) error {
 }
 
 func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
+	if rd.literal {
+		return rd.build(t, id.concat(), path)
+	}
 	if id.typ == "" && id.kind == idGroup {
 		g, err := rd.text(id.group, path)
 		if err != nil {
@@ -516,27 +492,25 @@ func (rd *renderer) lookupGroup(name string) *doc {
 	return nil
 }
 
-// lookup finds the converted doc an ID names, comparing as ARM does
-// (ignoring case), with deploy-time parts compared as placeholders.
+// lookup finds the converted doc an ID names, comparing the IDs as ARM
+// does (ignoring case), deploy-time parts compared as placeholders.
 func (rd *renderer) lookup(id *idRef) *doc {
 	if id.typ == "" {
 		return nil
 	}
-	want, err := rd.idKey(id.kind, id.group, id.base, id.typ, id.names)
+	want, err := rd.literalText(id.concat())
 	if err != nil {
 		return nil
 	}
 	for _, d := range rd.docs {
-		if !strings.EqualFold(d.typ, id.typ) || len(d.segs) != len(id.names) {
-			continue
-		}
-		if rd.docKey(d) == want {
+		if strings.EqualFold(d.typ, id.typ) && rd.docKey(d) == want {
 			return d
 		}
 	}
 	return nil
 }
 
+// docKey is a doc's ID in the form lookup compares.
 func (rd *renderer) docKey(d *doc) string {
 	if k, ok := rd.texts[d]; ok {
 		return k
@@ -546,20 +520,7 @@ func (rd *renderer) docKey(d *doc) string {
 	}
 	rd.busy[d] = true
 	defer delete(rd.busy, d)
-	kind, base := idGroup, any(nil)
-	if d.group == "" || d.group == nil {
-		kind = idSubscription
-		if d.decl != nil && (d.decl.d.scope == "tenant" || d.decl.d.scope == "managementGroup") {
-			kind = idTenant
-		}
-	}
-	if d.scopeVal != nil {
-		kind, base = idExtension, d.scopeVal
-	}
-	saved := rd.edges
-	rd.edges = map[*doc]bool{}
-	k, err := rd.idKey(kind, d.group, base, d.typ, d.segs)
-	rd.edges = saved
+	k, err := rd.literalText(rd.r.docID(d))
 	if err != nil {
 		k = "\x00error"
 	}
@@ -567,39 +528,13 @@ func (rd *renderer) docKey(d *doc) string {
 	return k
 }
 
-// idKey is a comparable text of an ID's placement and names.
-func (rd *renderer) idKey(kind idKind, group, base any, typ string, names []any) (string, error) {
-	saved := rd.edges
-	rd.edges = map[*doc]bool{}
-	defer func() { rd.edges = saved }()
-	var b strings.Builder
-	switch kind {
-	case idGroup:
-		g, err := rd.text(group, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("g:" + g)
-	case idExtension:
-		s, err := rd.text(base, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("e:" + strings.TrimSuffix(s, "/"))
-	case idTenant, idMgmtGroup:
-		b.WriteString("t:")
-	default:
-		b.WriteString("s:")
-	}
-	b.WriteString("|" + typ)
-	for _, n := range names {
-		s, err := rd.text(n, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("/" + s)
-	}
-	return strings.ToLower(b.String()), nil
+// literalText renders an ID with every ID in it written out, lower-cased.
+func (rd *renderer) literalText(v any) (string, error) {
+	saved, savedEdges := rd.literal, rd.edges
+	rd.literal, rd.edges = true, map[*doc]bool{}
+	defer func() { rd.literal, rd.edges = saved, savedEdges }()
+	s, err := rd.text(v, "")
+	return strings.ToLower(strings.TrimSuffix(s, "/")), err
 }
 
 // target finds the doc a reference() or list*() names: an ID, a symbolic
