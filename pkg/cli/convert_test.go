@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -151,4 +152,44 @@ func TestConvertBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConvertBicepWithoutCLI: a .bicep file without bicep or az on PATH
+// exits 2 with the command to run.
+func TestConvertBicepWithoutCLI(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "main.bicep", "param location string = resourceGroup().location\n")
+	t.Setenv("PATH", dir)
+	_, errOut, code := runConvert(t, p, "--resource-group", "rg", "--location", "westeurope")
+	if code != 2 || !strings.Contains(errOut, "needs the bicep CLI") || !strings.Contains(errOut, "bicep build "+p+" --outfile") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// TestConvertJSONAndPartial: -o json writes JSON documents the tool loads;
+// --partial writes what converted and exits 0.
+func TestConvertJSONAndPartial(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "t.json", `{"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+  "resources": [
+    {"type": "Microsoft.ManagedIdentity/userAssignedIdentities", "apiVersion": "2023-01-31", "name": "id-json", "location": "westeurope"},
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "[substring(uniqueString(resourceGroup().id), 0, 6)]", "location": "westeurope"}]}`)
+	outDir := filepath.Join(dir, "out")
+	_, errOut, code := runConvert(t, p, "--resource-group", "rg-json", "--location", "westeurope", "-o", "json", "--partial", "--output-dir", outDir)
+	if code != 0 || !strings.Contains(errOut, "warning: ") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(outDir, "rg-json.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range strings.Split(string(data), "---\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(d), &m); err != nil {
+			t.Errorf("document %d is not JSON: %v\n%s", i, err, d)
+		}
+	}
+	e := newEnv(t, nil)
+	e.mustRun(0, "apply", "-f", outDir, "--yes")
+	e.mustRun(0, "diff", "-f", outDir)
 }

@@ -176,3 +176,72 @@ func TestEvaluate(t *testing.T) {
 		t.Errorf("outputs = %v", outs)
 	}
 }
+
+// TestSubscriptionTemplate: a subscription template creates a group and
+// deploys a module into it; the group is a document of the template's own,
+// and no --resource-group is needed.
+func TestSubscriptionTemplate(t *testing.T) {
+	tmpl, err := convert.Parse("sub.json", []byte(`{"$schema": "https://schema.management.azure.com/schemas/2018-05-01/subscriptionDeploymentTemplate.json#",
+  "parameters": {"rgName": {"type": "string", "defaultValue": "rg-sub"}},
+  "resources": [
+    {"type": "Microsoft.Resources/resourceGroups", "apiVersion": "2021-04-01", "name": "[parameters('rgName')]", "location": "northeurope"},
+    {"type": "Microsoft.Resources/deployments", "apiVersion": "2022-09-01", "name": "inner", "resourceGroup": "[parameters('rgName')]",
+     "dependsOn": ["[subscriptionResourceId('Microsoft.Resources/resourceGroups', parameters('rgName'))]"],
+     "properties": {"mode": "Incremental", "expressionEvaluationOptions": {"scope": "inner"},
+       "template": {"$schema": "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+         "resources": [{"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "[concat('st', uniqueString(resourceGroup().id))]",
+           "location": "[resourceGroup().location]", "sku": {"name": "Standard_LRS"}, "kind": "StorageV2"}]}}},
+    {"type": "Microsoft.Authorization/roleAssignments", "apiVersion": "2022-04-01", "name": "[guid(subscription().id, 'ops')]",
+     "properties": {"principalId": "9c7c1f5e-8a3b-4d2e-9f1a-2b3c4d5e6f70", "roleDefinitionId": "[subscriptionResourceId('Microsoft.Authorization/roleDefinitions', 'acdd72a7-3385-48ef-bd42-f606fba81ae7')]"}}
+  ]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tmpl.Scope() != "subscription" {
+		t.Fatalf("scope = %s", tmpl.Scope())
+	}
+	res, err := tmpl.Convert(context.Background(), convert.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_ = convert.Write(&buf, res.Manifests, "yaml")
+	wantAll(t, buf.String(),
+		"name: rg-sub\nspec:\n  type: Microsoft.Resources/resourceGroups@2021-04-01\n  body:\n    location: northeurope",
+		"name: st${uniqueString:${ref:rg-sub}}\n  resourceGroup: rg-sub\n  body:\n    kind: StorageV2\n    location: northeurope",
+		"name: ${guid:/subscriptions/${subscriptionId}-ops}\n  scope: /subscriptions/${subscriptionId}",
+	)
+	if len(res.Manifests) != 3 {
+		t.Errorf("%d manifests, want 3", len(res.Manifests))
+	}
+}
+
+// TestPartial: with Partial, what converted is written and the rest is a
+// warning; without, the whole conversion is refused.
+func TestPartial(t *testing.T) {
+	text := `{` + schema + `,
+  "resources": [
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "stok", "location": "westeurope"},
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "[substring(uniqueString(resourceGroup().id), 0, 6)]", "location": "westeurope"}
+  ]}`
+	tmpl, err := convert.Parse("t.json", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := convert.Scope{ResourceGroup: "rg", Location: "westeurope"}
+	if _, err := tmpl.Convert(context.Background(), convert.Options{Scope: s}); err == nil || !strings.Contains(err.Error(), "t.json#0 (line 4): resources[1].name") {
+		t.Fatalf("err = %v, want the second resource's name refused", err)
+	}
+	res, err := tmpl.Convert(context.Background(), convert.Options{Scope: s, Partial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Manifests) != 2 || res.Manifests[1].Name != "stok" || len(res.Warnings) != 1 {
+		t.Errorf("manifests %d, warnings %v", len(res.Manifests), res.Warnings)
+	}
+	// With the subscription, the substring is known and converts.
+	s.Subscription = "00000000-0000-0000-0000-000000000001"
+	if _, err := tmpl.Convert(context.Background(), convert.Options{Scope: s}); err != nil {
+		t.Errorf("with --subscription: %v", err)
+	}
+}
