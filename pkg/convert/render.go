@@ -50,6 +50,9 @@ func (o *Ordered) set(k string, v any) {
 type Output struct {
 	Name  string
 	Value string // the value, with placeholders
+	// Get is the command that reads it after apply, when it is one value
+	// of one converted resource.
+	Get string
 }
 
 // Result is a conversion.
@@ -769,7 +772,29 @@ func (rd *renderer) outputs() []Output {
 		if str, ok := r.(string); ok {
 			s = str
 		}
-		res = append(res, Output{Name: k, Value: s})
+		res = append(res, Output{Name: k, Value: s, Get: rd.getCommand(v)})
 	}
 	return res
+}
+
+// getCommand reads a reference()'s value with kubectl azure get.
+func (rd *renderer) getCommand(v any) string {
+	ref, ok := v.(*refValue)
+	if !ok {
+		return ""
+	}
+	target := rd.target(ref.target, ref.dep)
+	p := refPath(ref.path)
+	if target == nil || p == "" {
+		return ""
+	}
+	// get selects by ARM name: only a name known now can be given.
+	leaf, ok := target.segs[len(target.segs)-1].(string)
+	if !ok {
+		return ""
+	}
+	if !strings.HasPrefix(p, "[") {
+		p = "." + p
+	}
+	return fmt.Sprintf("kubectl azure get -f MANIFESTS %s/%s -o jsonpath='{.body%s}'", target.typ, leaf, p)
 }
