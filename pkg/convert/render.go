@@ -145,19 +145,32 @@ func (rd *renderer) names() {
 			d.meta = strings.ToLower(d.typ[strings.LastIndex(d.typ, "/")+1:])
 		}
 	}
-	for i, d := range rd.docs {
-		n := 1
-		for _, o := range rd.docs[:i] {
-			if strings.EqualFold(o.typ, d.typ) && strings.EqualFold(o.meta, d.meta) {
-				n++
+	// Every doc of a colliding (type, name) is renamed, the first too: its
+	// plain name would still match the others' ARM names.
+	group := map[string][]*doc{}
+	for _, d := range rd.docs {
+		k := strings.ToLower(d.typ + "|" + d.meta)
+		group[k] = append(group[k], d)
+	}
+	for _, d := range rd.docs {
+		same := group[strings.ToLower(d.typ+"|"+d.meta)]
+		if len(same) < 2 {
+			continue
+		}
+		for n, x := range same {
+			if p, ok := parentLeaf(x); ok {
+				x.meta = p + "-" + x.meta
+			} else {
+				x.meta = fmt.Sprintf("%s-%d", x.meta, n+1)
 			}
 		}
-		if n > 1 {
-			if p, ok := parentLeaf(d); ok {
-				d.meta = p + "-" + d.meta
-			} else {
-				d.meta = fmt.Sprintf("%s-%d", d.meta, n)
-			}
+	}
+	// Parents of one name too: number what still collides.
+	seen := map[string]int{}
+	for _, d := range rd.docs {
+		k := strings.ToLower(d.typ + "|" + d.meta)
+		if seen[k]++; seen[k] > 1 {
+			d.meta = fmt.Sprintf("%s-%d", d.meta, seen[k])
 		}
 	}
 	uses := map[string]int{}
