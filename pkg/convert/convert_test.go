@@ -245,3 +245,18 @@ func TestPartial(t *testing.T) {
 		t.Errorf("with --subscription: %v", err)
 	}
 }
+
+// TestNestedChildTypes: a nested child's type may be relative with more
+// than one segment, or an extension under "providers/".
+func TestNestedChildTypes(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "resources": [{"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "stnested", "location": "westeurope",
+    "resources": [
+      {"type": "blobServices/containers", "apiVersion": "2023-05-01", "name": "default/data", "dependsOn": ["stnested"]},
+      {"type": "providers/locks", "apiVersion": "2020-05-01", "name": "Microsoft.Authorization/no-delete", "properties": {"level": "CanNotDelete"}}
+    ]}]}`, convert.Scope{})
+	wantAll(t, out,
+		"name: data\nspec:\n  type: Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01\n  parent: /subscriptions/${subscriptionId}/resourceGroups/rg-app/providers/Microsoft.Storage/storageAccounts/stnested/blobServices/default",
+		"name: no-delete\nspec:\n  type: Microsoft.Authorization/locks@2020-05-01\n  scope: stnested",
+	)
+}

@@ -358,6 +358,7 @@ func (rd *renderer) parentText(d *doc) (string, error) {
 		rd.edges[t] = true
 		return t.refKey, nil
 	}
+	rd.ancestorEdge(id)
 	return rd.text(id, joinPath(d.path, "name"))
 }
 
@@ -494,7 +495,22 @@ func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
 		t.b.WriteString("${ref:" + target.refKey + "}")
 		return nil
 	}
+	rd.ancestorEdge(id)
 	return rd.build(t, id.concat(), path)
+}
+
+// ancestorEdge records the nearest converted ancestor of an ID written
+// out: the loader orders by it, so no depends-on needs to say so.
+func (rd *renderer) ancestorEdge(id *idRef) {
+	segs := strings.Split(id.typ, "/")
+	for n := len(id.names) - 1; n >= 1; n-- {
+		up := *id
+		up.typ, up.names = strings.Join(segs[:n+1], "/"), id.names[:n]
+		if t := rd.lookup(&up); t != nil {
+			rd.edges[t] = true
+			return
+		}
+	}
 }
 
 func (rd *renderer) lookupGroup(name string) *doc {

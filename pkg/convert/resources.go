@@ -152,7 +152,10 @@ func (dc *decl) instance(c *evalCtx) error {
 		return c.errorf(joinPath(dc.path, "name"), "a resource needs a name")
 	}
 	dd := &doc{decl: dc, ctx: c, path: dc.path, typ: typ, apiVersion: api, name: name, symbolic: dc.symbolic, existing: dc.isExisting(), sub: dc.d.sub, group: dc.d.group}
-	if p := dc.parent; p != nil && !strings.Contains(typ, "/") {
+	// A nested child's type and name are relative to its parent's
+	// ("subnets", "blobServices/containers", "providers/diagnosticSettings")
+	// unless the type starts with a provider namespace.
+	if p := dc.parent; p != nil && !strings.Contains(strings.SplitN(typ, "/", 2)[0], ".") {
 		dd.typ = p.typ + "/" + typ
 		dd.name = concatParts([]any{p.name, "/", name})
 	}
