@@ -260,3 +260,16 @@ func TestNestedChildTypes(t *testing.T) {
 		"name: no-delete\nspec:\n  type: Microsoft.Authorization/locks@2020-05-01\n  scope: stnested",
 	)
 }
+
+// TestIDInKey: an ID in a property name is written out, not referenced, so
+// a hidden-link tag does not close a cycle with the site that reads it.
+func TestIDInKey(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Insights/components", "apiVersion": "2020-02-02", "name": "ai", "location": "westeurope", "kind": "web",
+     "tags": {"[concat('hidden-link:', resourceId('Microsoft.Web/sites', 'app'))]": "Resource"}, "properties": {"Application_Type": "web"}},
+    {"type": "Microsoft.Web/sites", "apiVersion": "2023-01-01", "name": "app", "location": "westeurope",
+     "properties": {"siteConfig": {"appSettings": [{"name": "KEY", "value": "[reference(resourceId('Microsoft.Insights/components', 'ai')).InstrumentationKey]"}]}}}
+  ]}`, convert.Scope{})
+	wantAll(t, out, "hidden-link:/subscriptions/${subscriptionId}/resourceGroups/rg-app/providers/Microsoft.Web/sites/app: Resource", "value: ${ref:ai.properties.InstrumentationKey}")
+}

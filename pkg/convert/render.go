@@ -705,6 +705,12 @@ func (rd *renderer) key(k, path string) (string, error) {
 		return escape(k), nil
 	}
 	i, _ := strconv.Atoi(strings.TrimPrefix(k, keyPrefix))
+	// IDs in keys are written out (a hidden-link tag names the site that
+	// reads the component): the loader still orders by them, and gives
+	// way where that would close a cycle.
+	saved := rd.literal
+	rd.literal = true
+	defer func() { rd.literal = saved }()
 	return rd.text(rd.r.keys[i], path)
 }
 
