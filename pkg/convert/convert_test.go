@@ -273,3 +273,35 @@ func TestIDInKey(t *testing.T) {
   ]}`, convert.Scope{})
 	wantAll(t, out, "hidden-link:/subscriptions/${subscriptionId}/resourceGroups/rg-app/providers/Microsoft.Web/sites/app: Resource", "value: ${ref:ai.properties.InstrumentationKey}")
 }
+
+// TestEscapes: "[[" in a template is a literal "[", and a literal "${" is
+// written "$${" so the loader does not read it as a placeholder.
+func TestEscapes(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "resources": [{"type": "Microsoft.ManagedIdentity/userAssignedIdentities", "apiVersion": "2023-01-31", "name": "id-esc", "location": "westeurope",
+    "tags": {"a": "[[not an expression]", "b": "cost ${center}", "c": "[concat('x', '${y}')]"}}]}`, convert.Scope{})
+	wantAll(t, out, "a: '[not an expression]'", "b: cost $${center}", "c: x$${y}")
+}
+
+// TestManagementGroupTemplate: without the group's name, an ID under the
+// management group is a problem, not a made-up placeholder.
+func TestManagementGroupTemplate(t *testing.T) {
+	tmpl, err := convert.Parse("mg.json", []byte(`{"$schema": "https://schema.management.azure.com/schemas/2019-08-01/managementGroupDeploymentTemplate.json#",
+  "resources": [{"type": "Microsoft.Authorization/policyDefinitions", "apiVersion": "2021-06-01", "name": "deny-x", "properties": {"policyType": "Custom"}},
+    {"type": "Microsoft.Authorization/policyAssignments", "apiVersion": "2022-06-01", "name": "assign-x",
+     "properties": {"policyDefinitionId": "[managementGroupResourceId('Microsoft.Authorization/policyDefinitions', 'deny-x')]"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tmpl.Convert(context.Background(), convert.Options{})
+	if err == nil || !strings.Contains(err.Error(), "management group's name") {
+		t.Errorf("err = %v", err)
+	}
+	res, err := tmpl.Convert(context.Background(), convert.Options{Scope: convert.Scope{ManagementGroup: "mg-platform"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_ = convert.Write(&buf, res.Manifests, "yaml")
+	wantAll(t, buf.String(), "scope: /providers/Microsoft.Management/managementGroups/mg-platform")
+}

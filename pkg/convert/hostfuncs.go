@@ -178,11 +178,15 @@ func (e *evalCtx) scopeID(typ string, names []any) *idRef {
 	return &idRef{kind: idSubscription, sub: e.d.sub, typ: typ, names: names}
 }
 
+// mgPlaceholder stands for the target management group, which manifests
+// cannot name by a placeholder: rendering it is a problem.
+const mgPlaceholder = "${managementGroup}"
+
 func (e *evalCtx) mgName() any {
 	if e.d.r.scope.ManagementGroup != "" {
 		return e.d.r.scope.ManagementGroup
 	}
-	return &placeholder{text: "${managementGroup}"}
+	return &placeholder{text: mgPlaceholder}
 }
 
 func (e *evalCtx) fSubscriptionResourceID(_ *expr.Ctx, args []any) (any, error) {

@@ -407,6 +407,13 @@ func (rd *renderer) build(t *textBuilder, v any, path string) error {
 		s, _ := expr.String(x)
 		t.b.WriteString(s)
 	case *placeholder:
+		if x.text == mgPlaceholder {
+			if x.value == "" {
+				return &evalError{path: path, msg: "the management group's name is known only at deploy time (manifests have no placeholder for it)", deferred: true}
+			}
+			t.b.WriteString(escape(x.value))
+			return nil
+		}
 		t.b.WriteString(x.text)
 	case *expr.Concat:
 		for _, p := range x.Parts {
