@@ -305,3 +305,14 @@ func TestManagementGroupTemplate(t *testing.T) {
 	_ = convert.Write(&buf, res.Manifests, "yaml")
 	wantAll(t, buf.String(), "scope: /providers/Microsoft.Management/managementGroups/mg-platform")
 }
+
+// TestDependsOnLoop: a dependsOn naming a copy loop waits for every
+// instance.
+func TestDependsOnLoop(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.ManagedIdentity/userAssignedIdentities", "apiVersion": "2023-01-31", "name": "[format('id-{0}', copyIndex())]", "location": "westeurope", "copy": {"name": "ids", "count": 2}},
+    {"type": "Microsoft.OperationalInsights/workspaces", "apiVersion": "2023-09-01", "name": "logs", "location": "westeurope", "dependsOn": ["ids"]}
+  ]}`, convert.Scope{})
+	wantAll(t, out, "azure.kubectl.io/depends-on: id-0, id-1")
+}

@@ -766,6 +766,14 @@ func (rd *renderer) dependencyTargets(v any, from *doc) []*doc {
 	if t := rd.target(v, dep); t != nil {
 		return []*doc{t}
 	}
+	if name, ok := v.(string); ok {
+		// A copy loop's name stands for all its instances.
+		for _, dc := range dep.decls {
+			if cp, ok := memberOf(dc.raw, "copy").(map[string]any); ok && strings.EqualFold(fmt.Sprint(memberOf(cp, "name")), name) {
+				return dc.docs
+			}
+		}
+	}
 	if inner := dep.findDeployment(v); inner != nil {
 		var out []*doc
 		for _, d := range rd.docs {
