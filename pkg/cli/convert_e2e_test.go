@@ -32,6 +32,7 @@ var quickstarts = map[string][]string{
 	"cosmosdb-webapp":                 {"--param", "applicationName=cosmos-conv-e2e"},
 	"app-configuration-store-kv-copy": {"--param", "configStoreName=appcs-conv-e2e"},
 	"vm-windows-copy-datadisks":       {"--param", "adminUsername=azureuser", "--param", "dnsLabelPrefix=vmdisks-conv-e2e"},
+	"modules":                         nil,
 }
 
 // runConvert runs `kubectl azure convert` in process.
@@ -82,6 +83,22 @@ func TestConvertQuickstartsApply(t *testing.T) {
 			if w := changes() - before; w != 0 {
 				t.Errorf("a second apply wrote %d times", w)
 			}
+			checkOutputs(t, e, errOut, dir)
 		})
+	}
+}
+
+var getLine = regexp.MustCompile(`\(after apply: kubectl azure get -f MANIFESTS (\S+) -o (jsonpath='[^']*')\)`)
+
+// checkOutputs runs the get command convert printed for each output: it
+// reads a value from Azure once applied.
+func checkOutputs(t *testing.T, e *env, errOut, dir string) {
+	t.Helper()
+	for _, m := range getLine.FindAllStringSubmatch(errOut, -1) {
+		jp := strings.Trim(strings.TrimPrefix(m[2], "jsonpath="), "'")
+		out := e.mustRun(0, "get", "-f", dir, m[1], "-o", "jsonpath="+jp)
+		if strings.TrimSpace(out) == "" {
+			t.Errorf("get %s %s printed nothing", m[1], jp)
+		}
 	}
 }

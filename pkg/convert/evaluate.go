@@ -2,6 +2,7 @@ package convert
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/convert/expr"
@@ -49,7 +50,7 @@ func (r *run) resource(d *doc) (Resource, error) {
 	if err != nil {
 		return Resource{}, fmt.Errorf("name: %v", err)
 	}
-	body, err := resolveDeep(d.body)
+	body, err := resolveDeep(r.resolveKeys(d.body))
 	if err != nil {
 		return Resource{}, err
 	}
@@ -130,4 +131,29 @@ func resolveDeep(v any) (any, error) {
 		return nil, fmt.Errorf("%s is known only while deploying", x.Describe())
 	}
 	return v, nil
+}
+
+// resolveKeys replaces property names known only at deploy time by their
+// values.
+func (r *run) resolveKeys(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = r.resolveKeys(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if i, err := strconv.Atoi(strings.TrimPrefix(k, keyPrefix)); err == nil && strings.HasPrefix(k, keyPrefix) {
+				if kv, ok := expr.Known(r.keys[i]); ok {
+					k = fmt.Sprint(kv)
+				}
+			}
+			out[k] = r.resolveKeys(e)
+		}
+		return out
+	}
+	return v
 }

@@ -47,7 +47,9 @@ func (e *evalCtx) funcs(name string) (expr.Func, bool) {
 	case "newguid", "utcnow":
 		return e.fNonDeterministic(name), true
 	case "pickzones":
-		return func(*expr.Ctx, []any) (any, error) { return []any{}, nil }, true
+		return func(c *expr.Ctx, _ []any) (any, error) {
+			return nil, &expr.DeferredError{Func: c.Func, What: "the zones a region offers the subscription"}
+		}, true
 	}
 	if strings.HasPrefix(name, "list") {
 		return e.fList(name), true
@@ -176,11 +178,15 @@ func (e *evalCtx) scopeID(typ string, names []any) *idRef {
 	return &idRef{kind: idSubscription, sub: e.d.sub, typ: typ, names: names}
 }
 
+// mgPlaceholder stands for the target management group, which manifests
+// cannot name by a placeholder: rendering it is a problem.
+const mgPlaceholder = "${managementGroup}"
+
 func (e *evalCtx) mgName() any {
 	if e.d.r.scope.ManagementGroup != "" {
 		return e.d.r.scope.ManagementGroup
 	}
-	return &placeholder{text: "${managementGroup}"}
+	return &placeholder{text: mgPlaceholder}
 }
 
 func (e *evalCtx) fSubscriptionResourceID(_ *expr.Ctx, args []any) (any, error) {
@@ -461,6 +467,9 @@ func (r *run) groupLocation(group any) (any, error) {
 		if n, ok := expr.Known(d.name); ok && n == group {
 			return d.ctx.value(memberOf(d.decl.raw, "location"), joinPath(d.path, "location"))
 		}
+	}
+	if g, ok := group.(string); !ok || !strings.EqualFold(g, r.scope.ResourceGroup) {
+		return nil, &expr.DeferredError{Func: "resourceGroup().location", What: fmt.Sprintf("the location of group %v, which this template does not create", describeTarget(group))}
 	}
 	if r.scope.Location == "" {
 		return nil, fmt.Errorf("needs the group's location: give --location")

@@ -50,6 +50,9 @@ func (o *Ordered) set(k string, v any) {
 type Output struct {
 	Name  string
 	Value string // the value, with placeholders
+	// Get is the command that reads it after apply, when it is one value
+	// of one converted resource.
+	Get string
 }
 
 // Result is a conversion.
@@ -103,6 +106,9 @@ type renderer struct {
 	texts map[*doc]string
 	busy  map[*doc]bool
 	edges map[*doc]bool // what the document being rendered refers to
+	// literal renders IDs as IDs, never as references: the form lookups
+	// compare.
+	literal bool
 }
 
 func newRenderer(r *run) *renderer {
@@ -139,19 +145,32 @@ func (rd *renderer) names() {
 			d.meta = strings.ToLower(d.typ[strings.LastIndex(d.typ, "/")+1:])
 		}
 	}
-	for i, d := range rd.docs {
-		n := 1
-		for _, o := range rd.docs[:i] {
-			if strings.EqualFold(o.typ, d.typ) && strings.EqualFold(o.meta, d.meta) {
-				n++
+	// Every doc of a colliding (type, name) is renamed, the first too: its
+	// plain name would still match the others' ARM names.
+	group := map[string][]*doc{}
+	for _, d := range rd.docs {
+		k := strings.ToLower(d.typ + "|" + d.meta)
+		group[k] = append(group[k], d)
+	}
+	for _, d := range rd.docs {
+		same := group[strings.ToLower(d.typ+"|"+d.meta)]
+		if len(same) < 2 {
+			continue
+		}
+		for n, x := range same {
+			if p, ok := parentLeaf(x); ok {
+				x.meta = p + "-" + x.meta
+			} else {
+				x.meta = fmt.Sprintf("%s-%d", x.meta, n+1)
 			}
 		}
-		if n > 1 {
-			if p, ok := d.segs[len(d.segs)-2:][0].(string); ok && len(d.segs) > 1 && plainName(p) {
-				d.meta = p + "-" + d.meta
-			} else {
-				d.meta = fmt.Sprintf("%s-%d", d.meta, n)
-			}
+	}
+	// Parents of one name too: number what still collides.
+	seen := map[string]int{}
+	for _, d := range rd.docs {
+		k := strings.ToLower(d.typ + "|" + d.meta)
+		if seen[k]++; seen[k] > 1 {
+			d.meta = fmt.Sprintf("%s-%d", d.meta, seen[k])
 		}
 	}
 	uses := map[string]int{}
@@ -167,6 +186,14 @@ func (rd *renderer) names() {
 			d.refKey = d.typ + "/" + d.meta
 		}
 	}
+}
+
+func parentLeaf(d *doc) (string, bool) {
+	if len(d.segs) < 2 {
+		return "", false
+	}
+	p, ok := d.segs[len(d.segs)-2].(string)
+	return p, ok && plainName(p)
 }
 
 // nameSymbol is the parameter or variable a computed name comes from
@@ -310,19 +337,6 @@ func (rd *renderer) scopeRoot(d *doc) any {
 // scopeText renders an extension resource's scope: a converted resource
 // by reference, else its ID. ARM also takes a relative "Type/name" form.
 func (rd *renderer) scopeText(d *doc, v any) (string, error) {
-	if s, ok := v.(string); ok && !strings.HasPrefix(s, "/") {
-		segs := strings.Split(s, "/")
-		if len(segs) < 3 || len(segs)%2 == 0 {
-			return "", &evalError{path: joinPath(d.path, "scope"), msg: fmt.Sprintf("scope %q is neither an ID nor Namespace/type/name", s)}
-		}
-		typ := segs[0]
-		var names []any
-		for i := 1; i+1 < len(segs); i += 2 {
-			typ += "/" + segs[i]
-			names = append(names, segs[i+1])
-		}
-		v = &idRef{kind: idGroup, sub: d.sub, group: d.group, typ: typ, names: names}
-	}
 	if id, ok := v.(*idRef); ok {
 		if t := rd.lookup(id); t != nil {
 			rd.edges[t] = true
@@ -344,6 +358,7 @@ func (rd *renderer) parentText(d *doc) (string, error) {
 		rd.edges[t] = true
 		return t.refKey, nil
 	}
+	rd.ancestorEdge(id)
 	return rd.text(id, joinPath(d.path, "name"))
 }
 
@@ -392,6 +407,13 @@ func (rd *renderer) build(t *textBuilder, v any, path string) error {
 		s, _ := expr.String(x)
 		t.b.WriteString(s)
 	case *placeholder:
+		if x.text == mgPlaceholder {
+			if x.value == "" {
+				return &evalError{path: path, msg: "the management group's name is known only at deploy time (manifests have no placeholder for it)", deferred: true}
+			}
+			t.b.WriteString(escape(x.value))
+			return nil
+		}
 		t.b.WriteString(x.text)
 	case *expr.Concat:
 		for _, p := range x.Parts {
@@ -452,6 +474,9 @@ func (rd *renderer) buildHash(t *textBuilder, h *expr.Hash, path string) error {
 }
 
 func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
+	if rd.literal {
+		return rd.build(t, id.concat(), path)
+	}
 	if id.typ == "" && id.kind == idGroup {
 		g, err := rd.text(id.group, path)
 		if err != nil {
@@ -477,7 +502,22 @@ func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
 		t.b.WriteString("${ref:" + target.refKey + "}")
 		return nil
 	}
+	rd.ancestorEdge(id)
 	return rd.build(t, id.concat(), path)
+}
+
+// ancestorEdge records the nearest converted ancestor of an ID written
+// out: the loader orders by it, so no depends-on needs to say so.
+func (rd *renderer) ancestorEdge(id *idRef) {
+	segs := strings.Split(id.typ, "/")
+	for n := len(id.names) - 1; n >= 1; n-- {
+		up := *id
+		up.typ, up.names = strings.Join(segs[:n+1], "/"), id.names[:n]
+		if t := rd.lookup(&up); t != nil {
+			rd.edges[t] = true
+			return
+		}
+	}
 }
 
 func (rd *renderer) lookupGroup(name string) *doc {
@@ -491,27 +531,25 @@ func (rd *renderer) lookupGroup(name string) *doc {
 	return nil
 }
 
-// lookup finds the converted doc an ID names, comparing as ARM does
-// (ignoring case), with deploy-time parts compared as placeholders.
+// lookup finds the converted doc an ID names, comparing the IDs as ARM
+// does (ignoring case), deploy-time parts compared as placeholders.
 func (rd *renderer) lookup(id *idRef) *doc {
 	if id.typ == "" {
 		return nil
 	}
-	want, err := rd.idKey(id.kind, id.group, id.base, id.typ, id.names)
+	want, err := rd.literalText(id.concat())
 	if err != nil {
 		return nil
 	}
 	for _, d := range rd.docs {
-		if !strings.EqualFold(d.typ, id.typ) || len(d.segs) != len(id.names) {
-			continue
-		}
-		if rd.docKey(d) == want {
+		if strings.EqualFold(d.typ, id.typ) && rd.docKey(d) == want {
 			return d
 		}
 	}
 	return nil
 }
 
+// docKey is a doc's ID in the form lookup compares.
 func (rd *renderer) docKey(d *doc) string {
 	if k, ok := rd.texts[d]; ok {
 		return k
@@ -521,20 +559,7 @@ func (rd *renderer) docKey(d *doc) string {
 	}
 	rd.busy[d] = true
 	defer delete(rd.busy, d)
-	kind, base := idGroup, any(nil)
-	if d.group == "" || d.group == nil {
-		kind = idSubscription
-		if d.decl != nil && (d.decl.d.scope == "tenant" || d.decl.d.scope == "managementGroup") {
-			kind = idTenant
-		}
-	}
-	if d.scopeVal != nil {
-		kind, base = idExtension, d.scopeVal
-	}
-	saved := rd.edges
-	rd.edges = map[*doc]bool{}
-	k, err := rd.idKey(kind, d.group, base, d.typ, d.segs)
-	rd.edges = saved
+	k, err := rd.literalText(rd.r.docID(d))
 	if err != nil {
 		k = "\x00error"
 	}
@@ -542,39 +567,13 @@ func (rd *renderer) docKey(d *doc) string {
 	return k
 }
 
-// idKey is a comparable text of an ID's placement and names.
-func (rd *renderer) idKey(kind idKind, group, base any, typ string, names []any) (string, error) {
-	saved := rd.edges
-	rd.edges = map[*doc]bool{}
-	defer func() { rd.edges = saved }()
-	var b strings.Builder
-	switch kind {
-	case idGroup:
-		g, err := rd.text(group, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("g:" + g)
-	case idExtension:
-		s, err := rd.text(base, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("e:" + strings.TrimSuffix(s, "/"))
-	case idTenant, idMgmtGroup:
-		b.WriteString("t:")
-	default:
-		b.WriteString("s:")
-	}
-	b.WriteString("|" + typ)
-	for _, n := range names {
-		s, err := rd.text(n, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("/" + s)
-	}
-	return strings.ToLower(b.String()), nil
+// literalText renders an ID with every ID in it written out, lower-cased.
+func (rd *renderer) literalText(v any) (string, error) {
+	saved, savedEdges := rd.literal, rd.edges
+	rd.literal, rd.edges = true, map[*doc]bool{}
+	defer func() { rd.literal, rd.edges = saved, savedEdges }()
+	s, err := rd.text(v, "")
+	return strings.ToLower(strings.TrimSuffix(s, "/")), err
 }
 
 // target finds the doc a reference() or list*() names: an ID, a symbolic
@@ -713,6 +712,12 @@ func (rd *renderer) key(k, path string) (string, error) {
 		return escape(k), nil
 	}
 	i, _ := strconv.Atoi(strings.TrimPrefix(k, keyPrefix))
+	// IDs in keys are written out (a hidden-link tag names the site that
+	// reads the component): the loader still orders by them, and gives
+	// way where that would close a cycle.
+	saved := rd.literal
+	rd.literal = true
+	defer func() { rd.literal = saved }()
 	return rd.text(rd.r.keys[i], path)
 }
 
@@ -760,6 +765,14 @@ func (rd *renderer) dependencyTargets(v any, from *doc) []*doc {
 	dep := from.decl.d
 	if t := rd.target(v, dep); t != nil {
 		return []*doc{t}
+	}
+	if name, ok := v.(string); ok {
+		// A copy loop's name stands for all its instances.
+		for _, dc := range dep.decls {
+			if cp, ok := memberOf(dc.raw, "copy").(map[string]any); ok && strings.EqualFold(fmt.Sprint(memberOf(cp, "name")), name) {
+				return dc.docs
+			}
+		}
 	}
 	if inner := dep.findDeployment(v); inner != nil {
 		var out []*doc
@@ -809,7 +822,29 @@ func (rd *renderer) outputs() []Output {
 		if str, ok := r.(string); ok {
 			s = str
 		}
-		res = append(res, Output{Name: k, Value: s})
+		res = append(res, Output{Name: k, Value: s, Get: rd.getCommand(v)})
 	}
 	return res
+}
+
+// getCommand reads a reference()'s value with kubectl azure get.
+func (rd *renderer) getCommand(v any) string {
+	ref, ok := v.(*refValue)
+	if !ok {
+		return ""
+	}
+	target := rd.target(ref.target, ref.dep)
+	p := refPath(ref.path)
+	if target == nil || p == "" {
+		return ""
+	}
+	// get selects by ARM name: only a name known now can be given.
+	leaf, ok := target.segs[len(target.segs)-1].(string)
+	if !ok {
+		return ""
+	}
+	if !strings.HasPrefix(p, "[") {
+		p = "." + p
+	}
+	return fmt.Sprintf("kubectl azure get -f MANIFESTS %s/%s -o jsonpath='{.body%s}'", target.typ, leaf, p)
 }
