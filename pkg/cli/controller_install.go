@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-azure/kubectl-azure/config/crd"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
@@ -66,7 +68,7 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 		policy: reconcile.PolicyDetect, readBudget: "5%", replicas: 2, metricsAddr: defaultMetricsAddr, healthPort: defaultHealthPort, auth: arm.AuthWorkloadIdentity}
 	cmd := &cobra.Command{
 		Use:   "install --source SOURCE --state-ref kubernetes://NAMESPACE/SET -o yaml",
-		Short: "Print the Kubernetes objects that run the controller (Namespaces, ServiceAccount, Roles and RoleBindings, Deployment)",
+		Short: "Print the Kubernetes objects that run the controller (the Resource CRD, Namespaces, ServiceAccount, Roles and RoleBindings, Deployment)",
 		Example: `  kubectl azure controller install --source configmap://kubectl-azure?selector=app=infra \
       --state-ref kubernetes://kubectl-azure/prod --client-id 00000000-0000-0000-0000-000000000000 -o yaml | kubectl apply -f -`,
 		Args: cobra.NoArgs,
@@ -282,8 +284,12 @@ func (o *installOptions) validateAccess() error {
 	return nil
 }
 
-// print writes the objects as one YAML stream, each built as a structure
-// and marshalled, so no flag value can add a line of its own.
+// print writes the CRD (as the repository ships it: no flag touches it),
+// then the objects as one YAML stream, each built as a structure and
+// marshalled, so no flag value can add a line of its own.
 func (o *installOptions) print(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%s\n---\n", bytes.TrimSpace(crd.YAML)); err != nil {
+		return err
+	}
 	return writeYAMLStream(w, o.objects())
 }
