@@ -137,6 +137,9 @@ func (k *KubeStatus) now() time.Time {
 
 // Sync writes every object's status that changed.
 func (k *KubeStatus) Sync(ctx context.Context) error {
+	if !k.Controller.Leader() {
+		return nil // a standby knows nothing yet; the leader writes
+	}
 	objs, err := k.Source.Objects()
 	if err != nil {
 		return err
