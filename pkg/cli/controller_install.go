@@ -80,7 +80,7 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 	fs.StringVar(&o.namespace, "install-namespace", o.namespace, "namespace of the controller's ServiceAccount and Deployment")
 	fs.StringVar(&o.name, "name", o.name, "name of the controller's objects")
 	fs.StringVar(&o.image, "image", o.image, "container image holding kubectl-azure")
-	fs.StringVar(&o.source, "source", o.source, "manifest source: dir://PATH (mount it, e.g. with git-sync) or configmap://NAMESPACE?selector=LABELS")
+	fs.StringVar(&o.source, "source", o.source, "manifest source: dir://PATH (mount it, e.g. with git-sync), configmap://NAMESPACE?selector=LABELS, or kubernetes://NAMESPACE[?selector=LABELS] (Resource objects)")
 	fs.StringVar(&o.state, "state-ref", o.state, "state backend of the controller (default: --state when it is kubernetes://, else kubernetes://NAMESPACE/default)")
 	fs.StringVar(&o.policy, "drift-policy", o.policy, "detect or correct")
 	fs.StringVar(&o.readBudget, "read-budget", o.readBudget, "share of ARM's read bucket the observer may spend")
@@ -159,7 +159,7 @@ var imageRE = regexp.MustCompile(`^[a-z0-9][a-zA-Z0-9._/:@+-]*$`)
 
 func (o *installOptions) validateSource() error {
 	if o.source == "" {
-		return errors.New("--source is required: dir://PATH or configmap://NAMESPACE?selector=LABELS")
+		return errors.New("--source is required: dir://PATH, configmap://NAMESPACE?selector=LABELS or kubernetes://NAMESPACE")
 	}
 	src, err := parseSource(o.source)
 	if err != nil {
