@@ -340,7 +340,7 @@ func (o *controllerOptions) around(ctx context.Context, ctl *reconcile.Controlle
 // replica leads.
 func (o *controllerOptions) objectStatus(ctl *reconcile.Controller) *reconcile.KubeStatus {
 	log := cleanWriter{o.streams.ErrOut, o.g.runSecrets()}
-	return &reconcile.KubeStatus{Client: o.kubeSrc.Client, Source: o.kubeSrc, Controller: ctl, Store: ctl.Store,
+	return &reconcile.KubeStatus{Client: o.kubeSrc.Client, Source: o.kubeSrc, Controller: ctl, Store: ctl.Store, Secrets: ctl.Secrets,
 		OnError: func(err error) { fmt.Fprintf(log, "warning: %v\n", err) }}
 }
 

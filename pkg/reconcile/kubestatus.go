@@ -25,6 +25,7 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
@@ -96,6 +97,9 @@ type KubeStatus struct {
 	// Interval between passes; Refresh bounds lastObserved's age. Zero:
 	// the defaults above.
 	Interval, Refresh time.Duration
+	// Secrets scrubs the messages: an object's status is readable by
+	// whoever reads the object. Give it the loop's registry (Controller.Secrets).
+	Secrets *secret.Registry
 	// OnError receives failed writes (nil: dropped; the next pass retries).
 	OnError func(error)
 	Now     func() time.Time
@@ -191,6 +195,7 @@ func (k *KubeStatus) inputs() statusInputs {
 func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, in statusInputs) error {
 	prev := currentStatus(o)
 	st := k.desired(ctx, o, in, prev)
+	scrubStatus(&st, k.Secrets)
 	keepTransitions(&st, prev)
 	h := statusHash(st)
 	k.mu.Lock()
@@ -256,6 +261,17 @@ func currentStatus(o *unstructured.Unstructured) ObjectStatus {
 		}
 	}
 	return st
+}
+
+// scrubStatus replaces every secret value the registry knows in the
+// conditions' messages.
+func scrubStatus(st *ObjectStatus, reg *secret.Registry) {
+	if reg == nil {
+		return
+	}
+	for i := range st.Conditions {
+		st.Conditions[i].Message = reg.Scrub(st.Conditions[i].Message)
+	}
 }
 
 // keepTransitions keeps a condition's lastTransitionTime while its status
