@@ -328,6 +328,7 @@ func (o *controllerOptions) around(ctx context.Context, ctl *reconcile.Controlle
 		fmt.Fprintf(o.streams.ErrOut, "Serving health on http://%s/healthz and /readyz.\n", addr)
 	}
 	if o.kubeSrc != nil {
+		o.objectEvents(ctl)
 		go o.objectStatus(ctl).Run(ctx)
 	}
 	if o.leaderElect {
@@ -342,6 +343,31 @@ func (o *controllerOptions) objectStatus(ctl *reconcile.Controller) *reconcile.K
 	log := cleanWriter{o.streams.ErrOut, o.g.runSecrets()}
 	return &reconcile.KubeStatus{Client: o.kubeSrc.Client, Source: o.kubeSrc, Controller: ctl, Store: ctl.Store, Secrets: ctl.Secrets,
 		OnError: func(err error) { fmt.Fprintf(log, "warning: %v\n", err) }}
+}
+
+// objectEvents also posts the loop's Events on the objects, where
+// `kubectl describe` shows them.
+func (o *controllerOptions) objectEvents(ctl *reconcile.Controller) {
+	cfg, err := o.g.KubeFlags.ToRESTConfig()
+	if err != nil {
+		return
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return
+	}
+	log := cleanWriter{o.streams.ErrOut, o.g.runSecrets()}
+	host, _ := os.Hostname()
+	onObject := reconcile.ObjectEvents(cs, o.kubeSrc, ctl, ctl.Secrets, host, func(err error) {
+		fmt.Fprintf(log, "warning: posting an Event on a Resource object: %v\n", err)
+	})
+	prev := ctl.Events
+	ctl.Events = func(e reconcile.Event) {
+		if prev != nil {
+			prev(e)
+		}
+		onObject(e)
+	}
 }
 
 // allInterfaces warns when --metrics-addr listens beyond loopback:

@@ -104,8 +104,8 @@ type grant struct{ ns, group, resource, verb, name string }
 //     the controller reads no Secret but its key.
 //   - leases: the leader Lease, the same way.
 //   - source: list and watch ConfigMaps, or Resource objects (the
-//     informer), and patch the objects' status (the status writer merges
-//     a patch, so neither get nor update is needed).
+//     informer); for Resource objects also patch their status (a merge
+//     patch, so neither get nor update is needed) and create Events on them.
 //   - each --secret: get on that Secret alone.
 func (o *installOptions) grants() []grant {
 	ns := o.stateNS
@@ -120,7 +120,7 @@ func (o *installOptions) grants() []grant {
 	switch {
 	case o.src.Kube:
 		g = append(g, grant{o.src.Namespace, crd.Group, crd.Resource, "list", ""}, grant{o.src.Namespace, crd.Group, crd.Resource, "watch", ""},
-			grant{o.src.Namespace, crd.Group, crd.Resource + "/status", "patch", ""})
+			grant{o.src.Namespace, crd.Group, crd.Resource + "/status", "patch", ""}, grant{o.src.Namespace, "", "events", "create", ""})
 	case o.src.Namespace != "":
 		g = append(g, grant{o.src.Namespace, "", "configmaps", "list", ""}, grant{o.src.Namespace, "", "configmaps", "watch", ""})
 	}

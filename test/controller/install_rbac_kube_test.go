@@ -85,6 +85,19 @@ func TestInstalledRBACForTheKubernetesSource(t *testing.T) {
 	if can("list", "configmaps", "", srcNS) {
 		t.Error("the kubernetes:// source's namespace grants ConfigMaps")
 	}
+	canCore := func(verb, resource, ns string) bool {
+		t.Helper()
+		r, err := env.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: groups, ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: ns, Verb: verb, Resource: resource}}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status.Allowed
+	}
+	if !canCore("create", "events", srcNS) || canCore("list", "events", srcNS) || canCore("create", "configmaps", srcNS) {
+		t.Error("in the source's namespace the ServiceAccount must create Events (on the objects) and nothing else of the core group")
+	}
 
 	createObjects(t, dc, srcNS, map[string]map[string]any{"rg": yamlDoc(t, groupYAML("rg-rbac"))})
 	flags := genericclioptions.NewConfigFlags(false)

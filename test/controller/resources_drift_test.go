@@ -63,6 +63,19 @@ func TestDriftShowsOnTheObject(t *testing.T) {
 	if n := f.WritesOf(id) - writes; n != 1 { // the outside write alone
 		t.Errorf("%d writes to the identity after the drift, want only the outside one (detect)", n)
 	}
+	waitFor(t, func() bool {
+		evs, err := kubeClient(t, env, nil).CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{})
+		if err != nil {
+			return false
+		}
+		for _, ev := range evs.Items {
+			if ev.Reason == reconcile.EventDriftDetected && ev.InvolvedObject.Kind == "Resource" && ev.InvolvedObject.Name == "id-dr" &&
+				ev.InvolvedObject.UID == obj.GetUID() && !strings.Contains(ev.Message, "Hand-Edited-Value") {
+				return true
+			}
+		}
+		return false
+	})
 	if rg, err := res.Get(t.Context(), "rg-dr", metav1.GetOptions{}); err != nil || !readyNow(rg) {
 		t.Errorf("the group's status moved with its identity's drift: %v", err)
 	}

@@ -31,6 +31,8 @@ func startObjectLoop(t *testing.T, f *front, dc dynamic.Interface, ns string, o 
 		t.Fatal(err)
 	}
 	ctl.Reflector = reconcile.NewReflector(src)
+	ctl.Events = reconcile.ObjectEvents(kubeClient(t, statetest.Shared(t), nil), src, ctl, nil, "test",
+		func(err error) { t.Errorf("posting an Event: %v", err) })
 	ks := &reconcile.KubeStatus{Client: dc, Source: src, Controller: ctl, Store: ctl.Store, Interval: 100 * time.Millisecond,
 		OnError: func(err error) { t.Logf("status: %v", err) }}
 	ctx, cancel := context.WithCancel(context.Background())
