@@ -53,5 +53,12 @@ fuzz:
 testenv:
 	hack/testenv/setup.sh
 
+# The controller's image, named as `controller install` names it
+# (kubectl-azure:VERSION), as an OCI archive under bin/: built with ko on a
+# base made from scratch, with no Docker daemon and no registry pull.
+.PHONY: image
+image:
+	VERSION=$(VERSION) hack/image.sh
+
 clean:
 	rm -rf bin dist

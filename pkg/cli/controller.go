@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
@@ -32,9 +33,11 @@ type controllerOptions struct {
 	// manifests are -f/-k, the same as --source dir://.
 	manifests manifestFlags
 	apply     apply.Options
-	// source is dir://PATH or configmap://NAMESPACE?selector=...; -f/-k
-	// are the same as dir://.
+	// source is dir://PATH, configmap://NAMESPACE?selector=... or
+	// kubernetes://NAMESPACE[?selector=...]; -f/-k are the same as dir://.
 	source string
+	// kubeSrc is the kubernetes:// source, whose objects get a status.
+	kubeSrc *reconcile.KubeSource
 
 	leaderElect   bool
 	leaseName     string
@@ -60,7 +63,7 @@ func newControllerCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra
 	o := &controllerOptions{g: g, streams: s, watch: newWatchOptions(), manifests: newManifestFlags(), apply: apply.DefaultOptions(),
 		leaseDuration: reconcile.DefaultLeaseDuration, renewDeadline: reconcile.DefaultRenewDeadline, retryPeriod: reconcile.DefaultRetryPeriod}
 	cmd := &cobra.Command{
-		Use:   "controller (-f DIR | --source dir://PATH | --source configmap://NAMESPACE?selector=...)",
+		Use:   "controller (-f DIR | --source dir://PATH | --source configmap://NAMESPACE?selector=... | --source kubernetes://NAMESPACE)",
 		Short: "Keep Azure matching the manifests: observe on a read budget, report drift, correct it if asked",
 		Long: `The controller loads the manifests, observes Azure on a fraction of ARM's
 read bucket, and applies manifest changes as they arrive. Drift (a change
@@ -68,9 +71,12 @@ made in Azure outside this tool) is reported (--drift-policy detect, the
 default) or written back once (correct); a path someone keeps changing is
 contested and left alone. It is the loop of 'apply --watch', meant to run in
 a cluster with leader election; 'controller install -o yaml' prints the
-objects to run it.`,
+objects to run it. With --source kubernetes://NAMESPACE the manifests are
+Resource objects (the CRD 'controller install' prints) and each object's
+status says how its resource stands (kubectl wait --for=condition=Ready).`,
 		Example: `  kubectl azure controller -f infra/ --state kubernetes://azure/prod --status-file /tmp/status.json
   kubectl azure controller --source configmap://azure?selector=app=infra --leader-elect --metrics-addr 127.0.0.1:8080 --secret azure/db
+  kubectl azure controller --source kubernetes://infra --state kubernetes://azure/prod --leader-elect
   kubectl azure controller install --source dir:///manifests --state kubernetes://azure/prod --client-id CLIENT_ID -o yaml | kubectl apply -f -`,
 		Args: cobra.NoArgs,
 		RunE: runE(o),
@@ -78,7 +84,7 @@ objects to run it.`,
 	fs := cmd.Flags()
 	o.manifests.addFlags(fs)
 	o.watch.addFlags(fs)
-	fs.StringVar(&o.source, "source", "", "where the manifests come from: dir://PATH (e.g. kept by a git-sync sidecar) or configmap://NAMESPACE?selector=LABELS")
+	fs.StringVar(&o.source, "source", "", "where the manifests come from: dir://PATH (e.g. kept by a git-sync sidecar), configmap://NAMESPACE?selector=LABELS, or kubernetes://NAMESPACE[?selector=LABELS] (Resource objects, which get a status)")
 	addReadFlags(fs, &o.apply)
 	fs.BoolVar(&o.leaderElect, "leader-elect", false, "run only while holding a Kubernetes Lease, so one of several replicas writes")
 	fs.StringVar(&o.leaseName, "leader-elect-name", "", "name of the leader Lease (default: kubectl-azure-controller-SET)")
@@ -110,7 +116,7 @@ func (o *controllerOptions) Validate() error {
 	}
 	if o.source == "" {
 		if !o.manifests.given() {
-			return withCode(ExitValidation, errors.New("no manifests given: give -f DIR, -k DIR or --source (dir://PATH or configmap://NAMESPACE?selector=LABELS)"))
+			return withCode(ExitValidation, errors.New("no manifests given: give -f DIR, -k DIR or --source (dir://PATH, configmap://NAMESPACE?selector=LABELS or kubernetes://NAMESPACE)"))
 		}
 		for _, f := range o.manifests.load.Filenames {
 			if f == "-" {
@@ -127,13 +133,17 @@ func (o *controllerOptions) Validate() error {
 
 // controllerSource is a parsed --source.
 type controllerSource struct {
-	// Dir is dir://'s path; Namespace and Selector are configmap://'s.
+	// Dir is dir://'s path; Namespace and Selector are configmap://'s,
+	// or kubernetes://'s when Kube is set.
 	Dir, Namespace, Selector string
+	Kube                     bool
 }
 
-// parseSource checks --source: dir://PATH, or configmap://NAMESPACE with
-// a selector (without one every ConfigMap of the namespace would be read
-// as manifests, whoever wrote it and for whatever app).
+// parseSource checks --source: dir://PATH, configmap://NAMESPACE with a
+// selector (without one every ConfigMap of the namespace would be read as
+// manifests, whoever wrote it and for whatever app), or
+// kubernetes://NAMESPACE, whose selector is optional: Resource objects
+// are only ever manifests.
 func parseSource(s string) (controllerSource, error) {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -144,10 +154,12 @@ func parseSource(s string) (controllerSource, error) {
 		return controllerSource{}, fmt.Errorf("--source %q names no directory: use dir://PATH", s)
 	case u.Scheme == "dir":
 		return controllerSource{Dir: u.Host + u.Path}, nil
+	case u.Scheme == "kubernetes":
+		return parseKubeSource(s, u)
 	case u.Scheme == "configmap" && u.Host == "":
 		return controllerSource{}, fmt.Errorf("--source %q names no namespace: use configmap://NAMESPACE?selector=LABELS", s)
 	case u.Scheme != "configmap":
-		return controllerSource{}, fmt.Errorf("--source %q: use dir://PATH or configmap://NAMESPACE?selector=LABELS", s)
+		return controllerSource{}, fmt.Errorf("--source %q: use dir://PATH, configmap://NAMESPACE?selector=LABELS or kubernetes://NAMESPACE", s)
 	}
 	if errs := validation.IsDNS1123Label(u.Host); len(errs) > 0 {
 		return controllerSource{}, fmt.Errorf("--source %q: namespace %q: %s", s, u.Host, strings.Join(errs, "; "))
@@ -160,6 +172,26 @@ func parseSource(s string) (controllerSource, error) {
 		return controllerSource{}, fmt.Errorf("--source %q: selector %q: %v", s, sel, err)
 	}
 	return controllerSource{Namespace: u.Host, Selector: sel}, nil
+}
+
+// parseKubeSource checks kubernetes://NAMESPACE[?selector=LABELS].
+func parseKubeSource(s string, u *url.URL) (controllerSource, error) {
+	if u.Host == "" || strings.Trim(u.Path, "/") != "" {
+		return controllerSource{}, fmt.Errorf("--source %q: use kubernetes://NAMESPACE, optionally ?selector=LABELS", s)
+	}
+	if errs := validation.IsDNS1123Label(u.Host); len(errs) > 0 {
+		return controllerSource{}, fmt.Errorf("--source %q: namespace %q: %s", s, u.Host, strings.Join(errs, "; "))
+	}
+	for k := range u.Query() {
+		if k != "selector" {
+			return controllerSource{}, fmt.Errorf("--source %q: unknown parameter %q; kubernetes:// takes selector only", s, k)
+		}
+	}
+	sel := strings.TrimSpace(u.Query().Get("selector"))
+	if _, err := labels.Parse(sel); err != nil {
+		return controllerSource{}, fmt.Errorf("--source %q: selector %q: %v", s, sel, err)
+	}
+	return controllerSource{Namespace: u.Host, Selector: sel, Kube: true}, nil
 }
 
 // validateAccess checks --secret and --allow-env.
@@ -232,17 +264,40 @@ func (o *controllerOptions) sourceOf(ctx context.Context) (reconcile.Source, err
 		return nil, withCode(ExitError, err)
 	}
 	lo := o.manifests.load
-	cm := &reconcile.ConfigMapSource{Client: cs, Namespace: src.Namespace, Selector: src.Selector, Dir: dir,
-		LoadDir: func(ctx context.Context, dir string) (*manifest.Set, error) {
-			l := lo
-			l.Filenames, l.Recursive = []string{dir}, true
-			l.SecretValues = secret.NewRegistry() // the set's own (see watchOptions.runWith)
-			return o.g.load(ctx, l, cleanWriter{o.streams.ErrOut, o.g.runSecrets()})
-		}}
+	loadDir := func(ctx context.Context, dir string) (*manifest.Set, error) {
+		l := lo
+		l.Filenames, l.Recursive = []string{dir}, true
+		l.SecretValues = secret.NewRegistry() // the set's own (see watchOptions.runWith)
+		return o.g.load(ctx, l, cleanWriter{o.streams.ErrOut, o.g.runSecrets()})
+	}
+	if src.Kube {
+		return o.kubeSource(ctx, src, dir, loadDir)
+	}
+	cm := &reconcile.ConfigMapSource{Client: cs, Namespace: src.Namespace, Selector: src.Selector, Dir: dir, LoadDir: loadDir}
 	if err := cm.Start(ctx); err != nil {
 		return nil, withCode(ExitError, fmt.Errorf("--source %s: %w", o.source, err))
 	}
 	return cm, nil
+}
+
+// kubeSource starts the kubernetes:// source's informer.
+func (o *controllerOptions) kubeSource(ctx context.Context, src controllerSource, dir string,
+	loadDir func(context.Context, string) (*manifest.Set, error)) (reconcile.Source, error) {
+	cfg, err := o.g.KubeFlags.ToRESTConfig()
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
+	ks := &reconcile.KubeSource{Client: dc, Namespace: src.Namespace, Selector: src.Selector, Dir: dir, LoadDir: loadDir}
+	if err := ks.Start(ctx); err != nil {
+		os.RemoveAll(dir)
+		return nil, withCode(ExitError, fmt.Errorf("--source %s: %w", o.source, err))
+	}
+	o.kubeSrc = ks
+	return ks, nil
 }
 
 func (o *controllerOptions) Run(ctx context.Context) error {
@@ -255,6 +310,9 @@ func (o *controllerOptions) Run(ctx context.Context) error {
 	}
 	if cm, ok := src.(*reconcile.ConfigMapSource); ok {
 		defer os.RemoveAll(cm.Dir)
+	}
+	if o.kubeSrc != nil {
+		defer os.RemoveAll(o.kubeSrc.Dir)
 	}
 	return o.watch.runWith(ctx, o.g, o.streams, src, o.manifests.load, o.apply, false, o.around)
 }
@@ -269,10 +327,47 @@ func (o *controllerOptions) around(ctx context.Context, ctl *reconcile.Controlle
 		}
 		fmt.Fprintf(o.streams.ErrOut, "Serving health on http://%s/healthz and /readyz.\n", addr)
 	}
+	if o.kubeSrc != nil {
+		o.objectEvents(ctl)
+		go o.objectStatus(ctl).Run(ctx)
+	}
 	if o.leaderElect {
 		return o.leaderElected(ctx, ctl)
 	}
 	return ctl.Run(ctx)
+}
+
+// objectStatus writes the kubernetes:// objects' status while this
+// replica leads.
+func (o *controllerOptions) objectStatus(ctl *reconcile.Controller) *reconcile.KubeStatus {
+	log := cleanWriter{o.streams.ErrOut, o.g.runSecrets()}
+	return &reconcile.KubeStatus{Client: o.kubeSrc.Client, Source: o.kubeSrc, Controller: ctl, Store: ctl.Store, Secrets: ctl.Secrets,
+		OnError: func(err error) { fmt.Fprintf(log, "warning: %v\n", err) }}
+}
+
+// objectEvents also posts the loop's Events on the objects, where
+// `kubectl describe` shows them.
+func (o *controllerOptions) objectEvents(ctl *reconcile.Controller) {
+	cfg, err := o.g.KubeFlags.ToRESTConfig()
+	if err != nil {
+		return
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return
+	}
+	log := cleanWriter{o.streams.ErrOut, o.g.runSecrets()}
+	host, _ := os.Hostname()
+	onObject := reconcile.ObjectEvents(cs, o.kubeSrc, ctl, ctl.Secrets, host, func(err error) {
+		fmt.Fprintf(log, "warning: posting an Event on a Resource object: %v\n", err)
+	})
+	prev := ctl.Events
+	ctl.Events = func(e reconcile.Event) {
+		if prev != nil {
+			prev(e)
+		}
+		onObject(e)
+	}
 }
 
 // allInterfaces warns when --metrics-addr listens beyond loopback:

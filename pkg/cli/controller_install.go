@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-azure/kubectl-azure/config/crd"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
@@ -66,7 +68,7 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 		policy: reconcile.PolicyDetect, readBudget: "5%", replicas: 2, metricsAddr: defaultMetricsAddr, healthPort: defaultHealthPort, auth: arm.AuthWorkloadIdentity}
 	cmd := &cobra.Command{
 		Use:   "install --source SOURCE --state-ref kubernetes://NAMESPACE/SET -o yaml",
-		Short: "Print the Kubernetes objects that run the controller (Namespaces, ServiceAccount, Roles and RoleBindings, Deployment)",
+		Short: "Print the Kubernetes objects that run the controller (the Resource CRD, Namespaces, ServiceAccount, Roles and RoleBindings, Deployment)",
 		Example: `  kubectl azure controller install --source configmap://kubectl-azure?selector=app=infra \
       --state-ref kubernetes://kubectl-azure/prod --client-id 00000000-0000-0000-0000-000000000000 -o yaml | kubectl apply -f -`,
 		Args: cobra.NoArgs,
@@ -78,7 +80,7 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 	fs.StringVar(&o.namespace, "install-namespace", o.namespace, "namespace of the controller's ServiceAccount and Deployment")
 	fs.StringVar(&o.name, "name", o.name, "name of the controller's objects")
 	fs.StringVar(&o.image, "image", o.image, "container image holding kubectl-azure")
-	fs.StringVar(&o.source, "source", o.source, "manifest source: dir://PATH (mount it, e.g. with git-sync) or configmap://NAMESPACE?selector=LABELS")
+	fs.StringVar(&o.source, "source", o.source, "manifest source: dir://PATH (mount it, e.g. with git-sync), configmap://NAMESPACE?selector=LABELS, or kubernetes://NAMESPACE[?selector=LABELS] (Resource objects)")
 	fs.StringVar(&o.state, "state-ref", o.state, "state backend of the controller (default: --state when it is kubernetes://, else kubernetes://NAMESPACE/default)")
 	fs.StringVar(&o.policy, "drift-policy", o.policy, "detect or correct")
 	fs.StringVar(&o.readBudget, "read-budget", o.readBudget, "share of ARM's read bucket the observer may spend")
@@ -157,7 +159,7 @@ var imageRE = regexp.MustCompile(`^[a-z0-9][a-zA-Z0-9._/:@+-]*$`)
 
 func (o *installOptions) validateSource() error {
 	if o.source == "" {
-		return errors.New("--source is required: dir://PATH or configmap://NAMESPACE?selector=LABELS")
+		return errors.New("--source is required: dir://PATH, configmap://NAMESPACE?selector=LABELS or kubernetes://NAMESPACE")
 	}
 	src, err := parseSource(o.source)
 	if err != nil {
@@ -282,8 +284,12 @@ func (o *installOptions) validateAccess() error {
 	return nil
 }
 
-// print writes the objects as one YAML stream, each built as a structure
-// and marshalled, so no flag value can add a line of its own.
+// print writes the CRD (as the repository ships it: no flag touches it),
+// then the objects as one YAML stream, each built as a structure and
+// marshalled, so no flag value can add a line of its own.
 func (o *installOptions) print(w io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%s\n---\n", bytes.TrimSpace(crd.YAML)); err != nil {
+		return err
+	}
 	return writeYAMLStream(w, o.objects())
 }

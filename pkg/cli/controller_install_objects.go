@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-azure/kubectl-azure/config/crd"
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
@@ -102,7 +103,9 @@ type grant struct{ ns, group, resource, verb, name string }
 //     Leases; get and update are limited to the key and the Leases, so
 //     the controller reads no Secret but its key.
 //   - leases: the leader Lease, the same way.
-//   - source: list and watch ConfigMaps (the informer).
+//   - source: list and watch ConfigMaps, or Resource objects (the
+//     informer); for Resource objects also patch their status (a merge
+//     patch, so neither get nor update is needed) and create Events on them.
 //   - each --secret: get on that Secret alone.
 func (o *installOptions) grants() []grant {
 	ns := o.stateNS
@@ -114,7 +117,11 @@ func (o *installOptions) grants() []grant {
 		grant{ns, "", "events", "create", ""})
 	g = append(g, leaseGrants(ns, state.LockLeaseName(o.set))...)
 	g = append(g, leaseGrants(o.leaseNamespace(), leaderLeaseName(o.set))...)
-	if o.src.Namespace != "" {
+	switch {
+	case o.src.Kube:
+		g = append(g, grant{o.src.Namespace, crd.Group, crd.Resource, "list", ""}, grant{o.src.Namespace, crd.Group, crd.Resource, "watch", ""},
+			grant{o.src.Namespace, crd.Group, crd.Resource + "/status", "patch", ""}, grant{o.src.Namespace, "", "events", "create", ""})
+	case o.src.Namespace != "":
 		g = append(g, grant{o.src.Namespace, "", "configmaps", "list", ""}, grant{o.src.Namespace, "", "configmaps", "watch", ""})
 	}
 	for _, s := range o.allowed {

@@ -150,8 +150,9 @@ func TestControllerInstallRunsAsPrinted(t *testing.T) {
 	if got := strings.Join(nss, ","); got != "apps,infra,kubectl-azure" {
 		t.Errorf("Namespaces %s, want the source's, the state's and the install's", got)
 	}
-	if docs[0]["kind"] != "Namespace" {
-		t.Errorf("the Namespaces must come first, got %v first", docs[0]["kind"])
+	// The CRD is cluster-wide and names no namespace; the Namespaces follow.
+	if docs[0]["kind"] != "CustomResourceDefinition" || docs[1]["kind"] != "Namespace" {
+		t.Errorf("the CRD, then the Namespaces must come first, got %v, %v first", docs[0]["kind"], docs[1]["kind"])
 	}
 	sa := ofKind(docs, "ServiceAccount")
 	if len(sa) != 1 || dig(sa[0], "metadata", "annotations", "azure.workload.identity/client-id") != testClientID {

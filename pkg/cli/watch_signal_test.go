@@ -182,7 +182,7 @@ func TestControllerInstallPrintsTheObjects(t *testing.T) {
 			}
 		}
 	}
-	if got := strings.Join(kinds, ","); got != "Namespace,Namespace,ServiceAccount,Role,RoleBinding,Deployment" {
+	if got := strings.Join(kinds, ","); got != "CustomResourceDefinition,Namespace,Namespace,ServiceAccount,Role,RoleBinding,Deployment" {
 		t.Fatalf("kinds = %s", got)
 	}
 }

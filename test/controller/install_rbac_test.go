@@ -36,6 +36,9 @@ func applyInstall(t *testing.T, cs kubernetes.Interface, args ...string) {
 	}
 	ctx := t.Context()
 	for _, doc := range strings.Split(out.String(), "\n---\n") {
+		if applyPrintedCRD(t, doc) {
+			continue
+		}
 		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, doc)

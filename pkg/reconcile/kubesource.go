@@ -1,0 +1,233 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-azure/kubectl-azure/config/crd"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+)
+
+// ResourceGVR is the API config/crd serves.
+var ResourceGVR = schema.GroupVersionResource{Group: crd.Group, Version: crd.Version, Resource: crd.Resource}
+
+// KubeScheme prefixes a kubernetes:// source and the origin of its objects.
+const KubeScheme = "kubernetes://"
+
+// lastAppliedAnnotation is kubectl's copy of the applied object: no
+// manifest input, and as large as the object.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// KubeSource is kubernetes://NAMESPACE[?selector=LABELS]: the Resource
+// objects of a namespace, kept current by an informer. Each object is a
+// manifest document: Load writes its apiVersion, kind, metadata (name,
+// labels, annotations) and spec under Dir as NAME.yaml, so the loader
+// checks it as it checks a file, and renames what it reports
+// kubernetes://NAMESPACE/NAME. No selector is needed: objects of this
+// kind are only ever manifests.
+type KubeSource struct {
+	Client    dynamic.Interface
+	Namespace string
+	Selector  string
+	// Dir is a private directory Load may empty and fill.
+	Dir string
+	// LoadDir reads the manifests under a directory.
+	LoadDir func(ctx context.Context, dir string) (*manifest.Set, error)
+
+	lister cache.GenericNamespaceLister
+
+	mu sync.Mutex
+	// loaded is the generation of each object as the last Load read it;
+	// good those of the last set it returned without error.
+	loaded   map[string]int64
+	goodSet  *manifest.Set
+	goodGens map[string]int64
+}
+
+func (k *KubeSource) String() string {
+	s := KubeScheme + k.Namespace
+	if k.Selector != "" {
+		s += "?selector=" + k.Selector
+	}
+	return s
+}
+
+// Start runs the informer until ctx ends and waits for its first list.
+func (k *KubeSource) Start(ctx context.Context) error {
+	if _, err := labels.Parse(k.Selector); err != nil {
+		return fmt.Errorf("selector %q: %w", k.Selector, err)
+	}
+	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(k.Client, 10*time.Minute, k.Namespace,
+		func(o *metav1.ListOptions) { o.LabelSelector = k.Selector })
+	inf := f.ForResource(ResourceGVR)
+	k.lister = inf.Lister().ByNamespace(k.Namespace)
+	f.Start(ctx.Done())
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if !cache.WaitForCacheSync(wctx.Done(), inf.Informer().HasSynced) {
+		return fmt.Errorf("listing %s in %s did not finish within a minute: check that the CRD is installed (controller install prints it) and that the service account may list and watch them there", ResourceGVR.GroupResource(), k.Namespace)
+	}
+	return nil
+}
+
+// Objects are the objects the informer holds, by name.
+func (k *KubeSource) Objects() ([]*unstructured.Unstructured, error) {
+	objs, err := k.lister.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, 0, len(objs))
+	for _, o := range objs {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out, nil
+}
+
+// Fingerprint is each object's name, generation, labels and annotations:
+// what a manifest is made of. Not the resource version, which every
+// status write moves: the set is read again only when a manifest changed.
+func (k *KubeSource) Fingerprint(context.Context) (string, error) {
+	objs, err := k.Objects()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, o := range objs {
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\n", o.GetName(), o.GetGeneration(), flat(o.GetLabels()), flat(manifestAnnotations(o)))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func flat(m map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		fmt.Fprintf(&b, "%s=%s\x01", k, m[k])
+	}
+	return b.String()
+}
+
+func manifestAnnotations(o *unstructured.Unstructured) map[string]string {
+	a := o.GetAnnotations()
+	if _, ok := a[lastAppliedAnnotation]; ok {
+		a = maps.Clone(a)
+		delete(a, lastAppliedAnnotation)
+	}
+	return a
+}
+
+// Document is the manifest an object holds: the fields a manifest file
+// has, none of those the API server adds (uid, managedFields, status).
+func Document(o *unstructured.Unstructured) map[string]any {
+	meta := map[string]any{"name": o.GetName()}
+	if l := o.GetLabels(); len(l) > 0 {
+		meta["labels"] = l
+	}
+	if a := manifestAnnotations(o); len(a) > 0 {
+		meta["annotations"] = a
+	}
+	doc := map[string]any{"apiVersion": o.GetAPIVersion(), "kind": o.GetKind(), "metadata": meta}
+	if spec, ok := o.Object["spec"]; ok {
+		doc["spec"] = spec
+	}
+	return doc
+}
+
+// Load writes every object under Dir as a manifest file and reads them.
+func (k *KubeSource) Load(ctx context.Context) (*manifest.Set, error) {
+	objs, err := k.Objects()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(k.Dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(k.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	gens := make(map[string]int64, len(objs))
+	for _, o := range objs {
+		b, err := yaml.Marshal(Document(o))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k.Origin(o.GetName()), err)
+		}
+		if err := os.WriteFile(filepath.Join(k.Dir, o.GetName()+".yaml"), b, 0o600); err != nil {
+			return nil, err
+		}
+		gens[o.GetName()] = o.GetGeneration()
+	}
+	set, err := k.LoadDir(ctx, k.Dir)
+	var ve *manifest.ValidationError
+	if errors.As(err, &ve) {
+		for i := range ve.Problems {
+			ve.Problems[i].File = k.name(ve.Problems[i].File)
+		}
+	}
+	if set != nil {
+		for _, r := range set.Resources {
+			r.Origin.File = k.name(r.Origin.File)
+		}
+	}
+	k.mu.Lock()
+	k.loaded = gens
+	if err == nil && set != nil {
+		k.goodSet, k.goodGens = set, gens
+	}
+	k.mu.Unlock()
+	return set, err
+}
+
+// LoadedGeneration is the generation of the object name as the last Load
+// read it (valid or not), and whether it read the object at all.
+func (k *KubeSource) LoadedGeneration(name string) (int64, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	g, ok := k.loaded[name]
+	return g, ok
+}
+
+// GoodGeneration is the generation of the object name in set, when set
+// is the last one Load returned without error.
+func (k *KubeSource) GoodGeneration(set *manifest.Set, name string) (int64, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if set == nil || set != k.goodSet {
+		return 0, false
+	}
+	g, ok := k.goodGens[name]
+	return g, ok
+}
+
+// Origin is how problems and resources name the object name.
+func (k *KubeSource) Origin(name string) string { return KubeScheme + k.Namespace + "/" + name }
+
+// name turns a file under Dir into kubernetes://NAMESPACE/NAME.
+func (k *KubeSource) name(file string) string {
+	rel, err := filepath.Rel(k.Dir, file)
+	if err != nil || strings.HasPrefix(rel, "..") || strings.Contains(rel, string(filepath.Separator)) {
+		return file
+	}
+	return k.Origin(strings.TrimSuffix(rel, ".yaml"))
+}

@@ -1,0 +1,479 @@
+package reconcile
+
+// The status of Resource objects: what the loop's snapshot says of each
+// resource, written to its object's status subresource in the terms
+// kstatus reads (observedGeneration; Ready, Reconciling, Stalled), so
+// `kubectl wait --for=condition=Ready`, Flux and Argo CD need nothing of
+// their own.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
+)
+
+// Condition types of a Resource object.
+const (
+	ConditionReady       = "Ready"
+	ConditionReconciling = "Reconciling"
+	ConditionStalled     = "Stalled"
+	ConditionDrifted     = "Drifted"
+)
+
+// Reasons of the conditions.
+const (
+	ReasonInSync          = "InSync"
+	ReasonInvalid         = "InvalidManifest"
+	ReasonWaitingForSet   = "WaitingForValidSet"
+	ReasonLoading         = "Loading"
+	ReasonPending         = "Pending"
+	ReasonApplying        = "Applying"
+	ReasonDriftDetected   = "DriftDetected"
+	ReasonNoDrift         = "NoDrift"
+	ReasonContested       = "Contested"
+	ReasonUnconvergeable  = "Unconvergeable"
+	ReasonRetrying        = "Retrying"
+	ReasonNotStalled      = "NotStalled"
+	ReasonNotReconciling  = "Idle"
+	maxConditionMessage   = 1024
+	defaultStatusInterval = 2 * time.Second
+	// defaultObservedRefresh bounds how stale lastObserved may get: a
+	// sweep alone changes nothing else, and writing it every sweep would
+	// be one write per object per sweep.
+	defaultObservedRefresh = 10 * time.Minute
+)
+
+// metaPatchOptions names the controller as the manager of status fields.
+var metaPatchOptions = metav1.PatchOptions{FieldManager: "kubectl-azure-controller"}
+
+// Condition is one entry of status.conditions.
+type Condition struct {
+	Type               string `json:"type"`
+	Status             string `json:"status"`
+	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
+	Reason             string `json:"reason,omitempty"`
+	Message            string `json:"message,omitempty"`
+	LastTransitionTime string `json:"lastTransitionTime,omitempty"`
+}
+
+// ObjectStatus is a Resource object's status.
+type ObjectStatus struct {
+	ObservedGeneration int64       `json:"observedGeneration,omitempty"`
+	ID                 string      `json:"id,omitempty"`
+	ProvisioningState  string      `json:"provisioningState,omitempty"`
+	State              string      `json:"state,omitempty"`
+	LastApplied        string      `json:"lastApplied,omitempty"`
+	LastObserved       string      `json:"lastObserved,omitempty"`
+	Conditions         []Condition `json:"conditions,omitempty"`
+}
+
+// KubeStatus writes the status of a KubeSource's objects from a
+// Controller's snapshot. A write is sent only when the status changed
+// (or lastObserved is older than Refresh), so a steady state costs no
+// write at all.
+type KubeStatus struct {
+	Client     dynamic.Interface
+	Source     *KubeSource
+	Controller *Controller
+	// Store gives lastApplied (the record's update time).
+	Store state.Store
+	// Interval between passes; Refresh bounds lastObserved's age. Zero:
+	// the defaults above.
+	Interval, Refresh time.Duration
+	// Secrets scrubs the messages: an object's status is readable by
+	// whoever reads the object. Give it the loop's registry (Controller.Secrets).
+	Secrets *secret.Registry
+	// OnError receives failed writes (nil: dropped; the next pass retries).
+	OnError func(error)
+	Now     func() time.Time
+
+	mu      sync.Mutex
+	written map[string]string // object name -> hash of the status last written
+	writes  atomic.Int64
+}
+
+// Writes counts the status writes sent.
+func (k *KubeStatus) Writes() int64 { return k.writes.Load() }
+
+// Run writes statuses every Interval until ctx ends.
+func (k *KubeStatus) Run(ctx context.Context) {
+	iv := k.Interval
+	if iv <= 0 {
+		iv = defaultStatusInterval
+	}
+	t := time.NewTicker(iv)
+	defer t.Stop()
+	for {
+		if err := k.Sync(ctx); err != nil && ctx.Err() == nil && k.OnError != nil {
+			k.OnError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (k *KubeStatus) now() time.Time {
+	if k.Now != nil {
+		return k.Now()
+	}
+	return time.Now()
+}
+
+// Sync writes every object's status that changed.
+func (k *KubeStatus) Sync(ctx context.Context) error {
+	if !k.Controller.Leader() {
+		return nil // a standby knows nothing yet; the leader writes
+	}
+	objs, err := k.Source.Objects()
+	if err != nil {
+		return err
+	}
+	in := k.inputs()
+	var errs []string
+	for _, o := range objs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := k.syncOne(ctx, o, in); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", k.Source.Origin(o.GetName()), err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("writing status: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// statusInputs is what one pass reads from the loop.
+type statusInputs struct {
+	set      *manifest.Set
+	loadedAt time.Time // when set was read: older observations judged an older set
+	srcErr   error
+	problems map[string][]Problem // by origin
+	byOrigin map[string]*manifest.Resource
+	byID     map[string]ResourceStatus // lower-cased ID
+}
+
+func (k *KubeStatus) inputs() statusInputs {
+	snap := k.Controller.Snapshot()
+	set, loadedAt, srcErr := k.Controller.Reflector.Current()
+	in := statusInputs{set: set, loadedAt: loadedAt, srcErr: srcErr, problems: map[string][]Problem{}, byOrigin: map[string]*manifest.Resource{}, byID: map[string]ResourceStatus{}}
+	for _, p := range Problems(srcErr) {
+		in.problems[p.File] = append(in.problems[p.File], p)
+	}
+	if set != nil {
+		for _, r := range set.Resources {
+			in.byOrigin[r.Origin.File] = r
+		}
+	}
+	for _, r := range snap.Resources {
+		in.byID[strings.ToLower(r.ID)] = r
+	}
+	return in
+}
+
+func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, in statusInputs) error {
+	prev := currentStatus(o)
+	st := k.desired(ctx, o, in, prev)
+	scrubStatus(&st, k.Secrets)
+	keepTransitions(&st, prev)
+	h := statusHash(st)
+	k.mu.Lock()
+	same := k.written[o.GetName()] == h
+	k.mu.Unlock()
+	if !same && statusHash(prev) == h && !k.stale(prev) {
+		same = true // as stored, e.g. by the term before this one
+	}
+	if same && !k.stale(prev) {
+		return nil
+	}
+	st.LastObserved = orKeep(st.LastObserved, prev.LastObserved)
+	body, err := json.Marshal(map[string]any{"status": st})
+	if err != nil {
+		return err
+	}
+	k.writes.Add(1)
+	if _, err := k.Client.Resource(ResourceGVR).Namespace(o.GetNamespace()).Patch(ctx, o.GetName(), types.MergePatchType, body, metaPatchOptions, "status"); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	if k.written == nil {
+		k.written = map[string]string{}
+	}
+	k.written[o.GetName()] = h
+	k.mu.Unlock()
+	return nil
+}
+
+func orKeep(v, old string) string {
+	if v == "" {
+		return old
+	}
+	return v
+}
+
+// stale: lastObserved was written longer than Refresh ago.
+func (k *KubeStatus) stale(prev ObjectStatus) bool {
+	if prev.LastObserved == "" {
+		return false
+	}
+	t, err := time.Parse(time.RFC3339, prev.LastObserved)
+	refresh := k.Refresh
+	if refresh <= 0 {
+		refresh = defaultObservedRefresh
+	}
+	return err == nil && k.now().Sub(t) > refresh
+}
+
+// statusHash covers everything but lastObserved, which every sweep moves.
+func statusHash(st ObjectStatus) string {
+	st.LastObserved = ""
+	b, _ := json.Marshal(st)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func currentStatus(o *unstructured.Unstructured) ObjectStatus {
+	var st ObjectStatus
+	if raw, ok := o.Object["status"]; ok {
+		if b, err := json.Marshal(raw); err == nil {
+			_ = json.Unmarshal(b, &st)
+		}
+	}
+	return st
+}
+
+// scrubStatus replaces every secret value the registry knows in the
+// conditions' messages.
+func scrubStatus(st *ObjectStatus, reg *secret.Registry) {
+	if reg == nil {
+		return
+	}
+	for i := range st.Conditions {
+		st.Conditions[i].Message = reg.Scrub(st.Conditions[i].Message)
+	}
+}
+
+// keepTransitions keeps a condition's lastTransitionTime while its status
+// stays the same.
+func keepTransitions(st *ObjectStatus, prev ObjectStatus) {
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		for _, p := range prev.Conditions {
+			if p.Type == c.Type && p.Status == c.Status && p.LastTransitionTime != "" {
+				c.LastTransitionTime = p.LastTransitionTime
+			}
+		}
+	}
+}
+
+// desired is the status o should have now.
+func (k *KubeStatus) desired(ctx context.Context, o *unstructured.Unstructured, in statusInputs, prev ObjectStatus) ObjectStatus {
+	name, gen, origin := o.GetName(), o.GetGeneration(), k.Source.Origin(o.GetName())
+	v := verdict{gen: gen, now: k.now().UTC().Format(time.RFC3339)}
+	st := ObjectStatus{ObservedGeneration: prev.ObservedGeneration, ID: prev.ID, LastApplied: prev.LastApplied}
+	loaded, read := k.Source.LoadedGeneration(name)
+	good, inGood := k.Source.GoodGeneration(in.set, name)
+	switch {
+	case len(in.problems[origin]) > 0 && read && loaded == gen:
+		st.ObservedGeneration = gen
+		st.Conditions = v.stalled(ReasonInvalid, problemText(in.problems[origin]))
+	case in.srcErr != nil && (!inGood || good != gen):
+		st.Conditions = v.reconciling(ReasonWaitingForSet, "another manifest of the set is invalid, so this change waits: "+oneLine(in.srcErr))
+	case !inGood || good != gen:
+		st.Conditions = v.reconciling(ReasonLoading, "reading the new manifest")
+	default:
+		st.ObservedGeneration = gen
+		k.fromLoop(ctx, &st, &v, in, in.byOrigin[origin], prev)
+	}
+	return st
+}
+
+// fromLoop fills st from the loop's view of the object's resource.
+func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict, in statusInputs, r *manifest.Resource, prev ObjectStatus) {
+	var rs ResourceStatus
+	found := false
+	if r != nil && r.ID != "" {
+		rs, found = in.byID[strings.ToLower(r.ID)]
+	}
+	// An observation older than the set judged the object's previous
+	// generation when the object changed since it was last written;
+	// otherwise the manifest is the same and so is the verdict.
+	changed := prev.ObservedGeneration != v.gen
+	switch {
+	case !found && !changed && len(prev.Conditions) > 0:
+		// Not observed yet this term (a restart, a new leader): what the
+		// last term wrote of this generation stands, so a restart costs
+		// no status write.
+		*st = prev
+		return
+	case !found || (changed && rs.LastObserved.Before(in.loadedAt)):
+		// observedGeneration stays behind generation until the loop
+		// has judged this one: kstatus reads that as in progress.
+		st.ObservedGeneration = prev.ObservedGeneration
+		st.Conditions = v.reconciling(ReasonPending, "waiting for the controller to observe this manifest")
+		return
+	}
+	st.ID, st.State = rs.ID, rs.State
+	if !rs.LastObserved.IsZero() {
+		st.LastObserved = rs.LastObserved.UTC().Format(time.RFC3339)
+	}
+	drift := driftPaths(rs.Changes)
+	switch rs.State {
+	case StateInSync:
+		st.Conditions = v.ready()
+		if prev.LastApplied == "" || prev.State != StateInSync {
+			st.LastApplied = orKeep(k.appliedAt(ctx, rs.ID), prev.LastApplied)
+		}
+	case StateDrifted:
+		st.Conditions = v.notReady(ReasonDriftDetected, orText(rs.Message, "changed in Azure outside this tool"), false, false)
+	case StateCorrecting:
+		st.Conditions = v.reconcilingDrift(ReasonApplying, orText(rs.Message, "applying the manifest"), drift != "")
+	case StateContested:
+		st.Conditions = v.notReady(ReasonContested, orText(rs.Message, "someone else keeps writing "+drift), true, true)
+	case StateUnconvergeable:
+		st.Conditions = v.notReady(ReasonUnconvergeable, orText(rs.Message, "Azure does not keep the manifest's value"), true, drift != "")
+	default:
+		st.Conditions = v.reconcilingDrift(ReasonRetrying, orText(rs.Message, "the last write failed; retrying"), drift != "")
+	}
+	if drift != "" {
+		setCondition(st.Conditions, ConditionDrifted, "True", ReasonDriftDetected, "changed outside this tool: "+drift)
+	}
+}
+
+// appliedAt is when the state record of id was last written.
+func (k *KubeStatus) appliedAt(ctx context.Context, id string) string {
+	if k.Store == nil {
+		return ""
+	}
+	rec, err := k.Store.Get(ctx, id)
+	if err != nil || rec == nil || rec.Updated.IsZero() {
+		return ""
+	}
+	return rec.Updated.UTC().Format(time.RFC3339)
+}
+
+// driftPaths lists the paths of the drift among changes (paths only:
+// values may be secrets).
+func driftPaths(cs []plan.Change) string {
+	var ps []string
+	for _, c := range cs {
+		if c.Cause == plan.CauseDrift {
+			ps = append(ps, c.Path)
+		}
+	}
+	sort.Strings(ps)
+	return strings.Join(ps, ", ")
+}
+
+func problemText(ps []Problem) string {
+	var parts []string
+	for _, p := range ps {
+		s := p.Message
+		if p.Path != "" {
+			s = p.Path + ": " + s
+		}
+		if p.Line > 0 {
+			s = fmt.Sprintf("line %d: %s", p.Line, s)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func orText(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// verdict builds the four conditions of one pass.
+type verdict struct {
+	gen int64
+	now string
+}
+
+func (v verdict) cond(typ string, on bool, reason, msg string) Condition {
+	s := "False"
+	if on {
+		s = "True"
+	}
+	if len(msg) > maxConditionMessage {
+		msg = msg[:maxConditionMessage-3] + "..."
+	}
+	return Condition{Type: typ, Status: s, ObservedGeneration: v.gen, Reason: reason, Message: msg, LastTransitionTime: v.now}
+}
+
+func (v verdict) ready() []Condition {
+	return []Condition{v.cond(ConditionReady, true, ReasonInSync, "Azure matches the manifest"),
+		v.cond(ConditionReconciling, false, ReasonNotReconciling, ""), v.cond(ConditionStalled, false, ReasonNotStalled, ""),
+		v.cond(ConditionDrifted, false, ReasonNoDrift, "")}
+}
+
+func (v verdict) reconciling(reason, msg string) []Condition {
+	return v.reconcilingDrift(reason, msg, false)
+}
+
+func (v verdict) reconcilingDrift(reason, msg string, drift bool) []Condition {
+	dr := ReasonNoDrift
+	if drift {
+		dr = ReasonDriftDetected
+	}
+	return []Condition{v.cond(ConditionReady, false, reason, msg), v.cond(ConditionReconciling, true, reason, msg),
+		v.cond(ConditionStalled, false, ReasonNotStalled, ""), v.cond(ConditionDrifted, drift, dr, "")}
+}
+
+func (v verdict) stalled(reason, msg string) []Condition {
+	return v.notReady(reason, msg, true, false)
+}
+
+// notReady: the loop does not (or cannot) write; stalled when a person
+// must act.
+func (v verdict) notReady(reason, msg string, stalled, drift bool) []Condition {
+	sr := ReasonNotStalled
+	if stalled {
+		sr = reason
+	}
+	dr := ReasonNoDrift
+	if drift || reason == ReasonDriftDetected {
+		dr, drift = ReasonDriftDetected, true
+	}
+	return []Condition{v.cond(ConditionReady, false, reason, msg), v.cond(ConditionReconciling, false, ReasonNotReconciling, ""),
+		v.cond(ConditionStalled, stalled, sr, msgIf(stalled, msg)), v.cond(ConditionDrifted, drift, dr, "")}
+}
+
+func msgIf(on bool, msg string) string {
+	if on {
+		return msg
+	}
+	return ""
+}
+
+func setCondition(cs []Condition, typ, status, reason, msg string) {
+	for i := range cs {
+		if cs[i].Type == typ {
+			cs[i].Status, cs[i].Reason, cs[i].Message = status, reason, msg
+		}
+	}
+}
