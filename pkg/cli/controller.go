@@ -111,6 +111,10 @@ func (o *controllerOptions) Validate() error {
 	if err := o.watch.complete(); err != nil {
 		return err
 	}
+	if err := checkOutputPaths(o.g.State, o.manifests.load,
+		outputPath{"--status-file", o.watch.loop.StatusFile}, outputPath{"--plan-file", o.watch.loop.PlanFile}); err != nil {
+		return err
+	}
 	if o.source != "" && o.manifests.given() {
 		return withCode(ExitValidation, errors.New("give either --source or -f/-k, not both"))
 	}

@@ -35,6 +35,8 @@ func TestOutputPathsRefused(t *testing.T) {
 		{"diff --out a manifest", []string{"diff", "-f", e.dir, "--out", manifest}, "manifest"},
 		{"--status-file a temp file of the state", watch("--status-file", e.state+".tmp-1-ab"), "state"},
 		{"--plan-file a manifest", watch("--plan-file", manifest), "manifest"},
+		{"controller --status-file the state", []string{"controller", "-f", e.dir, "--status-file", e.state}, "state"},
+		{"controller --plan-file a manifest", []string{"controller", "-f", e.dir, "--plan-file", manifest}, "manifest"},
 		{"--status-file and --plan-file the same", nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
