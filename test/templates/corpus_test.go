@@ -196,25 +196,14 @@ func (c *cycle) run(rel string) {
 }
 
 func (c *cycle) convert(rel string) bool {
-	args := []string{"--subscription", harness.Sub, "convert", filepath.Join(corpusDir, rel),
-		"--resource-group", group, "--location", location, "--output-dir", c.out}
-	params := filepath.Join(corpusDir, filepath.Dir(rel), "azuredeploy.parameters.json")
-	if raw, err := os.ReadFile(params); err == nil {
-		sub := substitute(rel, string(raw))
-		c.res.secrets = append(c.res.secrets, sub.secrets...)
-		c.res.prerequisites = sub.prerequisites
-		p := filepath.Join(c.work, "azuredeploy.parameters.json")
-		if err := os.WriteFile(p, []byte(sub.text), 0o600); err != nil {
-			c.res.fail(classTool, "setup", err.Error())
-			return false
-		}
-		args = append(args, "--parameters", p)
+	args, sub, err := convertArgs(rel, filepath.Join(c.work, "azuredeploy.parameters.json"))
+	if err != nil {
+		c.res.fail(classTool, "setup", err.Error())
+		return false
 	}
-	if tpl, err := os.ReadFile(filepath.Join(corpusDir, rel)); err == nil && strings.Contains(string(tpl), `"_artifactsLocation"`) {
-		// What the repository's pipeline passes: the sample's folder at the
-		// corpus's commit. Nothing is fetched from it here.
-		args = append(args, "--param", "_artifactsLocation="+artifactsBase+path.Dir(rel)+"/")
-	}
+	c.res.secrets = append(c.res.secrets, sub.secrets...)
+	c.res.prerequisites = sub.prerequisites
+	args = append(args, "--output-dir", c.out)
 	r := c.record(harness.RunRaw(args...))
 	for _, name := range envNames(r.Stderr) {
 		v := envSecret(name)
@@ -236,6 +225,27 @@ func (c *cycle) convert(rel string) bool {
 		c.res.fail(classConverter, "convert", fmt.Sprintf("exit %d: %s", r.Code, firstLine(r.Stderr)))
 	}
 	return false
+}
+
+// convertArgs are the arguments of convert for a template; its parameter
+// file, placeholders replaced, is written to params.
+func convertArgs(rel, params string) ([]string, substitution, error) {
+	args := []string{"--subscription", harness.Sub, "convert", filepath.Join(corpusDir, rel),
+		"--resource-group", group, "--location", location}
+	var sub substitution
+	if raw, err := os.ReadFile(filepath.Join(corpusDir, filepath.Dir(rel), "azuredeploy.parameters.json")); err == nil {
+		sub = substitute(rel, string(raw))
+		if err := os.WriteFile(params, []byte(sub.text), 0o600); err != nil {
+			return nil, sub, err
+		}
+		args = append(args, "--parameters", params)
+	}
+	if tpl, err := os.ReadFile(filepath.Join(corpusDir, rel)); err == nil && strings.Contains(string(tpl), `"_artifactsLocation"`) {
+		// What the repository's pipeline passes: the sample's folder at the
+		// corpus's commit. Nothing is fetched from it here.
+		args = append(args, "--param", "_artifactsLocation="+artifactsBase+path.Dir(rel)+"/")
+	}
+	return args, sub, nil
 }
 
 // cli runs a command against this worker's emulator and state.
