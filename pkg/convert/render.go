@@ -1,0 +1,788 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/convert/expr"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+)
+
+// Options are the choices of one conversion.
+type Options struct {
+	Scope
+	// Partial writes what converted and reports the rest as warnings.
+	Partial bool
+}
+
+// Manifest is one converted document.
+type Manifest struct {
+	// Name is metadata.name; File groups documents for --output-dir: the
+	// resource group (or the module) the resource came from.
+	Name string
+	File string
+	// Doc is the document, its envelope in the manifest's order.
+	Doc Ordered
+}
+
+// Ordered is an object whose keys are written in this order.
+type Ordered struct {
+	Keys   []string
+	Values map[string]any
+}
+
+func (o *Ordered) set(k string, v any) {
+	if o.Values == nil {
+		o.Values = map[string]any{}
+	}
+	if _, ok := o.Values[k]; !ok {
+		o.Keys = append(o.Keys, k)
+	}
+	o.Values[k] = v
+}
+
+// Output is a template output and what reads it.
+type Output struct {
+	Name  string
+	Value string // the value, with placeholders
+}
+
+// Result is a conversion.
+type Result struct {
+	Manifests []Manifest
+	// Env names every environment variable a secret is read from, with
+	// the parameter it stands for.
+	Env     []EnvVar
+	Outputs []Output
+	Notes   []string
+	// Warnings are problems that do not stop the conversion (all of them
+	// with Partial).
+	Warnings []manifest.Problem
+}
+
+// EnvVar is an environment variable a secret is read from.
+type EnvVar struct{ Name, Param string }
+
+// Convert turns the template into manifests. Anything it cannot express
+// exactly is a problem (a *Problems error) unless o.Partial.
+func (t *Template) Convert(ctx context.Context, o Options) (*Result, error) {
+	r := newRun(t, o.Scope, true)
+	if err := r.evaluate(ctx); err != nil {
+		return nil, err
+	}
+	if t.scope == "resourceGroup" && o.ResourceGroup == "" {
+		return nil, problems(manifest.Problem{File: t.src.file, Line: t.src.line("$schema"), Path: "$schema", Message: "a resource-group template needs --resource-group NAME (the group it deploys to) and --location LOC"})
+	}
+	rd := newRenderer(r)
+	res := rd.render()
+	if r.errors() && !o.Partial {
+		return nil, &Problems{Problems: r.problems}
+	}
+	for _, p := range r.problems {
+		p.Severity = manifest.SeverityWarning
+		res.Warnings = append(res.Warnings, p)
+	}
+	for _, e := range r.envs {
+		res.Env = append(res.Env, EnvVar{Name: e.name, Param: e.param})
+	}
+	res.Notes = r.notes
+	return res, nil
+}
+
+// renderer writes docs as manifests: placeholders for deploy-time values,
+// references where the target is converted too.
+type renderer struct {
+	r     *run
+	docs  []*doc // emitted, in order
+	group *doc   // the target group, emitted for a resource-group template
+	texts map[*doc]string
+	busy  map[*doc]bool
+	edges map[*doc]bool // what the document being rendered refers to
+}
+
+func newRenderer(r *run) *renderer {
+	rd := &renderer{r: r, texts: map[*doc]string{}, busy: map[*doc]bool{}}
+	if r.t.scope == "resourceGroup" && r.scope.ResourceGroup != "" {
+		rd.group = &doc{typ: "Microsoft.Resources/resourceGroups", apiVersion: "2021-04-01", name: r.scope.ResourceGroup,
+			segs: []any{r.scope.ResourceGroup}, sub: r.sub, group: "", body: map[string]any{"location": r.scope.Location}}
+		rd.docs = append(rd.docs, rd.group)
+	}
+	for _, d := range r.docs {
+		if !d.skip && !d.failed && d.inner == nil && !d.existing {
+			rd.docs = append(rd.docs, d)
+		}
+	}
+	rd.names()
+	return rd
+}
+
+// names gives every doc its metadata.name: the ARM name's last segment,
+// else (a computed name) its symbolic name; made unique where two would
+// collide, the ARM name then in spec.name.
+func (rd *renderer) names() {
+	taken := map[string]int{}
+	for _, d := range rd.docs {
+		leaf := d.segs[len(d.segs)-1]
+		if s, ok := leaf.(string); ok && plainName(s) {
+			d.meta = s
+		} else if d.symbolic != "" {
+			d.meta = d.symbolic
+		} else {
+			t := d.typ[strings.LastIndex(d.typ, "/")+1:]
+			d.meta = strings.ToLower(t)
+		}
+		taken[strings.ToLower(d.meta)]++
+	}
+	seen := map[string]int{}
+	for _, d := range rd.docs {
+		k := strings.ToLower(d.meta)
+		if taken[k] > 1 {
+			seen[k]++
+			if seen[k] > 1 || !rd.sameTypeUnique(d) {
+				d.meta = fmt.Sprintf("%s-%d", d.meta, seen[k])
+			}
+		}
+	}
+	count := map[string]int{}
+	for _, d := range rd.docs {
+		count[strings.ToLower(d.meta)]++
+	}
+	for _, d := range rd.docs {
+		d.refKey = d.meta
+		if count[strings.ToLower(d.meta)] > 1 {
+			d.refKey = d.typ + "/" + d.meta
+		}
+	}
+}
+
+// sameTypeUnique: no other doc of d's type shares its name.
+func (rd *renderer) sameTypeUnique(d *doc) bool {
+	for _, o := range rd.docs {
+		if o != d && strings.EqualFold(o.typ, d.typ) && strings.EqualFold(o.meta, d.meta) {
+			return false
+		}
+	}
+	return true
+}
+
+func plainName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, "${}/,")
+}
+
+func (rd *renderer) render() *Result {
+	res := &Result{}
+	for _, d := range rd.docs {
+		m, err := rd.manifest(d)
+		if err != nil {
+			rd.fail(d, err)
+			continue
+		}
+		res.Manifests = append(res.Manifests, m)
+	}
+	res.Outputs = rd.outputs()
+	return res
+}
+
+func (rd *renderer) fail(d *doc, err error) {
+	var ee *evalError
+	if errors.As(err, &ee) {
+		rd.r.fail(err)
+		return
+	}
+	rd.r.problem(d.path, manifest.SeverityError, "%v", err)
+}
+
+// manifest renders one doc.
+func (rd *renderer) manifest(d *doc) (Manifest, error) {
+	rd.edges = map[*doc]bool{}
+	spec := Ordered{}
+	spec.set("type", d.typ+"@"+d.apiVersion)
+	leaf, err := rd.nameText(d.segs[len(d.segs)-1], joinPath(d.path, "name"))
+	if err != nil {
+		return Manifest{}, err
+	}
+	if leaf != d.meta {
+		spec.set("name", leaf)
+	}
+	if err := rd.place(d, &spec); err != nil {
+		return Manifest{}, err
+	}
+	body, err := rd.value(d.body, d.path)
+	if err != nil {
+		return Manifest{}, err
+	}
+	if bm, _ := body.(map[string]any); len(bm) > 0 {
+		spec.set("body", body)
+	}
+	meta := Ordered{}
+	meta.set("name", d.meta)
+	if deps := rd.dependsOn(d); len(deps) > 0 {
+		meta.set("annotations", map[string]any{"azure.kubectl.io/depends-on": strings.Join(deps, ", ")})
+	}
+	doc := Ordered{}
+	doc.set("apiVersion", "azure.kubectl.io/v1alpha1")
+	doc.set("kind", "Resource")
+	doc.set("metadata", meta)
+	doc.set("spec", spec)
+	return Manifest{Name: d.meta, File: rd.fileOf(d), Doc: doc}, nil
+}
+
+// fileOf names the --output-dir file of a doc: its group, or its module.
+func (rd *renderer) fileOf(d *doc) string {
+	if d.decl != nil && d.decl.d.parent != nil && d.decl.d.name != "" {
+		return d.decl.d.name
+	}
+	if g, ok := d.group.(string); ok && g != "" {
+		return g
+	}
+	if d == rd.group {
+		return rd.r.scope.ResourceGroup
+	}
+	return rd.r.t.name
+}
+
+// place writes the doc's one placement: scope, parent, group or none.
+func (rd *renderer) place(d *doc, spec *Ordered) error {
+	switch {
+	case d.scopeVal != nil:
+		s, err := rd.scopeText(d, d.scopeVal)
+		if err != nil {
+			return err
+		}
+		spec.set("scope", s)
+	case len(d.segs) > 1:
+		p, err := rd.parentText(d)
+		if err != nil {
+			return err
+		}
+		spec.set("parent", p)
+	case strings.EqualFold(d.typ, "Microsoft.Resources/resourceGroups"):
+	case d.group != "" && d.group != nil:
+		g, err := rd.nameText(d.group, joinPath(d.path, "resourceGroup"))
+		if err != nil {
+			return err
+		}
+		spec.set("resourceGroup", g)
+	default:
+		s, err := rd.text(rd.scopeRoot(d), d.path)
+		if err != nil {
+			return err
+		}
+		spec.set("scope", s)
+	}
+	if d.sub != rd.r.sub {
+		if _, ok := d.sub.(*placeholder); !ok {
+			return &evalError{path: d.path, msg: "a resource in another subscription (subscriptionId of a nested deployment) is not converted: convert it with --subscription of its own", deferred: true}
+		}
+	}
+	return nil
+}
+
+// scopeRoot is the scope of a subscription-, management-group- or
+// tenant-level resource.
+func (rd *renderer) scopeRoot(d *doc) any {
+	switch d.decl.d.scope {
+	case "tenant":
+		return "/"
+	case "managementGroup":
+		return concatParts([]any{"/providers/Microsoft.Management/managementGroups/", (&evalCtx{d: d.decl.d}).mgName()})
+	}
+	return concatParts([]any{"/subscriptions/", d.sub})
+}
+
+// scopeText renders an extension resource's scope: a converted resource
+// by reference, else its ID. ARM also takes a relative "Type/name" form.
+func (rd *renderer) scopeText(d *doc, v any) (string, error) {
+	if s, ok := v.(string); ok && !strings.HasPrefix(s, "/") {
+		segs := strings.Split(s, "/")
+		if len(segs) < 3 || len(segs)%2 == 0 {
+			return "", &evalError{path: joinPath(d.path, "scope"), msg: fmt.Sprintf("scope %q is neither an ID nor Namespace/type/name", s)}
+		}
+		typ := segs[0]
+		var names []any
+		for i := 1; i+1 < len(segs); i += 2 {
+			typ += "/" + segs[i]
+			names = append(names, segs[i+1])
+		}
+		v = &idRef{kind: idGroup, sub: d.sub, group: d.group, typ: typ, names: names}
+	}
+	if id, ok := v.(*idRef); ok {
+		if t := rd.lookup(id); t != nil {
+			rd.edges[t] = true
+			return t.refKey, nil
+		}
+	}
+	return rd.text(v, joinPath(d.path, "scope"))
+}
+
+// parentText names a child's parent: by reference when converted, else by
+// its ID.
+func (rd *renderer) parentText(d *doc) (string, error) {
+	cut := strings.LastIndex(d.typ, "/")
+	id := &idRef{kind: idGroup, sub: d.sub, group: d.group, typ: d.typ[:cut], names: d.segs[:len(d.segs)-1]}
+	if d.group == "" || d.group == nil {
+		id.kind = idSubscription
+	}
+	if t := rd.lookup(id); t != nil {
+		rd.edges[t] = true
+		return t.refKey, nil
+	}
+	return rd.text(id, joinPath(d.path, "name"))
+}
+
+// nameText renders a name; it may hold placeholders but no secret.
+func (rd *renderer) nameText(v any, path string) (string, error) {
+	s, err := rd.text(v, path)
+	if err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// text renders a value that must be a string (placeholders allowed,
+// secrets not).
+func (rd *renderer) text(v any, path string) (string, error) {
+	var t textBuilder
+	if err := rd.build(&t, v, path); err != nil {
+		return "", err
+	}
+	if len(t.secrets) > 0 {
+		return "", &evalError{path: path, msg: "a secret cannot be part of a name, a scope or a key", deferred: true}
+	}
+	return t.b.String(), nil
+}
+
+// textBuilder collects a string's text and the secrets it holds.
+type textBuilder struct {
+	b       strings.Builder
+	secrets []secretSource
+}
+
+type secretSource struct {
+	name string
+	src  map[string]any
+}
+
+func escape(s string) string { return strings.ReplaceAll(s, "${", "$${") }
+
+// build appends v's text: literals escaped, deploy-time values as
+// placeholders.
+func (rd *renderer) build(t *textBuilder, v any, path string) error {
+	switch x := v.(type) {
+	case string:
+		t.b.WriteString(escape(x))
+	case int64, float64, bool:
+		s, _ := expr.String(x)
+		t.b.WriteString(s)
+	case *placeholder:
+		t.b.WriteString(x.text)
+	case *expr.Concat:
+		for _, p := range x.Parts {
+			if err := rd.build(t, p, path); err != nil {
+				return err
+			}
+		}
+	case *expr.Hash:
+		return rd.buildHash(t, x, path)
+	case *idRef:
+		return rd.buildID(t, x, path)
+	case *refValue:
+		return rd.buildRef(t, x, path)
+	case *actionValue:
+		src, err := rd.action(x, path)
+		if err != nil {
+			return err
+		}
+		t.secret(map[string]any{"action": src})
+	case *secretValue:
+		t.secret(map[string]any{"env": x.env})
+	default:
+		return &evalError{path: path, msg: fmt.Sprintf("a %s cannot be part of a string", expr.TypeName(v))}
+	}
+	return nil
+}
+
+func (t *textBuilder) secret(src map[string]any) {
+	name := fmt.Sprintf("s%d", len(t.secrets))
+	t.secrets = append(t.secrets, secretSource{name: name, src: src})
+	t.b.WriteString("${secret:" + name + "}")
+}
+
+// buildHash: uniqueString()/guid() known now are written out; over
+// deploy-time values they become ${uniqueString:...}/${guid:...}.
+func (rd *renderer) buildHash(t *textBuilder, h *expr.Hash, path string) error {
+	if v, ok := h.Resolve(); ok {
+		t.b.WriteString(escape(v.(string)))
+		return nil
+	}
+	args := make([]string, len(h.Args))
+	for i, a := range h.Args {
+		s, err := rd.text(a, path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(s, ",") && h.Func == "uniqueString" {
+			return &evalError{path: path, msg: "an argument of uniqueString() holds a comma, which ${uniqueString:...} would split", deferred: true}
+		}
+		args[i] = s
+	}
+	sep := ","
+	if h.Func == "guid" {
+		sep = "-" // guid(a, b) is guid('a-b'), and kustomize renames names without commas
+	}
+	t.b.WriteString("${" + h.Func + ":" + strings.Join(args, sep) + "}")
+	return nil
+}
+
+func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
+	if id.typ == "" && id.kind == idGroup {
+		g, err := rd.text(id.group, path)
+		if err != nil {
+			return err
+		}
+		if rd.group != nil && strings.EqualFold(g, rd.r.scope.ResourceGroup) {
+			rd.edges[rd.group] = true
+			t.b.WriteString("${ref:" + rd.group.refKey + "}")
+			return nil
+		}
+		if gd := rd.lookupGroup(g); gd != nil {
+			rd.edges[gd] = true
+			t.b.WriteString("${ref:" + gd.refKey + "}")
+			return nil
+		}
+		if id.sub == rd.r.sub {
+			t.b.WriteString("${resourceGroupId:" + g + "}")
+			return nil
+		}
+	}
+	if target := rd.lookup(id); target != nil {
+		rd.edges[target] = true
+		t.b.WriteString("${ref:" + target.refKey + "}")
+		return nil
+	}
+	return rd.build(t, id.concat(), path)
+}
+
+func (rd *renderer) lookupGroup(name string) *doc {
+	for _, d := range rd.docs {
+		if strings.EqualFold(d.typ, "Microsoft.Resources/resourceGroups") && len(d.segs) == 1 {
+			if n, ok := expr.Known(d.segs[0]); ok && strings.EqualFold(fmt.Sprint(n), name) {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// lookup finds the converted doc an ID names, comparing as ARM does
+// (ignoring case), with deploy-time parts compared as placeholders.
+func (rd *renderer) lookup(id *idRef) *doc {
+	if id.typ == "" {
+		return nil
+	}
+	want, err := rd.idKey(id.kind, id.group, id.base, id.typ, id.names)
+	if err != nil {
+		return nil
+	}
+	for _, d := range rd.docs {
+		if !strings.EqualFold(d.typ, id.typ) || len(d.segs) != len(id.names) {
+			continue
+		}
+		if rd.docKey(d) == want {
+			return d
+		}
+	}
+	return nil
+}
+
+func (rd *renderer) docKey(d *doc) string {
+	if k, ok := rd.texts[d]; ok {
+		return k
+	}
+	if rd.busy[d] {
+		return "\x00busy"
+	}
+	rd.busy[d] = true
+	defer delete(rd.busy, d)
+	kind, base := idGroup, any(nil)
+	if d.group == "" || d.group == nil {
+		kind = idSubscription
+		if d.decl != nil && (d.decl.d.scope == "tenant" || d.decl.d.scope == "managementGroup") {
+			kind = idTenant
+		}
+	}
+	if d.scopeVal != nil {
+		kind, base = idExtension, d.scopeVal
+	}
+	saved := rd.edges
+	rd.edges = map[*doc]bool{}
+	k, err := rd.idKey(kind, d.group, base, d.typ, d.segs)
+	rd.edges = saved
+	if err != nil {
+		k = "\x00error"
+	}
+	rd.texts[d] = k
+	return k
+}
+
+// idKey is a comparable text of an ID's placement and names.
+func (rd *renderer) idKey(kind idKind, group, base any, typ string, names []any) (string, error) {
+	saved := rd.edges
+	rd.edges = map[*doc]bool{}
+	defer func() { rd.edges = saved }()
+	var b strings.Builder
+	switch kind {
+	case idGroup:
+		g, err := rd.text(group, "")
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("g:" + g)
+	case idExtension:
+		s, err := rd.text(base, "")
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("e:" + strings.TrimSuffix(s, "/"))
+	case idTenant, idMgmtGroup:
+		b.WriteString("t:")
+	default:
+		b.WriteString("s:")
+	}
+	b.WriteString("|" + typ)
+	for _, n := range names {
+		s, err := rd.text(n, "")
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("/" + s)
+	}
+	return strings.ToLower(b.String()), nil
+}
+
+// target finds the doc a reference() or list*() names: an ID, a symbolic
+// name or a resource name of the same template.
+func (rd *renderer) target(v any, dep *deployment) *doc {
+	switch x := v.(type) {
+	case *idRef:
+		return rd.lookup(x)
+	case string:
+		if strings.HasPrefix(x, "/") {
+			return nil
+		}
+		for _, d := range rd.docs {
+			if d.decl != nil && d.decl.d == dep && d.symbolic != "" && strings.EqualFold(d.symbolic, x) {
+				return d
+			}
+		}
+		for _, d := range rd.docs {
+			if d.decl == nil || d.decl.d != dep {
+				continue
+			}
+			if n, ok := expr.Known(d.name); ok && strings.EqualFold(fmt.Sprint(n), x) {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+func (rd *renderer) buildRef(t *textBuilder, r *refValue, path string) error {
+	target := rd.target(r.target, r.dep)
+	if target == nil {
+		return &evalError{path: path, msg: fmt.Sprintf("%s reads a resource this template does not create; its value is known only when deployed", r.Describe()), deferred: true}
+	}
+	p := refPath(r.path)
+	if p == "" {
+		return &evalError{path: path, msg: fmt.Sprintf("%s reads the whole resource; only a property of it can be a placeholder", r.Describe()), deferred: true}
+	}
+	rd.edges[target] = true
+	t.b.WriteString("${ref:" + target.refKey + "." + p + "}")
+	return nil
+}
+
+// refPath writes a reference path: dotted, [n] for items, ["a.b"] for
+// names with dots.
+func refPath(path []any) string {
+	var b strings.Builder
+	for _, p := range path {
+		switch x := p.(type) {
+		case int64:
+			fmt.Fprintf(&b, "[%d]", x)
+		case string:
+			if strings.ContainsAny(x, ".[]\"${}") {
+				b.WriteString("[" + strconv.Quote(x) + "]")
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(x)
+		}
+	}
+	return b.String()
+}
+
+func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) {
+	target := rd.target(a.target, a.dep)
+	if target == nil {
+		return nil, &evalError{path: path, msg: fmt.Sprintf("%s calls an action of a resource this template does not create", a.Describe()), deferred: true}
+	}
+	rd.edges[target] = true
+	src := map[string]any{"resource": target.refKey, "name": a.name}
+	if p := refPath(a.path); p != "" {
+		src["path"] = p
+	}
+	if a.apiVersion != "" {
+		src["apiVersion"] = a.apiVersion
+	}
+	return src, nil
+}
+
+// value renders a body value.
+func (rd *renderer) value(v any, path string) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return escape(x), nil
+	case []any:
+		out := make([]any, len(x))
+		for i, item := range x {
+			r, err := rd.value(item, fmt.Sprintf("%s[%d]", path, i))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = r
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, item := range x {
+			p := joinPath(path, k)
+			key, err := rd.key(k, p)
+			if err != nil {
+				return nil, err
+			}
+			r, err := rd.value(item, p)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = r
+		}
+		return out, nil
+	case expr.Unknown:
+		return rd.unknown(x, path)
+	case *expr.Lambda:
+		return nil, &evalError{path: path, msg: "a lambda is not a value"}
+	}
+	return v, nil
+}
+
+func (rd *renderer) key(k, path string) (string, error) {
+	if !strings.HasPrefix(k, keyPrefix) {
+		return escape(k), nil
+	}
+	i, _ := strconv.Atoi(strings.TrimPrefix(k, keyPrefix))
+	return rd.text(rd.r.keys[i], path)
+}
+
+// unknown renders a deploy-time value: a placeholder string, or valueFrom
+// when it holds a secret.
+func (rd *renderer) unknown(u expr.Unknown, path string) (any, error) {
+	var t textBuilder
+	if err := rd.build(&t, u, path); err != nil {
+		return nil, err
+	}
+	text := t.b.String()
+	switch {
+	case len(t.secrets) == 0:
+		return text, nil
+	case len(t.secrets) == 1 && text == "${secret:s0}":
+		return map[string]any{"valueFrom": t.secrets[0].src}, nil
+	}
+	secrets := map[string]any{}
+	for _, s := range t.secrets {
+		secrets[s.name] = s.src
+	}
+	return map[string]any{"valueFrom": map[string]any{"template": text, "secrets": secrets}}, nil
+}
+
+// dependsOn lists the dependsOn targets no body, parent or scope implies.
+func (rd *renderer) dependsOn(d *doc) []string {
+	var out []string
+	seen := map[*doc]bool{}
+	for _, v := range d.dependsOn {
+		for _, t := range rd.dependencyTargets(v, d) {
+			if t == d || rd.edges[t] || seen[t] {
+				continue
+			}
+			seen[t] = true
+			out = append(out, t.refKey)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// dependencyTargets resolves one dependsOn entry: a resource, or every
+// resource of a nested deployment.
+func (rd *renderer) dependencyTargets(v any, from *doc) []*doc {
+	dep := from.decl.d
+	if t := rd.target(v, dep); t != nil {
+		return []*doc{t}
+	}
+	if inner := dep.findDeployment(v); inner != nil {
+		var out []*doc
+		for _, d := range rd.docs {
+			for x := d.decl.deploymentChain(); x != nil; x = x.parent {
+				if x == inner {
+					out = append(out, d)
+					break
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func (dc *decl) deploymentChain() *deployment {
+	if dc == nil {
+		return nil
+	}
+	return dc.d
+}
+
+// outputs renders the top template's outputs.
+func (rd *renderer) outputs() []Output {
+	outs, err := rd.r.top.outputsOf()
+	if err != nil {
+		rd.r.problem("outputs", manifest.SeverityWarning, "outputs: %v", err)
+		return nil
+	}
+	var res []Output
+	for _, k := range expr.SortedKeys(outs) {
+		v := outs[k].(map[string]any)["value"]
+		rd.edges = map[*doc]bool{}
+		r, err := rd.value(v, joinPath("outputs", k))
+		if err != nil {
+			res = append(res, Output{Name: k, Value: "(not converted: " + err.Error() + ")"})
+			continue
+		}
+		if m, ok := r.(map[string]any); ok {
+			if _, secret := m["valueFrom"]; secret {
+				res = append(res, Output{Name: k, Value: "(secret)"})
+				continue
+			}
+		}
+		s, _ := expr.JSON(r)
+		if str, ok := r.(string); ok {
+			s = str
+		}
+		res = append(res, Output{Name: k, Value: s})
+	}
+	return res
+}
