@@ -29,17 +29,19 @@ const (
 	// classEmulator: the emulator refused a write; read the message to
 	// judge whether Azure would refuse too.
 	classEmulator = class("emulator")
-	// classPrerequisite: a failure in a template whose parameters name a
-	// resource that must exist before it (GEN-VNET-NAME, ...), which the
+	// classPrerequisite: an apply failure in a template whose parameters
+	// name a resource that must exist before it (GEN-VNET-NAME, ...), which the
 	// empty emulator does not hold; Azure would refuse it as well.
 	classPrerequisite = class("needs prerequisites")
 	// classSchema: a resource type the schema index does not know; the
 	// template is skipped.
 	classSchema = class("schema does not know a type")
+	// classNotRun: the test's deadline came before the template started.
+	classNotRun = class("not run")
 )
 
 // classOrder is the table's order.
-var classOrder = []class{classPass, classConverter, classInexpressible, classTool, classEmulator, classPrerequisite, classSchema}
+var classOrder = []class{classPass, classConverter, classInexpressible, classTool, classEmulator, classPrerequisite, classSchema, classNotRun}
 
 // result is one template's outcome.
 type result struct {
@@ -49,12 +51,16 @@ type result struct {
 	reason        string
 	secrets       []string
 	prerequisites []string
-	outputs       []string
-	leaked        bool
+	outputs       []output
+	// leaked names the first output a secret value appeared in, or "".
+	leaked string
 }
 
+// output is one text a run produced: a command's stdout or stderr, a file.
+type output struct{ label, text string }
+
 func (r *result) fail(c class, step, reason string) result {
-	if len(r.prerequisites) > 0 && (c == classTool || c == classEmulator) {
+	if len(r.prerequisites) > 0 && step == "apply" && (c == classTool || c == classEmulator) {
 		c = classPrerequisite
 		reason += " (parameters name " + strings.Join(r.prerequisites, ", ") + ")"
 	}
@@ -67,8 +73,8 @@ func (r *result) fail(c class, step, reason string) result {
 func (r *result) scanLeaks() {
 	for _, out := range r.outputs {
 		for _, s := range r.secrets {
-			if s != "" && strings.Contains(out, s) {
-				r.leaked = true
+			if s != "" && strings.Contains(out.text, s) && r.leaked == "" {
+				r.leaked = out.label
 			}
 		}
 	}
@@ -240,8 +246,8 @@ func (r report) count(c class) int {
 	return n
 }
 
-// known counts the templates whose types the schema knows.
-func (r report) known() int { return len(r.results) - r.count(classSchema) }
+// known counts the templates whose types the schema knows (among those run).
+func (r report) known() int { return len(r.results) - r.count(classSchema) - r.count(classNotRun) }
 
 // passRate is in per cent of known.
 func (r report) passRate() float64 {
@@ -251,11 +257,13 @@ func (r report) passRate() float64 {
 	return 100 * float64(r.count(classPass)) / float64(r.known())
 }
 
-func (r report) leaks() []string {
-	var out []string
+// leaks maps each template whose output held a secret value to the first
+// output it appeared in.
+func (r report) leaks() map[string]string {
+	out := map[string]string{}
 	for _, x := range r.results {
-		if x.leaked {
-			out = append(out, x.template)
+		if x.leaked != "" {
+			out[x.template] = x.leaked
 		}
 	}
 	return out

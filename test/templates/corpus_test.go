@@ -83,6 +83,10 @@ func corpusOptions() emulator.Options {
 	return o
 }
 
+// deadlineMargin is how long before the test's deadline no new template
+// starts.
+const deadlineMargin = 90 * time.Second
+
 // onlyEnv, when set, is a regular expression: only the templates whose
 // path it matches run, each command's output is logged, and no floor is
 // checked. For looking into one failure by hand.
@@ -117,8 +121,9 @@ func TestQuickstartCorpus(t *testing.T) {
 	rep := summarise(results)
 	t.Logf("%d templates in %s with %d workers\n%s", len(run), time.Since(start).Round(time.Second), workers, rep.table())
 
-	if leaks := rep.leaks(); len(leaks) > 0 {
-		t.Errorf("a secret value appeared in the output of %d templates: %s", len(leaks), strings.Join(leaks, ", "))
+	checkLeaks(t, rep)
+	if n := rep.count(classNotRun); n > 0 {
+		t.Errorf("%d of %d templates did not run: the test's deadline came first (run with a longer -timeout, or -short)", n, len(run))
 	}
 	if rate := rep.passRate(); rate < floor && !verbose {
 		t.Errorf("pass rate %.1f%% of %d templates whose types the schema knows, below the floor %.1f%%", rate, rep.known(), floor)
@@ -129,6 +134,9 @@ func TestQuickstartCorpus(t *testing.T) {
 func runAll(t *testing.T, paths []string, verbose bool) []result {
 	jobs := make(chan int)
 	results := make([]result, len(paths))
+	for i, p := range paths {
+		results[i] = result{template: p, class: classNotRun, step: "-", reason: "not started before the deadline"}
+	}
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		arm := harness.StartARM(t, corpusOptions())
@@ -141,7 +149,13 @@ func runAll(t *testing.T, paths []string, verbose bool) []result {
 			}
 		}()
 	}
+	deadline, hasDeadline := t.Deadline()
 	for i := range paths {
+		// Stop starting templates in time to print the table: a test
+		// killed by -timeout reports nothing.
+		if hasDeadline && time.Until(deadline) < deadlineMargin {
+			break
+		}
 		jobs <- i
 	}
 	close(jobs)
@@ -204,7 +218,7 @@ func (c *cycle) convert(rel string) bool {
 	c.res.secrets = append(c.res.secrets, sub.secrets...)
 	c.res.prerequisites = sub.prerequisites
 	args = append(args, "--output-dir", c.out)
-	r := c.record(harness.RunRaw(args...))
+	r := c.record("convert", harness.RunRaw(args...))
 	for _, name := range envNames(r.Stderr) {
 		v := envSecret(name)
 		c.res.secrets = append(c.res.secrets, v)
@@ -250,14 +264,14 @@ func convertArgs(rel, params string) ([]string, substitution, error) {
 
 // cli runs a command against this worker's emulator and state.
 func (c *cycle) cli(args ...string) harness.Result {
-	return c.record(harness.Run(c.arm.URL, c.state, args...))
+	return c.record(args[0], harness.Run(c.arm.URL, c.state, args...))
 }
 
-func (c *cycle) record(r harness.Result) harness.Result {
+func (c *cycle) record(cmd string, r harness.Result) harness.Result {
 	if c.verbose {
 		c.t.Logf("%s: kubectl azure %s: exit %d\nstdout:\n%s\nstderr:\n%s", c.res.template, strings.Join(r.Args, " "), r.Code, r.Stdout, r.Stderr)
 	}
-	c.res.outputs = append(c.res.outputs, r.Stdout, r.Stderr)
+	c.res.outputs = append(c.res.outputs, output{cmd + " stdout", r.Stdout}, output{cmd + " stderr", r.Stderr})
 	return r
 }
 
@@ -356,7 +370,8 @@ func (c *cycle) checkFiles() {
 			return nil
 		}
 		if b, err := os.ReadFile(p); err == nil {
-			c.res.outputs = append(c.res.outputs, string(b))
+			rel, _ := filepath.Rel(c.work, p)
+			c.res.outputs = append(c.res.outputs, output{rel, string(b)})
 		}
 		return nil
 	})
