@@ -83,7 +83,7 @@ func (r *result) scanLeaks() {
 
 // inexpressibleRE matches convert's messages for constructs a manifest
 // cannot hold; every other refusal is the converter's.
-var inexpressibleRE = regexp.MustCompile(`(?i)known only while deploying|linked template|not expressible|cannot be expressed|is not available in a|members cannot be read|a secret cannot be part of`)
+var inexpressibleRE = regexp.MustCompile(`(?i)known only (while deploying|at deploy time|when)|linked template|not expressible|cannot be expressed|is not available in a|members cannot be read|a secret cannot be part of`)
 
 func classifyConvert(stderr string) class {
 	if inexpressibleRE.MatchString(stderr) {
@@ -117,6 +117,15 @@ func envNames(stderr string) []string {
 		}
 	}
 	return out
+}
+
+// exprRE is a template expression quoted in convert's message: long, and
+// the table's reader has the template.
+var exprRE = regexp.MustCompile(`: \[.*\]: `)
+
+// convertReason is convert's first error without the expression it quotes.
+func convertReason(stderr string) string {
+	return firstLine(exprRE.ReplaceAllString(stderr, ": "))
 }
 
 // failure is the line of an apply or delete that says what failed: a
