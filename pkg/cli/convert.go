@@ -233,6 +233,10 @@ func (o *convertOptions) report(res *convert.Result) {
 		fmt.Fprintf(w, "secret: parameter %s is read from environment variable %s when the manifests are loaded\n", e.Param, e.Name)
 	}
 	for _, out := range res.Outputs {
+		if out.Get != "" {
+			fmt.Fprintf(w, "output %s: %s (after apply: %s)\n", out.Name, out.Value, out.Get)
+			continue
+		}
 		fmt.Fprintf(w, "output %s: %s\n", out.Name, out.Value)
 	}
 }

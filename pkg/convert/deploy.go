@@ -276,6 +276,9 @@ func (d *deployment) secureParam(key, name, typ string, v any, given bool, path 
 			return nil, d.ctx(path).errorf(path, "parameter %s has no value", name)
 		}
 	}
+	if given {
+		d.r.notes = append(d.r.notes, fmt.Sprintf("the value given for secure parameter %s is not written to the manifests; they read it from environment variable %s", name, envName(name)))
+	}
 	if typ == "secureobject" {
 		d.r.problem(path, manifest.SeverityWarning, "parameter %s is a secureObject: it is read from environment variable %s as a string", name, envName(name))
 	}

@@ -47,7 +47,9 @@ func (e *evalCtx) funcs(name string) (expr.Func, bool) {
 	case "newguid", "utcnow":
 		return e.fNonDeterministic(name), true
 	case "pickzones":
-		return func(*expr.Ctx, []any) (any, error) { return []any{}, nil }, true
+		return func(c *expr.Ctx, _ []any) (any, error) {
+			return nil, &expr.DeferredError{Func: c.Func, What: "the zones a region offers the subscription"}
+		}, true
 	}
 	if strings.HasPrefix(name, "list") {
 		return e.fList(name), true
@@ -461,6 +463,9 @@ func (r *run) groupLocation(group any) (any, error) {
 		if n, ok := expr.Known(d.name); ok && n == group {
 			return d.ctx.value(memberOf(d.decl.raw, "location"), joinPath(d.path, "location"))
 		}
+	}
+	if g, ok := group.(string); !ok || !strings.EqualFold(g, r.scope.ResourceGroup) {
+		return nil, &expr.DeferredError{Func: "resourceGroup().location", What: fmt.Sprintf("the location of group %v, which this template does not create", describeTarget(group))}
 	}
 	if r.scope.Location == "" {
 		return nil, fmt.Errorf("needs the group's location: give --location")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,6 +50,9 @@ func (o *Ordered) set(k string, v any) {
 type Output struct {
 	Name  string
 	Value string // the value, with placeholders
+	// Get is the command that reads it after apply, when it is one value
+	// of one converted resource.
+	Get string
 }
 
 // Result is a conversion.
@@ -102,6 +106,9 @@ type renderer struct {
 	texts map[*doc]string
 	busy  map[*doc]bool
 	edges map[*doc]bool // what the document being rendered refers to
+	// literal renders IDs as IDs, never as references: the form lookups
+	// compare.
+	literal bool
 }
 
 func newRenderer(r *run) *renderer {
@@ -121,53 +128,86 @@ func newRenderer(r *run) *renderer {
 }
 
 // names gives every doc its metadata.name: the ARM name's last segment,
-// else (a computed name) its symbolic name; made unique where two would
-// collide, the ARM name then in spec.name.
+// else (a computed name) its symbolic name. Two docs of one type with one
+// name (children of two parents) are told apart by the parent's name, the
+// ARM name then in spec.name. A name other types share is referenced as
+// TYPE/NAME, since references match ARM names too.
 func (rd *renderer) names() {
-	taken := map[string]int{}
 	for _, d := range rd.docs {
 		leaf := d.segs[len(d.segs)-1]
 		if s, ok := leaf.(string); ok && plainName(s) {
 			d.meta = s
 		} else if d.symbolic != "" {
 			d.meta = d.symbolic
+		} else if sym := nameSymbol(d); sym != "" {
+			d.meta = sym
 		} else {
-			t := d.typ[strings.LastIndex(d.typ, "/")+1:]
-			d.meta = strings.ToLower(t)
+			d.meta = strings.ToLower(d.typ[strings.LastIndex(d.typ, "/")+1:])
 		}
-		taken[strings.ToLower(d.meta)]++
 	}
-	seen := map[string]int{}
+	// Every doc of a colliding (type, name) is renamed, the first too: its
+	// plain name would still match the others' ARM names.
+	group := map[string][]*doc{}
 	for _, d := range rd.docs {
-		k := strings.ToLower(d.meta)
-		if taken[k] > 1 {
-			seen[k]++
-			if seen[k] > 1 || !rd.sameTypeUnique(d) {
-				d.meta = fmt.Sprintf("%s-%d", d.meta, seen[k])
+		k := strings.ToLower(d.typ + "|" + d.meta)
+		group[k] = append(group[k], d)
+	}
+	for _, d := range rd.docs {
+		same := group[strings.ToLower(d.typ+"|"+d.meta)]
+		if len(same) < 2 {
+			continue
+		}
+		for n, x := range same {
+			if p, ok := parentLeaf(x); ok {
+				x.meta = p + "-" + x.meta
+			} else {
+				x.meta = fmt.Sprintf("%s-%d", x.meta, n+1)
 			}
 		}
 	}
-	count := map[string]int{}
+	// Parents of one name too: number what still collides.
+	seen := map[string]int{}
 	for _, d := range rd.docs {
-		count[strings.ToLower(d.meta)]++
+		k := strings.ToLower(d.typ + "|" + d.meta)
+		if seen[k]++; seen[k] > 1 {
+			d.meta = fmt.Sprintf("%s-%d", d.meta, seen[k])
+		}
+	}
+	uses := map[string]int{}
+	for _, d := range rd.docs {
+		uses[strings.ToLower(d.meta)]++
+		if s, ok := d.segs[len(d.segs)-1].(string); ok && !strings.EqualFold(s, d.meta) {
+			uses[strings.ToLower(s)]++
+		}
 	}
 	for _, d := range rd.docs {
 		d.refKey = d.meta
-		if count[strings.ToLower(d.meta)] > 1 {
+		if uses[strings.ToLower(d.meta)] > 1 {
 			d.refKey = d.typ + "/" + d.meta
 		}
 	}
 }
 
-// sameTypeUnique: no other doc of d's type shares its name.
-func (rd *renderer) sameTypeUnique(d *doc) bool {
-	for _, o := range rd.docs {
-		if o != d && strings.EqualFold(o.typ, d.typ) && strings.EqualFold(o.meta, d.meta) {
-			return false
-		}
+func parentLeaf(d *doc) (string, bool) {
+	if len(d.segs) < 2 {
+		return "", false
 	}
-	return true
+	p, ok := d.segs[len(d.segs)-2].(string)
+	return p, ok && plainName(p)
 }
+
+// nameSymbol is the parameter or variable a computed name comes from
+// ("[parameters('storageAccountName')]" gives storageAccountName).
+func nameSymbol(d *doc) string {
+	raw, _ := memberOf(d.decl.raw, "name").(string)
+	m := symbolName.FindStringSubmatch(raw)
+	if m == nil || d.decl.parent != nil {
+		return ""
+	}
+	return m[1]
+}
+
+var symbolName = regexp.MustCompile(`^\[(?i:parameters|variables)\('([A-Za-z][A-Za-z0-9_-]*)'\)\]$`)
 
 func plainName(s string) bool {
 	return s != "" && !strings.ContainsAny(s, "${}/,")
@@ -297,19 +337,6 @@ func (rd *renderer) scopeRoot(d *doc) any {
 // scopeText renders an extension resource's scope: a converted resource
 // by reference, else its ID. ARM also takes a relative "Type/name" form.
 func (rd *renderer) scopeText(d *doc, v any) (string, error) {
-	if s, ok := v.(string); ok && !strings.HasPrefix(s, "/") {
-		segs := strings.Split(s, "/")
-		if len(segs) < 3 || len(segs)%2 == 0 {
-			return "", &evalError{path: joinPath(d.path, "scope"), msg: fmt.Sprintf("scope %q is neither an ID nor Namespace/type/name", s)}
-		}
-		typ := segs[0]
-		var names []any
-		for i := 1; i+1 < len(segs); i += 2 {
-			typ += "/" + segs[i]
-			names = append(names, segs[i+1])
-		}
-		v = &idRef{kind: idGroup, sub: d.sub, group: d.group, typ: typ, names: names}
-	}
 	if id, ok := v.(*idRef); ok {
 		if t := rd.lookup(id); t != nil {
 			rd.edges[t] = true
@@ -331,6 +358,7 @@ func (rd *renderer) parentText(d *doc) (string, error) {
 		rd.edges[t] = true
 		return t.refKey, nil
 	}
+	rd.ancestorEdge(id)
 	return rd.text(id, joinPath(d.path, "name"))
 }
 
@@ -439,6 +467,9 @@ func (rd *renderer) buildHash(t *textBuilder, h *expr.Hash, path string) error {
 }
 
 func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
+	if rd.literal {
+		return rd.build(t, id.concat(), path)
+	}
 	if id.typ == "" && id.kind == idGroup {
 		g, err := rd.text(id.group, path)
 		if err != nil {
@@ -464,7 +495,22 @@ func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
 		t.b.WriteString("${ref:" + target.refKey + "}")
 		return nil
 	}
+	rd.ancestorEdge(id)
 	return rd.build(t, id.concat(), path)
+}
+
+// ancestorEdge records the nearest converted ancestor of an ID written
+// out: the loader orders by it, so no depends-on needs to say so.
+func (rd *renderer) ancestorEdge(id *idRef) {
+	segs := strings.Split(id.typ, "/")
+	for n := len(id.names) - 1; n >= 1; n-- {
+		up := *id
+		up.typ, up.names = strings.Join(segs[:n+1], "/"), id.names[:n]
+		if t := rd.lookup(&up); t != nil {
+			rd.edges[t] = true
+			return
+		}
+	}
 }
 
 func (rd *renderer) lookupGroup(name string) *doc {
@@ -478,27 +524,25 @@ func (rd *renderer) lookupGroup(name string) *doc {
 	return nil
 }
 
-// lookup finds the converted doc an ID names, comparing as ARM does
-// (ignoring case), with deploy-time parts compared as placeholders.
+// lookup finds the converted doc an ID names, comparing the IDs as ARM
+// does (ignoring case), deploy-time parts compared as placeholders.
 func (rd *renderer) lookup(id *idRef) *doc {
 	if id.typ == "" {
 		return nil
 	}
-	want, err := rd.idKey(id.kind, id.group, id.base, id.typ, id.names)
+	want, err := rd.literalText(id.concat())
 	if err != nil {
 		return nil
 	}
 	for _, d := range rd.docs {
-		if !strings.EqualFold(d.typ, id.typ) || len(d.segs) != len(id.names) {
-			continue
-		}
-		if rd.docKey(d) == want {
+		if strings.EqualFold(d.typ, id.typ) && rd.docKey(d) == want {
 			return d
 		}
 	}
 	return nil
 }
 
+// docKey is a doc's ID in the form lookup compares.
 func (rd *renderer) docKey(d *doc) string {
 	if k, ok := rd.texts[d]; ok {
 		return k
@@ -508,20 +552,7 @@ func (rd *renderer) docKey(d *doc) string {
 	}
 	rd.busy[d] = true
 	defer delete(rd.busy, d)
-	kind, base := idGroup, any(nil)
-	if d.group == "" || d.group == nil {
-		kind = idSubscription
-		if d.decl != nil && (d.decl.d.scope == "tenant" || d.decl.d.scope == "managementGroup") {
-			kind = idTenant
-		}
-	}
-	if d.scopeVal != nil {
-		kind, base = idExtension, d.scopeVal
-	}
-	saved := rd.edges
-	rd.edges = map[*doc]bool{}
-	k, err := rd.idKey(kind, d.group, base, d.typ, d.segs)
-	rd.edges = saved
+	k, err := rd.literalText(rd.r.docID(d))
 	if err != nil {
 		k = "\x00error"
 	}
@@ -529,39 +560,13 @@ func (rd *renderer) docKey(d *doc) string {
 	return k
 }
 
-// idKey is a comparable text of an ID's placement and names.
-func (rd *renderer) idKey(kind idKind, group, base any, typ string, names []any) (string, error) {
-	saved := rd.edges
-	rd.edges = map[*doc]bool{}
-	defer func() { rd.edges = saved }()
-	var b strings.Builder
-	switch kind {
-	case idGroup:
-		g, err := rd.text(group, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("g:" + g)
-	case idExtension:
-		s, err := rd.text(base, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("e:" + strings.TrimSuffix(s, "/"))
-	case idTenant, idMgmtGroup:
-		b.WriteString("t:")
-	default:
-		b.WriteString("s:")
-	}
-	b.WriteString("|" + typ)
-	for _, n := range names {
-		s, err := rd.text(n, "")
-		if err != nil {
-			return "", err
-		}
-		b.WriteString("/" + s)
-	}
-	return strings.ToLower(b.String()), nil
+// literalText renders an ID with every ID in it written out, lower-cased.
+func (rd *renderer) literalText(v any) (string, error) {
+	saved, savedEdges := rd.literal, rd.edges
+	rd.literal, rd.edges = true, map[*doc]bool{}
+	defer func() { rd.literal, rd.edges = saved, savedEdges }()
+	s, err := rd.text(v, "")
+	return strings.ToLower(strings.TrimSuffix(s, "/")), err
 }
 
 // target finds the doc a reference() or list*() names: an ID, a symbolic
@@ -570,6 +575,20 @@ func (rd *renderer) target(v any, dep *deployment) *doc {
 	switch x := v.(type) {
 	case *idRef:
 		return rd.lookup(x)
+	case *expr.Concat:
+		// A name with deploy-time parts: compare as placeholders.
+		want, err := rd.text(x, "")
+		if err != nil {
+			return nil
+		}
+		for _, d := range rd.docs {
+			if d.decl == nil || d.decl.d != dep {
+				continue
+			}
+			if n, err := rd.text(d.name, ""); err == nil && strings.EqualFold(n, want) {
+				return d
+			}
+		}
 	case string:
 		if strings.HasPrefix(x, "/") {
 			return nil
@@ -782,7 +801,29 @@ func (rd *renderer) outputs() []Output {
 		if str, ok := r.(string); ok {
 			s = str
 		}
-		res = append(res, Output{Name: k, Value: s})
+		res = append(res, Output{Name: k, Value: s, Get: rd.getCommand(v)})
 	}
 	return res
+}
+
+// getCommand reads a reference()'s value with kubectl azure get.
+func (rd *renderer) getCommand(v any) string {
+	ref, ok := v.(*refValue)
+	if !ok {
+		return ""
+	}
+	target := rd.target(ref.target, ref.dep)
+	p := refPath(ref.path)
+	if target == nil || p == "" {
+		return ""
+	}
+	// get selects by ARM name: only a name known now can be given.
+	leaf, ok := target.segs[len(target.segs)-1].(string)
+	if !ok {
+		return ""
+	}
+	if !strings.HasPrefix(p, "[") {
+		p = "." + p
+	}
+	return fmt.Sprintf("kubectl azure get -f MANIFESTS %s/%s -o jsonpath='{.body%s}'", target.typ, leaf, p)
 }

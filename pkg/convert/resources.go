@@ -152,7 +152,10 @@ func (dc *decl) instance(c *evalCtx) error {
 		return c.errorf(joinPath(dc.path, "name"), "a resource needs a name")
 	}
 	dd := &doc{decl: dc, ctx: c, path: dc.path, typ: typ, apiVersion: api, name: name, symbolic: dc.symbolic, existing: dc.isExisting(), sub: dc.d.sub, group: dc.d.group}
-	if p := dc.parent; p != nil && !strings.Contains(typ, "/") {
+	// A nested child's type and name are relative to its parent's
+	// ("subnets", "blobServices/containers", "providers/diagnosticSettings")
+	// unless the type starts with a provider namespace.
+	if p := dc.parent; p != nil && !strings.Contains(strings.SplitN(typ, "/", 2)[0], ".") {
 		dd.typ = p.typ + "/" + typ
 		dd.name = concatParts([]any{p.name, "/", name})
 	}
@@ -162,6 +165,9 @@ func (dc *decl) instance(c *evalCtx) error {
 	}
 	if sv, ok := expr.Member(dc.raw, "scope"); ok {
 		if dd.scopeVal, err = c.value(sv, joinPath(dc.path, "scope")); err != nil {
+			return err
+		}
+		if dd.scopeVal, err = dd.relativeScope(dd.scopeVal); err != nil {
 			return err
 		}
 	}
@@ -383,6 +389,17 @@ func (dd *doc) placeDeployment(inner *deployment) error {
 // moduleParam is one parameter a nested deployment is given: {value} or a
 // Key Vault {reference} (a secret, read from the environment).
 func (c *evalCtx) moduleParam(p any, path string) (any, error) {
+	if s, ok := p.(string); ok {
+		// The whole entry computed: "[createObject('value', ...)]".
+		v, err := c.value(s, path)
+		if err != nil {
+			return nil, err
+		}
+		if v, ok := expr.Member(asObject(v), "value"); ok {
+			return v, nil
+		}
+		return nil, c.errorf(path, "a deployment parameter needs a value")
+	}
 	m, _ := p.(map[string]any)
 	if v, ok := expr.Member(m, "value"); ok {
 		return c.value(v, joinPath(path, "value"))
@@ -409,4 +426,48 @@ func isTelemetry(name string, tmpl map[string]any) bool {
 		return len(rs) == 0
 	}
 	return true
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// relativeScope turns ARM's relative scope form
+// ("Microsoft.Storage/storageAccounts/st1", no leading "/") into the ID of
+// that resource in the doc's group.
+func (dd *doc) relativeScope(v any) (any, error) {
+	rel, ok := relativeScope(v)
+	if !ok {
+		return v, nil
+	}
+	path := joinPath(dd.path, "scope")
+	segs := splitName(rel)
+	if len(segs) < 3 || len(segs)%2 == 0 {
+		return nil, dd.ctx.errorf(path, "a scope must be an ID or Namespace/type/name")
+	}
+	typ, _ := segs[0].(string)
+	var names []any
+	for i := 1; i+1 < len(segs); i += 2 {
+		t, ok := segs[i].(string)
+		if !ok {
+			return nil, &evalError{path: path, msg: "the scope's type is known only at deploy time", deferred: true}
+		}
+		typ += "/" + t
+		names = append(names, segs[i+1])
+	}
+	return &idRef{kind: idGroup, sub: dd.sub, group: dd.group, typ: typ, names: names}, nil
+}
+
+// relativeScope reports whether a scope is the relative form, which does
+// not start with "/".
+func relativeScope(v any) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, !strings.HasPrefix(x, "/")
+	case *expr.Concat:
+		first, ok := x.Parts[0].(string)
+		return x, ok && !strings.HasPrefix(first, "/")
+	}
+	return nil, false
 }

@@ -154,6 +154,9 @@ func (c *Ctx) call(n *Call) (any, error) {
 		if asError(err, &e) {
 			return nil, err
 		}
+		if _, ok := err.(*DeferredError); ok {
+			return nil, err
+		}
 		return nil, &Error{At: n.At, Msg: n.Name + ": " + err.Error()}
 	}
 	return v, nil

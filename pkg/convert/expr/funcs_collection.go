@@ -240,6 +240,11 @@ func fJSON(c *Ctx, args []any) (any, error) {
 	if err := nargs(args, 1, 1); err != nil {
 		return nil, err
 	}
+	if cc, ok := args[0].(*Concat); ok {
+		if _, known := cc.Resolve(); !known {
+			return jsonWithUnknowns(cc)
+		}
+	}
 	s, err := strArg(c, args, 0)
 	if err != nil {
 		return nil, err
@@ -675,4 +680,57 @@ func fGroupBy(c *Ctx, args []any) (any, error) {
 		out[ks] = append(g, e)
 	}
 	return out, nil
+}
+
+// jsonWithUnknowns parses JSON text with deploy-time parts (json(format(
+// '{{"id": "{0}"}}', resourceId(...)))): each part stands in as a marker
+// while parsing and is put back in the strings that hold it.
+func jsonWithUnknowns(c *Concat) (any, error) {
+	var b strings.Builder
+	var unknowns []any
+	for _, p := range c.Parts {
+		if s, ok := p.(string); ok {
+			b.WriteString(s)
+			continue
+		}
+		fmt.Fprintf(&b, "⟦%d⟧", len(unknowns))
+		unknowns = append(unknowns, p)
+	}
+	v, err := parseJSON(b.String())
+	if err != nil {
+		return nil, err
+	}
+	return restoreMarkers(v, unknowns), nil
+}
+
+func restoreMarkers(v any, unknowns []any) any {
+	switch x := v.(type) {
+	case string:
+		if !strings.Contains(x, "⟦") {
+			return x
+		}
+		var parts []any
+		for {
+			i := strings.Index(x, "⟦")
+			j := strings.Index(x, "⟧")
+			if i < 0 || j < i {
+				parts = append(parts, x)
+				break
+			}
+			var n int
+			fmt.Sscanf(x[i+len("⟦"):j], "%d", &n)
+			parts = append(parts, x[:i], unknowns[n])
+			x = x[j+len("⟧"):]
+		}
+		return joinParts(parts)
+	case []any:
+		for i := range x {
+			x[i] = restoreMarkers(x[i], unknowns)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = restoreMarkers(x[k], unknowns)
+		}
+	}
+	return v
 }

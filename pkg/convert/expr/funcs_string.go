@@ -274,6 +274,12 @@ func formatItem(c *Ctx, v any, layout string) (string, error) {
 			s = "-" + s
 		}
 		return s, nil
+	case layout[0] == 'N' || layout[0] == 'n':
+		f, ok := num(v)
+		if !ok {
+			break
+		}
+		return groupDigits(strconv.FormatFloat(f, 'f', width, 64)), nil
 	case isInt && (layout[0] == 'X' || layout[0] == 'x'):
 		s := strconv.FormatInt(n, 16)
 		if layout[0] == 'X' {
@@ -285,6 +291,29 @@ func formatItem(c *Ctx, v any, layout string) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("format layout %q is not supported", layout)
+}
+
+// groupDigits puts a comma every three digits of the integer part, as
+// .NET's N format does in the invariant culture.
+func groupDigits(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	out := b.String()
+	if hasFrac {
+		out += "." + frac
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
 }
 
 func abs(n int64) int64 {
@@ -566,6 +595,14 @@ func fBase64ToJSON(c *Ctx, args []any) (any, error) {
 }
 
 func parseJSON(s string) (any, error) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, ".") || strings.HasPrefix(t, "-.") {
+		// ARM's JSON reader takes numbers without a leading zero: json('.25').
+		t = strings.Replace(t, ".", "0.", 1)
+		if _, err := strconv.ParseFloat(t, 64); err == nil {
+			s = t
+		}
+	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var v any
