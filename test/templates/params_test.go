@@ -48,9 +48,7 @@ func substitute(template, text string) substitution {
 		}
 		return v
 	})
-	for _, m := range prereqOutputRE.FindAllString(text, -1) {
-		s.prerequisites = append(s.prerequisites, m)
-	}
+	s.prerequisites = append(s.prerequisites, prereqOutputRE.FindAllString(text, -1)...)
 	return s
 }
 
