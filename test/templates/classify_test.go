@@ -93,9 +93,10 @@ func classifyConvert(stderr string) class {
 }
 
 // armRefusalRE matches an error the ARM endpoint answered (a status and
-// ARM's error code), or an action's answer lacking what Azure returns, as
+// ARM's error code), or an answer lacking a value Azure fills in (an
+// action's keys, a server-generated property a reference reads), as
 // opposed to an error the client raised itself.
-var armRefusalRE = regexp.MustCompile(`\b[45]\d\d [A-Za-z ]+\([A-Za-z.]+\):|answer of \S+ has no `)
+var armRefusalRE = regexp.MustCompile(`\b[45]\d\d [A-Za-z ]+\([A-Za-z.]+\):|answer of \S+ has no |has no value in Azure after`)
 
 func classifyRun(stderr string) class {
 	if armRefusalRE.MatchString(stderr) {
