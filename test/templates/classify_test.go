@@ -85,8 +85,10 @@ func (r *result) scanLeaks() {
 // cannot hold; every other refusal is the converter's.
 var inexpressibleRE = regexp.MustCompile(`(?i)known only (while deploying|at deploy time|when)|linked template|not expressible|cannot be expressed|is not available in a|members cannot be read|a secret cannot be part of`)
 
-func classifyConvert(stderr string) class {
-	if inexpressibleRE.MatchString(stderr) {
+// classifyConvert judges convert's first error line: later lines may name
+// other problems.
+func classifyConvert(first string) class {
+	if inexpressibleRE.MatchString(first) {
 		return classInexpressible
 	}
 	return classConverter
