@@ -22,6 +22,7 @@ var knownLeaks = map[string]string{
 	"application-workloads/swarm/docker-swarm-cluster/azuredeploy.json":                          leakArrayItem,
 	"application-workloads/wordpress/docker-wordpress-mysql/azuredeploy.json":                    leakArrayItem,
 	"demos/diskraid-ubuntu-vm/azuredeploy.json":                                                  leakArrayItem,
+	"demos/vmaccess-on-ubuntu/azuredeploy.json":                                                  leakArrayItem,
 	"demos/vmss-linux-jumpbox/azuredeploy.json":                                                  leakArrayItem,
 	"quickstarts/microsoft.compute/multi-vmss-linux-lb-zones/azuredeploy.json":                   leakArrayItem,
 	"quickstarts/microsoft.compute/vm-copy-index-loops/azuredeploy.json":                         leakArrayItem,
