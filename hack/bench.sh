@@ -6,6 +6,7 @@
 #     50 ms reads, 150 ms writes, 2-20 s long-running operations and ARM's
 #     default throttle buckets (Go benchmarks in test/scenario, which
 #     `make test` never runs);
+#   - convert of every template of testdata/quickstarts, in-process;
 #   - start-up time of `kubectl azure version` (hyperfine when installed,
 #     else a timed loop).
 #
@@ -48,6 +49,9 @@ go test ./test/controller -run '^$' -bench '^BenchmarkWatch1000$' -benchtime 1x 
 
 echo "bench: apply of 1,010 new resources, unthrottled, zero latency" >&2
 go test ./test/crash -run '^$' -bench Apply1010 -benchtime 1x -timeout 20m | tee "$work/apply1010.txt" >&2
+
+echo "bench: convert of the quickstart corpus (testdata/quickstarts), in-process" >&2
+go test ./test/templates -run '^$' -bench '^BenchmarkConvertCorpus$' -benchtime 1x -timeout 20m | tee "$work/convert.txt" >&2
 
 echo "bench: start-up time" >&2
 if command -v hyperfine >/dev/null; then
@@ -120,6 +124,12 @@ wmetric() {
 w_notice=$(wmetric BenchmarkWatch1000 s-to-notice)
 w_share=$(wmetric BenchmarkWatch1000 %-of-read-refill)
 w_writes=$(wmetric BenchmarkWatch1000 writes)
+cmetric() {
+  awk -v b="$1" -v u="$2" '$1 ~ "^"b"(-[0-9]+)?$" { for (i = 3; i <= NF; i++) if ($i == u) { print $(i-1); exit } }' "$work/convert.txt"
+}
+cv_s=$(cmetric BenchmarkConvertCorpus s-corpus)
+cv_n=$(cmetric BenchmarkConvertCorpus converted)
+cv_t=$(cmetric BenchmarkConvertCorpus templates)
 
 # Everything from the marker on is hand-written analysis: keep it.
 marker='<!-- kept by hack/bench.sh: hand-written analysis below -->'
@@ -159,6 +169,7 @@ fi
   echo "| Apply of the mixed layout, 1,050 new resources (ARM-like latency, buckets and long-running operations) | ≤ 1,200 GETs, wall ≤ 1.1 × the write-bucket and long-running-operation bound | $am_gets GETs, ${am_wall} s = ${am_x} × bound (${am_bound} s), $am_429 429s | $(verdict "$am_gets <= 1200 && $am_x <= 1.1") |"
   echo "| \`apply --watch\`, 1,000 resources: a tag changed by another client | noticed ≤ 15 s on ≤ 5% of the read refill, 0 writes | ${w_notice} s, ${w_share}% of the refill, $w_writes writes | $(verdict "$w_notice <= 15 && $w_share <= 5 && $w_writes == 0") |"
   echo "| Peak RSS, plan of 10,000 resources | ≤ 150 MB | ${m_rss} MB (plan of $m_gets GETs took ${m_wall} s, throttling lifted) | $(verdict "$m_rss <= 150") |"
+  echo "| \`kubectl azure convert\` of every quickstart template (testdata/quickstarts), in-process, one after another | ≤ 60 s | ${cv_s} s for $cv_t templates, $cv_n converted | $(verdict "$cv_s <= 60") |"
   echo "| \`kubectl azure version\` start-up | < 50 ms | ${startup_ms} ms (sd ${startup_sd} ms) | $(verdict "$startup_ms < 50") |"
   echo
   echo "## Scenarios"
@@ -176,6 +187,7 @@ fi
   echo '```'
   grep -E '^(Benchmark|cpu:)' "$work/scenario.txt" || true
   grep -E '^Benchmark' "$work/watch.txt" || true
+  grep -E '^Benchmark' "$work/convert.txt" || true
   echo '```'
   echo
   echo "## diff micro-benchmarks"

@@ -1,0 +1,34 @@
+package templates_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+)
+
+func TestFailureLineKeepsARMsAnswer(t *testing.T) {
+	out := "  ✗ failed   Microsoft.SecurityInsights/automationRules/r1: PUT Microsoft.SecurityInsights/automationRules/r1 (m.yaml#1): PUT /subscriptions/s/x: 404 Not Found (ParentResourceNotFound): the parent could not be found.\nerror: 1 resource(s) failed, 0 skipped"
+	r := harness.Result{Stdout: out}
+	want := "Microsoft.SecurityInsights/automationRules/r1: 404 Not Found (ParentResourceNotFound): the parent could not be found."
+	if got := failure(r); got != want {
+		t.Fatalf("failure:\n got %q\nwant %q", got, want)
+	}
+	if c := classifyRun(out); c != classEmulator {
+		t.Fatalf("an ARM answer is classed %q, want %q", c, classEmulator)
+	}
+	if c := classifyRun("error: dependency cycle: a -> b -> a"); c != classTool {
+		t.Fatalf("a client-side error is classed %q, want %q", c, classTool)
+	}
+}
+
+func TestUnknownTypesNamesWhatTheSchemaLacks(t *testing.T) {
+	// A classic Data Factory (v1) template: its types left the specs long ago.
+	got := unknownTypes(corpusDir + "/quickstarts/microsoft.datafactory/data-factory-blob-to-sql-copy-stored-proc/azuredeploy.json")
+	if got == "" || !strings.Contains(got, "Microsoft.DataFactory/datafactories") {
+		t.Fatalf("unknownTypes = %q, want it to name Microsoft.DataFactory/datafactories", got)
+	}
+	if got := unknownTypes(corpusDir + "/quickstarts/microsoft.storage/storage-account-create/azuredeploy.json"); got != "" {
+		t.Fatalf("a storage account template: unknownTypes = %q, want none", got)
+	}
+}

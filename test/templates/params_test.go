@@ -1,0 +1,153 @@
+package templates_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sshPublicKey stands for GEN-SSH-PUB-KEY: a 2048-bit RSA public key made
+// for this test (its private half was never kept).
+const sshPublicKey = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQCf/G2HZM1Ic/fFOvk1fnBDhpL/wdFRyiEyEwyHr2F1s3UC1520G8Ck3Yt1n53LE7tN7PpDkY0rY7m1Z5P4Svt4iSiwnIDzNdf+qo0JBNhJ4lMx+jYi5t580G06Vah7Zw6kFHYYkxwcnYlev2+B+pbr1doMPfYHgzgDJPvQWPCej0oX10sRbCpRJHqMtSIhscY+llbmnsryrFUPvYz2IUhCwUYLLLe8ekoOZ5pevsdTBFN5BWUkBLN1fUoIQBm82x70+mKJrJO6n+0hdDFZJiqKnfDqzNlKCMPxuQc/2n9z355ysATMOgVMuFgU0LZf3AtXkrsRptBKLq2iUuZwCeeJ corpus-test"
+
+// defaultUniqueLen is the length of a bare GEN-UNIQUE, as the quickstart
+// repository's contribution guide gives it.
+const defaultUniqueLen = 18
+
+// placeholderRE finds the repository's test placeholders inside a
+// parameter file's string values.
+var placeholderRE = regexp.MustCompile(`GEN-[A-Z0-9]+(?:-[A-Z0-9]+)*`)
+
+// substitution is a parameter file with its placeholders replaced.
+type substitution struct {
+	text    string
+	secrets []string // every password value written into text
+	// prerequisites names placeholders that stand for resources the
+	// template expects to exist already (GEN-VNET-NAME, ...).
+	prerequisites []string
+}
+
+// substitute replaces every placeholder of a parameter file with a value
+// that depends only on the template's path and the placeholder's place, so
+// two runs (and two workers) agree.
+func substitute(template, text string) substitution {
+	var s substitution
+	n := 0
+	s.text = placeholderRE.ReplaceAllStringFunc(text, func(ph string) string {
+		n++
+		v, secret, prereq := placeholderValue(template, ph, n)
+		if secret {
+			s.secrets = append(s.secrets, v)
+		}
+		if prereq {
+			s.prerequisites = append(s.prerequisites, ph)
+		}
+		return v
+	})
+	s.prerequisites = append(s.prerequisites, prereqOutputRE.FindAllString(text, -1)...)
+	return s
+}
+
+// prereqOutputRE finds values the repository's pipeline takes from the
+// outputs of a sample's prereqs/ deployment; they are left as they are.
+var prereqOutputRE = regexp.MustCompile(`GET-PREREQ-[A-Za-z0-9]+`)
+
+// placeholderValue is the value of the n-th placeholder ph of template.
+func placeholderValue(template, ph string, n int) (v string, secret, prereq bool) {
+	seed := fmt.Sprintf("%s\x00%s\x00%d", template, ph, n)
+	switch {
+	case ph == "GEN-UNIQUE":
+		return uniqueName(seed, defaultUniqueLen), false, false
+	case strings.HasPrefix(ph, "GEN-UNIQUE-"):
+		l, err := strconv.Atoi(strings.TrimPrefix(ph, "GEN-UNIQUE-"))
+		if err != nil || l < 3 || l > 64 {
+			l = defaultUniqueLen
+		}
+		return uniqueName(seed, l), false, false
+	case strings.HasPrefix(ph, "GEN-PASSWORD"):
+		return password(seed), true, false
+	case ph == "GEN-SSH-PUB-KEY":
+		return sshPublicKey, false, false
+	case ph == "GEN-GUID", strings.HasSuffix(ph, "-OBJECTID"), strings.HasSuffix(ph, "-OBJID"),
+		strings.HasSuffix(ph, "-APPID"), strings.HasSuffix(ph, "-TENANTID"):
+		return guidOf(seed), false, false
+	}
+	// Anything else names something that must exist before the deployment
+	// (a vault, a vnet, a certificate): a plausible value, flagged.
+	return uniqueName(seed, 12), false, true
+}
+
+func digest(seed string) []byte {
+	h := sha256.Sum256([]byte(seed))
+	return h[:]
+}
+
+// uniqueName is n lower-case letters and digits starting with a letter, as
+// storage accounts and DNS labels accept.
+func uniqueName(seed string, n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		for _, c := range digest(fmt.Sprintf("%s\x00%d", seed, i)) {
+			if b.Len() == n {
+				break
+			}
+			set := alphabet
+			if b.Len() == 0 {
+				set = alphabet[:26]
+			}
+			b.WriteByte(set[int(c)%len(set)])
+		}
+	}
+	return b.String()
+}
+
+// password meets Azure's VM, SQL and cluster rules: 20 characters, upper,
+// lower, digit and symbol.
+func password(seed string) string {
+	return "Pw" + hex.EncodeToString(digest("pw\x00" + seed))[:14] + "!9Zq"
+}
+
+func guidOf(seed string) string {
+	h := hex.EncodeToString(digest(seed))
+	return h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-a" + h[17:20] + "-" + h[20:32]
+}
+
+// envSecret is the value given to an environment variable convert names for
+// a secure parameter. It depends only on the variable's name: the CLI runs
+// in-process and reads the process environment, so two workers setting the
+// same variable must agree.
+func envSecret(name string) string {
+	return password("env\x00" + name)
+}
+
+func TestSubstituteIsDeterministicAndFlagsPasswords(t *testing.T) {
+	in := `{"p":{"value":"GET-PREREQ-vnetName"},"a":{"value":"GEN-UNIQUE"},"b":{"value":"GEN-UNIQUE-8"},"c":{"value":"GEN-PASSWORD"},"d":{"value":"GEN-SSH-PUB-KEY"},"e":{"value":"GEN-GUID"},"f":{"value":"GEN-VNET-NAME"},"g":{"value":"GEN-UNIQUE"}}`
+	a, b := substitute("x/azuredeploy.json", in), substitute("x/azuredeploy.json", in)
+	if a.text != b.text {
+		t.Fatalf("two substitutions differ:\n%s\n%s", a.text, b.text)
+	}
+	if placeholderRE.MatchString(a.text) {
+		t.Fatalf("placeholder left: %s", a.text)
+	}
+	if len(a.secrets) != 1 || !strings.Contains(a.text, a.secrets[0]) {
+		t.Fatalf("secrets %q not the password written", a.secrets)
+	}
+	if strings.Join(a.prerequisites, " ") != "GEN-VNET-NAME GET-PREREQ-vnetName" {
+		t.Fatalf("prerequisites %q, want GEN-VNET-NAME and GET-PREREQ-vnetName", a.prerequisites)
+	}
+	if other := substitute("y/azuredeploy.json", in); other.text == a.text {
+		t.Fatal("two templates got the same values")
+	}
+	u := regexp.MustCompile(`"a":\{"value":"([a-z][a-z0-9]{17})"\}.*"g":\{"value":"([a-z][a-z0-9]{17})"\}`).FindStringSubmatch(a.text)
+	if u == nil || u[1] == u[2] {
+		t.Fatalf("two GEN-UNIQUE of one file must be distinct 18-character names: %s", a.text)
+	}
+	if !regexp.MustCompile(`"b":\{"value":"[a-z][a-z0-9]{7}"\}`).MatchString(a.text) {
+		t.Fatalf("GEN-UNIQUE-8 is not 8 characters: %s", a.text)
+	}
+}
