@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -936,8 +938,21 @@ func markSensitive(cs []plan.Change, secrets []string) []plan.Change {
 	out := make([]plan.Change, 0, len(cs))
 	for _, c := range cs {
 		for _, s := range secrets {
-			if c.Path == s || strings.HasPrefix(c.Path, s+".") || strings.HasPrefix(c.Path, s+"[") {
+			switch {
+			case c.Path == s || strings.HasPrefix(c.Path, s+".") || strings.HasPrefix(c.Path, s+"["):
 				c.Sensitive = true
+			case strings.HasPrefix(s, c.Path+".") || strings.HasPrefix(s, c.Path+"["):
+				// The change carries a whole value (an array without
+				// identifiers, a new object) with a secret inside it: hide
+				// that one value, or all of it where its place cannot be
+				// followed.
+				rest := strings.TrimPrefix(s, c.Path)
+				var okB, okA bool
+				c.Before, okB = maskBelow(c.Before, rest)
+				c.After, okA = maskBelow(c.After, rest)
+				if !okB || !okA {
+					c.Sensitive = true
+				}
 			}
 		}
 		if c.Sensitive {
@@ -951,6 +966,62 @@ func markSensitive(cs []plan.Change, secrets []string) []plan.Change {
 		out = append(out, c)
 	}
 	return out
+}
+
+// belowSeg is one step of a path suffix: ".name" or "[index]".
+var belowSeg = regexp.MustCompile(`^(?:\.([^.\[\]]+)|\[(\d+)\])`)
+
+// maskBelow returns a copy of v with the value at rest (a suffix such as
+// "[0].keyData") replaced by plan.Sensitive. It reports false when rest
+// cannot be followed in v (a keyed item, a shape that differs): the caller
+// then hides v whole. A nil v, or one without that place, is left as is.
+func maskBelow(v any, rest string) (any, bool) {
+	if v == nil || rest == "" {
+		return v, v == nil
+	}
+	m := belowSeg.FindStringSubmatch(rest)
+	if m == nil {
+		return v, false
+	}
+	next := rest[len(m[0]):]
+	switch x := v.(type) {
+	case map[string]any:
+		if m[1] == "" {
+			return v, false
+		}
+		e, ok := x[m[1]]
+		if !ok {
+			return v, true
+		}
+		cp := make(map[string]any, len(x))
+		for k, val := range x {
+			cp[k] = val
+		}
+		if next == "" {
+			cp[m[1]] = plan.Sensitive
+			return cp, true
+		}
+		inner, ok := maskBelow(e, next)
+		cp[m[1]] = inner
+		return cp, ok
+	case []any:
+		if m[2] == "" {
+			return v, false
+		}
+		i, _ := strconv.Atoi(m[2])
+		if i >= len(x) {
+			return v, true
+		}
+		cp := append([]any(nil), x...)
+		if next == "" {
+			cp[i] = plan.Sensitive
+			return cp, true
+		}
+		inner, ok := maskBelow(x[i], next)
+		cp[i] = inner
+		return cp, ok
+	}
+	return v, false
 }
 
 // hashBody pins a live body for saved plans.
