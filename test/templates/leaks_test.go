@@ -10,43 +10,26 @@ import (
 // each with the bug: the test fails on a leak not listed here, and on a
 // listed template that no longer leaks, so the list only ever shrinks.
 var knownLeaks = map[string]string{
-	"application-workloads/chef/chef-json-parameters-linux-vm/azuredeploy.json":                  leakArrayItem,
-	"application-workloads/chef/multi-vm-chef-template-ubuntu-vm/azuredeploy.json":               leakArrayItem,
-	"application-workloads/ckan/docker-ckan/azuredeploy.json":                                    leakArrayItem,
-	"application-workloads/docker/docker-simple-on-ubuntu/azuredeploy.json":                      leakArrayItem,
-	"application-workloads/github-enterprise/github-enterprise/azuredeploy.json":                 leakArrayItem,
-	"application-workloads/opendx/openedx-fullstack-ubuntu/azuredeploy.json":                     leakArrayItem,
-	"application-workloads/parse/docker-parse/azuredeploy.json":                                  leakArrayItem,
-	"application-workloads/rds/rds-update-certificate/azuredeploy.json":                          leakArrayItem,
-	"application-workloads/redhat/rhel-3tier-iaas/azuredeploy.json":                              leakArrayItem,
-	"application-workloads/swarm/docker-swarm-cluster/azuredeploy.json":                          leakArrayItem,
-	"application-workloads/wordpress/docker-wordpress-mysql/azuredeploy.json":                    leakArrayItem,
-	"demos/diskraid-ubuntu-vm/azuredeploy.json":                                                  leakArrayItem,
-	"demos/vmaccess-on-ubuntu/azuredeploy.json":                                                  leakArrayItem,
-	"demos/vmss-linux-jumpbox/azuredeploy.json":                                                  leakArrayItem,
-	"quickstarts/microsoft.compute/multi-vmss-linux-lb-zones/azuredeploy.json":                   leakArrayItem,
-	"quickstarts/microsoft.compute/vm-copy-index-loops/azuredeploy.json":                         leakArrayItem,
-	"quickstarts/microsoft.compute/vm-different-rg-vnet/azuredeploy.json":                        leakArrayItem,
-	"quickstarts/microsoft.compute/vm-linux-serial-output/azuredeploy.json":                      leakArrayItem,
-	"quickstarts/microsoft.compute/vm-simple-freebsd/azuredeploy.json":                           leakArrayItem,
-	"quickstarts/microsoft.compute/vm-simple-linux-with-accelerated-networking/azuredeploy.json": leakArrayItem,
-	"quickstarts/microsoft.compute/vm-simple-rhel-unmanaged/azuredeploy.json":                    leakArrayItem,
-	"quickstarts/microsoft.compute/vm-simple-rhel/azuredeploy.json":                              leakArrayItem,
-	"quickstarts/microsoft.compute/vm-simple-sles/azuredeploy.json":                              leakArrayItem,
-	"quickstarts/microsoft.compute/vm-userdata/azuredeploy.json":                                 leakArrayItem,
-	"quickstarts/microsoft.compute/vmss-existing-vnet/azuredeploy.json":                          leakArrayItem,
-	"quickstarts/microsoft.compute/vmss-internal-loadbalancer/azuredeploy.json":                  leakArrayItem,
-	"quickstarts/microsoft.compute/vmss-linux-nat-zones/azuredeploy.json":                        leakArrayItem,
-	"quickstarts/microsoft.compute/vmss-public-ip-linux/azuredeploy.json":                        leakArrayItem,
-	"quickstarts/microsoft.compute/vmss-ubuntu-web-ssl/azuredeploy.json":                         leakArrayItem,
-	"quickstarts/microsoft.hdinsight/hdinsight-hbase-replication-geo/azuredeploy.json":           leakArrayItem,
-	"quickstarts/microsoft.network/site-to-site-vpn/azuredeploy.json":                            leakArrayItem,
-	"quickstarts/microsoft.network/traffic-manager-vm/azuredeploy.json":                          leakArrayItem,
-	"quickstarts/microsoft.web/private-webapp-with-app-gateway-and-apim/azuredeploy.json":        leakArrayItem,
+	"application-workloads/chef/chef-json-parameters-linux-vm/azuredeploy.json":           leakArrayItem,
+	"application-workloads/ckan/docker-ckan/azuredeploy.json":                             leakArrayItem,
+	"application-workloads/opendx/openedx-fullstack-ubuntu/azuredeploy.json":              leakArrayItem,
+	"application-workloads/parse/docker-parse/azuredeploy.json":                           leakArrayItem,
+	"application-workloads/rds/rds-update-certificate/azuredeploy.json":                   leakArrayItem,
+	"application-workloads/swarm/docker-swarm-cluster/azuredeploy.json":                   leakArrayItem,
+	"demos/diskraid-ubuntu-vm/azuredeploy.json":                                           leakArrayItem,
+	"demos/vmaccess-on-ubuntu/azuredeploy.json":                                           leakArrayItem,
+	"quickstarts/microsoft.compute/vm-different-rg-vnet/azuredeploy.json":                 leakArrayItem,
+	"quickstarts/microsoft.compute/vmss-existing-vnet/azuredeploy.json":                   leakArrayItem,
+	"quickstarts/microsoft.compute/vmss-ubuntu-web-ssl/azuredeploy.json":                  leakArrayItem,
+	"quickstarts/microsoft.web/private-webapp-with-app-gateway-and-apim/azuredeploy.json": leakArrayItem,
 }
 
-// leakArrayItem is the one bug behind every known leak today.
-const leakArrayItem = "a valueFrom secret inside an array item (ssh publicKeys[].keyData, fileUris[], sslCertificates[].password) is printed in clear by the text plan of diff"
+// leakArrayItem was the bug behind these: a valueFrom secret inside a value
+// a change carried whole (ssh publicKeys[].keyData, fileUris[],
+// sslCertificates[].password) printed in clear. It is fixed (apply's
+// markSensitive); the templates left here do not yet run far enough for
+// the test to show it, except one that still leaks.
+const leakArrayItem = "a valueFrom secret inside an array item (ssh publicKeys[].keyData, fileUris[], sslCertificates[].password) printed in clear by diff"
 
 // checkLeaks fails on every secret value that reached an output, except
 // the known ones, and on known leaks that are gone.
