@@ -18,7 +18,6 @@ type evalCtx struct {
 	cur       string // the innermost loop, for copyIndex() without a name
 	inDefault bool
 	fnParams  map[string]any // inside a user function: its parameters
-	doc       *doc           // the resource being evaluated, if any
 }
 
 // evalError is a problem at a JSON path of the template.
