@@ -279,6 +279,10 @@ func diffValues(path string, d, a any, out *[]string) {
 	dm, dok := d.(map[string]any)
 	am, aok := a.(map[string]any)
 	if dok && aok {
+		// Members are compared ignoring case, as providers read them: the
+		// manifest writes the schema's spelling (memoryInGB), a template
+		// may carry another (memoryInGb), and Azure holds its own.
+		dm, am = foldKeys(dm), foldKeys(am)
 		keys := map[string]bool{}
 		for k := range dm {
 			keys[k] = true
@@ -307,4 +311,13 @@ func diffValues(path string, d, a any, out *[]string) {
 	if string(dj) != string(aj) {
 		*out = append(*out, fmt.Sprintf("%s: deployed %s, applied %s", strings.TrimPrefix(path, "."), clip(string(dj)), clip(string(aj))))
 	}
+}
+
+// foldKeys returns m keyed by lower-cased member names.
+func foldKeys(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[strings.ToLower(k)] = v
+	}
+	return out
 }
