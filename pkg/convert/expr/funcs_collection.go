@@ -279,12 +279,9 @@ func fLength(c *Ctx, args []any) (any, error) {
 }
 
 func fEmpty(c *Ctx, args []any) (any, error) {
-	if err := nargs(args, 1, 1); err != nil {
+	v, err := oneKnown(c, args)
+	if err != nil {
 		return nil, err
-	}
-	v, ok := Known(args[0])
-	if !ok {
-		return nil, deferred(c, args[0])
 	}
 	switch x := v.(type) {
 	case nil:

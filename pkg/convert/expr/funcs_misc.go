@@ -61,12 +61,9 @@ func arith(op func(a, b int64) (int64, error)) Func {
 }
 
 func fInt(c *Ctx, args []any) (any, error) {
-	if err := nargs(args, 1, 1); err != nil {
+	v, err := oneKnown(c, args)
+	if err != nil {
 		return nil, err
-	}
-	v, ok := Known(args[0])
-	if !ok {
-		return nil, deferred(c, args[0])
 	}
 	switch x := v.(type) {
 	case int64:
@@ -84,12 +81,9 @@ func fInt(c *Ctx, args []any) (any, error) {
 }
 
 func fFloat(c *Ctx, args []any) (any, error) {
-	if err := nargs(args, 1, 1); err != nil {
+	v, err := oneKnown(c, args)
+	if err != nil {
 		return nil, err
-	}
-	v, ok := Known(args[0])
-	if !ok {
-		return nil, deferred(c, args[0])
 	}
 	switch x := v.(type) {
 	case int64:
@@ -107,12 +101,9 @@ func fFloat(c *Ctx, args []any) (any, error) {
 }
 
 func fBool(c *Ctx, args []any) (any, error) {
-	if err := nargs(args, 1, 1); err != nil {
+	v, err := oneKnown(c, args)
+	if err != nil {
 		return nil, err
-	}
-	v, ok := Known(args[0])
-	if !ok {
-		return nil, deferred(c, args[0])
 	}
 	switch x := v.(type) {
 	case bool:
@@ -252,4 +243,17 @@ func publicCloud() map[string]any {
 			"storage":                             "core.windows.net",
 		},
 	}
+}
+
+// oneKnown is the prologue of every function of one argument that needs
+// its value now: exactly one argument, and deferred while it is unknown.
+func oneKnown(c *Ctx, args []any) (any, error) {
+	if err := nargs(args, 1, 1); err != nil {
+		return nil, err
+	}
+	v, ok := Known(args[0])
+	if !ok {
+		return nil, deferred(c, args[0])
+	}
+	return v, nil
 }

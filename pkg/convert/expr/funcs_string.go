@@ -657,12 +657,9 @@ func fURIComponentToString(c *Ctx, args []any) (any, error) {
 const dataURIPrefix = "data:text/plain;charset=utf8;base64,"
 
 func fDataURI(c *Ctx, args []any) (any, error) {
-	if err := nargs(args, 1, 1); err != nil {
+	v, err := oneKnown(c, args)
+	if err != nil {
 		return nil, err
-	}
-	v, ok := Known(args[0])
-	if !ok {
-		return nil, deferred(c, args[0])
 	}
 	s, err := String(v)
 	if err != nil {
