@@ -1,7 +1,10 @@
 package state
 
 import (
+	"time"
+
 	"context"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"net/http"
 	"os"
 	"regexp"
@@ -105,6 +108,23 @@ func TestKubeDocumentedRoleIsExact(t *testing.T) {
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, Name: user}},
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	// The authorizer learns of a new binding from its informers, a moment
+	// after the create returns: wait until it allows the user in.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		sar, err := e.Clientset.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
+			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: ns, Verb: "list", Resource: "configmaps"}},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sar.Status.Allowed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the RoleBinding did not take effect within 10s")
+		}
 	}
 	flags := genericclioptions.NewConfigFlags(false)
 	flags.KubeConfig, flags.Impersonate = &e.Kubeconfig, new(string)
