@@ -57,11 +57,12 @@ type KubeSource struct {
 	lister cache.GenericNamespaceLister
 
 	mu sync.Mutex
-	// loaded is the generation of each object as the last Load read it;
-	// good those of the last set it returned without error.
-	loaded   map[string]int64
-	goodSet  *manifest.Set
-	goodGens map[string]int64
+	// loaded is the generation of each object as the last Load read it.
+	loaded map[string]int64
+	// good holds the generations of the last two sets Load returned
+	// without error: the reflector publishes a set only after Load
+	// returns it, and until then the set before is the current one.
+	good [2]goodSet
 }
 
 func (k *KubeSource) String() string {
@@ -193,7 +194,7 @@ func (k *KubeSource) Load(ctx context.Context) (*manifest.Set, error) {
 	k.mu.Lock()
 	k.loaded = gens
 	if err == nil && set != nil {
-		k.goodSet, k.goodGens = set, gens
+		k.good[1], k.good[0] = k.good[0], goodSet{set: set, gens: gens}
 	}
 	k.mu.Unlock()
 	return set, err
@@ -213,11 +214,23 @@ func (k *KubeSource) LoadedGeneration(name string) (int64, bool) {
 func (k *KubeSource) GoodGeneration(set *manifest.Set, name string) (int64, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if set == nil || set != k.goodSet {
+	if set == nil {
 		return 0, false
 	}
-	g, ok := k.goodGens[name]
-	return g, ok
+	for _, gs := range k.good {
+		if gs.set == set {
+			g, ok := gs.gens[name]
+			return g, ok
+		}
+	}
+	return 0, false
+}
+
+// goodSet is a set Load returned without error and the generation of
+// each object it read.
+type goodSet struct {
+	set  *manifest.Set
+	gens map[string]int64
 }
 
 // Origin is how problems and resources name the object name.

@@ -1,9 +1,14 @@
 package reconcile
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -40,5 +45,55 @@ func TestStatusHashIgnoresLastObserved(t *testing.T) {
 	c.ObservedGeneration = 4
 	if statusHash(a) == statusHash(c) {
 		t.Fatal("a new observedGeneration did not change the hash")
+	}
+}
+
+// TestGoodGenerationOfTheSetBeforeStands: Load returns a new set before
+// the reflector publishes it; until then the set before is the current
+// one and its objects keep their generations (a status pass in that gap
+// once marked every object of the set "Loading").
+func TestGoodGenerationOfTheSetBeforeStands(t *testing.T) {
+	idx := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	put := func(name string, gen int64) {
+		o := &unstructured.Unstructured{}
+		o.SetAPIVersion(ResourceGVR.GroupVersion().String())
+		o.SetKind("Resource")
+		o.SetNamespace("ns")
+		o.SetName(name)
+		o.SetGeneration(gen)
+		if err := idx.Update(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a", 1)
+	put("b", 1)
+	k := &KubeSource{Namespace: "ns", Dir: t.TempDir(), lister: cache.NewGenericLister(idx, ResourceGVR.GroupResource()).ByNamespace("ns"),
+		LoadDir: func(context.Context, string) (*manifest.Set, error) { return &manifest.Set{}, nil }}
+	first, err := k.Load(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	put("a", 2)
+	second, err := k.Load(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		set  *manifest.Set
+		name string
+		want int64
+	}{{first, "a", 1}, {first, "b", 1}, {second, "a", 2}, {second, "b", 1}} {
+		if g, ok := k.GoodGeneration(c.set, c.name); !ok || g != c.want {
+			t.Errorf("GoodGeneration(%p, %s) = %d, %v; want %d", c.set, c.name, g, ok, c.want)
+		}
+	}
+	if _, err := k.Load(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := k.GoodGeneration(first, "a"); ok {
+		t.Error("a set two loads old still answers")
+	}
+	if _, ok := k.GoodGeneration(nil, "a"); ok {
+		t.Error("no set answers")
 	}
 }

@@ -108,9 +108,10 @@ func TestLandingZoneObjectsBecomeReady(t *testing.T) {
 	if n := f.WritesOf(rgID) - rgWrites; n != 1 {
 		t.Errorf("the edit was written %d times, want once", n)
 	}
-	// The edit moves rg-demo's status (Reconciling, then Ready again); the
-	// other objects' statuses are left alone.
-	if n := l.status.Writes() - before; n > 3 {
+	// The edit moves rg-demo's status through at most four phases, each
+	// written once (Loading, Pending, Applying, Ready); the other objects'
+	// statuses are left alone, so they add nothing.
+	if n := l.status.Writes() - before; n > 4 {
 		t.Errorf("%d status writes for one edit of one object", n)
 	}
 
