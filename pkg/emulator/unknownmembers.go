@@ -32,6 +32,9 @@ func checkUnknownMembers(p armid.Path, t *schema.Type, body map[string]any) *arm
 		if !schema.RefusesUnknownMember(p.Type(), path) {
 			continue // ARM's own envelope (location, ids, etag)
 		}
+		if t.DeclaringVersion(path) != "" {
+			continue // the provider's model knows it from another version
+		}
 		segs := schema.SplitPath(path)
 		member := segs[len(segs)-1]
 		owner := lastSegment(p.Type())

@@ -26,6 +26,8 @@ func TestNetworkRefusesUnknownMembers(t *testing.T) {
 			rule(`,"destinationPort":"443"`), 400, "InvalidRequestFormat", "properties.securityRules[0].properties.destinationPort"},
 		{"unknown top-level member", net + "virtualNetworks/v1?api-version=2024-05-01",
 			`{"location":"westeurope","zone":"1","properties":{"addressSpace":{"addressPrefixes":["10.0.0.0/16"]}}}`, 400, "InvalidRequestFormat", "zone"},
+		{"a member a later api-version declares", net + "publicIPAddresses/pip2?api-version=2019-11-01",
+			`{"location":"westeurope","sku":{"name":"Standard","tier":"Regional"},"properties":{"publicIPAllocationMethod":"Static"}}`, 201, "", ""},
 		{"known members only", net + "networkSecurityGroups/nsg2?api-version=2024-05-01",
 			rule(`,"destinationPortRange":"443"`), 201, "", ""},
 		{"envelope members are ARM's", net + "virtualNetworks/v2?api-version=2024-05-01",

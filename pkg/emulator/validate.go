@@ -345,8 +345,11 @@ func convertible(v any, want schema.JSONType) bool {
 		case json.Number, float64, int, int64:
 			return true
 		case string:
+			// An empty string is no value to the services' JSON readers
+			// (a public template that deploys writes a PostgreSQL sku
+			// capacity "").
 			_, ok := parseNumber(x)
-			return ok
+			return ok || x == ""
 		}
 		return false
 	case "boolean":

@@ -18,6 +18,10 @@ type typeExtra struct {
 	descOnce sync.Once
 	descs    map[string]string
 	loadDesc func() map[string]string
+
+	// siblings returns the type at each api-version the index holds (nil
+	// when the type did not come from a registry).
+	siblings func() []*Type
 }
 
 func (t *Type) extra() *typeExtra {

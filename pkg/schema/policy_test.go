@@ -56,6 +56,7 @@ func TestValidatePolicy(t *testing.T) {
 		{"quoted big integer", "size", "1073741824", Warning, KindCoerced},
 		{"quoted fraction for an integer", "size", "0.5", Warning, KindCoerced},
 		{"word for an integer", "size", "abc", Error, KindType},
+		{"empty string for an integer", "size", "", Warning, KindCoerced},
 		{"object for an integer", "size", map[string]any{"a": 1}, Error, KindType},
 		{"fraction for an integer", "size", json.Number("2.5"), Warning, KindCoerced},
 		{"boolean for an integer", "size", true, Warning, KindCoerced},

@@ -258,11 +258,24 @@ func (r *Registry) typeAt(e *format.Entry, v string) (*Type, error) {
 			}
 			t := buildType(tc.blob.Blob, &tc.blob.Versions[i])
 			t.x.loadDesc = r.descLoader(tc.blob, i)
+			t.x.siblings = func() []*Type { return r.allVersions(e) }
 			tc.versions[v] = t
 			return t, nil
 		}
 	}
 	return nil, fmt.Errorf("schema index (%s) lists %s@%s but has no data for it; regenerate the index", r.origin, e.Name, v)
+}
+
+// allVersions is the type at every api-version the index holds; a
+// version that does not decode is left out.
+func (r *Registry) allVersions(e *format.Entry) []*Type {
+	var out []*Type
+	for _, v := range r.versionsOf(e) {
+		if t, err := r.typeAt(e, v); err == nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (r *Registry) readBlob(e *format.Entry) (*format.Lazy, error) {

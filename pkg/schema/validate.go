@@ -252,7 +252,9 @@ func (v *validator) unknown(path []string, sp Path, name, active string) {
 		where = fmt.Sprintf("the %s body of %s %s does not declare it", active, v.t.Name, v.t.APIVersion)
 	}
 	sev := Warning
-	if v.t.Detailed && RefusesUnknownMember(v.t.Name, JoinPath(path)) {
+	if other := v.t.declaringVersion(sp, name); other != "" {
+		where += fmt.Sprintf(" (api-version %s does)", other)
+	} else if v.t.Detailed && RefusesUnknownMember(v.t.Name, JoinPath(path)) {
 		// The provider answers 400 InvalidRequestFormat: the apply
 		// would fail.
 		sev = Error
@@ -262,6 +264,38 @@ func (v *validator) unknown(path []string, sp Path, name, active string) {
 	if is.Suggestions = Suggest(name, names); len(is.Suggestions) > 0 {
 		is.Message += "; did you mean " + strings.Join(is.Suggestions, " or ") + "?"
 	}
+}
+
+// declaringVersion is the oldest other api-version of the type that
+// declares the member name under sp, or "". A strict provider parses a request
+// with the model its service code has today, which knows every member any
+// version declared: public templates that deploy write a public IP's
+// sku.tier (2020-07-01 on) with api-version 2019-11-01, and read-only
+// back-references a newer version added. Only a member no version knows
+// is refused.
+// DeclaringVersion is declaringVersion for a concrete dotted path (as
+// Undeclared gives it).
+func (t *Type) DeclaringVersion(path string) string {
+	segs := SplitPath(path)
+	if t == nil || len(segs) == 0 {
+		return ""
+	}
+	parent, _ := t.Resolve(segs[:len(segs)-1])
+	return t.declaringVersion(parent, segs[len(segs)-1])
+}
+
+func (t *Type) declaringVersion(sp Path, name string) string {
+	if t.x == nil || t.x.siblings == nil {
+		return ""
+	}
+	for _, o := range t.x.siblings() {
+		if o.APIVersion != t.APIVersion {
+			if _, p := o.member(sp, name); p != nil {
+				return o.APIVersion
+			}
+		}
+	}
+	return ""
 }
 
 // required reports the required members of a create body's object that
@@ -406,6 +440,12 @@ func converts(want JSONType, val any) (string, bool) {
 			// every JSON number an integer (container CPU is 0.5).
 			if isNumeric(strings.TrimSpace(x), false) {
 				return "a quoted number", true
+			}
+			if x == "" {
+				// The services' JSON readers take an empty string for
+				// an optional number as no value (a public template
+				// that deploys writes a PostgreSQL sku capacity "").
+				return "an empty string where a number goes (read as no value)", true
 			}
 		case bool:
 			return "a boolean where a number goes", true
