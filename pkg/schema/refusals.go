@@ -53,24 +53,29 @@ func RefusesUnknownMember(typ, path string) bool {
 // frontDoorMembers are top-level members ARM reads before the provider.
 var frontDoorMembers = map[string]bool{"id": true, "name": true, "type": true, "etag": true, "systemData": true, "location": true}
 
-// RefusesMissing reports whether a create of typ without the top-level
-// member is refused, on recorded evidence rather than on the spec's
-// required flag alone:
+// RefusesMissing reports whether a create of typ at apiVersion without
+// the top-level member is refused, on recorded evidence rather than on the
+// spec's required flag alone:
 //   - location: ARM itself answers 400 LocationRequired for a tracked
 //     resource without one, whatever the provider.
-//   - a storage account's sku and kind: the Storage provider refuses an
-//     account without them from 2016-01-01 on (Azure/azure-quickstart-
-//     templates pull request 2332 had to add both for its template to
-//     deploy).
-func RefusesMissing(typ, member string) bool {
+//   - a storage account's sku, and its kind up to api-version 2016-12-01:
+//     the Storage provider refused an account without them at 2016-01-01
+//     (Azure/azure-quickstart-templates pull request 2332 had to add both
+//     for its template to deploy). Public templates that deploy today omit
+//     kind at 2021-01-01 and 2021-02-01 (2-vms-loadbalancer-natrules,
+//     docker-ckan, vmss-windows-jumpbox …): later versions fill it in.
+func RefusesMissing(typ, apiVersion, member string) bool {
 	if member == "location" {
 		return true
 	}
-	return refusedWhenMissing[strings.ToLower(typ)][member]
+	last, ok := refusedWhenMissing[strings.ToLower(typ)][member]
+	return ok && (last == "" || apiVersion <= last)
 }
 
-var refusedWhenMissing = map[string]map[string]bool{
-	"microsoft.storage/storageaccounts": {"sku": true, "kind": true},
+// refusedWhenMissing: type → member → the last api-version refused
+// without it ("" for every version).
+var refusedWhenMissing = map[string]map[string]string{
+	"microsoft.storage/storageaccounts": {"sku": "", "kind": "2016-12-01"},
 }
 
 // FixedNames lists the only names the type takes, nil when any name goes:

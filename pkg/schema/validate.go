@@ -318,7 +318,7 @@ func (v *validator) required(obj map[string]any, path []string, sp Path, active 
 		// deploy today omit an App Insights component's kind). Only a
 		// refusal on record makes it an error (RefusesMissing).
 		sev := Warning
-		if sp == "" && RefusesMissing(v.t.Name, c) {
+		if sp == "" && RefusesMissing(v.t.Name, v.t.APIVersion, c) {
 			sev = Error
 		}
 		v.add(cp, sev, KindRequired, "required: %s %s needs %s when it is created; add it to the manifest", v.t.Name, v.t.APIVersion, JoinPath(cp))
