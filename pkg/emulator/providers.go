@@ -1,7 +1,9 @@
 package emulator
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -114,24 +116,43 @@ func (s *Server) providerTypes() map[string]map[string][]string {
 			s.provTypes = out
 			return
 		}
+		// The index spells some namespaces more than one way (types the
+		// Network spec defines under "Microsoft.compute"); ARM answers
+		// one provider per namespace, so they are grouped ignoring case
+		// under the spelling most of its types use.
 		nsVersions := map[string]map[string]bool{}
+		spellings := map[string]map[string]int{}    // lower(ns) -> spelling -> types
+		typeNames := map[string]map[string]string{} // lower(ns) -> lower(type) -> spelling
 		for _, t := range tl.Types() {
 			ns, rest, ok := strings.Cut(t, "/")
 			if !ok {
 				continue
 			}
-			if out[ns] == nil {
-				out[ns] = map[string][]string{}
-				nsVersions[ns] = map[string]bool{}
+			key := strings.ToLower(ns)
+			if spellings[key] == nil {
+				spellings[key] = map[string]int{}
+				typeNames[key] = map[string]string{}
+				nsVersions[key] = map[string]bool{}
 			}
-			out[ns][rest] = nil
+			spellings[key][ns]++
+			if _, dup := typeNames[key][strings.ToLower(rest)]; !dup {
+				typeNames[key][strings.ToLower(rest)] = rest
+			}
 			for _, v := range tl.Versions(t) {
-				nsVersions[ns][v] = true
+				nsVersions[key][v] = true
+			}
+		}
+		for key, names := range typeNames {
+			ns := mostUsed(spellings[key])
+			out[ns] = map[string][]string{}
+			for _, rest := range names {
+				out[ns][rest] = nil
 			}
 		}
 		for ns, types := range out {
-			all := make([]string, 0, len(nsVersions[ns]))
-			for v := range nsVersions[ns] {
+			vs := nsVersions[strings.ToLower(ns)]
+			all := make([]string, 0, len(vs))
+			for v := range vs {
 				all = append(all, v)
 			}
 			sort.Sort(sort.Reverse(sort.StringSlice(all)))
@@ -142,6 +163,18 @@ func (s *Server) providerTypes() map[string]map[string][]string {
 		s.provTypes = out
 	})
 	return s.provTypes
+}
+
+// mostUsed is the spelling with the highest count (the first in order on
+// a tie, so the answer is stable).
+func mostUsed(counts map[string]int) string {
+	best := ""
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if best == "" || counts[k] > counts[best] {
+			best = k
+		}
+	}
+	return best
 }
 
 func providerBody(sub, ns string, types map[string][]string) map[string]any {
