@@ -238,9 +238,45 @@ func walkTypes(resources any, parent string, fn func(string)) {
 			}
 			continue
 		}
-		fn(typ)
+		name, _ := r["name"].(string)
+		fn(extensionType(typ, name))
 		walkTypes(r["resources"], typ, fn)
 	}
+}
+
+// extensionNamespaces are the providers of the extension types templates
+// declare in the nested form without naming the provider in a literal:
+// ARM's documentation of diagnostic settings, role assignments, links and
+// locks gives each type's namespace.
+var extensionNamespaces = map[string]string{
+	"diagnosticsettings": "Microsoft.Insights",
+	"roleassignments":    "Microsoft.Authorization",
+	"locks":              "Microsoft.Authorization",
+	"links":              "Microsoft.Resources",
+}
+
+// extensionNamespaceRE finds the provider an extension resource's name
+// gives (vault/Microsoft.Insights/service).
+var extensionNamespaceRE = regexp.MustCompile(`(?i)/(Microsoft\.[A-Za-z]+)/`)
+
+// extensionType is the type ARM deploys for a resource declared in the
+// nested extension form, type PARENT/providers/TYPE with name
+// parent/NAMESPACE/name (the diagnostic settings of a vault): the extension
+// type NAMESPACE/TYPE. Any other type is returned as it is.
+func extensionType(typ, name string) string {
+	i := strings.Index(strings.ToLower(typ), "/providers/")
+	if i < 0 {
+		return typ
+	}
+	ext := typ[i+len("/providers/"):]
+	ns := extensionNamespaces[strings.ToLower(ext)]
+	if m := extensionNamespaceRE.FindAllStringSubmatch(name, -1); m != nil {
+		ns = m[len(m)-1][1]
+	}
+	if ns == "" {
+		return typ
+	}
+	return ns + "/" + ext
 }
 
 // report is the classified outcome of a run.

@@ -32,3 +32,20 @@ func TestUnknownTypesNamesWhatTheSchemaLacks(t *testing.T) {
 		t.Fatalf("a storage account template: unknownTypes = %q, want none", got)
 	}
 }
+
+func TestNestedExtensionTypesAreTheExtensionsTypes(t *testing.T) {
+	for _, c := range []struct{ typ, name, want string }{
+		{"Microsoft.KeyVault/vaults/providers/diagnosticSettings", "[concat(parameters('keyVaultName'), '/Microsoft.Insights/service')]", "Microsoft.Insights/diagnosticSettings"},
+		{"Microsoft.Network/virtualNetworks/subnets/providers/roleAssignments", "[parameters('existingSubnetRoleAssignmentName')]", "Microsoft.Authorization/roleAssignments"},
+		{"Microsoft.Web/sites/providers/links", "[concat(parameters('siteName'), '/Microsoft.Resources/link')]", "Microsoft.Resources/links"},
+		{"Microsoft.Storage/storageAccounts", "st", "Microsoft.Storage/storageAccounts"},
+	} {
+		if got := extensionType(c.typ, c.name); got != c.want {
+			t.Errorf("extensionType(%s, %s) = %s, want %s", c.typ, c.name, got, c.want)
+		}
+	}
+	// A template whose only unknown type was a vault's nested diagnostic settings is run.
+	if got := unknownTypes(corpusDir + "/quickstarts/microsoft.azurestackhci/create-cluster/azuredeploy.json"); got != "" {
+		t.Fatalf("unknownTypes = %q, want none", got)
+	}
+}

@@ -6,6 +6,7 @@
 package templates_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -277,12 +278,30 @@ func convertCommand(rel, rg string, sub *substitution, params string) ([]string,
 		}
 		args = append(args, "--parameters", params)
 	}
-	if tpl, err := os.ReadFile(filepath.Join(corpusDir, rel)); err == nil && strings.Contains(string(tpl), `"_artifactsLocation"`) {
+	if hasArtifactsLocation(filepath.Join(corpusDir, rel)) {
 		// What the repository's pipeline passes: the sample's folder at the
 		// corpus's commit. Nothing is fetched from it here.
 		args = append(args, "--param", "_artifactsLocation="+artifactsBase+path.Dir(rel)+"/")
 	}
 	return args, nil
+}
+
+// hasArtifactsLocation says whether a template declares the parameter
+// _artifactsLocation; for a template that is not plain JSON, whether it
+// names it at all.
+func hasArtifactsLocation(file string) bool {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	var tpl struct {
+		Parameters map[string]any `json:"parameters"`
+	}
+	if json.Unmarshal(raw, &tpl) != nil {
+		return strings.Contains(string(raw), `"_artifactsLocation"`)
+	}
+	_, ok := tpl.Parameters["_artifactsLocation"]
+	return ok
 }
 
 // setEnv gives every variable convert named for a secure parameter its

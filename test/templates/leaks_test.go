@@ -18,8 +18,6 @@ var knownLeaks = map[string]string{
 	"application-workloads/swarm/docker-swarm-cluster/azuredeploy.json":                   leakArrayItem,
 	"demos/diskraid-ubuntu-vm/azuredeploy.json":                                           leakArrayItem,
 	"demos/vmaccess-on-ubuntu/azuredeploy.json":                                           leakArrayItem,
-	"quickstarts/microsoft.compute/vm-different-rg-vnet/azuredeploy.json":                 leakArrayItem,
-	"quickstarts/microsoft.compute/vmss-existing-vnet/azuredeploy.json":                   leakArrayItem,
 	"quickstarts/microsoft.compute/vmss-ubuntu-web-ssl/azuredeploy.json":                  leakArrayItem,
 	"quickstarts/microsoft.web/private-webapp-with-app-gateway-and-apim/azuredeploy.json": leakArrayItem,
 }

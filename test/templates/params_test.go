@@ -191,3 +191,14 @@ func TestPrereqOutputsReplaceQuotedPlaceholders(t *testing.T) {
 		t.Fatal("a reference to no manifest resolved")
 	}
 }
+
+func TestArtifactsLocationOnlyWhenDeclared(t *testing.T) {
+	// Its prereqs/ template has _artifactsLocation as a variable, not a
+	// parameter: convert refuses --param for it.
+	if hasArtifactsLocation(corpusDir + "/application-workloads/elastic/elasticsearch-jmeter/prereqs/prereq.azuredeploy.json") {
+		t.Fatal("a template that does not declare _artifactsLocation is given one")
+	}
+	if !hasArtifactsLocation(corpusDir + "/application-workloads/elastic/elasticsearch-jmeter/azuredeploy.json") {
+		t.Fatal("a template declaring _artifactsLocation is not given one")
+	}
+}

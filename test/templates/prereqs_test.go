@@ -292,16 +292,37 @@ func (li *liveIndex) resolve(v string) (string, bool) {
 		case "tenantId":
 			return tenantID
 		}
+		name := li.name(g[2])
 		if g[3] == "" {
-			id, found := li.ids[g[2]]
+			id, found := li.ids[name]
 			ok = ok && found
 			return id
 		}
-		val, found := lookup(li.bodies[g[2]], g[3])
+		val, found := lookup(li.bodies[name], g[3])
 		ok = ok && found
 		return val
 	})
 	return out, ok && !strings.Contains(out, "${")
+}
+
+// name is the manifest a reference names: by metadata.name, or by
+// TYPE/NAME (the form convert writes for a resource whose name it also
+// gives as an ARM name).
+func (li *liveIndex) name(ref string) string {
+	if _, ok := li.ids[ref]; ok || !strings.Contains(ref, "/") {
+		return ref
+	}
+	i := strings.LastIndex(ref, "/")
+	typ, leaf := ref[:i], ref[i+1:]
+	ns, _, _ := strings.Cut(typ, "/")
+	last := typ[strings.LastIndex(typ, "/")+1:]
+	for n, id := range li.ids {
+		low := strings.ToLower(id)
+		if strings.HasSuffix(low, strings.ToLower("/"+last+"/"+leaf)) && strings.Contains(low, strings.ToLower("/providers/"+ns+"/")) {
+			return n
+		}
+	}
+	return ref
 }
 
 // lookup reads a dotted path (items as [n]) of a body as text.
