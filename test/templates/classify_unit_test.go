@@ -49,3 +49,22 @@ func TestNestedExtensionTypesAreTheExtensionsTypes(t *testing.T) {
 		t.Fatalf("unknownTypes = %q, want none", got)
 	}
 }
+
+func TestTableGivesEachClassAgainstKnownAndTheTarget(t *testing.T) {
+	var rs []result
+	for i := 0; i < 8; i++ {
+		rs = append(rs, result{template: "p", class: classPass})
+	}
+	rs = append(rs, result{template: "t", class: classTool}, result{template: "e", class: classEmulator}, result{template: "s", class: classSchema})
+	tab := summarise(rs).table()
+	for _, want := range []string{
+		"pass                                8    80.0%",
+		"tool                                1    10.0%",
+		"schema does not know a type         1        -",
+		"pass rate: 80.0% (8 of 10 templates whose types the schema knows; 11 in all); target 95%: 2 more to pass",
+	} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+}
