@@ -19,7 +19,8 @@
 //   - when that file takes values from the sample's prerequisite deployment
 //     (GET-PREREQ-...), the prerequisite template and its parameter file
 //     (prereqs/prereq.azuredeploy.json, prereqs/prereq.azuredeploy.parameters.json)
-//     are copied too, as the repository's pipeline deploys them first.
+//     are copied too, as the repository's pipeline deploys them first, with
+//     prereqs/.settings.json when there is one (it names their group).
 package main
 
 import (
@@ -114,7 +115,9 @@ func run(gitDir, rev, out string) error {
 
 // prereqFiles are what the repository's pipeline deploys before a sample
 // whose parameters say GET-PREREQ-...: a template and its parameters.
-var prereqFiles = []string{"prereqs/prereq.azuredeploy.json", "prereqs/prereq.azuredeploy.parameters.json"}
+// prereqs/.settings.json says when the pipeline deploys them into the
+// sample's own group (PrereqResourceGroupNameSuffix "").
+var prereqFiles = []string{"prereqs/prereq.azuredeploy.json", "prereqs/prereq.azuredeploy.parameters.json", "prereqs/.settings.json"}
 
 // copyPrereqs copies a sample's prerequisite files when its parameters
 // need them, and says whether it did (1) or not (0).

@@ -99,13 +99,19 @@ func (c *cycle) deployPrereq(rel string) (map[string]string, bool) {
 		return nil, false
 	}
 	st := stage{label: "prereqs", out: filepath.Join(c.work, "prereq-manifests"), state: filepath.Join(c.work, "prereq-state.json")}
+	rg := prereqGroup
+	if sameGroup(rel) {
+		// One group, one state: the template's delete of its group then
+		// takes the prerequisites with it as resources the state manages.
+		rg, st.state = group, c.state
+	}
 	var sub *substitution
 	if raw, err := os.ReadFile(filepath.Join(corpusDir, paramsOf(tpl))); err == nil {
 		s := substitute(tpl, string(raw))
 		c.res.secrets = append(c.res.secrets, s.secrets...)
 		sub = &s
 	}
-	args, err := convertCommand(tpl, prereqGroup, sub, filepath.Join(c.work, "prereq.azuredeploy.parameters.json"))
+	args, err := convertCommand(tpl, rg, sub, filepath.Join(c.work, "prereq.azuredeploy.parameters.json"))
 	if err != nil {
 		c.res.fail(classTool, "setup", err.Error())
 		return nil, false
@@ -128,6 +134,20 @@ func (c *cycle) deployPrereq(rel string) (map[string]string, bool) {
 		return nil, false
 	}
 	return outs, true
+}
+
+// sameGroup says whether the pipeline deploys a sample's prerequisites
+// into the sample's own group: its prereqs/.settings.json sets
+// PrereqResourceGroupNameSuffix to "" (Gen-ResourceGroupNames.ps1 upstream).
+func sameGroup(rel string) bool {
+	raw, err := os.ReadFile(filepath.Join(corpusDir, path.Dir(rel), "prereqs", ".settings.json"))
+	if err != nil {
+		return false
+	}
+	var s struct {
+		Suffix *string `json:"PrereqResourceGroupNameSuffix"`
+	}
+	return json.Unmarshal(raw, &s) == nil && s.Suffix != nil && *s.Suffix == ""
 }
 
 // applyStage applies a stage's manifests and queues its delete.
