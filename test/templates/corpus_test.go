@@ -197,6 +197,8 @@ type cycle struct {
 	// stages are the deployments made before the template's (prepare),
 	// deleted after it.
 	stages []stage
+	// outputsWarning is convert's warning about the prereqs' outputs, if any.
+	outputsWarning string
 }
 
 func (c *cycle) run(rel string) {

@@ -63,7 +63,7 @@ func substitute(template, text string) substitution {
 
 // prereqOutputRE finds values the repository's pipeline takes from the
 // outputs of a sample's prereqs/ deployment; they are left as they are.
-var prereqOutputRE = regexp.MustCompile(`GET-PREREQ-[A-Za-z0-9]+`)
+var prereqOutputRE = regexp.MustCompile(`GET-PREREQ-[A-Za-z0-9_-]*[A-Za-z0-9]`)
 
 // placeholderValue is the value of the n-th placeholder ph of template.
 func placeholderValue(template, ph string, n int) (v string, secret, prereq bool) {
@@ -180,7 +180,7 @@ func TestPrereqOutputsReplaceQuotedPlaceholders(t *testing.T) {
 	if got != want {
 		t.Fatalf("fillPrereqOutputs:\n got %s\nwant %s", got, want)
 	}
-	if u := unresolved(substitution{text: got}); strings.Join(u, " ") != "GET-PREREQ-vnetName GET-PREREQ-missing" {
+	if u := unresolved(substitution{text: got + `"GET-PREREQ-cmk_key_uri"`}); strings.Join(u, " ") != "GET-PREREQ-vnetName GET-PREREQ-missing GET-PREREQ-cmk_key_uri" {
 		t.Fatalf("unresolved = %q", u)
 	}
 	li := &liveIndex{ids: map[string]string{"nsg": "/subscriptions/s/nsg"}, bodies: map[string]map[string]any{"nsg": {"properties": map[string]any{"rules": []any{map[string]any{"name": "r0"}}}}}}

@@ -60,6 +60,10 @@ func (c *cycle) prepare(rel string) (*substitution, bool) {
 	}
 	sub.text = fillPrereqOutputs(sub.text, outs)
 	sub.prerequisites = unresolved(sub)
+	if left := prereqOutputRE.FindAllString(sub.text, -1); len(left) > 0 {
+		c.res.fail(classPrerequisite, "prereqs", fmt.Sprintf("convert lists no value for %s among the prereqs' outputs%s", strings.Join(left, ", "), c.outputsWarning))
+		return nil, false
+	}
 	return &sub, true
 }
 
@@ -120,6 +124,9 @@ func (c *cycle) deployPrereq(rel string) (map[string]string, bool) {
 	if !c.setEnv(conv.Stderr) {
 		return nil, false
 	}
+	if m := outputsWarningRE.FindString(conv.Stderr); m != "" {
+		c.outputsWarning = " (" + clip(strings.TrimSpace(exprRE.ReplaceAllString(m, ": "))) + ")"
+	}
 	if conv.Code != 0 {
 		reason := convertReason(conv.Stderr)
 		c.res.fail(classPrerequisite, "prereqs", fmt.Sprintf("%s does not convert (%s): %s", prereqTemplate, classifyConvert(reason), reason))
@@ -173,6 +180,9 @@ func (c *cycle) deleteStages() bool {
 	}
 	return true
 }
+
+// outputsWarningRE is convert's warning that it could not render the outputs.
+var outputsWarningRE = regexp.MustCompile(`(?m)outputs: .*$`)
 
 // outputLineRE is an output convert lists on stderr: its value, and the
 // get command that reads it after apply when only Azure knows it.
