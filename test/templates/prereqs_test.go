@@ -218,6 +218,7 @@ func (c *cycle) prereqOutputs(tpl string, st stage, stderr string) (map[string]s
 		if strings.HasPrefix(value, "(") && strings.HasSuffix(value, ")") {
 			// (secret), (not converted: ...): convert gives no value.
 			outs[name] = ""
+			c.outputsWarning += fmt.Sprintf(" (output %s: %s)", name, clip(value))
 			continue
 		}
 		outs[name] = outputJSON(value, types[strings.ToLower(name)])
