@@ -15,7 +15,12 @@
 //     deploymentTemplate.json; JSON with comments, as ARM accepts, included) and links no template by URI (no
 //     "templateLink" anywhere); everything else that qualifies is kept, easy
 //     or not;
-//   - the sample's azuredeploy.parameters.json is copied beside it when present.
+//   - the sample's azuredeploy.parameters.json is copied beside it when present;
+//   - when that file takes values from the sample's prerequisite deployment
+//     (GET-PREREQ-...), the prerequisite template and its parameter file
+//     (prereqs/prereq.azuredeploy.json, prereqs/prereq.azuredeploy.parameters.json)
+//     are copied too, as the repository's pipeline deploys them first, with
+//     prereqs/.settings.json when there is one (it names their group).
 package main
 
 import (
@@ -90,6 +95,11 @@ func run(gitDir, rev, out string) error {
 			if err := write(out, params, pb); err != nil {
 				return err
 			}
+			n, err := copyPrereqs(blobs, rev, dir, pb, files, out)
+			if err != nil {
+				return err
+			}
+			counts["with a prereqs/ template"] += n
 		}
 	}
 	keys := make([]string, 0, len(counts))
@@ -101,6 +111,36 @@ func run(gitDir, rev, out string) error {
 		fmt.Printf("%-40s %d\n", k, counts[k])
 	}
 	return nil
+}
+
+// prereqFiles are what the repository's pipeline deploys before a sample
+// whose parameters say GET-PREREQ-...: a template and its parameters.
+// prereqs/.settings.json says when the pipeline deploys them into the
+// sample's own group (PrereqResourceGroupNameSuffix "").
+var prereqFiles = []string{"prereqs/prereq.azuredeploy.json", "prereqs/prereq.azuredeploy.parameters.json", "prereqs/.settings.json"}
+
+// copyPrereqs copies a sample's prerequisite files when its parameters
+// need them, and says whether it did (1) or not (0).
+func copyPrereqs(blobs *blobReader, rev, dir string, params []byte, files map[string]bool, out string) (int, error) {
+	if !bytes.Contains(params, []byte("GET-PREREQ-")) {
+		return 0, nil
+	}
+	n := 0
+	for _, f := range prereqFiles {
+		p := path.Join(dir, f)
+		if !files[p] {
+			continue
+		}
+		b, err := blobs.read(rev + ":" + p)
+		if err != nil {
+			return 0, err
+		}
+		if err := write(out, p, b); err != nil {
+			return 0, err
+		}
+		n = 1
+	}
+	return n, nil
 }
 
 func listFiles(gitDir, rev string) (map[string]bool, error) {

@@ -3,6 +3,7 @@ package templates_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"sort"
@@ -238,9 +239,45 @@ func walkTypes(resources any, parent string, fn func(string)) {
 			}
 			continue
 		}
-		fn(typ)
+		name, _ := r["name"].(string)
+		fn(extensionType(typ, name))
 		walkTypes(r["resources"], typ, fn)
 	}
+}
+
+// extensionNamespaces are the providers of the extension types templates
+// declare in the nested form without naming the provider in a literal:
+// ARM's documentation of diagnostic settings, role assignments, links and
+// locks gives each type's namespace.
+var extensionNamespaces = map[string]string{
+	"diagnosticsettings": "Microsoft.Insights",
+	"roleassignments":    "Microsoft.Authorization",
+	"locks":              "Microsoft.Authorization",
+	"links":              "Microsoft.Resources",
+}
+
+// extensionNamespaceRE finds the provider an extension resource's name
+// gives (vault/Microsoft.Insights/service).
+var extensionNamespaceRE = regexp.MustCompile(`(?i)/(Microsoft\.[A-Za-z]+)/`)
+
+// extensionType is the type ARM deploys for a resource declared in the
+// nested extension form, type PARENT/providers/TYPE with name
+// parent/NAMESPACE/name (the diagnostic settings of a vault): the extension
+// type NAMESPACE/TYPE. Any other type is returned as it is.
+func extensionType(typ, name string) string {
+	i := strings.Index(strings.ToLower(typ), "/providers/")
+	if i < 0 {
+		return typ
+	}
+	ext := typ[i+len("/providers/"):]
+	ns := extensionNamespaces[strings.ToLower(ext)]
+	if m := extensionNamespaceRE.FindAllStringSubmatch(name, -1); m != nil {
+		ns = m[len(m)-1][1]
+	}
+	if ns == "" {
+		return typ
+	}
+	return ns + "/" + ext
 }
 
 // report is the classified outcome of a run.
@@ -281,15 +318,27 @@ func (r report) leaks() map[string]string {
 	return out
 }
 
-// table prints the counts by class, then every failing template with its
-// step and first error line, grouped by class.
+// target is the issue's goal: the share of the templates whose types the
+// schema knows that pass the whole cycle.
+const target = 95.0
+
+// table prints the counts by class, each against the issue's denominator
+// (the templates whose types the schema knows) and the target, then every
+// failing template with its step and first error line, grouped by class.
 func (r report) table() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-30s %6s\n", "class", "count")
+	known := r.known()
+	fmt.Fprintf(&b, "%-30s %6s %8s\n", "class", "count", "of known")
 	for _, c := range classOrder {
-		fmt.Fprintf(&b, "%-30s %6d\n", c, r.count(c))
+		share := "-"
+		if c != classSchema && c != classNotRun && known > 0 {
+			share = fmt.Sprintf("%.1f%%", 100*float64(r.count(c))/float64(known))
+		}
+		fmt.Fprintf(&b, "%-30s %6d %8s\n", c, r.count(c), share)
 	}
-	fmt.Fprintf(&b, "pass rate: %.1f%% of %d templates whose types the schema knows (%d in all)\n", r.passRate(), r.known(), len(r.results))
+	need := int(math.Ceil(target/100*float64(known))) - r.count(classPass)
+	fmt.Fprintf(&b, "pass rate: %.1f%% (%d of %d templates whose types the schema knows; %d in all); target %.0f%%: %d more to pass\n",
+		r.passRate(), r.count(classPass), known, len(r.results), target, max(need, 0))
 	for _, c := range classOrder[1:] {
 		if r.count(c) == 0 {
 			continue

@@ -32,3 +32,39 @@ func TestUnknownTypesNamesWhatTheSchemaLacks(t *testing.T) {
 		t.Fatalf("a storage account template: unknownTypes = %q, want none", got)
 	}
 }
+
+func TestNestedExtensionTypesAreTheExtensionsTypes(t *testing.T) {
+	for _, c := range []struct{ typ, name, want string }{
+		{"Microsoft.KeyVault/vaults/providers/diagnosticSettings", "[concat(parameters('keyVaultName'), '/Microsoft.Insights/service')]", "Microsoft.Insights/diagnosticSettings"},
+		{"Microsoft.Network/virtualNetworks/subnets/providers/roleAssignments", "[parameters('existingSubnetRoleAssignmentName')]", "Microsoft.Authorization/roleAssignments"},
+		{"Microsoft.Web/sites/providers/links", "[concat(parameters('siteName'), '/Microsoft.Resources/link')]", "Microsoft.Resources/links"},
+		{"Microsoft.Storage/storageAccounts", "st", "Microsoft.Storage/storageAccounts"},
+	} {
+		if got := extensionType(c.typ, c.name); got != c.want {
+			t.Errorf("extensionType(%s, %s) = %s, want %s", c.typ, c.name, got, c.want)
+		}
+	}
+	// A template whose only unknown type was a vault's nested diagnostic settings is run.
+	if got := unknownTypes(corpusDir + "/quickstarts/microsoft.azurestackhci/create-cluster/azuredeploy.json"); got != "" {
+		t.Fatalf("unknownTypes = %q, want none", got)
+	}
+}
+
+func TestTableGivesEachClassAgainstKnownAndTheTarget(t *testing.T) {
+	var rs []result
+	for i := 0; i < 8; i++ {
+		rs = append(rs, result{template: "p", class: classPass})
+	}
+	rs = append(rs, result{template: "t", class: classTool}, result{template: "e", class: classEmulator}, result{template: "s", class: classSchema})
+	tab := summarise(rs).table()
+	for _, want := range []string{
+		"pass                                8    80.0%",
+		"tool                                1    10.0%",
+		"schema does not know a type         1        -",
+		"pass rate: 80.0% (8 of 10 templates whose types the schema knows; 11 in all); target 95%: 2 more to pass",
+	} {
+		if !strings.Contains(tab, want) {
+			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func TestDeploymentAndConvertLeaveTheSameResources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(sub.secrets) > 0 || len(sub.prerequisites) > 0 || hasSecureParameter(t, rel) {
+		if len(sub.secrets) > 0 || len(sub.prerequisites) > 0 || len(sub.fixed) > 0 || hasSecureParameter(t, rel) {
 			skippedSecure++
 			continue
 		}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
 )
 
 // sshPublicKey stands for GEN-SSH-PUB-KEY: a 2048-bit RSA public key made
@@ -29,6 +31,8 @@ type substitution struct {
 	// prerequisites names placeholders that stand for resources the
 	// template expects to exist already (GEN-VNET-NAME, ...).
 	prerequisites []string
+	// fixed names the fixed resources (fixedKinds) the values written name.
+	fixed map[string]bool
 }
 
 // substitute replaces every placeholder of a parameter file with a value
@@ -36,9 +40,14 @@ type substitution struct {
 // two runs (and two workers) agree.
 func substitute(template, text string) substitution {
 	var s substitution
+	text = s.fillFixedObjects(text)
 	n := 0
 	s.text = placeholderRE.ReplaceAllStringFunc(text, func(ph string) string {
 		n++
+		if f, ok := fixedValues[ph]; ok && !f.object {
+			s.need(f.needs)
+			return f.value
+		}
 		v, secret, prereq := placeholderValue(template, ph, n)
 		if secret {
 			s.secrets = append(s.secrets, v)
@@ -54,7 +63,7 @@ func substitute(template, text string) substitution {
 
 // prereqOutputRE finds values the repository's pipeline takes from the
 // outputs of a sample's prereqs/ deployment; they are left as they are.
-var prereqOutputRE = regexp.MustCompile(`GET-PREREQ-[A-Za-z0-9]+`)
+var prereqOutputRE = regexp.MustCompile(`GET-PREREQ-[A-Za-z0-9_-]*[A-Za-z0-9]`)
 
 // placeholderValue is the value of the n-th placeholder ph of template.
 func placeholderValue(template, ph string, n int) (v string, secret, prereq bool) {
@@ -126,7 +135,7 @@ func envSecret(name string) string {
 }
 
 func TestSubstituteIsDeterministicAndFlagsPasswords(t *testing.T) {
-	in := `{"p":{"value":"GET-PREREQ-vnetName"},"a":{"value":"GEN-UNIQUE"},"b":{"value":"GEN-UNIQUE-8"},"c":{"value":"GEN-PASSWORD"},"d":{"value":"GEN-SSH-PUB-KEY"},"e":{"value":"GEN-GUID"},"f":{"value":"GEN-VNET-NAME"},"g":{"value":"GEN-UNIQUE"}}`
+	in := `{"p":{"value":"GET-PREREQ-vnetName"},"a":{"value":"GEN-UNIQUE"},"b":{"value":"GEN-UNIQUE-8"},"c":{"value":"GEN-PASSWORD"},"d":{"value":"GEN-SSH-PUB-KEY"},"e":{"value":"GEN-GUID"},"f":{"value":"GEN-CUSTOM-FQDN-NAME"},"g":{"value":"GEN-UNIQUE"},"h":{"value":"GEN-VNET-NAME"},"i":{"reference":"GEN-KEYVAULT-PASSWORD-REFERENCE"}}`
 	a, b := substitute("x/azuredeploy.json", in), substitute("x/azuredeploy.json", in)
 	if a.text != b.text {
 		t.Fatalf("two substitutions differ:\n%s\n%s", a.text, b.text)
@@ -137,8 +146,15 @@ func TestSubstituteIsDeterministicAndFlagsPasswords(t *testing.T) {
 	if len(a.secrets) != 1 || !strings.Contains(a.text, a.secrets[0]) {
 		t.Fatalf("secrets %q not the password written", a.secrets)
 	}
-	if strings.Join(a.prerequisites, " ") != "GEN-VNET-NAME GET-PREREQ-vnetName" {
-		t.Fatalf("prerequisites %q, want GEN-VNET-NAME and GET-PREREQ-vnetName", a.prerequisites)
+	if strings.Join(a.prerequisites, " ") != "GEN-CUSTOM-FQDN-NAME GET-PREREQ-vnetName" {
+		t.Fatalf("prerequisites %q, want GEN-CUSTOM-FQDN-NAME and GET-PREREQ-vnetName", a.prerequisites)
+	}
+	// The fixed resources the pipeline keeps are named, and made by the run.
+	if !strings.Contains(a.text, `"h":{"value":"`+genVnet+`"}`) || !a.fixed[fixedVnet] || !a.fixed[fixedVault] || !a.fixed[fixedSecret] || a.fixed[fixedIdentity] {
+		t.Fatalf("fixed resources %v for %s", a.fixed, a.text)
+	}
+	if !strings.Contains(a.text, `"i":{"reference":{"keyVault":{"id":"`+genVaultID+`"},"secretName":"`+genSecret+`"}}`) {
+		t.Fatalf("the Key Vault reference is not the object the pipeline writes: %s", a.text)
 	}
 	if other := substitute("y/azuredeploy.json", in); other.text == a.text {
 		t.Fatal("two templates got the same values")
@@ -149,5 +165,40 @@ func TestSubstituteIsDeterministicAndFlagsPasswords(t *testing.T) {
 	}
 	if !regexp.MustCompile(`"b":\{"value":"[a-z][a-z0-9]{7}"\}`).MatchString(a.text) {
 		t.Fatalf("GEN-UNIQUE-8 is not 8 characters: %s", a.text)
+	}
+}
+
+func TestPrereqOutputsReplaceQuotedPlaceholders(t *testing.T) {
+	in := `{"a":{"value":"GET-PREREQ-vnetName"},"b":{"value":"GET-PREREQ-vnetNameLong"},"c":{"value":"GET-PREREQ-ids"},"d":{"value":"x GET-PREREQ-vnetName"},"e":{"value":"GET-PREREQ-missing"}}`
+	outs := map[string]string{
+		"vnetName":     outputJSON("vnet-1", "string"),
+		"vnetNameLong": outputJSON("vnet-2", ""),
+		"ids":          outputJSON(`["/subscriptions/s/x"]`, "array"),
+	}
+	got := fillPrereqOutputs(in, outs)
+	want := `{"a":{"value":"vnet-1"},"b":{"value":"vnet-2"},"c":{"value":["/subscriptions/s/x"]},"d":{"value":"x GET-PREREQ-vnetName"},"e":{"value":"GET-PREREQ-missing"}}`
+	if got != want {
+		t.Fatalf("fillPrereqOutputs:\n got %s\nwant %s", got, want)
+	}
+	if u := unresolved(substitution{text: got + `"GET-PREREQ-cmk_key_uri"`}); strings.Join(u, " ") != "GET-PREREQ-vnetName GET-PREREQ-missing GET-PREREQ-cmk_key_uri" {
+		t.Fatalf("unresolved = %q", u)
+	}
+	li := &liveIndex{ids: map[string]string{"nsg": "/subscriptions/s/nsg"}, bodies: map[string]map[string]any{"nsg": {"properties": map[string]any{"rules": []any{map[string]any{"name": "r0"}}}}}}
+	if v, ok := li.resolve(`["${ref:nsg}","${ref:nsg.properties.rules[0].name}","${subscriptionId}"]`); !ok || v != `["/subscriptions/s/nsg","r0","`+harness.Sub+`"]` {
+		t.Fatalf("resolve = %q, %v", v, ok)
+	}
+	if _, ok := li.resolve("${ref:other}"); ok {
+		t.Fatal("a reference to no manifest resolved")
+	}
+}
+
+func TestArtifactsLocationOnlyWhenDeclared(t *testing.T) {
+	// Its prereqs/ template has _artifactsLocation as a variable, not a
+	// parameter: convert refuses --param for it.
+	if hasArtifactsLocation(corpusDir + "/application-workloads/elastic/elasticsearch-jmeter/prereqs/prereq.azuredeploy.json") {
+		t.Fatal("a template that does not declare _artifactsLocation is given one")
+	}
+	if !hasArtifactsLocation(corpusDir + "/application-workloads/elastic/elasticsearch-jmeter/azuredeploy.json") {
+		t.Fatal("a template declaring _artifactsLocation is not given one")
 	}
 }

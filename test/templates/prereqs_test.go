@@ -1,0 +1,390 @@
+package templates_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+)
+
+// What the quickstart repository's pipeline does before a sample runs,
+// done here through the tool: the fixed resources its GEN-* values name
+// (a vnet, a vault, an identity: test/ci-gen-setup upstream) exist in a
+// group of their own, and a sample whose parameters say GET-PREREQ-NAME has
+// its prereqs/ template deployed first, in another group, whose output NAME
+// replaces the placeholder.
+
+const (
+	// prereqGroup holds a sample's prereqs/ deployment; the pipeline gives
+	// it a group of its own too.
+	prereqGroup = "rg-corpus-prereq"
+	// prereqTemplate is the sample's prerequisite template, relative to its folder.
+	prereqTemplate = "prereqs/prereq.azuredeploy.json"
+)
+
+// stage is a deployment made before the template's own: deleted after it.
+type stage struct {
+	label string // what the table names: "prereqs", "fixed resources"
+	out   string // its manifests
+	state string
+}
+
+// prepare makes what the template's parameters name before it runs and
+// returns its parameters with every placeholder it can fill replaced (nil
+// when the sample has none). false: the run is over, the result says why.
+func (c *cycle) prepare(rel string) (*substitution, bool) {
+	raw, err := os.ReadFile(filepath.Join(corpusDir, paramsOf(rel)))
+	if err != nil {
+		return nil, true
+	}
+	sub := substitute(rel, string(raw))
+	c.res.secrets = append(c.res.secrets, sub.secrets...)
+	if len(sub.fixed) > 0 && !c.makeFixed(sub.fixed) {
+		return nil, false
+	}
+	if !strings.Contains(sub.text, "GET-PREREQ-") {
+		return &sub, true
+	}
+	outs, ok := c.deployPrereq(rel)
+	if !ok {
+		return nil, false
+	}
+	sub.text = fillPrereqOutputs(sub.text, outs)
+	sub.prerequisites = unresolved(sub)
+	if left := prereqOutputRE.FindAllString(sub.text, -1); len(left) > 0 {
+		c.res.fail(classPrerequisite, "prereqs", fmt.Sprintf("convert lists no value for %s among the prereqs' outputs%s", strings.Join(left, ", "), c.outputsWarning))
+		return nil, false
+	}
+	return &sub, true
+}
+
+// unresolved lists the placeholders still standing for something that
+// must exist: the flagged GEN-* values and every GET-PREREQ-* left.
+func unresolved(sub substitution) []string {
+	var out []string
+	for _, p := range sub.prerequisites {
+		if !strings.HasPrefix(p, "GET-PREREQ-") {
+			out = append(out, p)
+		}
+	}
+	return append(out, prereqOutputRE.FindAllString(sub.text, -1)...)
+}
+
+// fillPrereqOutputs replaces "GET-PREREQ-NAME", quotes included, with the
+// JSON of output NAME, as the pipeline's Gen-TemplateParameters.ps1 does.
+func fillPrereqOutputs(text string, outs map[string]string) string {
+	names := make([]string, 0, len(outs))
+	for n := range outs {
+		names = append(names, n)
+	}
+	// Longest first, so that a name never replaces part of a longer one.
+	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+	for _, n := range names {
+		text = strings.ReplaceAll(text, `"GET-PREREQ-`+n+`"`, outs[n])
+	}
+	return text
+}
+
+// deployPrereq converts and applies the sample's prereqs/ template and
+// returns its outputs, each as the JSON that replaces its placeholder.
+func (c *cycle) deployPrereq(rel string) (map[string]string, bool) {
+	tpl := path.Join(path.Dir(rel), prereqTemplate)
+	if _, err := os.Stat(filepath.Join(corpusDir, tpl)); err != nil {
+		c.res.fail(classPrerequisite, "prereqs", "the parameters name GET-PREREQ-* values and the sample has no "+prereqTemplate)
+		return nil, false
+	}
+	st := stage{label: "prereqs", out: filepath.Join(c.work, "prereq-manifests"), state: filepath.Join(c.work, "prereq-state.json")}
+	rg := prereqGroup
+	if sameGroup(rel) {
+		// One group, one state: the template's delete of its group then
+		// takes the prerequisites with it as resources the state manages.
+		rg, st.state = group, c.state
+	}
+	var sub *substitution
+	if raw, err := os.ReadFile(filepath.Join(corpusDir, paramsOf(tpl))); err == nil {
+		s := substitute(tpl, string(raw))
+		c.res.secrets = append(c.res.secrets, s.secrets...)
+		sub = &s
+	}
+	args, err := convertCommand(tpl, rg, sub, filepath.Join(c.work, "prereq.azuredeploy.parameters.json"))
+	if err != nil {
+		c.res.fail(classTool, "setup", err.Error())
+		return nil, false
+	}
+	conv := c.record("prereq convert", harness.RunRaw(append(args, "--output-dir", st.out)...))
+	if !c.setEnv(conv.Stderr) {
+		return nil, false
+	}
+	if m := outputsWarningRE.FindString(conv.Stderr); m != "" {
+		c.outputsWarning = " (" + clip(strings.TrimSpace(exprRE.ReplaceAllString(m, ": "))) + ")"
+	}
+	if conv.Code != 0 {
+		reason := convertReason(conv.Stderr)
+		c.res.fail(classPrerequisite, "prereqs", fmt.Sprintf("%s does not convert (%s): %s", prereqTemplate, classifyConvert(reason), reason))
+		return nil, false
+	}
+	if !c.applyStage(st) {
+		return nil, false
+	}
+	outs, why := c.prereqOutputs(tpl, st, conv.Stderr)
+	if why != "" {
+		c.res.fail(classPrerequisite, "prereqs", why)
+		return nil, false
+	}
+	return outs, true
+}
+
+// sameGroup says whether the pipeline deploys a sample's prerequisites
+// into the sample's own group: its prereqs/.settings.json sets
+// PrereqResourceGroupNameSuffix to "" (Gen-ResourceGroupNames.ps1 upstream).
+func sameGroup(rel string) bool {
+	raw, err := os.ReadFile(filepath.Join(corpusDir, path.Dir(rel), "prereqs", ".settings.json"))
+	if err != nil {
+		return false
+	}
+	var s struct {
+		Suffix *string `json:"PrereqResourceGroupNameSuffix"`
+	}
+	return json.Unmarshal(raw, &s) == nil && s.Suffix != nil && *s.Suffix == ""
+}
+
+// applyStage applies a stage's manifests and queues its delete.
+func (c *cycle) applyStage(st stage) bool {
+	c.stages = append(c.stages, st)
+	r := c.record(st.label+" apply", harness.Run(c.arm.URL, st.state, "apply", "-f", st.out, "--yes"))
+	if r.Code != 0 {
+		c.res.fail(classPrerequisite, st.label, fmt.Sprintf("apply of the %s failed (%s): %s", st.label, classifyRun(r.Stdout+r.Stderr), failure(r)))
+		return false
+	}
+	return true
+}
+
+// deleteStages deletes what prepare made, last made first.
+func (c *cycle) deleteStages() bool {
+	for i := len(c.stages) - 1; i >= 0; i-- {
+		st := c.stages[i]
+		r := c.record(st.label+" delete", harness.Run(c.arm.URL, st.state, "delete", "-f", st.out, "--yes"))
+		if r.Code != 0 {
+			c.res.fail(classifyRun(r.Stdout+r.Stderr), st.label+" delete", failure(r))
+			return false
+		}
+	}
+	return true
+}
+
+// outputsWarningRE is convert's warning that it could not render the outputs.
+var outputsWarningRE = regexp.MustCompile(`(?m)outputs: .*$`)
+
+// outputLineRE is an output convert lists on stderr: its value, and the
+// get command that reads it after apply when only Azure knows it.
+var outputLineRE = regexp.MustCompile(`(?m)^output ([^:\s]+): (.*?)(?: \(after apply: kubectl azure get -f MANIFESTS (\S+) -o jsonpath='([^']*)'\))?$`)
+
+// prereqOutputs reads every output convert listed, with the tool once the
+// prerequisites are applied. why says which output could not be read.
+func (c *cycle) prereqOutputs(tpl string, st stage, stderr string) (map[string]string, string) {
+	types := outputTypes(filepath.Join(corpusDir, tpl))
+	var live *liveIndex
+	outs := map[string]string{}
+	for _, m := range outputLineRE.FindAllStringSubmatch(stderr, -1) {
+		name, value := m[1], m[2]
+		if m[3] != "" {
+			r := c.record("prereqs get", harness.Run(c.arm.URL, st.state, "get", "-f", st.out, m[3], "-o", "jsonpath="+m[4]))
+			if r.Code != 0 {
+				return nil, fmt.Sprintf("output %s of the prereqs: get %s failed: %s", name, m[3], firstLine(r.Stderr))
+			}
+			value = strings.TrimSpace(r.Stdout)
+		}
+		if strings.Contains(value, "${") {
+			if live == nil {
+				var why string
+				if live, why = c.readLive(st); why != "" {
+					return nil, why
+				}
+			}
+			var ok bool
+			if value, ok = live.resolve(value); !ok {
+				return nil, fmt.Sprintf("output %s of the prereqs is %q: a reference the test cannot read", name, m[2])
+			}
+		}
+		if strings.HasPrefix(value, "(") && strings.HasSuffix(value, ")") {
+			// (secret), (not converted: ...): convert gives no value.
+			outs[name] = ""
+			c.outputsWarning += fmt.Sprintf(" (output %s: %s)", name, clip(value))
+			continue
+		}
+		outs[name] = outputJSON(value, types[strings.ToLower(name)])
+	}
+	for n, v := range outs {
+		if v == "" {
+			delete(outs, n)
+		}
+	}
+	return outs, ""
+}
+
+// outputJSON is an output's value as the JSON text that replaces a
+// quoted placeholder: strings quoted, other types as they are.
+func outputJSON(value, typ string) string {
+	switch typ {
+	case "int", "bool", "array", "object":
+		if json.Valid([]byte(value)) {
+			return value
+		}
+	case "string", "securestring":
+	default:
+		if (strings.HasPrefix(value, "[") || strings.HasPrefix(value, "{")) && json.Valid([]byte(value)) {
+			return value
+		}
+	}
+	b, _ := json.Marshal(value)
+	return string(b)
+}
+
+// outputTypes maps each output of a template, lower-cased, to its type
+// lower-cased; empty when the template is not plain JSON.
+func outputTypes(file string) map[string]string {
+	out := map[string]string{}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return out
+	}
+	var tpl struct {
+		Outputs map[string]struct {
+			Type string `json:"type"`
+		} `json:"outputs"`
+	}
+	if json.Unmarshal(raw, &tpl) != nil {
+		return out
+	}
+	for n, o := range tpl.Outputs {
+		out[strings.ToLower(n)] = strings.ToLower(o.Type)
+	}
+	return out
+}
+
+// liveIndex answers the references convert leaves in outputs: each
+// manifest's metadata.name, its ARM ID and its body as get read it.
+type liveIndex struct {
+	ids    map[string]string
+	bodies map[string]map[string]any
+}
+
+// readLive reads every resource of a stage with `kubectl azure get -o json`
+// and names each by its manifest's metadata.name.
+func (c *cycle) readLive(st stage) (*liveIndex, string) {
+	set, err := manifest.Load(context.Background(), manifest.LoadOptions{Filenames: []string{st.out}, Subscription: harness.Sub, Tenant: tenantID})
+	if err != nil {
+		return nil, "the prereqs' manifests do not load for their outputs: " + firstLine(err.Error())
+	}
+	r := c.record("prereqs get", harness.Run(c.arm.URL, st.state, "get", "-f", st.out, "-o", "json"))
+	if r.Code != 0 {
+		return nil, "get of the prereqs failed: " + firstLine(r.Stderr)
+	}
+	var list struct {
+		Resources []struct {
+			ID   string         `json:"id"`
+			Body map[string]any `json:"body"`
+		} `json:"resources"`
+	}
+	err = json.Unmarshal([]byte(r.Stdout), &list)
+	// get prints the set's resources in the order Load gives them.
+	got := list.Resources
+	if err != nil || len(got) != len(set.Resources) {
+		return nil, fmt.Sprintf("get -o json of the prereqs: %d resources for %d manifests (%v)", len(got), len(set.Resources), err)
+	}
+	li := &liveIndex{ids: map[string]string{}, bodies: map[string]map[string]any{}}
+	for i, res := range set.Resources {
+		li.ids[res.Name] = got[i].ID
+		li.bodies[res.Name] = got[i].Body
+	}
+	return li, ""
+}
+
+// refRE is a reference convert leaves in a value.
+var refRE = regexp.MustCompile(`\$\{(ref:([^.}]+)(?:\.([^}]*))?|subscriptionId|tenantId)\}`)
+
+// resolve replaces every reference in v; false when one names nothing read.
+func (li *liveIndex) resolve(v string) (string, bool) {
+	ok := true
+	out := refRE.ReplaceAllStringFunc(v, func(m string) string {
+		g := refRE.FindStringSubmatch(m)
+		switch g[1] {
+		case "subscriptionId":
+			return harness.Sub
+		case "tenantId":
+			return tenantID
+		}
+		name := li.name(g[2])
+		if g[3] == "" {
+			id, found := li.ids[name]
+			ok = ok && found
+			return id
+		}
+		val, found := lookup(li.bodies[name], g[3])
+		ok = ok && found
+		return val
+	})
+	return out, ok && !strings.Contains(out, "${")
+}
+
+// name is the manifest a reference names: by metadata.name, or by
+// TYPE/NAME (the form convert writes for a resource whose name it also
+// gives as an ARM name).
+func (li *liveIndex) name(ref string) string {
+	if _, ok := li.ids[ref]; ok || !strings.Contains(ref, "/") {
+		return ref
+	}
+	i := strings.LastIndex(ref, "/")
+	typ, leaf := ref[:i], ref[i+1:]
+	ns, _, _ := strings.Cut(typ, "/")
+	last := typ[strings.LastIndex(typ, "/")+1:]
+	for n, id := range li.ids {
+		low := strings.ToLower(id)
+		if strings.HasSuffix(low, strings.ToLower("/"+last+"/"+leaf)) && strings.Contains(low, strings.ToLower("/providers/"+ns+"/")) {
+			return n
+		}
+	}
+	return ref
+}
+
+// lookup reads a dotted path (items as [n]) of a body as text.
+func lookup(body map[string]any, p string) (string, bool) {
+	var cur any = body
+	for _, seg := range strings.Split(strings.ReplaceAll(p, "[", ".["), ".") {
+		if seg == "" {
+			continue
+		}
+		if strings.HasPrefix(seg, "[") {
+			i, err := strconv.Atoi(strings.Trim(seg, "[]"))
+			list, _ := cur.([]any)
+			if err != nil || i < 0 || i >= len(list) {
+				return "", false
+			}
+			cur = list[i]
+			continue
+		}
+		m, _ := cur.(map[string]any)
+		if m == nil {
+			return "", false
+		}
+		cur = m[seg]
+	}
+	switch x := cur.(type) {
+	case nil:
+		return "", false
+	case string:
+		return x, true
+	default:
+		b, _ := json.Marshal(x)
+		return string(b), true
+	}
+}
