@@ -756,7 +756,7 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	}
 	res := diff.Compute(in)
 	it.input, it.result = &in, &res
-	pr.Changes = markSensitive(res.Changes, it.secrets)
+	pr.Changes = markSensitive(res.Changes, it.sensitivePaths())
 	pr.Equal = res.Equal
 	for _, w := range res.Warnings {
 		e.warnf("%s: %s", it.display(), w)
@@ -938,6 +938,7 @@ func markSensitive(cs []plan.Change, secrets []string) []plan.Change {
 	out := make([]plan.Change, 0, len(cs))
 	for _, c := range cs {
 		for _, s := range secrets {
+			under, above := pathsMeet(c.Path, s)
 			switch {
 			case c.Path == s || strings.HasPrefix(c.Path, s+".") || strings.HasPrefix(c.Path, s+"["):
 				c.Sensitive = true
@@ -953,6 +954,10 @@ func markSensitive(cs []plan.Change, secrets []string) []plan.Change {
 				if !okB || !okA {
 					c.Sensitive = true
 				}
+			case under:
+				c.Sensitive = true // the same place, spelt another way
+			case above:
+				c.Sensitive = true // inside c's value, at a place c's spelling cannot follow
 			}
 		}
 		if c.Sensitive {

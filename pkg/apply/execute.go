@@ -694,7 +694,9 @@ func (e *Engine) record(ctx context.Context, p *Prepared, it *item, live map[str
 		return err
 	}
 	it.live = live
-	it.notes = append(it.notes, diff.KeptAfterWrite(*it.result, live)...)
+	kept := *it.result
+	kept.Removed = sensitiveRemovals(kept.Removed, it.sensitivePaths())
+	it.notes = append(it.notes, diff.KeptAfterWrite(kept, live)...)
 	if err := e.Store.Put(ctx, rec); err != nil {
 		return fmt.Errorf("recording %s in state (it was written to Azure; the next run repairs the record): %w", it.display(), err)
 	}
@@ -708,7 +710,7 @@ func (e *Engine) newRecord(p *Prepared, it *item, live map[string]any, etag stri
 	// projection tighter than one from the body alone.
 	rec, err := record.Build(record.Input{
 		ID: it.id, Type: it.typ, APIVersion: it.ver, Set: e.set(), Origin: it.res.Origin.String(),
-		Desired: it.desired(), SecretPaths: it.secrets, Live: live, Owned: it.result.Owned, Etag: etag,
+		Desired: it.desired(), SecretPaths: it.sensitivePaths(), Live: live, Owned: it.result.Owned, Etag: etag,
 		Schema: it.schema, Plugin: it.plugin, Key: p.key,
 	})
 	if err != nil {

@@ -10,10 +10,7 @@ import (
 // each with the bug: the test fails on a leak not listed here, and on a
 // listed template that no longer leaks, so the list only ever shrinks.
 var knownLeaks = map[string]string{
-	"application-workloads/chef/chef-json-parameters-linux-vm/azuredeploy.json":           leakArrayItem,
 	"application-workloads/rds/rds-update-certificate/azuredeploy.json":                   leakArrayItem,
-	"quickstarts/microsoft.compute/vmss-ubuntu-web-ssl/azuredeploy.json":                  leakKeyedArrayItem,
-	"quickstarts/microsoft.compute/encrypt-running-vmss-linux/azuredeploy.json":           leakRemovedSecret,
 	"quickstarts/microsoft.web/private-webapp-with-app-gateway-and-apim/azuredeploy.json": leakArrayItem,
 }
 
@@ -21,22 +18,8 @@ var knownLeaks = map[string]string{
 // a change carried whole (ssh publicKeys[].keyData, fileUris[],
 // sslCertificates[].password) printed in clear. It is fixed (apply's
 // markSensitive); the templates left here do not yet run far enough for
-// the test to show it, except one that still leaks.
+// the test to show it.
 const leakArrayItem = "a valueFrom secret inside an array item (ssh publicKeys[].keyData, fileUris[], sslCertificates[].password) printed in clear by diff"
-
-// leakKeyedArrayItem: the secret paths a manifest gives are in index form
-// (extensions[0].properties.settings.fileUris[0]) and a change's path is in
-// keyed form (extensions[lapextension].properties.settings.fileUris), so
-// apply's markSensitive never matches a secret below a keyed array item
-// inside a value a change carries whole.
-const leakKeyedArrayItem = "a valueFrom secret below a keyed array item (a VMSS extension's fileUris[]) printed in clear by diff: markSensitive compares index-form secret paths with keyed change paths"
-
-// leakRemovedSecret: the sample updates a scale set its prerequisites made
-// with the same state; the plan's "removed from the manifest" change shows
-// live's osProfile whole, with the ssh key the earlier manifest read from
-// a secure parameter, because only the current manifest's secret paths
-// mask a change.
-const leakRemovedSecret = "a path that held a valueFrom secret in the state's last-applied record, removed from the manifest, printed with live's value in clear by diff"
 
 // checkLeaks fails on every secret value that reached an output, except
 // the known ones, and on known leaks that are gone.
