@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -728,5 +729,38 @@ func TestSavedPlanInADirectoryIsSkipped(t *testing.T) {
 	o.Filenames = []string{plan}
 	if _, err := Load(context.Background(), o); err == nil {
 		t.Fatal("a saved plan named explicitly must still be read (and refused)")
+	}
+}
+
+// A live value written at a readonly path is removed with it: nothing is
+// left to fill in there (the engine once failed setting it below a parent
+// the loader had removed), and the resource it read stays a dependency.
+func TestIgnoredReadonlyDropsItsLiveValues(t *testing.T) {
+	validator := func(typ, _, _ string, body map[string]any) ([]SchemaIssue, string) {
+		if typ == armid.ResourceGroupType {
+			return []SchemaIssue{{Path: "properties.readOnlyThing", Severity: SchemaIgnored, Message: "readonly"}}, ""
+		}
+		return nil, ""
+	}
+	doc := strings.Replace(rgDoc, "body: {location: westeurope}", "body: {location: westeurope, properties: {readOnlyThing: {id: \"${ref:other.properties.x}\"}}}", 1) + `---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: other}
+spec: {type: Microsoft.Resources/resourceGroups@2021-04-01, body: {location: westeurope}}
+`
+	o := stdin(doc)
+	o.Schema = validator
+	s := load(t, o)
+	var r *Resource
+	for _, x := range s.Resources {
+		if x.Name != "other" {
+			r = x
+		}
+	}
+	if len(r.Deferred) != 0 {
+		t.Errorf("deferred values kept below a removed path: %v", r.Deferred)
+	}
+	if !slices.ContainsFunc(r.DependsOn, func(id string) bool { return strings.HasSuffix(id, "/resourceGroups/other") }) {
+		t.Errorf("the reference is no longer a dependency: %v", r.DependsOn)
 	}
 }

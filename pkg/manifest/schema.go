@@ -120,6 +120,7 @@ func (l *loader) schema(e *entry) {
 				continue
 			}
 			removePath(e.res.Body, is.Path)
+			e.res.dropUnder(is.Path)
 			ignored = append(ignored, is.Path)
 		}
 	}
@@ -299,4 +300,36 @@ func (r *Resource) marksUnder(path string) bool {
 		}
 	}
 	return false
+}
+
+// dropUnder forgets the live values, actions and secret marks at or below
+// a body path the loader removed (an ignored readonly value): nothing is
+// left to fill in there. A reference it held stays a dependency.
+func (r *Resource) dropUnder(path string) {
+	under := func(k string) bool {
+		return k == path || strings.HasPrefix(k, path+".") || strings.HasPrefix(k, path+"[")
+	}
+	for k, d := range r.Deferred {
+		if under(k) {
+			for _, ref := range d.Refs {
+				r.dependOn(ref.Target)
+			}
+			delete(r.Deferred, k)
+		}
+	}
+	for k, a := range r.Actions {
+		if under(k) {
+			r.dependOn(a.Target)
+			delete(r.Actions, k)
+		}
+	}
+	r.SecretPaths = slices.DeleteFunc(r.SecretPaths, under)
+}
+
+func (r *Resource) dependOn(id string) {
+	if id == "" || slices.Contains(r.DependsOn, id) {
+		return
+	}
+	r.DependsOn = append(r.DependsOn, id)
+	slices.Sort(r.DependsOn)
 }
