@@ -282,10 +282,32 @@ func (d *deployment) secureParam(key, name, typ string, v any, given bool, path 
 	if typ == "secureobject" {
 		d.r.problem(path, manifest.SeverityWarning, "parameter %s is a secureObject: it is read from environment variable %s as a string", name, envName(name))
 	}
-	s := &secretValue{env: envName(name), param: name}
+	s := &secretValue{env: envName(name), param: name, assumed: d.r.assumeQuery}
+	if !given {
+		v, given = expr.Member(d.paramDefs[key], "defaultValue")
+		if str, ok := v.(string); ok && expr.IsExpression(str) {
+			given = false
+		}
+	}
+	if str, ok := v.(string); ok && given {
+		s.known = str == "" || strings.HasPrefix(str, "?")
+		s.other = !s.known
+	}
 	d.r.addEnv(s.env, name)
 	d.params[key] = s
 	return s, nil
+}
+
+// assumeQuery notes, once per parameter, that uri() took a secure value
+// it cannot see to be empty or a query, as a SAS token is.
+func (r *run) assumeQuery(param string) {
+	note := fmt.Sprintf("uri() appends secure parameter %s to the resolved URI, as ARM does for an empty value or a query string ('?sv=...', a SAS token); any other value would resolve differently", param)
+	for _, n := range r.notes {
+		if n == note {
+			return
+		}
+	}
+	r.notes = append(r.notes, note)
 }
 
 func (r *run) addEnv(env, param string) {

@@ -612,22 +612,6 @@ func parseJSON(s string) (any, error) {
 	return FromJSON(v), nil
 }
 
-func fURI(c *Ctx, args []any) (any, error) {
-	base, rel, err := two(c, args)
-	if err != nil {
-		return nil, err
-	}
-	b, err := url.Parse(base)
-	if err != nil {
-		return nil, fmt.Errorf("bad base URI %q: %v", base, err)
-	}
-	r, err := url.Parse(rel)
-	if err != nil {
-		return nil, fmt.Errorf("bad relative URI %q: %v", rel, err)
-	}
-	return b.ResolveReference(r).String(), nil
-}
-
 // uriComponent escapes all but RFC 3986's unreserved characters, as .NET's
 // Uri.EscapeDataString does.
 func uriComponent(s string) string {
