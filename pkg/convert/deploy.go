@@ -27,6 +27,7 @@ type run struct {
 	keys     []expr.Unknown // property names known only at deploy time
 	sub      *placeholder
 	tenant   *placeholder
+	reader   Reader // Evaluate's reference() and list*(), when given
 }
 
 // envVar is an environment variable a secret is read from.

@@ -272,6 +272,13 @@ func (e *evalCtx) fReference(_ *expr.Ctx, args []any) (any, error) {
 		}
 		return map[string]any{"outputs": outs}, nil
 	}
+	q := Read{Full: full}
+	if len(args) > 1 {
+		q.APIVersion, _ = args[1].(string)
+	}
+	if got, asked, err := e.read(args[0], q); asked {
+		return got, err
+	}
 	v := &refValue{target: args[0], full: full, dep: e.d}
 	if !full {
 		v.path = []any{"properties"}
@@ -323,6 +330,16 @@ func (e *evalCtx) fList(name string) expr.Func {
 	return func(c *expr.Ctx, args []any) (any, error) {
 		if len(args) < 1 || len(args) > 3 {
 			return nil, fmt.Errorf("takes a resource, an api-version and an optional body")
+		}
+		q := Read{Action: c.Func}
+		if len(args) > 1 {
+			q.APIVersion, _ = args[1].(string)
+		}
+		if len(args) == 3 {
+			q.Body = args[2]
+		}
+		if got, asked, err := e.read(args[0], q); asked {
+			return got, err
 		}
 		if len(args) == 3 {
 			return nil, &expr.DeferredError{Func: c.Func, What: "an action called with a request body"}
