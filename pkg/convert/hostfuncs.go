@@ -444,14 +444,7 @@ func utcNow(t time.Time, args []any) (any, error) {
 	if len(args) == 1 {
 		f, _ = args[0].(string)
 	}
-	switch f {
-	case "u":
-		return t.Format("2006-01-02 15:04:05Z"), nil
-	case "d":
-		return t.Format("1/2/2006"), nil
-	}
-	r := strings.NewReplacer("yyyy", "2006", "MM", "01", "dd", "02", "HH", "15", "mm", "04", "ss", "05")
-	return t.Format(r.Replace(f)), nil
+	return expr.FormatDateTime(t, f), nil
 }
 
 // userFunc calls a template's own function: its body sees only its
