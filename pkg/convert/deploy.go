@@ -241,6 +241,17 @@ func (d *deployment) param(key string) (any, error) {
 	defer delete(d.busy, key)
 	typ := strings.ToLower(fmt.Sprint(memberOf(def, "type")))
 	v, given := d.given[key]
+	if _, fromVault := v.(keyVaultRef); fromVault {
+		if !d.r.convert {
+			return nil, d.ctx(path).errorf(path, "parameter %s is a Key Vault reference, which only a deployment reads", name)
+		}
+		d.r.notes = append(d.r.notes, fmt.Sprintf("parameter %s is a Key Vault reference: the manifests read it from environment variable %s", name, envName(name)))
+		v, err := d.secureParam(key, name, typ, nil, false, path)
+		if s, ok := v.(*secretValue); ok {
+			s.known, s.other = false, false // the vault's value, not the default
+		}
+		return v, err
+	}
 	if d.r.convert && (typ == "securestring" || typ == "secureobject") {
 		return d.secureParam(key, name, typ, v, given, path)
 	}

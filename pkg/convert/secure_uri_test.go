@@ -70,3 +70,21 @@ func hasNote(res *convert.Result, s string) bool {
 	}
 	return false
 }
+
+// TestKeyVaultParameter: a string parameter given by a Key Vault reference
+// in a parameters file is a secret read from the environment, as a secure
+// one is, not a parameter without a value.
+func TestKeyVaultParameter(t *testing.T) {
+	ps, err := convert.ParseParameters("p.json", []byte(`{"parameters": {"cert": {"reference": {"keyVault": {"id": "/subscriptions/s/resourceGroups/g/providers/Microsoft.KeyVault/vaults/kv"}, "secretName": "c"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res := convertText(t, `{`+schema+`,
+  "parameters": {"cert": {"type": "string"}},
+  "resources": [{"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
+    "properties": {"tags": {"c": "[parameters('cert')]"}}}]}`, convert.Scope{Parameters: ps})
+	wantAll(t, out, "c:\n          valueFrom:\n            env: CERT")
+	if len(res.Env) != 1 || res.Env[0].Name != "CERT" || !hasNote(res, "Key Vault reference") {
+		t.Errorf("env = %v, notes = %q", res.Env, res.Notes)
+	}
+}
