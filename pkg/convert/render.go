@@ -583,6 +583,11 @@ func (rd *renderer) target(v any, dep *deployment) *doc {
 	case *idRef:
 		return rd.lookup(x)
 	case *expr.Concat:
+		// An ID built as a string (resourceGroup().id + '/providers/...',
+		// format('{0}', resourceId(...))).
+		if d := rd.lookupIDText(x); d != nil {
+			return d
+		}
 		// A name with deploy-time parts: compare as placeholders.
 		want, err := rd.text(x, "")
 		if err != nil {
@@ -598,7 +603,10 @@ func (rd *renderer) target(v any, dep *deployment) *doc {
 		}
 	case string:
 		if strings.HasPrefix(x, "/") {
-			return nil
+			return rd.lookupIDText(x)
+		}
+		if d := rd.lookupTypeName(x); d != nil {
+			return d
 		}
 		for _, d := range rd.docs {
 			if d.decl != nil && d.decl.d == dep && d.symbolic != "" && strings.EqualFold(d.symbolic, x) {
@@ -612,6 +620,49 @@ func (rd *renderer) target(v any, dep *deployment) *doc {
 			if n, ok := expr.Known(d.name); ok && strings.EqualFold(fmt.Sprint(n), x) {
 				return d
 			}
+		}
+	}
+	return nil
+}
+
+// lookupIDText finds the converted doc whose ID a string (with
+// deploy-time parts) is.
+func (rd *renderer) lookupIDText(v any) *doc {
+	want, err := rd.literalText(v)
+	if err != nil || !strings.HasPrefix(want, "/") {
+		return nil
+	}
+	for _, d := range rd.docs {
+		if rd.docKey(d) == want {
+			return d
+		}
+	}
+	return nil
+}
+
+// lookupTypeName finds the doc a relative ID names:
+// 'Microsoft.Storage/storageAccounts/st1', as reference() takes it.
+func (rd *renderer) lookupTypeName(s string) *doc {
+	segs := strings.Split(strings.Trim(s, "/"), "/")
+	if len(segs) < 3 || len(segs)%2 == 0 {
+		return nil
+	}
+	typ, names := segs[0], []any{}
+	for i := 1; i < len(segs); i += 2 {
+		typ += "/" + segs[i]
+		names = append(names, segs[i+1])
+	}
+	for _, d := range rd.docs {
+		if !strings.EqualFold(d.typ, typ) || len(d.segs) != len(names) {
+			continue
+		}
+		same := true
+		for i, n := range names {
+			k, ok := expr.Known(d.segs[i])
+			same = same && ok && strings.EqualFold(fmt.Sprint(k), n.(string))
+		}
+		if same {
+			return d
 		}
 	}
 	return nil
