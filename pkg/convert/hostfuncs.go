@@ -141,6 +141,7 @@ func checkNames(typ string, names []any) error {
 }
 
 func (e *evalCtx) fResourceID(_ *expr.Ctx, args []any) (any, error) {
+	sc := e.fnScope()
 	i, err := splitTypeArgs(args)
 	if err != nil {
 		return nil, err
@@ -149,13 +150,13 @@ func (e *evalCtx) fResourceID(_ *expr.Ctx, args []any) (any, error) {
 	if err := checkNames(typ, names); err != nil {
 		return nil, err
 	}
-	if strings.EqualFold(e.d.scope, "subscription") && i == 0 || e.d.scope == "managementGroup" || e.d.scope == "tenant" {
-		if e.d.group == "" && i == 0 {
+	if strings.EqualFold(sc.scope, "subscription") && i == 0 || sc.scope == "managementGroup" || sc.scope == "tenant" {
+		if sc.group == "" && i == 0 {
 			// At subscription scope resourceId gives a subscription-level ID.
 			return e.scopeID(typ, names), nil
 		}
 	}
-	id := &idRef{kind: idGroup, sub: e.d.sub, group: e.d.group, typ: typ, names: names}
+	id := &idRef{kind: idGroup, sub: sc.sub, group: sc.group, typ: typ, names: names}
 	switch i {
 	case 1:
 		id.group = args[0]
@@ -168,14 +169,21 @@ func (e *evalCtx) fResourceID(_ *expr.Ctx, args []any) (any, error) {
 	return id, nil
 }
 
+// fnScope is the deployment whose subscription and group resourceGroup(),
+// subscription() and resourceId() resolve to: an outer-scoped nested
+// template resolves them to its parent's, even when it deploys to another
+// group ("Deploy to a different resource group", Microsoft Learn).
+func (e *evalCtx) fnScope() *deployment { return e.d.paramSource() }
+
 func (e *evalCtx) scopeID(typ string, names []any) *idRef {
-	switch e.d.scope {
+	sc := e.fnScope()
+	switch sc.scope {
 	case "tenant":
 		return &idRef{kind: idTenant, typ: typ, names: names}
 	case "managementGroup":
 		return &idRef{kind: idMgmtGroup, mg: e.mgName(), typ: typ, names: names}
 	}
-	return &idRef{kind: idSubscription, sub: e.d.sub, typ: typ, names: names}
+	return &idRef{kind: idSubscription, sub: sc.sub, typ: typ, names: names}
 }
 
 // mgPlaceholder stands for the target management group, which manifests
@@ -190,6 +198,7 @@ func (e *evalCtx) mgName() any {
 }
 
 func (e *evalCtx) fSubscriptionResourceID(_ *expr.Ctx, args []any) (any, error) {
+	sc := e.fnScope()
 	i, err := splitTypeArgs(args)
 	if err != nil {
 		return nil, err
@@ -198,7 +207,7 @@ func (e *evalCtx) fSubscriptionResourceID(_ *expr.Ctx, args []any) (any, error) 
 	if err := checkNames(typ, names); err != nil {
 		return nil, err
 	}
-	id := &idRef{kind: idSubscription, sub: e.d.sub, typ: typ, names: names}
+	id := &idRef{kind: idSubscription, sub: sc.sub, typ: typ, names: names}
 	if i == 1 {
 		id.sub = args[0]
 	}
@@ -353,19 +362,20 @@ func (e *evalCtx) fList(name string) expr.Func {
 }
 
 func (e *evalCtx) fResourceGroup(_ *expr.Ctx, args []any) (any, error) {
+	sc := e.fnScope()
 	if len(args) != 0 {
 		return nil, fmt.Errorf("takes no arguments")
 	}
-	if e.d.group == "" {
-		return nil, fmt.Errorf("is not available in a %s deployment", e.d.scope)
+	if sc.group == "" {
+		return nil, fmt.Errorf("is not available in a %s deployment", sc.scope)
 	}
-	loc, err := e.d.r.groupLocation(e.d.group)
+	loc, err := e.d.r.groupLocation(sc.group)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{
-		"id":         &idRef{kind: idGroup, sub: e.d.sub, group: e.d.group},
-		"name":       e.d.group,
+		"id":         &idRef{kind: idGroup, sub: sc.sub, group: sc.group},
+		"name":       sc.group,
 		"type":       "Microsoft.Resources/resourceGroups",
 		"location":   loc,
 		"properties": map[string]any{"provisioningState": "Succeeded"},
@@ -373,12 +383,13 @@ func (e *evalCtx) fResourceGroup(_ *expr.Ctx, args []any) (any, error) {
 }
 
 func (e *evalCtx) fSubscription(_ *expr.Ctx, args []any) (any, error) {
+	sc := e.fnScope()
 	if len(args) != 0 {
 		return nil, fmt.Errorf("takes no arguments")
 	}
 	return map[string]any{
-		"id":             concatParts([]any{"/subscriptions/", e.d.sub}),
-		"subscriptionId": e.d.sub,
+		"id":             concatParts([]any{"/subscriptions/", sc.sub}),
+		"subscriptionId": sc.sub,
 		"tenantId":       e.d.r.tenant,
 	}, nil
 }
