@@ -707,7 +707,7 @@ func refPath(path []any) string {
 func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) {
 	target := rd.target(a.target, a.dep)
 	if target == nil {
-		return nil, &evalError{path: path, msg: fmt.Sprintf("%s calls an action of a resource this template does not create", a.Describe()), deferred: true}
+		return nil, &evalError{path: path, msg: rd.outsideAction(a), deferred: true}
 	}
 	rd.edges[target] = true
 	src := map[string]any{"resource": target.refKey, "name": a.name}
@@ -718,6 +718,36 @@ func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) 
 		src["apiVersion"] = a.apiVersion
 	}
 	return src, nil
+}
+
+// outsideAction says why an action of an unconverted resource is not
+// expressible; a child the service makes under a converted resource (a
+// namespace's RootManageSharedAccessKey, a workflow's trigger, a site's
+// host/default) is named, since a manifest's action is called on a managed
+// resource itself, never on a path below it.
+func (rd *renderer) outsideAction(a *actionValue) string {
+	msg := fmt.Sprintf("%s calls an action of a resource this template does not create", a.Describe())
+	if up := rd.ancestorOf(a.target); up != nil {
+		msg += fmt.Sprintf(" (a child of %s that the service makes; a manifest's action is called on a managed resource, not below it)", up.refKey)
+	}
+	return msg + "; its value is known only when deployed"
+}
+
+// ancestorOf is the nearest converted resource an unconverted target is
+// under.
+func (rd *renderer) ancestorOf(target any) *doc {
+	text, err := rd.literalText(target)
+	if err != nil || !strings.HasPrefix(text, "/") {
+		return nil
+	}
+	for i := strings.LastIndex(text, "/"); i > 0; i = strings.LastIndex(text[:i], "/") {
+		for _, d := range rd.docs {
+			if rd.docKey(d) == text[:i] {
+				return d
+			}
+		}
+	}
+	return nil
 }
 
 // value renders a body value.
