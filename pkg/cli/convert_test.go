@@ -133,7 +133,7 @@ func TestConvertBadInput(t *testing.T) {
  "properties": {"mode": "Incremental",
    "templateLink": {"uri": "https://example.org/t.json"}}}]}`, "t.json#0 (line 4): resources[0].properties.templateLink: a linked template", nil},
 		{"outside-reference", head + `"resources": [{"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-01-01", "name": "st1",
- "properties": {"x": "[reference(resourceId('Microsoft.Network/virtualNetworks', 'other')).y]"}}]}`, "resources[0].properties.x: reference(resourceId('Microsoft.Network/virtualNetworks', ...)) reads a resource this template does not create", nil},
+ "properties": {"x": "[reference(resourceId('Microsoft.Network/virtualNetworks', 'other')).y]"}}]}`, "resources[0].properties.x: reference(resourceId('Microsoft.Network/virtualNetworks', ...)) is known only when deployed: it reads a resource this template does not create", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,7 +46,7 @@ func TestOutsideActionChild(t *testing.T) {
     {"type": "Microsoft.ServiceBus/namespaces", "apiVersion": "2022-10-01-preview", "name": "sb1", "location": "westeurope", "sku": {"name": "Standard"}},
     {"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
      "properties": {"tags": {"c": "[listKeys(resourceId('Microsoft.ServiceBus/namespaces/authorizationRules', 'sb1', 'RootManageSharedAccessKey'), '2022-10-01-preview').primaryConnectionString]"}}}]}`)
-	want := "calls an action of a resource this template does not create (a child of sb1 that the service makes; a manifest's action is called on a managed resource, not below it); its value is known only when deployed"
+	want := "is known only when deployed: it calls an action of a resource this template does not create (a child of sb1 that the service makes; a manifest's action is called on a managed resource, not below it)"
 	if !strings.Contains(msg, want) {
 		t.Errorf("message: %s", msg)
 	}

@@ -671,7 +671,7 @@ func (rd *renderer) lookupTypeName(s string) *doc {
 func (rd *renderer) buildRef(t *textBuilder, r *refValue, path string) error {
 	target := rd.target(r.target, r.dep)
 	if target == nil {
-		return &evalError{path: path, msg: fmt.Sprintf("%s reads a resource this template does not create; its value is known only when deployed", r.Describe()), deferred: true}
+		return &evalError{path: path, msg: fmt.Sprintf("%s is known only when deployed: it reads a resource this template does not create", r.Describe()), deferred: true}
 	}
 	p := refPath(r.path)
 	if p == "" {
@@ -726,11 +726,11 @@ func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) 
 // host/default) is named, since a manifest's action is called on a managed
 // resource itself, never on a path below it.
 func (rd *renderer) outsideAction(a *actionValue) string {
-	msg := fmt.Sprintf("%s calls an action of a resource this template does not create", a.Describe())
+	msg := fmt.Sprintf("%s is known only when deployed: it calls an action of a resource this template does not create", a.Describe())
 	if up := rd.ancestorOf(a.target); up != nil {
 		msg += fmt.Sprintf(" (a child of %s that the service makes; a manifest's action is called on a managed resource, not below it)", up.refKey)
 	}
-	return msg + "; its value is known only when deployed"
+	return msg
 }
 
 // ancestorOf is the nearest converted resource an unconverted target is
