@@ -310,10 +310,10 @@ func (d *deployment) secureParam(key, name, typ string, v any, given bool, path 
 	return s, nil
 }
 
-// assumeQuery notes, once per parameter, that uri() took a secure value
-// it cannot see to be empty or a query, as a SAS token is.
+// assumeQuery notes, once per parameter, that uri() or replace() took a
+// secure value it cannot see to be empty or a query, as a SAS token is.
 func (r *run) assumeQuery(param string) {
-	note := fmt.Sprintf("uri() appends secure parameter %s to the resolved URI, as ARM does for an empty value or a query string ('?sv=...', a SAS token); any other value would resolve differently", param)
+	note := fmt.Sprintf("secure parameter %s is taken to be empty or a query string ('?sv=...', a SAS token) where uri() or replace() place it; ARM would place any other value differently", param)
 	for _, n := range r.notes {
 		if n == note {
 			return

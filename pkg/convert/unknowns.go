@@ -169,8 +169,8 @@ type secretValue struct {
 	// query ('?...'), as a SAS token is; other: it is something else.
 	// Only this is kept of it, never the value.
 	known, other bool
-	// assumed is called when uri() places the value as a query without
-	// knowing it is one.
+	// assumed is called when uri() or replace() take the value for a
+	// query without knowing it is one.
 	assumed func(param string)
 }
 

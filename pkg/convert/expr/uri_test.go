@@ -76,3 +76,23 @@ func mustFunc(t *testing.T, name string) expr.Func {
 	}
 	return f
 }
+
+// TestReplaceAbsentQuery: replacing a query-shaped deploy-time value in a
+// known string without '?' is the string itself; anything else still
+// needs the value.
+func TestReplaceAbsentQuery(t *testing.T) {
+	sas := &token{"sas", expr.ShapeQuery}
+	replace := mustFunc(t, "replace")
+	got, err := replace(&expr.Ctx{Func: "replace"}, []any{"https://example.org/qs/", sas, ""})
+	if err != nil || got != "https://example.org/qs/" {
+		t.Errorf("got %v, %v", got, err)
+	}
+	for _, args := range [][]any{
+		{"https://example.org/qs/?a=1", sas, ""},
+		{"https://example.org/qs/", &token{"ref", expr.ShapeAny}, ""},
+	} {
+		if _, err := replace(&expr.Ctx{Func: "replace"}, args); err == nil {
+			t.Errorf("replace(%v) converted", args)
+		}
+	}
+}
