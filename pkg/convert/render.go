@@ -123,6 +123,8 @@ func newRenderer(r *run) *renderer {
 			rd.docs = append(rd.docs, d)
 		}
 	}
+	rd.mergeRepeats()
+	rd.dropInlineChildren()
 	rd.names()
 	return rd
 }
@@ -829,7 +831,7 @@ func (rd *renderer) dependsOn(d *doc) []string {
 	seen := map[*doc]bool{}
 	for _, v := range d.dependsOn {
 		for _, t := range rd.dependencyTargets(v, d) {
-			if t == d || rd.edges[t] || seen[t] {
+			if t == d || t.skip || rd.edges[t] || seen[t] {
 				continue
 			}
 			seen[t] = true
