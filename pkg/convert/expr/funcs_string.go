@@ -403,7 +403,7 @@ func fReplace(c *Ctx, args []any) (any, error) {
 
 // absentQuery: replacing a deploy-time query (empty, or a SAS token
 // starting with '?') in a known string without a '?' changes nothing, as
-// in replace(parameters('_artifactsLocation'), parameters('_artifactsLocationSasToken'), '').
+// in replace(parameters('_artifactsLocation'), parameters('_artifactsLocationSasToken'), ”).
 func absentQuery(in, old any) (string, bool) {
 	s, isStr := in.(string)
 	if _, known := Known(old); known || !isStr || shapeOf(old) != ShapeQuery {
