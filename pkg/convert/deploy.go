@@ -245,7 +245,7 @@ func (d *deployment) param(key string) (any, error) {
 		if !d.r.convert {
 			return nil, d.ctx(path).errorf(path, "parameter %s is a Key Vault reference, which only a deployment reads", name)
 		}
-		d.r.notes = append(d.r.notes, fmt.Sprintf("parameter %s is a Key Vault reference: the manifests read it from environment variable %s", name, envName(name)))
+		d.r.notes = append(d.r.notes, fmt.Sprintf("parameter %s is a Key Vault reference: the manifests read it from environment variable %s", name, paramEnv(name)))
 		v, err := d.secureParam(key, name, typ, nil, false, path)
 		if s, ok := v.(*secretValue); ok {
 			s.known, s.other = false, false // the vault's value, not the default
@@ -289,12 +289,12 @@ func (d *deployment) secureParam(key, name, typ string, v any, given bool, path 
 		}
 	}
 	if given {
-		d.r.notes = append(d.r.notes, fmt.Sprintf("the value given for secure parameter %s is not written to the manifests; they read it from environment variable %s", name, envName(name)))
+		d.r.notes = append(d.r.notes, fmt.Sprintf("the value given for secure parameter %s is not written to the manifests; they read it from environment variable %s", name, paramEnv(name)))
 	}
 	if typ == "secureobject" {
-		d.r.problem(path, manifest.SeverityWarning, "parameter %s is a secureObject: it is read from environment variable %s as a string", name, envName(name))
+		d.r.problem(path, manifest.SeverityWarning, "parameter %s is a secureObject: it is read from environment variable %s as a string", name, paramEnv(name))
 	}
-	s := &secretValue{env: envName(name), param: name, assumed: d.r.assumeQuery}
+	s := &secretValue{env: paramEnv(name), param: name, assumed: d.r.assumeQuery}
 	if !given {
 		v, given = expr.Member(d.paramDefs[key], "defaultValue")
 		if str, ok := v.(string); ok && expr.IsExpression(str) {
@@ -329,6 +329,18 @@ func (r *run) addEnv(env, param string) {
 		}
 	}
 	r.envs = append(r.envs, envVar{name: env, param: param})
+}
+
+// paramEnv is the variable a secure parameter is read from: its envName,
+// prefixed with TEMPLATE_ when that is one of the tool's own credential
+// variables, which valueFrom.env never reads (a template parameter named
+// azureClientSecret is not this tool's credential).
+func paramEnv(param string) string {
+	env := envName(param)
+	if manifest.CredentialEnv(env) {
+		return "TEMPLATE_" + env
+	}
+	return env
 }
 
 // envName is a parameter's environment variable: adminPassword is

@@ -413,7 +413,7 @@ func (c *evalCtx) moduleParam(p any, path string) (any, error) {
 	}
 	if _, ok := expr.Member(m, "reference"); ok {
 		name := path[strings.LastIndexAny(path, ".[")+1:]
-		s := &secretValue{env: envName(strings.Trim(name, `"]`)), param: name}
+		s := &secretValue{env: paramEnv(strings.Trim(name, `"]`)), param: name}
 		c.d.r.addEnv(s.env, name)
 		return s, nil
 	}

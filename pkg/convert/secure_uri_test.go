@@ -88,3 +88,17 @@ func TestKeyVaultParameter(t *testing.T) {
 		t.Errorf("env = %v, notes = %q", res.Env, res.Notes)
 	}
 }
+
+// TestSecureParamCredentialName: a secure parameter whose variable would
+// be one of the tool's own credential variables, which manifests may not
+// read, gets a variable of its own.
+func TestSecureParamCredentialName(t *testing.T) {
+	out, res := convertText(t, `{`+schema+`,
+  "parameters": {"azureClientSecret": {"type": "securestring"}},
+  "resources": [{"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
+    "properties": {"tags": {"c": "[parameters('azureClientSecret')]"}}}]}`, convert.Scope{Parameters: map[string]any{}})
+	wantAll(t, out, "env: TEMPLATE_AZURE_CLIENT_SECRET")
+	if len(res.Env) != 1 || res.Env[0].Name != "TEMPLATE_AZURE_CLIENT_SECRET" {
+		t.Errorf("env = %v", res.Env)
+	}
+}
