@@ -106,44 +106,53 @@ func (rd *renderer) deploymentOf(d *doc) *doc {
 	return nil
 }
 
-// dropInlineChildren removes from a parent's collection (a vnet's
-// properties.subnets) an item that is also declared as its own resource:
-// that PUT comes after the parent's, so its body is what ARM ends with,
-// and the manifest set then owns the item through the child document.
-func (rd *renderer) dropInlineChildren() {
+// mergeInlineChildren folds a child declared as its own resource into
+// the same item inline in its parent's collection (a subnet in its vnet's
+// properties.subnets, a pool in its load balancer's): the child's PUT
+// comes after the parent's, so its properties are what ARM ends with, and
+// one document keeps the parent's references to its own items (a rule
+// naming its pool) from closing a cycle.
+func (rd *renderer) mergeInlineChildren() {
+	var out []*doc
 	for _, c := range rd.docs {
-		if c.skip || len(c.segs) < 2 {
-			continue
-		}
-		p := rd.parentDoc(c)
-		if p == nil {
-			continue
-		}
-		leaf, ok := expr.Known(c.segs[len(c.segs)-1])
-		if !ok {
-			continue
-		}
-		coll := c.typ[strings.LastIndex(c.typ, "/")+1:]
-		props, _ := p.body["properties"].(map[string]any)
-		for k, v := range props {
-			items, isArr := v.([]any)
-			if !isArr || !strings.EqualFold(k, coll) {
-				continue
-			}
-			kept := make([]any, 0, len(items))
-			for _, it := range items {
-				m, _ := it.(map[string]any)
-				if n, ok := expr.Known(m["name"]); ok && strings.EqualFold(fmt.Sprint(n), fmt.Sprint(leaf)) {
-					continue
-				}
-				kept = append(kept, it)
-			}
-			if len(kept) < len(items) {
-				p.body = copyWith(p.body, "properties", copyWith(props, k, kept))
-				rd.r.notes = append(rd.r.notes, fmt.Sprintf("%s is declared inline in %s and as its own resource (%s); the manifests declare it once, as its own resource", leaf, p.path, c.path))
-			}
+		if !rd.foldIntoParent(c) {
+			out = append(out, c)
 		}
 	}
+	rd.docs = out
+}
+
+func (rd *renderer) foldIntoParent(c *doc) bool {
+	if len(c.segs) < 2 {
+		return false
+	}
+	p := rd.parentDoc(c)
+	leaf, ok := expr.Known(c.segs[len(c.segs)-1])
+	if p == nil || !ok {
+		return false
+	}
+	coll := c.typ[strings.LastIndex(c.typ, "/")+1:]
+	props, _ := p.body["properties"].(map[string]any)
+	for k, v := range props {
+		items, isArr := v.([]any)
+		if !isArr || !strings.EqualFold(k, coll) {
+			continue
+		}
+		for i, it := range items {
+			m, _ := it.(map[string]any)
+			if n, ok := expr.Known(m["name"]); !ok || !strings.EqualFold(fmt.Sprint(n), fmt.Sprint(leaf)) {
+				continue
+			}
+			merged := append([]any{}, items...)
+			merged[i] = copyWith(m, "properties", c.body["properties"])
+			p.body = copyWith(p.body, "properties", copyWith(props, k, merged))
+			p.dependsOn = append(p.dependsOn, c.dependsOn...)
+			c.skip = true
+			rd.r.notes = append(rd.r.notes, fmt.Sprintf("%s is declared inline in %s and as its own resource (%s); the manifests declare it once, inline, with the properties of its own declaration", leaf, p.path, c.path))
+			return true
+		}
+	}
+	return false
 }
 
 func (rd *renderer) parentDoc(c *doc) *doc {

@@ -45,10 +45,10 @@ func TestAccessPolicyAdds(t *testing.T) {
 }
 
 // TestInlineAndChildSubnet: a subnet inline in its vnet and declared as
-// its own resource (cohesive-vns3-free-try-now) is one document: the
-// child's, which ARM writes last.
+// its own resource (cohesive-vns3-free-try-now) is declared once, inline,
+// with the properties of the child's declaration, which ARM writes last.
 func TestInlineAndChildSubnet(t *testing.T) {
-	out, _ := convertText(t, `{`+schema+`,
+	out, res := convertText(t, `{`+schema+`,
   "resources": [
     {"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-09-01", "name": "vnet1", "location": "westeurope",
      "properties": {"addressSpace": {"addressPrefixes": ["10.0.0.0/16"]},
@@ -56,8 +56,11 @@ func TestInlineAndChildSubnet(t *testing.T) {
     {"type": "Microsoft.Network/virtualNetworks/subnets", "apiVersion": "2023-09-01", "name": "vnet1/public",
      "dependsOn": ["[resourceId('Microsoft.Network/virtualNetworks', 'vnet1')]"],
      "properties": {"addressPrefix": "10.0.1.0/24", "privateEndpointNetworkPolicies": "Disabled"}}]}`, convert.Scope{})
-	wantAll(t, out, "- name: private", "name: public\nspec:\n  type: Microsoft.Network/virtualNetworks/subnets@2023-09-01")
-	if strings.Contains(out, "- name: public") {
-		t.Errorf("the subnet is still inline:\n%s", out)
+	wantAll(t, out, "- name: private", "- name: public\n          properties:\n            addressPrefix: 10.0.1.0/24\n            privateEndpointNetworkPolicies: Disabled")
+	if strings.Contains(out, "virtualNetworks/subnets@") {
+		t.Errorf("the subnet is still its own document:\n%s", out)
+	}
+	if !hasNote(res, "declared inline") {
+		t.Errorf("notes = %q", res.Notes)
 	}
 }

@@ -124,7 +124,7 @@ func newRenderer(r *run) *renderer {
 		}
 	}
 	rd.mergeRepeats()
-	rd.dropInlineChildren()
+	rd.mergeInlineChildren()
 	rd.names()
 	return rd
 }
