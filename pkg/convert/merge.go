@@ -106,12 +106,13 @@ func (rd *renderer) deploymentOf(d *doc) *doc {
 	return nil
 }
 
-// mergeInlineChildren folds a child declared as its own resource into
-// the same item inline in its parent's collection (a subnet in its vnet's
-// properties.subnets, a pool in its load balancer's): the child's PUT
-// comes after the parent's, so its properties are what ARM ends with, and
-// one document keeps the parent's references to its own items (a rule
-// naming its pool) from closing a cycle.
+// mergeInlineChildren declares once a child that is both inline in its
+// parent's collection (a subnet in its vnet's properties.subnets, a pool
+// in its load balancer's) and its own resource. The child's PUT comes
+// after the parent's, so its properties are what ARM ends with. When the
+// parent names the item (a rule naming its pool), the child is folded
+// into the inline item, as two documents would close a cycle; otherwise
+// the inline item goes and the child document owns it.
 func (rd *renderer) mergeInlineChildren() {
 	var out []*doc
 	for _, c := range rd.docs {
@@ -142,6 +143,14 @@ func (rd *renderer) foldIntoParent(c *doc) bool {
 			m, _ := it.(map[string]any)
 			if n, ok := expr.Known(m["name"]); !ok || !strings.EqualFold(fmt.Sprint(n), fmt.Sprint(leaf)) {
 				continue
+			}
+			if !rd.namesID(p.body, rd.docKey(c)) {
+				// Nothing in the parent names the item: the child owns it,
+				// and its references stay its own (a subnet's route table
+				// may depend on the vnet through a NIC).
+				p.body = copyWith(p.body, "properties", copyWith(props, k, append(append([]any{}, items[:i]...), items[i+1:]...)))
+				rd.r.notes = append(rd.r.notes, fmt.Sprintf("%s is declared inline in %s and as its own resource (%s); the manifests declare it once, as its own resource", leaf, p.path, c.path))
+				return false
 			}
 			merged := append([]any{}, items...)
 			merged[i] = copyWith(m, "properties", c.body["properties"])
@@ -175,4 +184,28 @@ func (rd *renderer) parentDoc(c *doc) *doc {
 		}
 	}
 	return nil
+}
+
+// namesID reports whether a body holds the ID key (as rendered for
+// lookups), or an ID below it.
+func (rd *renderer) namesID(v any, key string) bool {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if rd.namesID(e, key) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if rd.namesID(e, key) {
+				return true
+			}
+		}
+	case string, expr.Unknown:
+		t, err := rd.literalText(x)
+		t = strings.ToLower(t)
+		return err == nil && (t == key || strings.HasPrefix(t, key+"/"))
+	}
+	return false
 }

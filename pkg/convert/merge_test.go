@@ -45,8 +45,8 @@ func TestAccessPolicyAdds(t *testing.T) {
 }
 
 // TestInlineAndChildSubnet: a subnet inline in its vnet and declared as
-// its own resource (cohesive-vns3-free-try-now) is declared once, inline,
-// with the properties of the child's declaration, which ARM writes last.
+// its own resource (cohesive-vns3-free-try-now) is declared once: as its
+// own document, which ARM writes last, while nothing in the vnet names it.
 func TestInlineAndChildSubnet(t *testing.T) {
 	out, res := convertText(t, `{`+schema+`,
   "resources": [
@@ -56,9 +56,27 @@ func TestInlineAndChildSubnet(t *testing.T) {
     {"type": "Microsoft.Network/virtualNetworks/subnets", "apiVersion": "2023-09-01", "name": "vnet1/public",
      "dependsOn": ["[resourceId('Microsoft.Network/virtualNetworks', 'vnet1')]"],
      "properties": {"addressPrefix": "10.0.1.0/24", "privateEndpointNetworkPolicies": "Disabled"}}]}`, convert.Scope{})
-	wantAll(t, out, "- name: private", "- name: public\n          properties:\n            addressPrefix: 10.0.1.0/24\n            privateEndpointNetworkPolicies: Disabled")
-	if strings.Contains(out, "virtualNetworks/subnets@") {
-		t.Errorf("the subnet is still its own document:\n%s", out)
+	wantAll(t, out, "- name: private", "name: public\nspec:\n  type: Microsoft.Network/virtualNetworks/subnets@2023-09-01")
+	if strings.Contains(out, "- name: public") || !hasNote(res, "as its own resource") {
+		t.Errorf("the subnet is still inline (notes %q):\n%s", res.Notes, out)
+	}
+}
+
+// TestInlineAndChildPool: a pool that the load balancer's own rules name
+// (load-balancer-gateway) is folded into the inline item, with the
+// child's properties.
+func TestInlineAndChildPool(t *testing.T) {
+	out, res := convertText(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Network/loadBalancers", "apiVersion": "2023-09-01", "name": "lb1", "location": "westeurope",
+     "properties": {"backendAddressPools": [{"name": "pool"}],
+       "loadBalancingRules": [{"name": "r", "properties": {"backendAddressPool": {"id": "[resourceId('Microsoft.Network/loadBalancers/backendAddressPools', 'lb1', 'pool')]"}}}]}},
+    {"type": "Microsoft.Network/loadBalancers/backendAddressPools", "apiVersion": "2023-09-01", "name": "lb1/pool",
+     "dependsOn": ["[resourceId('Microsoft.Network/loadBalancers', 'lb1')]"],
+     "properties": {"tunnelInterfaces": [{"port": 10800, "identifier": 900, "protocol": "VXLAN", "type": "Internal"}]}}]}`, convert.Scope{})
+	wantAll(t, out, "- name: pool\n          properties:\n            tunnelInterfaces:")
+	if strings.Contains(out, "loadBalancers/backendAddressPools@") {
+		t.Errorf("the pool is still its own document:\n%s", out)
 	}
 	if !hasNote(res, "declared inline") {
 		t.Errorf("notes = %q", res.Notes)
