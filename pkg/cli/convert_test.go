@@ -16,6 +16,8 @@ var updateConvert = flag.Bool("update-convert", false, "rewrite the convert gold
 func goldenQuickstarts() map[string][]string {
 	out := map[string][]string{
 		"rbac-managedidentity-maps": {"--param", "mapsAccountName=maps-conv-e2e", "--param", "userAssignedIdentityName=id-conv-e2e"},
+		// uri() and replace() over the secure SAS token of _artifactsLocation.
+		"vm-custom-script-windows": {"--param", "_artifactsLocation=https://raw.githubusercontent.com/Azure/azure-quickstart-templates/ef296f0f7e9292209f190043b528b11862b5db19/quickstarts/microsoft.compute/vm-custom-script-windows/"},
 	}
 	for k, v := range quickstarts {
 		out[k] = v
