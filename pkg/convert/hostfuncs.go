@@ -50,6 +50,10 @@ func (e *evalCtx) funcs(name string) (expr.Func, bool) {
 		return func(c *expr.Ctx, _ []any) (any, error) {
 			return nil, &expr.DeferredError{Func: c.Func, What: "the zones a region offers the subscription"}
 		}, true
+	case "providers":
+		return func(c *expr.Ctx, _ []any) (any, error) {
+			return nil, &expr.DeferredError{Func: c.Func, What: "what a resource provider registers for the subscription (its api-versions and locations)"}
+		}, true
 	}
 	if strings.HasPrefix(name, "list") {
 		return e.fList(name), true

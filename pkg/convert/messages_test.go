@@ -51,3 +51,14 @@ func TestOutsideActionChild(t *testing.T) {
 		t.Errorf("message: %s", msg)
 	}
 }
+
+// TestProvidersDeferred: providers() reads what a provider registers for
+// the subscription, known only while deploying, not an unknown function.
+func TestProvidersDeferred(t *testing.T) {
+	msg := convertErr(t, `{`+schema+`,
+  "resources": [{"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
+    "properties": {"tags": {"v": "[providers('Microsoft.Web', 'sites').apiVersions[0]]"}}}]}`)
+	if !strings.Contains(msg, "providers needs a value known only at deploy time") {
+		t.Errorf("message: %s", msg)
+	}
+}
