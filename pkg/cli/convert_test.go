@@ -16,6 +16,8 @@ var updateConvert = flag.Bool("update-convert", false, "rewrite the convert gold
 func goldenQuickstarts() map[string][]string {
 	out := map[string][]string{
 		"rbac-managedidentity-maps": {"--param", "mapsAccountName=maps-conv-e2e", "--param", "userAssignedIdentityName=id-conv-e2e"},
+		// uri() and replace() over the secure SAS token of _artifactsLocation.
+		"vm-custom-script-windows": {"--param", "_artifactsLocation=https://raw.githubusercontent.com/Azure/azure-quickstart-templates/ef296f0f7e9292209f190043b528b11862b5db19/quickstarts/microsoft.compute/vm-custom-script-windows/"},
 	}
 	for k, v := range quickstarts {
 		out[k] = v
@@ -133,7 +135,7 @@ func TestConvertBadInput(t *testing.T) {
  "properties": {"mode": "Incremental",
    "templateLink": {"uri": "https://example.org/t.json"}}}]}`, "t.json#0 (line 4): resources[0].properties.templateLink: a linked template", nil},
 		{"outside-reference", head + `"resources": [{"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-01-01", "name": "st1",
- "properties": {"x": "[reference(resourceId('Microsoft.Network/virtualNetworks', 'other')).y]"}}]}`, "resources[0].properties.x: reference(resourceId('Microsoft.Network/virtualNetworks', ...)) reads a resource this template does not create", nil},
+ "properties": {"x": "[reference(resourceId('Microsoft.Network/virtualNetworks', 'other')).y]"}}]}`, "resources[0].properties.x: reference(resourceId('Microsoft.Network/virtualNetworks', ...)) is known only when deployed: it reads a resource this template does not create", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,7 @@ type run struct {
 	keys     []expr.Unknown // property names known only at deploy time
 	sub      *placeholder
 	tenant   *placeholder
+	reader   Reader // Evaluate's reference() and list*(), when given
 }
 
 // envVar is an environment variable a secret is read from.
@@ -240,6 +241,17 @@ func (d *deployment) param(key string) (any, error) {
 	defer delete(d.busy, key)
 	typ := strings.ToLower(fmt.Sprint(memberOf(def, "type")))
 	v, given := d.given[key]
+	if _, fromVault := v.(keyVaultRef); fromVault {
+		if !d.r.convert {
+			return nil, d.ctx(path).errorf(path, "parameter %s is a Key Vault reference, which only a deployment reads", name)
+		}
+		d.r.notes = append(d.r.notes, fmt.Sprintf("parameter %s is a Key Vault reference: the manifests read it from environment variable %s", name, paramEnv(name)))
+		v, err := d.secureParam(key, name, typ, nil, false, path)
+		if s, ok := v.(*secretValue); ok {
+			s.known, s.other = false, false // the vault's value, not the default
+		}
+		return v, err
+	}
 	if d.r.convert && (typ == "securestring" || typ == "secureobject") {
 		return d.secureParam(key, name, typ, v, given, path)
 	}
@@ -277,15 +289,37 @@ func (d *deployment) secureParam(key, name, typ string, v any, given bool, path 
 		}
 	}
 	if given {
-		d.r.notes = append(d.r.notes, fmt.Sprintf("the value given for secure parameter %s is not written to the manifests; they read it from environment variable %s", name, envName(name)))
+		d.r.notes = append(d.r.notes, fmt.Sprintf("the value given for secure parameter %s is not written to the manifests; they read it from environment variable %s", name, paramEnv(name)))
 	}
 	if typ == "secureobject" {
-		d.r.problem(path, manifest.SeverityWarning, "parameter %s is a secureObject: it is read from environment variable %s as a string", name, envName(name))
+		d.r.problem(path, manifest.SeverityWarning, "parameter %s is a secureObject: it is read from environment variable %s as a string", name, paramEnv(name))
 	}
-	s := &secretValue{env: envName(name), param: name}
+	s := &secretValue{env: paramEnv(name), param: name, assumed: d.r.assumeQuery}
+	if !given {
+		v, given = expr.Member(d.paramDefs[key], "defaultValue")
+		if str, ok := v.(string); ok && expr.IsExpression(str) {
+			given = false
+		}
+	}
+	if str, ok := v.(string); ok && given {
+		s.known = str == "" || strings.HasPrefix(str, "?")
+		s.other = !s.known
+	}
 	d.r.addEnv(s.env, name)
 	d.params[key] = s
 	return s, nil
+}
+
+// assumeQuery notes, once per parameter, that uri() or replace() took a
+// secure value it cannot see to be empty or a query, as a SAS token is.
+func (r *run) assumeQuery(param string) {
+	note := fmt.Sprintf("secure parameter %s is taken to be empty or a query string ('?sv=...', a SAS token) where uri() or replace() place it; ARM would place any other value differently", param)
+	for _, n := range r.notes {
+		if n == note {
+			return
+		}
+	}
+	r.notes = append(r.notes, note)
 }
 
 func (r *run) addEnv(env, param string) {
@@ -295,6 +329,18 @@ func (r *run) addEnv(env, param string) {
 		}
 	}
 	r.envs = append(r.envs, envVar{name: env, param: param})
+}
+
+// paramEnv is the variable a secure parameter is read from: its envName,
+// prefixed with TEMPLATE_ when that is one of the tool's own credential
+// variables, which valueFrom.env never reads (a template parameter named
+// azureClientSecret is not this tool's credential).
+func paramEnv(param string) string {
+	env := envName(param)
+	if manifest.CredentialEnv(env) {
+		return "TEMPLATE_" + env
+	}
+	return env
 }
 
 // envName is a parameter's environment variable: adminPassword is

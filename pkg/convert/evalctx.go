@@ -201,7 +201,7 @@ func (e *evalCtx) str(s, path string) (any, error) {
 	}
 	n, err := e.d.r.parse(s)
 	if err != nil {
-		return nil, e.errorf(path, "%s: %v", s, err)
+		return nil, e.errorf(path, "%s: %v", oneLine(s), err)
 	}
 	c := &expr.Ctx{Funcs: e.funcs}
 	e2 := e.with(path)
@@ -214,12 +214,16 @@ func (e *evalCtx) str(s, path string) (any, error) {
 		}
 		var de *expr.DeferredError
 		if errors.As(err, &de) {
-			return nil, &evalError{path: path, msg: fmt.Sprintf("%s: %v", s, err), deferred: true}
+			return nil, &evalError{path: path, msg: fmt.Sprintf("%s: %v", oneLine(s), err), deferred: true}
 		}
-		return nil, e.errorf(path, "%s: %v", s, err)
+		return nil, e.errorf(path, "%s: %v", oneLine(s), err)
 	}
 	return v, nil
 }
+
+// oneLine is an expression as a message quotes it: a problem is one line,
+// and an expression broken over lines would bury the reason after it.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // loop returns the value of copyIndex(name) for the loop named (or the
 // innermost).

@@ -50,6 +50,10 @@ func (e *evalCtx) funcs(name string) (expr.Func, bool) {
 		return func(c *expr.Ctx, _ []any) (any, error) {
 			return nil, &expr.DeferredError{Func: c.Func, What: "the zones a region offers the subscription"}
 		}, true
+	case "providers":
+		return func(c *expr.Ctx, _ []any) (any, error) {
+			return nil, &expr.DeferredError{Func: c.Func, What: "what a resource provider registers for the subscription (its api-versions and locations)"}
+		}, true
 	}
 	if strings.HasPrefix(name, "list") {
 		return e.fList(name), true
@@ -141,6 +145,7 @@ func checkNames(typ string, names []any) error {
 }
 
 func (e *evalCtx) fResourceID(_ *expr.Ctx, args []any) (any, error) {
+	sc := e.fnScope()
 	i, err := splitTypeArgs(args)
 	if err != nil {
 		return nil, err
@@ -149,13 +154,13 @@ func (e *evalCtx) fResourceID(_ *expr.Ctx, args []any) (any, error) {
 	if err := checkNames(typ, names); err != nil {
 		return nil, err
 	}
-	if strings.EqualFold(e.d.scope, "subscription") && i == 0 || e.d.scope == "managementGroup" || e.d.scope == "tenant" {
-		if e.d.group == "" && i == 0 {
+	if strings.EqualFold(sc.scope, "subscription") && i == 0 || sc.scope == "managementGroup" || sc.scope == "tenant" {
+		if sc.group == "" && i == 0 {
 			// At subscription scope resourceId gives a subscription-level ID.
 			return e.scopeID(typ, names), nil
 		}
 	}
-	id := &idRef{kind: idGroup, sub: e.d.sub, group: e.d.group, typ: typ, names: names}
+	id := &idRef{kind: idGroup, sub: sc.sub, group: sc.group, typ: typ, names: names}
 	switch i {
 	case 1:
 		id.group = args[0]
@@ -168,14 +173,21 @@ func (e *evalCtx) fResourceID(_ *expr.Ctx, args []any) (any, error) {
 	return id, nil
 }
 
+// fnScope is the deployment whose subscription and group resourceGroup(),
+// subscription() and resourceId() resolve to: an outer-scoped nested
+// template resolves them to its parent's, even when it deploys to another
+// group ("Deploy to a different resource group", Microsoft Learn).
+func (e *evalCtx) fnScope() *deployment { return e.d.paramSource() }
+
 func (e *evalCtx) scopeID(typ string, names []any) *idRef {
-	switch e.d.scope {
+	sc := e.fnScope()
+	switch sc.scope {
 	case "tenant":
 		return &idRef{kind: idTenant, typ: typ, names: names}
 	case "managementGroup":
 		return &idRef{kind: idMgmtGroup, mg: e.mgName(), typ: typ, names: names}
 	}
-	return &idRef{kind: idSubscription, sub: e.d.sub, typ: typ, names: names}
+	return &idRef{kind: idSubscription, sub: sc.sub, typ: typ, names: names}
 }
 
 // mgPlaceholder stands for the target management group, which manifests
@@ -190,6 +202,7 @@ func (e *evalCtx) mgName() any {
 }
 
 func (e *evalCtx) fSubscriptionResourceID(_ *expr.Ctx, args []any) (any, error) {
+	sc := e.fnScope()
 	i, err := splitTypeArgs(args)
 	if err != nil {
 		return nil, err
@@ -198,7 +211,7 @@ func (e *evalCtx) fSubscriptionResourceID(_ *expr.Ctx, args []any) (any, error) 
 	if err := checkNames(typ, names); err != nil {
 		return nil, err
 	}
-	id := &idRef{kind: idSubscription, sub: e.d.sub, typ: typ, names: names}
+	id := &idRef{kind: idSubscription, sub: sc.sub, typ: typ, names: names}
 	if i == 1 {
 		id.sub = args[0]
 	}
@@ -272,6 +285,13 @@ func (e *evalCtx) fReference(_ *expr.Ctx, args []any) (any, error) {
 		}
 		return map[string]any{"outputs": outs}, nil
 	}
+	q := Read{Full: full}
+	if len(args) > 1 {
+		q.APIVersion, _ = args[1].(string)
+	}
+	if got, asked, err := e.read(args[0], q); asked {
+		return got, err
+	}
 	v := &refValue{target: args[0], full: full, dep: e.d}
 	if !full {
 		v.path = []any{"properties"}
@@ -324,6 +344,16 @@ func (e *evalCtx) fList(name string) expr.Func {
 		if len(args) < 1 || len(args) > 3 {
 			return nil, fmt.Errorf("takes a resource, an api-version and an optional body")
 		}
+		q := Read{Action: c.Func}
+		if len(args) > 1 {
+			q.APIVersion, _ = args[1].(string)
+		}
+		if len(args) == 3 {
+			q.Body = args[2]
+		}
+		if got, asked, err := e.read(args[0], q); asked {
+			return got, err
+		}
 		if len(args) == 3 {
 			return nil, &expr.DeferredError{Func: c.Func, What: "an action called with a request body"}
 		}
@@ -336,19 +366,20 @@ func (e *evalCtx) fList(name string) expr.Func {
 }
 
 func (e *evalCtx) fResourceGroup(_ *expr.Ctx, args []any) (any, error) {
+	sc := e.fnScope()
 	if len(args) != 0 {
 		return nil, fmt.Errorf("takes no arguments")
 	}
-	if e.d.group == "" {
-		return nil, fmt.Errorf("is not available in a %s deployment", e.d.scope)
+	if sc.group == "" {
+		return nil, fmt.Errorf("is not available in a %s deployment", sc.scope)
 	}
-	loc, err := e.d.r.groupLocation(e.d.group)
+	loc, err := e.d.r.groupLocation(sc.group)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{
-		"id":         &idRef{kind: idGroup, sub: e.d.sub, group: e.d.group},
-		"name":       e.d.group,
+		"id":         &idRef{kind: idGroup, sub: sc.sub, group: sc.group},
+		"name":       sc.group,
 		"type":       "Microsoft.Resources/resourceGroups",
 		"location":   loc,
 		"properties": map[string]any{"provisioningState": "Succeeded"},
@@ -356,12 +387,13 @@ func (e *evalCtx) fResourceGroup(_ *expr.Ctx, args []any) (any, error) {
 }
 
 func (e *evalCtx) fSubscription(_ *expr.Ctx, args []any) (any, error) {
+	sc := e.fnScope()
 	if len(args) != 0 {
 		return nil, fmt.Errorf("takes no arguments")
 	}
 	return map[string]any{
-		"id":             concatParts([]any{"/subscriptions/", e.d.sub}),
-		"subscriptionId": e.d.sub,
+		"id":             concatParts([]any{"/subscriptions/", sc.sub}),
+		"subscriptionId": sc.sub,
 		"tenantId":       e.d.r.tenant,
 	}, nil
 }
@@ -427,14 +459,7 @@ func utcNow(t time.Time, args []any) (any, error) {
 	if len(args) == 1 {
 		f, _ = args[0].(string)
 	}
-	switch f {
-	case "u":
-		return t.Format("2006-01-02 15:04:05Z"), nil
-	case "d":
-		return t.Format("1/2/2006"), nil
-	}
-	r := strings.NewReplacer("yyyy", "2006", "MM", "01", "dd", "02", "HH", "15", "mm", "04", "ss", "05")
-	return t.Format(r.Replace(f)), nil
+	return expr.FormatDateTime(t, f), nil
 }
 
 // userFunc calls a template's own function: its body sees only its

@@ -9,8 +9,8 @@ import (
 )
 
 // ParseParameters reads an ARM parameters file ({"parameters": {NAME:
-// {"value": V}}}). A Key Vault reference is left out: the parameter is
-// secure, and its value is read from the environment instead.
+// {"value": V}}}). A Key Vault reference makes the parameter secure,
+// whatever its type: its value is read from the environment instead.
 func ParseParameters(file string, data []byte) (map[string]any, error) {
 	src, err := parseSource(file, data)
 	if err != nil {
@@ -49,6 +49,7 @@ func ParseParameters(file string, data []byte) (map[string]any, error) {
 			continue
 		}
 		if _, ok := expr.Member(entry, "reference"); ok {
+			out[k] = keyVaultRef{}
 			continue
 		}
 		ps = append(ps, manifest.Problem{File: file, Line: src.line(path), Path: path, Message: "a parameter must be {\"value\": ...} or a Key Vault {\"reference\": ...}"})
@@ -71,3 +72,7 @@ func (t *Template) ParameterType(name string) string {
 	}
 	return ""
 }
+
+// keyVaultRef is a parameter given by a Key Vault reference: a secret ARM
+// reads from the vault while deploying.
+type keyVaultRef struct{}

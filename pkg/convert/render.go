@@ -123,6 +123,8 @@ func newRenderer(r *run) *renderer {
 			rd.docs = append(rd.docs, d)
 		}
 	}
+	rd.mergeRepeats()
+	rd.mergeInlineChildren()
 	rd.names()
 	return rd
 }
@@ -583,6 +585,11 @@ func (rd *renderer) target(v any, dep *deployment) *doc {
 	case *idRef:
 		return rd.lookup(x)
 	case *expr.Concat:
+		// An ID built as a string (resourceGroup().id + '/providers/...',
+		// format('{0}', resourceId(...))).
+		if d := rd.lookupIDText(x); d != nil {
+			return d
+		}
 		// A name with deploy-time parts: compare as placeholders.
 		want, err := rd.text(x, "")
 		if err != nil {
@@ -598,7 +605,10 @@ func (rd *renderer) target(v any, dep *deployment) *doc {
 		}
 	case string:
 		if strings.HasPrefix(x, "/") {
-			return nil
+			return rd.lookupIDText(x)
+		}
+		if d := rd.lookupTypeName(x); d != nil {
+			return d
 		}
 		for _, d := range rd.docs {
 			if d.decl != nil && d.decl.d == dep && d.symbolic != "" && strings.EqualFold(d.symbolic, x) {
@@ -617,10 +627,53 @@ func (rd *renderer) target(v any, dep *deployment) *doc {
 	return nil
 }
 
+// lookupIDText finds the converted doc whose ID a string (with
+// deploy-time parts) is.
+func (rd *renderer) lookupIDText(v any) *doc {
+	want, err := rd.literalText(v)
+	if err != nil || !strings.HasPrefix(want, "/") {
+		return nil
+	}
+	for _, d := range rd.docs {
+		if rd.docKey(d) == want {
+			return d
+		}
+	}
+	return nil
+}
+
+// lookupTypeName finds the doc a relative ID names:
+// 'Microsoft.Storage/storageAccounts/st1', as reference() takes it.
+func (rd *renderer) lookupTypeName(s string) *doc {
+	segs := strings.Split(strings.Trim(s, "/"), "/")
+	if len(segs) < 3 || len(segs)%2 == 0 {
+		return nil
+	}
+	typ, names := segs[0], []any{}
+	for i := 1; i < len(segs); i += 2 {
+		typ += "/" + segs[i]
+		names = append(names, segs[i+1])
+	}
+	for _, d := range rd.docs {
+		if !strings.EqualFold(d.typ, typ) || len(d.segs) != len(names) {
+			continue
+		}
+		same := true
+		for i, n := range names {
+			k, ok := expr.Known(d.segs[i])
+			same = same && ok && strings.EqualFold(fmt.Sprint(k), n.(string))
+		}
+		if same {
+			return d
+		}
+	}
+	return nil
+}
+
 func (rd *renderer) buildRef(t *textBuilder, r *refValue, path string) error {
 	target := rd.target(r.target, r.dep)
 	if target == nil {
-		return &evalError{path: path, msg: fmt.Sprintf("%s reads a resource this template does not create; its value is known only when deployed", r.Describe()), deferred: true}
+		return &evalError{path: path, msg: fmt.Sprintf("%s is known only when deployed: it reads a resource this template does not create", r.Describe()), deferred: true}
 	}
 	p := refPath(r.path)
 	if p == "" {
@@ -656,7 +709,7 @@ func refPath(path []any) string {
 func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) {
 	target := rd.target(a.target, a.dep)
 	if target == nil {
-		return nil, &evalError{path: path, msg: fmt.Sprintf("%s calls an action of a resource this template does not create", a.Describe()), deferred: true}
+		return nil, &evalError{path: path, msg: rd.outsideAction(a), deferred: true}
 	}
 	rd.edges[target] = true
 	src := map[string]any{"resource": target.refKey, "name": a.name}
@@ -667,6 +720,36 @@ func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) 
 		src["apiVersion"] = a.apiVersion
 	}
 	return src, nil
+}
+
+// outsideAction says why an action of an unconverted resource is not
+// expressible; a child the service makes under a converted resource (a
+// namespace's RootManageSharedAccessKey, a workflow's trigger, a site's
+// host/default) is named, since a manifest's action is called on a managed
+// resource itself, never on a path below it.
+func (rd *renderer) outsideAction(a *actionValue) string {
+	msg := fmt.Sprintf("%s is known only when deployed: it calls an action of a resource this template does not create", a.Describe())
+	if up := rd.ancestorOf(a.target); up != nil {
+		msg += fmt.Sprintf(" (a child of %s that the service makes; a manifest's action is called on a managed resource, not below it)", up.refKey)
+	}
+	return msg
+}
+
+// ancestorOf is the nearest converted resource an unconverted target is
+// under.
+func (rd *renderer) ancestorOf(target any) *doc {
+	text, err := rd.literalText(target)
+	if err != nil || !strings.HasPrefix(text, "/") {
+		return nil
+	}
+	for i := strings.LastIndex(text, "/"); i > 0; i = strings.LastIndex(text[:i], "/") {
+		for _, d := range rd.docs {
+			if rd.docKey(d) == text[:i] {
+				return d
+			}
+		}
+	}
+	return nil
 }
 
 // value renders a body value.
@@ -748,7 +831,7 @@ func (rd *renderer) dependsOn(d *doc) []string {
 	seen := map[*doc]bool{}
 	for _, v := range d.dependsOn {
 		for _, t := range rd.dependencyTargets(v, d) {
-			if t == d || rd.edges[t] || seen[t] {
+			if t == d || t.skip || rd.edges[t] || seen[t] {
 				continue
 			}
 			seen[t] = true

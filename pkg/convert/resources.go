@@ -172,6 +172,9 @@ func (dc *decl) instance(c *evalCtx) error {
 		}
 	}
 	if strings.EqualFold(dd.typ, "Microsoft.Resources/deployments") {
+		// Its dependsOn only orders what it deploys when one resource is
+		// written twice (merge.go); one it cannot evaluate orders nothing.
+		_ = dd.evalDependsOn()
 		return dc.deployment(dd)
 	}
 	r.docs = append(r.docs, dd)
@@ -293,6 +296,10 @@ func (dd *doc) evalBody() error {
 			dd.body[k] = v
 		}
 	}
+	return dd.evalDependsOn()
+}
+
+func (dd *doc) evalDependsOn() error {
 	deps, _ := memberOf(dd.decl.raw, "dependsOn").([]any)
 	for i, dep := range deps {
 		v, err := dd.ctx.value(dep, fmt.Sprintf("%s.dependsOn[%d]", dd.path, i))
@@ -406,7 +413,7 @@ func (c *evalCtx) moduleParam(p any, path string) (any, error) {
 	}
 	if _, ok := expr.Member(m, "reference"); ok {
 		name := path[strings.LastIndexAny(path, ".[")+1:]
-		s := &secretValue{env: envName(strings.Trim(name, `"]`)), param: name}
+		s := &secretValue{env: paramEnv(strings.Trim(name, `"]`)), param: name}
 		c.d.r.addEnv(s.env, name)
 		return s, nil
 	}

@@ -205,6 +205,9 @@ func (r *jsonReader) array(path string, depth int) (any, error) {
 	}
 }
 
+// lineBreaks escapes the line breaks of a multi-line string for strconv.
+var lineBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`)
+
 func (r *jsonReader) str() (string, error) {
 	start := r.pos
 	r.pos++
@@ -217,7 +220,7 @@ func (r *jsonReader) str() (string, error) {
 			if simple {
 				return raw[1 : len(raw)-1], nil
 			}
-			s, err := strconv.Unquote(raw)
+			s, err := strconv.Unquote(lineBreaks.Replace(raw))
 			if err != nil {
 				return "", r.errorf("bad string %s", raw)
 			}
@@ -225,8 +228,10 @@ func (r *jsonReader) str() (string, error) {
 		case '\\':
 			simple = false
 			r.pos += 2
-		case '\n':
-			return "", r.errorf("unterminated string")
+		case '\n', '\r':
+			// ARM reads a string broken over lines as it is written
+			// ("multi-line strings", template syntax on Microsoft Learn).
+			r.pos++
 		default:
 			if c >= 0x80 {
 				simple = false

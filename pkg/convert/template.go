@@ -109,9 +109,12 @@ func templateScope(root map[string]any) (string, error) {
 // Evaluate deploys the template in the mind: every resource with its body
 // fully evaluated, and the outputs. Every value must be known: a template
 // that reads a deployed resource (reference(), listKeys()) is an error
-// naming it.
-func (t *Template) Evaluate(ctx context.Context, s Scope) ([]Resource, map[string]any, error) {
+// naming it, unless WithReader answers those reads.
+func (t *Template) Evaluate(ctx context.Context, s Scope, opts ...EvalOption) ([]Resource, map[string]any, error) {
 	r := newRun(t, s, false)
+	for _, o := range opts {
+		o(r)
+	}
 	if err := r.evaluate(ctx); err != nil {
 		return nil, nil, err
 	}

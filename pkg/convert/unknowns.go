@@ -23,6 +23,14 @@ func (p *placeholder) Access(any) (any, error) { return nil, fmt.Errorf("%s is a
 func (p *placeholder) Describe() string        { return p.text }
 func (p *placeholder) Resolve() (any, bool)    { return p.value, p.value != "" }
 
+// Shape: ${subscriptionId} and ${tenantId} are GUIDs.
+func (p *placeholder) Shape() expr.Shape {
+	if p.text == mgPlaceholder {
+		return expr.ShapeAny
+	}
+	return expr.ShapeSegment
+}
+
 // idKind says how an ID is rooted.
 type idKind int
 
@@ -157,6 +165,25 @@ func (a *actionValue) Describe() string { return a.name + "(" + describeTarget(a
 type secretValue struct {
 	env   string
 	param string
+	// known: the value given or defaulted at convert time is empty or a
+	// query ('?...'), as a SAS token is; other: it is something else.
+	// Only this is kept of it, never the value.
+	known, other bool
+	// assumed is called when uri() or replace() take the value for a
+	// query without knowing it is one.
+	assumed func(param string)
+}
+
+// Shape lets uri() append a SAS token to the URI it resolves: ARM puts
+// a query after the resolved path, whatever the token holds.
+func (s *secretValue) Shape() expr.Shape {
+	if s.other {
+		return expr.ShapeAny
+	}
+	if !s.known && s.assumed != nil {
+		s.assumed(s.param)
+	}
+	return expr.ShapeQuery
 }
 
 func (s *secretValue) Access(any) (any, error) {

@@ -78,6 +78,16 @@ func TestFunctions(t *testing.T) {
 		{`[uri('http://contoso.org/firstpath/', 'myscript.sh')]`, `"http://contoso.org/firstpath/myscript.sh"`},
 		{`[uriComponent('http://contoso.com/resources/nested/azuredeploy.json')]`, `"http%3A%2F%2Fcontoso.com%2Fresources%2Fnested%2Fazuredeploy.json"`},
 		{`[uriComponentToString('http%3A%2F%2Fcontoso.com%2Fresources%2Fnested%2Fazuredeploy.json')]`, `"http://contoso.com/resources/nested/azuredeploy.json"`},
+		// Date functions (utcNow is the deployment's).
+		{`[dateTimeAdd('2023-01-01 00:00:00Z', 'P1Y')]`, `"2024-01-01 00:00:00Z"`},
+		{`[dateTimeAdd('2020-04-07 14:53:14Z', '-PT9H')]`, `"2020-04-07 05:53:14Z"`},
+		{`[dateTimeAdd('2020-04-07 14:53:14Z', 'P1M2DT1H30M', 'yyyy-MM-ddTHH:mm:ss')]`, `"2020-05-09T16:23:14"`},
+		{`[dateTimeAdd('2024-01-01 00:00:00Z', 'P1Y', 'o')]`, `"2024-12-31T00:00:00.0000000Z"`},
+		{`[dateTimeAdd('2024-02-01 00:00:00Z', 'P1M')]`, `"2024-03-02 00:00:00Z"`},
+		{`[dateTimeAdd('20200407T145314Z', 'P1W')]`, `"20200414T145314Z"`},
+		{`[dateTimeToEpoch('2023-05-02T15:16:13Z')]`, `1683040573`},
+		{`[dateTimeFromEpoch(1683040573)]`, `"2023-05-02T15:16:13Z"`},
+		{`[dateTimeToEpoch(dateTimeAdd('2023-05-02T15:16:13Z', 'P1D'))]`, `1683126973`},
 		// Array and object functions.
 		{`[array('efgh')]`, `["efgh"]`},
 		{`[createObject('intProp', 1, 'stringProp', 'abc', 'boolProp', true())]`, `{"boolProp":true,"intProp":1,"stringProp":"abc"}`},
@@ -159,6 +169,8 @@ func TestBadExpressions(t *testing.T) {
 		{`[substring('abc', 2, 5)]`, "outside the string"},
 		{`[add('x', 1)]`, "must be an integer"},
 		{`[lambdaVariables('x')]`, "no such lambda variable"},
+		{`[dateTimeAdd('2020-04-07', 'P')]`, "not an ISO 8601 duration"},
+		{`[dateTimeToEpoch('yesterday')]`, "not an ISO 8601 date"},
 	}
 	for _, tt := range tests {
 		_, err := eval(t, tt.expr)

@@ -384,6 +384,9 @@ func fReplace(c *Ctx, args []any) (any, error) {
 	if err := nargs(args, 3, 3); err != nil {
 		return nil, err
 	}
+	if s, ok := absentQuery(args[0], args[1]); ok {
+		return s, nil
+	}
 	var s [3]string
 	for i := range s {
 		v, err := strArg(c, args, i)
@@ -396,6 +399,17 @@ func fReplace(c *Ctx, args []any) (any, error) {
 		return s[0], nil
 	}
 	return strings.ReplaceAll(s[0], s[1], s[2]), nil
+}
+
+// absentQuery: replacing a deploy-time query (empty, or a SAS token
+// starting with '?') in a known string without a '?' changes nothing, as
+// in replace(parameters('_artifactsLocation'), parameters('_artifactsLocationSasToken'), ”).
+func absentQuery(in, old any) (string, bool) {
+	s, isStr := in.(string)
+	if _, known := Known(old); known || !isStr || shapeOf(old) != ShapeQuery {
+		return "", false
+	}
+	return s, !strings.Contains(s, "?")
 }
 
 func fSplit(c *Ctx, args []any) (any, error) {
@@ -610,22 +624,6 @@ func parseJSON(s string) (any, error) {
 		return nil, fmt.Errorf("not JSON: %v", err)
 	}
 	return FromJSON(v), nil
-}
-
-func fURI(c *Ctx, args []any) (any, error) {
-	base, rel, err := two(c, args)
-	if err != nil {
-		return nil, err
-	}
-	b, err := url.Parse(base)
-	if err != nil {
-		return nil, fmt.Errorf("bad base URI %q: %v", base, err)
-	}
-	r, err := url.Parse(rel)
-	if err != nil {
-		return nil, fmt.Errorf("bad relative URI %q: %v", rel, err)
-	}
-	return b.ResolveReference(r).String(), nil
 }
 
 // uriComponent escapes all but RFC 3986's unreserved characters, as .NET's

@@ -1,0 +1,84 @@
+package convert_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/convert"
+)
+
+// TestRepeatedResource: a nested deployment that writes the vnet again
+// after the VM (active-directory-new-domain's UpdateVNetDNS) leaves one
+// document, with the body of the later write.
+func TestRepeatedResource(t *testing.T) {
+	vnet := func(dns string) string {
+		return `{"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-09-01", "name": "vnet1", "location": "westeurope",
+         "properties": {"addressSpace": {"addressPrefixes": ["10.0.0.0/16"]}` + dns + `}}`
+	}
+	deploy := func(name, dep, res string) string {
+		return `{"type": "Microsoft.Resources/deployments", "apiVersion": "2022-09-01", "name": "` + name + `"` + dep + `,
+       "properties": {"mode": "Incremental", "template": {` + schema + `, "resources": [` + res + `]}}}`
+	}
+	out, res := convertText(t, `{`+schema+`,
+  "resources": [
+    `+deploy("UpdateDNS", `, "dependsOn": ["CreateVNet"]`, vnet(`, "dhcpOptions": {"dnsServers": ["10.0.0.4"]}`))+`,
+    `+deploy("CreateVNet", "", vnet(""))+`]}`, convert.Scope{})
+	if strings.Count(out, "type: Microsoft.Network/virtualNetworks@") != 1 || !strings.Contains(out, "- 10.0.0.4") {
+		t.Errorf("want one vnet with the DNS servers:\n%s", out)
+	}
+	if !hasNote(res, "write the same resource") {
+		t.Errorf("notes = %q", res.Notes)
+	}
+}
+
+// TestAccessPolicyAdds: two accessPolicies/add of one vault add both
+// policies, as ARM's two calls do.
+func TestAccessPolicyAdds(t *testing.T) {
+	add := func(oid string) string {
+		return `{"type": "Microsoft.KeyVault/vaults/accessPolicies", "apiVersion": "2023-07-01", "name": "kv1/add",
+       "properties": {"accessPolicies": [{"tenantId": "[subscription().tenantId]", "objectId": "` + oid + `", "permissions": {"keys": ["get"]}}]}}`
+	}
+	out, _ := convertText(t, `{`+schema+`, "resources": [`+add("00000000-0000-0000-0000-0000000000a1")+`, `+add("00000000-0000-0000-0000-0000000000b2")+`]}`, convert.Scope{})
+	if strings.Count(out, "accessPolicies@") != 1 || !strings.Contains(out, "0000000000a1") || !strings.Contains(out, "0000000000b2") {
+		t.Errorf("want one add with both policies:\n%s", out)
+	}
+}
+
+// TestInlineAndChildSubnet: a subnet inline in its vnet and declared as
+// its own resource (cohesive-vns3-free-try-now) is declared once: as its
+// own document, which ARM writes last, while nothing in the vnet names it.
+func TestInlineAndChildSubnet(t *testing.T) {
+	out, res := convertText(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-09-01", "name": "vnet1", "location": "westeurope",
+     "properties": {"addressSpace": {"addressPrefixes": ["10.0.0.0/16"]},
+       "subnets": [{"name": "public", "properties": {"addressPrefix": "10.0.1.0/24"}}, {"name": "private", "properties": {"addressPrefix": "10.0.2.0/24"}}]}},
+    {"type": "Microsoft.Network/virtualNetworks/subnets", "apiVersion": "2023-09-01", "name": "vnet1/public",
+     "dependsOn": ["[resourceId('Microsoft.Network/virtualNetworks', 'vnet1')]"],
+     "properties": {"addressPrefix": "10.0.1.0/24", "privateEndpointNetworkPolicies": "Disabled"}}]}`, convert.Scope{})
+	wantAll(t, out, "- name: private", "name: public\nspec:\n  type: Microsoft.Network/virtualNetworks/subnets@2023-09-01")
+	if strings.Contains(out, "- name: public") || !hasNote(res, "as its own resource") {
+		t.Errorf("the subnet is still inline (notes %q):\n%s", res.Notes, out)
+	}
+}
+
+// TestInlineAndChildPool: a pool that the load balancer's own rules name
+// (load-balancer-gateway) is folded into the inline item, with the
+// child's properties.
+func TestInlineAndChildPool(t *testing.T) {
+	out, res := convertText(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Network/loadBalancers", "apiVersion": "2023-09-01", "name": "lb1", "location": "westeurope",
+     "properties": {"backendAddressPools": [{"name": "pool"}],
+       "loadBalancingRules": [{"name": "r", "properties": {"backendAddressPool": {"id": "[resourceId('Microsoft.Network/loadBalancers/backendAddressPools', 'lb1', 'pool')]"}}}]}},
+    {"type": "Microsoft.Network/loadBalancers/backendAddressPools", "apiVersion": "2023-09-01", "name": "lb1/pool",
+     "dependsOn": ["[resourceId('Microsoft.Network/loadBalancers', 'lb1')]"],
+     "properties": {"tunnelInterfaces": [{"port": 10800, "identifier": 900, "protocol": "VXLAN", "type": "Internal"}]}}]}`, convert.Scope{})
+	wantAll(t, out, "- name: pool\n          properties:\n            tunnelInterfaces:")
+	if strings.Contains(out, "loadBalancers/backendAddressPools@") {
+		t.Errorf("the pool is still its own document:\n%s", out)
+	}
+	if !hasNote(res, "declared inline") {
+		t.Errorf("notes = %q", res.Notes)
+	}
+}
