@@ -1,0 +1,33 @@
+package emulator
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// A soft-deleted vault with purge protection cannot be purged before its
+// retention ends: az keyvault purge answers (MethodNotAllowed) "Operation
+// 'DeletedVaultPurge' is not allowed." (microsoft/AzureTRE issue 1446); the
+// vault stays listed as deleted and its name stays taken.
+func TestPurgeOfPurgeProtectedVaultRefused(t *testing.T) {
+	u, g := startWithGroup(t, "rg-kv")
+	q := "?api-version=2023-07-01"
+	sub := "/subscriptions/" + testSub
+	kv := u + g + "/providers/Microsoft.KeyVault/vaults/kv-protected-a"
+	props := map[string]any{"tenantId": emulatorTenant, "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true, "enablePurgeProtection": true}
+	if r := do(t, http.MethodPut, kv+q, map[string]any{"location": "westeurope", "properties": props}); r.Status >= 300 {
+		t.Fatalf("create: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodDelete, kv+q, nil); r.Status >= 300 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
+	}
+	purge := u + sub + "/providers/Microsoft.KeyVault/locations/westeurope/deletedVaults/kv-protected-a/purge" + q
+	r := do(t, http.MethodPost, purge, nil)
+	if r.Status != http.StatusMethodNotAllowed || errCode(r) != "MethodNotAllowed" || !strings.Contains(r.Raw, "Operation 'DeletedVaultPurge' is not allowed.") {
+		t.Fatalf("purge of a protected vault: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, http.MethodGet, u+sub+"/providers/Microsoft.KeyVault/locations/westeurope/deletedVaults/kv-protected-a"+q, nil); r.Status != http.StatusOK {
+		t.Fatalf("the vault must stay soft-deleted: %d %s", r.Status, r.Raw)
+	}
+}
