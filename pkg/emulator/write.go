@@ -169,6 +169,13 @@ func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *
 	res.Etag = s.envelope(res, p, facts, body, prev, now)
 	applyGenerated(res.ID, res.Type, body)
 	fillServerFields(res.ID, res.Type, body)
+	if s.profile != nil { // QuirksNone stays a plain store
+		var prevBody map[string]any
+		if prev != nil {
+			prevBody = prev.Body
+		}
+		applyServiceDefaults(res.Type, body, prevBody, now)
+	}
 	s.assignPrivateIPs(res.Type, body)
 	res.Body = body
 	s.store.put(res)

@@ -1,0 +1,139 @@
+package emulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// get reads a resource after its write settled.
+func get(t *testing.T, url string) map[string]any {
+	t.Helper()
+	r := do(t, http.MethodGet, url, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", url, r.Status, r.Raw)
+	}
+	return r.Body
+}
+
+func put(t *testing.T, url string, body any) {
+	t.Helper()
+	if r := do(t, http.MethodPut, url, body); r.Status >= 300 {
+		t.Fatalf("PUT %s: %d %s", url, r.Status, r.Raw)
+	}
+}
+
+func at(v any, keys ...string) any {
+	for _, k := range keys {
+		v = asMap(v)[k]
+	}
+	return v
+}
+
+func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// A storage account created by any client (with properties {}, as az and
+// the Go SDK send it) has the encryption Azure always applies, and a
+// secondary region only when its SKU is geo-redundant: the primary's pair,
+// with endpoints only for read access.
+func TestStorageAccountEncryptionAndSecondary(t *testing.T) {
+	for _, mode := range []QuirksMode{QuirksCorpus} {
+		s := startTest(t, func(o *Options) { o.Quirks = mode; o.LRODuration = 0 })
+		u, g := s.URL(), "/subscriptions/"+testSub+"/resourceGroups/rg-st"
+		put(t, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+		cases := []struct {
+			name, sku, loc, secondary string
+			endpoints                 bool
+		}{
+			{"stlrs01", "Standard_LRS", "westeurope", "", false},
+			{"stzrs01", "Standard_ZRS", "westeurope", "", false},
+			{"stgrs01", "Standard_GRS", "westus2", "westcentralus", false},
+			{"stragrs01", "Standard_RAGRS", "westeurope", "northeurope", true},
+			{"stgrsnopair01", "Standard_GRS", "qatarcentral", "", false},
+		}
+		for _, c := range cases {
+			url := u + g + "/providers/Microsoft.Storage/storageAccounts/" + c.name + "?api-version=2023-05-01"
+			put(t, url, map[string]any{"location": c.loc, "sku": map[string]any{"name": c.sku}, "kind": "StorageV2", "properties": map[string]any{}})
+			b := get(t, url)
+			enc := at(b, "properties", "encryption")
+			if at(enc, "keySource") != "Microsoft.Storage" || at(enc, "services", "blob", "enabled") != true || at(enc, "services", "file", "keyType") != "Account" {
+				t.Errorf("%s %s: encryption %s", mode, c.name, jsonText(enc))
+			}
+			got, _ := at(b, "properties", "secondaryLocation").(string)
+			_, hasEP := asMap(b["properties"])["secondaryEndpoints"]
+			if got != c.secondary || hasEP != c.endpoints {
+				t.Errorf("%s %s (%s in %s): secondaryLocation %q, secondaryEndpoints %v; want %q, %v", mode, c.name, c.sku, c.loc, got, hasEP, c.secondary, c.endpoints)
+			}
+		}
+	}
+}
+
+// Service Bus entities created with empty properties answer the RP's
+// defaults; what the client sent wins.
+func TestServiceBusDefaults(t *testing.T) {
+	u, g := startWithGroup(t, "rg-sb")
+	ns := u + g + "/providers/Microsoft.ServiceBus/namespaces/sb-defaults"
+	q := "?api-version=2022-10-01-preview"
+	put(t, ns+q, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}})
+	put(t, ns+"/queues/q1"+q, map[string]any{"properties": map[string]any{"maxDeliveryCount": 5}})
+	qp := at(get(t, ns+"/queues/q1"+q), "properties")
+	if jsonText(at(qp, "lockDuration")) != `"PT1M"` || jsonText(at(qp, "maxDeliveryCount")) != "5" || jsonText(at(qp, "maxSizeInMegabytes")) != "1024" ||
+		at(qp, "defaultMessageTimeToLive") != timeSpanMax || at(qp, "requiresSession") != false || at(qp, "status") != "Active" {
+		t.Errorf("queue: %s", jsonText(qp))
+	}
+	put(t, ns+"/topics/t1"+q, map[string]any{"properties": map[string]any{}})
+	tp := at(get(t, ns+"/topics/t1"+q), "properties")
+	if at(tp, "supportOrdering") != true || at(tp, "duplicateDetectionHistoryTimeWindow") != "PT10M" || at(tp, "enableBatchedOperations") != true {
+		t.Errorf("topic: %s", jsonText(tp))
+	}
+	put(t, ns+"/topics/t1/subscriptions/s1"+q, map[string]any{"properties": map[string]any{}})
+	sp := at(get(t, ns+"/topics/t1/subscriptions/s1"+q), "properties")
+	if jsonText(at(sp, "maxDeliveryCount")) != "10" || at(sp, "deadLetteringOnFilterEvaluationExceptions") != true || at(sp, "lockDuration") != "PT1M" {
+		t.Errorf("subscription: %s", jsonText(sp))
+	}
+}
+
+// An event hub lists one partition ID per partition.
+func TestEventHubPartitionIDs(t *testing.T) {
+	u, g := startWithGroup(t, "rg-eh")
+	ns := u + g + "/providers/Microsoft.EventHub/namespaces/eh-defaults"
+	q := "?api-version=2024-01-01"
+	put(t, ns+q, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}})
+	put(t, ns+"/eventhubs/hub1"+q, map[string]any{"properties": map[string]any{"partitionCount": 3}})
+	if got := jsonText(at(get(t, ns+"/eventhubs/hub1"+q), "properties", "partitionIds")); got != `["0","1","2"]` {
+		t.Errorf("partitionIds %s", got)
+	}
+}
+
+// A load balancer probe sent without interval and count answers 15 and 2,
+// inline and as the child resource.
+func TestLoadBalancerProbeDefaults(t *testing.T) {
+	u, g := startWithGroup(t, "rg-lb")
+	lb := u + g + "/providers/Microsoft.Network/loadBalancers/lb1"
+	q := "?api-version=2023-09-01"
+	put(t, lb+q, map[string]any{"location": "westeurope", "properties": map[string]any{
+		"probes": []any{map[string]any{"name": "p1", "properties": map[string]any{"protocol": "Tcp", "port": 80}}}}})
+	probe := at(asMap(get(t, lb+q)["properties"])["probes"].([]any)[0], "properties")
+	if jsonText(at(probe, "intervalInSeconds")) != "15" || jsonText(at(probe, "numberOfProbes")) != "2" {
+		t.Errorf("inline probe %s", jsonText(probe))
+	}
+	child := at(get(t, lb+"/probes/p1"+q), "properties")
+	if jsonText(at(child, "intervalInSeconds")) != "15" {
+		t.Errorf("probe child %s", jsonText(child))
+	}
+}
+
+// A private DNS zone's virtual network link answers Completed.
+func TestPrivateDNSLinkState(t *testing.T) {
+	u, g := startWithGroup(t, "rg-pdns")
+	vnet := g + "/providers/Microsoft.Network/virtualNetworks/vnet1"
+	put(t, u+vnet+"?api-version=2023-09-01", map[string]any{"location": "westeurope", "properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}}}})
+	zone := u + g + "/providers/Microsoft.Network/privateDnsZones/privatelink.blob.core.windows.net"
+	q := "?api-version=2020-06-01"
+	put(t, zone+q, map[string]any{"location": "global"})
+	put(t, zone+"/virtualNetworkLinks/l1"+q, map[string]any{"location": "global", "properties": map[string]any{"virtualNetwork": map[string]any{"id": vnet}}})
+	p := at(get(t, zone+"/virtualNetworkLinks/l1"+q), "properties")
+	if at(p, "virtualNetworkLinkState") != "Completed" || at(p, "registrationEnabled") != false {
+		t.Errorf("link %s", jsonText(p))
+	}
+}
