@@ -11,7 +11,7 @@ var regionPairs = map[string]string{
 	"eastus": "westus", "westus": "eastus",
 	"eastus2": "centralus", "centralus": "eastus2",
 	"westus2": "westcentralus", "westcentralus": "westus2",
-	"westus3": "eastus",
+	"westus3":        "eastus",
 	"northcentralus": "southcentralus", "southcentralus": "northcentralus",
 	"canadacentral": "canadaeast", "canadaeast": "canadacentral",
 	"brazilsouth": "southcentralus", "brazilsoutheast": "brazilsouth",
