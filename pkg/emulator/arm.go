@@ -462,6 +462,10 @@ func subscriptionBody(sub string) map[string]any {
 		"tenantId":       emulatorTenant,
 		"displayName":    "Emulated subscription",
 		"state":          "Enabled",
+		// No partner manages it (Subscriptions - Get, 2022-12-01:
+		// managedByTenants [] and authorizationSource RoleBased).
+		"managedByTenants":    []any{},
+		"authorizationSource": "RoleBased",
 		"subscriptionPolicies": map[string]any{
 			"locationPlacementId": "Public_2014-09-01",
 			"quotaId":             "PayAsYouGo_2014-09-01",

@@ -31,3 +31,37 @@ func TestPurgeOfPurgeProtectedVaultRefused(t *testing.T) {
 		t.Fatalf("the vault must stay soft-deleted: %d %s", r.Status, r.Raw)
 	}
 }
+
+// A subscription answers managedByTenants, and each region its pair.
+func TestSubscriptionAndLocationShapes(t *testing.T) {
+	u := startTest(t, nil).URL()
+	sub := "/subscriptions/" + testSub
+	b := get(t, u+sub+"?api-version=2022-12-01")
+	if jsonText(b["managedByTenants"]) != "[]" || b["authorizationSource"] != "RoleBased" {
+		t.Errorf("subscription: %s", jsonText(b))
+	}
+	locs := get(t, u+sub+"/locations?api-version=2022-12-01")["value"].([]any)
+	want := map[string]string{"westeurope": "northeurope", "eastus": "westus", "westus3": "eastus", "qatarcentral": ""}
+	for _, l := range locs {
+		name, _ := at(l, "name").(string)
+		w, ok := want[name]
+		if !ok {
+			continue
+		}
+		delete(want, name)
+		refs, _ := at(l, "metadata", "pairedRegion").([]any)
+		got := ""
+		if len(refs) == 1 {
+			got, _ = at(refs[0], "name").(string)
+			if at(refs[0], "id") != sub+"/locations/"+w {
+				t.Errorf("%s: pairedRegion id %v", name, at(refs[0], "id"))
+			}
+		}
+		if refs == nil || got != w {
+			t.Errorf("%s: pairedRegion %s, want %q", name, jsonText(refs), w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("regions not listed: %v", want)
+	}
+}
