@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A soft-deleted vault with purge protection cannot be purged before its
@@ -63,5 +64,37 @@ func TestSubscriptionAndLocationShapes(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("regions not listed: %v", want)
+	}
+}
+
+// ARM's generic resource lists hold tracked resources only: a deployment
+// is not one (az resource list never shows Microsoft.Resources/deployments;
+// Resources - List By Resource Group lists GenericResourceExpanded), with
+// or without the lagging list cache.
+func TestGenericListOmitsDeployments(t *testing.T) {
+	for _, lag := range []time.Duration{0, time.Millisecond} {
+		s := startTest(t, func(o *Options) { o.LRODuration = 0; o.CacheLag = lag })
+		u, g := s.URL(), "/subscriptions/"+testSub+"/resourceGroups/rg-gen"
+		put(t, u+g+"?api-version=2021-04-01", map[string]any{"location": "westeurope"})
+		tpl := map[string]any{
+			"$schema":        "https://schema.management.azure.com/schemas/2019-04-01/deploymentTemplate.json#",
+			"contentVersion": "1.0.0.0",
+			"resources": []any{map[string]any{"type": "Microsoft.ManagedIdentity/userAssignedIdentities", "apiVersion": "2023-01-31",
+				"name": "id-gen", "location": "[resourceGroup().location]"}},
+		}
+		dep := u + g + "/providers/Microsoft.Resources/deployments/main?api-version=2022-09-01"
+		put(t, dep, map[string]any{"properties": map[string]any{"mode": "Incremental", "template": tpl}})
+		waitDeployment(t, dep)
+		time.Sleep(5 * time.Millisecond)
+		for _, list := range []string{g + "/resources", "/subscriptions/" + testSub + "/resources"} {
+			items := get(t, u+list+"?api-version=2021-04-01")["value"].([]any)
+			var types []string
+			for _, it := range items {
+				types = append(types, at(it, "type").(string))
+			}
+			if len(types) != 1 || types[0] != "Microsoft.ManagedIdentity/userAssignedIdentities" {
+				t.Errorf("lag %v, %s lists %v, want only the identity", lag, list, types)
+			}
+		}
 	}
 }

@@ -150,7 +150,7 @@ func (s *store) topLevel(sub, group string) []*resource {
 	var out []*resource
 	for _, r := range s.res {
 		p, ok := armid.ParsePath(r.ID)
-		if !ok || p.Kind != armid.PathResource || len(p.Names) != 1 || !strings.EqualFold(p.Subscription, sub) {
+		if !ok || p.Kind != armid.PathResource || len(p.Names) != 1 || !strings.EqualFold(p.Subscription, sub) || untracked(p) {
 			continue
 		}
 		if group != "" && !strings.EqualFold(p.ResourceGroup, group) {
@@ -201,4 +201,11 @@ func sortResources(rs []*resource) {
 	for i := range ks {
 		rs[i] = ks[i].r
 	}
+}
+
+// untracked reports whether p is a resource ARM's generic lists never
+// show: a template deployment is a record of an operation, not a tracked
+// resource (az resource list does not list them).
+func untracked(p armid.Path) bool {
+	return len(p.Types) == 1 && strings.EqualFold(p.Provider, "Microsoft.Resources") && strings.EqualFold(p.Types[0], "deployments")
 }
