@@ -126,16 +126,20 @@ func applyGenerated(id, typ string, body map[string]any) {
 }
 
 // assignPrivateIPs gives each NIC IP configuration without a static
-// address one from its subnet: the fourth host onwards, as Azure reserves
-// the first addresses, chosen by hashing the configuration's ID so
-// configurations differ. Caller holds s.mu.
-func (s *Server) assignPrivateIPs(typ string, body map[string]any) {
+// address the first free one of its subnet, from the fourth host on: Azure
+// reserves the first four addresses and the last, and assigns dynamic
+// addresses in order (Microsoft Learn "Virtual network FAQ: are there any
+// restrictions on using IP addresses within these subnets?"; the first NIC
+// of a recorded vnet, networkInterfaces in the azure-cli-extensions
+// recordings, answers 10.0.1.4). A configuration keeps the address it
+// already has in the same subnet. Caller holds s.mu.
+func (s *Server) assignPrivateIPs(typ string, body, prev map[string]any) {
 	if !strings.EqualFold(typ, "Microsoft.Network/networkInterfaces") {
 		return
 	}
 	id, _ := body["id"].(string)
 	cfgs, _ := asMap(body["properties"])["ipConfigurations"].([]any)
-	for i, c := range cfgs {
+	for _, c := range cfgs {
 		props := asMap(asMap(c)["properties"])
 		if props == nil {
 			continue
@@ -149,16 +153,68 @@ func (s *Server) assignPrivateIPs(typ string, body map[string]any) {
 			continue
 		}
 		prefix, _ := asMap(sub.Body["properties"])["addressPrefix"].(string)
-		if ip := hostInPrefix(prefix, id+"/"+itoa(i)); ip != "" {
+		name, _ := asMap(c)["name"].(string)
+		ip := keptIP(prev, name, subnetID)
+		if ip == "" {
+			ip = firstFreeHost(prefix, s.subnetIPsInUse(subnetID, id, body))
+		}
+		if ip != "" {
 			props["privateIPAddress"] = ip
 			props["privateIPAllocationMethod"] = "Dynamic"
 		}
 	}
 }
 
-// hostInPrefix picks a usable IPv4 host of prefix (skipping the network,
-// the three addresses Azure reserves, and broadcast) from a hash of key.
-func hostInPrefix(prefix, key string) string {
+// keptIP is the address prev's IP configuration name had in subnetID.
+func keptIP(prev map[string]any, name, subnetID string) string {
+	cfgs, _ := asMap(prev["properties"])["ipConfigurations"].([]any)
+	for _, c := range cfgs {
+		props := asMap(asMap(c)["properties"])
+		if n, _ := asMap(c)["name"].(string); strings.EqualFold(n, name) && strings.EqualFold(str0(asMap(props["subnet"])["id"]), subnetID) {
+			return str0(props["privateIPAddress"])
+		}
+	}
+	return ""
+}
+
+func str0(v any) string { s, _ := v.(string); return s }
+
+// subnetIPsInUse are the addresses other NICs hold in subnetID, and the
+// static ones of body (the NIC being written, nicID). Caller holds s.mu.
+func (s *Server) subnetIPsInUse(subnetID, nicID string, body map[string]any) map[string]bool {
+	used := map[string]bool{}
+	add := func(b map[string]any) {
+		cfgs, _ := asMap(b["properties"])["ipConfigurations"].([]any)
+		for _, c := range cfgs {
+			props := asMap(asMap(c)["properties"])
+			if strings.EqualFold(str0(asMap(props["subnet"])["id"]), subnetID) {
+				if ip := str0(props["privateIPAddress"]); ip != "" {
+					used[ip] = true
+				}
+			}
+		}
+	}
+	for _, nic := range s.store.ofType("microsoft.network/networkinterfaces") {
+		if !strings.EqualFold(nic.ID, nicID) {
+			add(nic.Body)
+		}
+	}
+	cfgs, _ := asMap(body["properties"])["ipConfigurations"].([]any)
+	for _, c := range cfgs {
+		props := asMap(asMap(c)["properties"])
+		if m, _ := props["privateIPAllocationMethod"].(string); strings.EqualFold(m, "Static") {
+			if ip := str0(props["privateIPAddress"]); ip != "" && strings.EqualFold(str0(asMap(props["subnet"])["id"]), subnetID) {
+				used[ip] = true
+			}
+		}
+	}
+	return used
+}
+
+// firstFreeHost is the lowest IPv4 host of prefix from the fourth on, short
+// of broadcast, that used lacks ("" when none is left or prefix is not an
+// IPv4 prefix of eight addresses or more).
+func firstFreeHost(prefix string, used map[string]bool) string {
 	_, n, err := net.ParseCIDR(prefix)
 	if err != nil || n.IP.To4() == nil {
 		return ""
@@ -168,10 +224,13 @@ func hostInPrefix(prefix, key string) string {
 	if size < 8 {
 		return ""
 	}
-	b := digest(key, "privateIP")
-	host := 4 + binary.BigEndian.Uint32(b[:4])%(size-5)
 	base := binary.BigEndian.Uint32(n.IP.To4())
 	out := make(net.IP, 4)
-	binary.BigEndian.PutUint32(out, base+host)
-	return out.String()
+	for host := uint32(4); host < size-1; host++ {
+		binary.BigEndian.PutUint32(out, base+host)
+		if !used[out.String()] {
+			return out.String()
+		}
+	}
+	return ""
 }

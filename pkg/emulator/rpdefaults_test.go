@@ -137,3 +137,29 @@ func TestPrivateDNSLinkState(t *testing.T) {
 		t.Errorf("link %s", jsonText(p))
 	}
 }
+
+// Dynamic private IPs are handed out in order from the subnet's fourth
+// host, and a NIC keeps its address when it is written again.
+func TestNICFirstFreePrivateIP(t *testing.T) {
+	u, g := startWithGroup(t, "rg-nic")
+	q := "?api-version=2023-09-01"
+	vnet := g + "/providers/Microsoft.Network/virtualNetworks/vnet1"
+	put(t, u+vnet+q, map[string]any{"location": "westeurope", "properties": map[string]any{
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
+		"subnets":      []any{map[string]any{"name": "s1", "properties": map[string]any{"addressPrefix": "10.0.1.0/24"}}}}})
+	nic := func(name string) map[string]any {
+		return map[string]any{"location": "westeurope", "properties": map[string]any{"ipConfigurations": []any{map[string]any{
+			"name": "ipconfig1", "properties": map[string]any{"privateIPAllocationMethod": "Dynamic", "subnet": map[string]any{"id": vnet + "/subnets/s1"}}}}}}
+	}
+	ip := func(name string) string {
+		cfgs := at(get(t, u+g+"/providers/Microsoft.Network/networkInterfaces/"+name+q), "properties", "ipConfigurations").([]any)
+		return at(cfgs[0], "properties", "privateIPAddress").(string)
+	}
+	for _, n := range []string{"nic-a", "nic-b"} {
+		put(t, u+g+"/providers/Microsoft.Network/networkInterfaces/"+n+q, nic(n))
+	}
+	put(t, u+g+"/providers/Microsoft.Network/networkInterfaces/nic-a"+q, nic("nic-a"))
+	if a, b := ip("nic-a"), ip("nic-b"); a != "10.0.1.4" || b != "10.0.1.5" {
+		t.Errorf("NIC addresses %s, %s; want 10.0.1.4, 10.0.1.5", a, b)
+	}
+}

@@ -169,14 +169,14 @@ func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *
 	res.Etag = s.envelope(res, p, facts, body, prev, now)
 	applyGenerated(res.ID, res.Type, body)
 	fillServerFields(res.ID, res.Type, body)
+	var prevBody map[string]any
+	if prev != nil {
+		prevBody = prev.Body
+	}
 	if s.profile != nil { // QuirksNone stays a plain store
-		var prevBody map[string]any
-		if prev != nil {
-			prevBody = prev.Body
-		}
 		applyServiceDefaults(res.Type, body, prevBody, now)
 	}
-	s.assignPrivateIPs(res.Type, body)
+	s.assignPrivateIPs(res.Type, body, prevBody)
 	res.Body = body
 	s.store.put(res)
 	s.syncChildrenFromParent(res.ID, res.Type, apiVersion, req, body)
