@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 )
 
 // serviceDefaults is the one table of values services fill in when a
@@ -90,6 +92,12 @@ var serviceDefaults = map[string][]serviceDefault{
 		{"properties.intervalInSeconds", number(15)},
 		{"properties.numberOfProbes", number(2)},
 	},
+	// An assignment answers its scope and when it was made (Authorization
+	// REST "Role Assignments - Get", 2022-04-01: scope, createdOn).
+	"microsoft.authorization/roleassignments": {
+		{"properties.scope", assignmentScope},
+		{"properties.createdOn", createdNow},
+	},
 	// A link is usable once created (Private DNS REST "Virtual Network
 	// Links - Get": virtualNetworkLinkState Completed; registrationEnabled
 	// defaults to false).
@@ -114,6 +122,7 @@ type serviceDefault struct {
 // fillCtx is what a default may depend on: the resource and the object the
 // value goes into.
 type fillCtx struct {
+	id   string
 	body map[string]any
 	obj  map[string]any
 	now  time.Time
@@ -121,6 +130,15 @@ type fillCtx struct {
 
 func constant(v any) func(fillCtx) any { return func(fillCtx) any { return v } }
 func number(i int) func(fillCtx) any   { return func(fillCtx) any { return jsonNum(i) } }
+
+func createdNow(c fillCtx) any { return c.now.UTC().Format(time.RFC3339Nano) }
+
+func assignmentScope(c fillCtx) any {
+	if p, ok := armid.ParsePath(c.id); ok && p.Scope != "" {
+		return p.Scope
+	}
+	return nil
+}
 
 func storageEncryptionService(c fillCtx) any {
 	return map[string]any{"enabled": true, "keyType": "Account", "lastEnabledTime": c.now.UTC().Format(time.RFC3339Nano)}
@@ -153,7 +171,7 @@ func toText(v any) string {
 
 // applyServiceDefaults fills body (the live body of a resource of type typ)
 // from serviceDefaults, taking the value prev had where prev has one.
-func applyServiceDefaults(typ string, body, prev map[string]any, now time.Time) {
+func applyServiceDefaults(id, typ string, body, prev map[string]any, now time.Time) {
 	for _, d := range serviceDefaults[strings.ToLower(typ)] {
 		segs := strings.Split(d.path, ".")
 		var old any
@@ -164,7 +182,7 @@ func applyServiceDefaults(typ string, body, prev map[string]any, now time.Time) 
 			if old != nil {
 				return deepCopy(old)
 			}
-			return d.value(fillCtx{body: body, obj: obj, now: now})
+			return d.value(fillCtx{id: id, body: body, obj: obj, now: now})
 		})
 	}
 	fillStorageSecondary(typ, body)

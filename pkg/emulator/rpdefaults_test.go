@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 )
 
 // get reads a resource after its write settled.
@@ -161,5 +162,24 @@ func TestNICFirstFreePrivateIP(t *testing.T) {
 	put(t, u+g+"/providers/Microsoft.Network/networkInterfaces/nic-a"+q, nic("nic-a"))
 	if a, b := ip("nic-a"), ip("nic-b"); a != "10.0.1.4" || b != "10.0.1.5" {
 		t.Errorf("NIC addresses %s, %s; want 10.0.1.4, 10.0.1.5", a, b)
+	}
+}
+
+// A role assignment answers its scope and createdOn, which a rewrite keeps.
+func TestRoleAssignmentScopeAndCreatedOn(t *testing.T) {
+	u, g := startWithGroup(t, "rg-ra")
+	ra := u + g + "/providers/Microsoft.Authorization/roleAssignments/11111111-1111-4111-8111-111111111111?api-version=2022-04-01"
+	body := map[string]any{"properties": map[string]any{"principalId": "22222222-2222-4222-8222-222222222222", "principalType": "ServicePrincipal",
+		"roleDefinitionId": "/subscriptions/" + testSub + "/providers/Microsoft.Authorization/roleDefinitions/acdd72a7-3385-48ef-bd42-f606fba81ae7"}}
+	put(t, ra, body)
+	first := at(get(t, ra), "properties")
+	created, _ := at(first, "createdOn").(string)
+	if at(first, "scope") != g || created == "" {
+		t.Fatalf("assignment %s", jsonText(first))
+	}
+	time.Sleep(2 * time.Millisecond)
+	put(t, ra, body)
+	if again := at(get(t, ra), "properties", "createdOn"); again != created {
+		t.Errorf("createdOn changed on a rewrite: %v, then %v", created, again)
 	}
 }

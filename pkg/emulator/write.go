@@ -174,7 +174,7 @@ func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *
 		prevBody = prev.Body
 	}
 	if s.profile != nil { // QuirksNone stays a plain store
-		applyServiceDefaults(res.Type, body, prevBody, now)
+		applyServiceDefaults(res.ID, res.Type, body, prevBody, now)
 	}
 	s.assignPrivateIPs(res.Type, body, prevBody)
 	res.Body = body
