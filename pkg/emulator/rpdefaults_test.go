@@ -183,3 +183,33 @@ func TestRoleAssignmentScopeAndCreatedOn(t *testing.T) {
 		t.Errorf("createdOn changed on a rewrite: %v, then %v", created, again)
 	}
 }
+
+// A peering is Initiated until the remote network peers back; then both
+// sides are Connected, the first one's inline copy as well.
+func TestPeeringStateBeforeBothSides(t *testing.T) {
+	u, g := startWithGroup(t, "rg-peer")
+	q := "?api-version=2023-09-01"
+	vnet := func(name, space string) string {
+		id := g + "/providers/Microsoft.Network/virtualNetworks/" + name
+		put(t, u+id+q, map[string]any{"location": "westeurope", "properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{space}}}})
+		return id
+	}
+	a, b := vnet("vnet-a", "10.1.0.0/16"), vnet("vnet-b", "10.2.0.0/16")
+	peer := func(from, to, name string) {
+		put(t, u+from+"/virtualNetworkPeerings/"+name+q, map[string]any{"properties": map[string]any{
+			"remoteVirtualNetwork": map[string]any{"id": to}, "allowVirtualNetworkAccess": true}})
+	}
+	state := func(id string) any { return at(get(t, u+id+q), "properties", "peeringState") }
+	peer(a, b, "a-to-b")
+	if got := state(a + "/virtualNetworkPeerings/a-to-b"); got != "Initiated" {
+		t.Fatalf("one side: %v, want Initiated", got)
+	}
+	peer(b, a, "b-to-a")
+	if x, y := state(a+"/virtualNetworkPeerings/a-to-b"), state(b+"/virtualNetworkPeerings/b-to-a"); x != "Connected" || y != "Connected" {
+		t.Errorf("both sides: %v, %v; want Connected", x, y)
+	}
+	inline := at(get(t, u+a+q), "properties", "virtualNetworkPeerings").([]any)
+	if len(inline) != 1 || at(inline[0], "properties", "peeringState") != "Connected" {
+		t.Errorf("vnet-a's inline peering: %s", jsonText(inline))
+	}
+}

@@ -175,6 +175,7 @@ func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *
 	}
 	if s.profile != nil { // QuirksNone stays a plain store
 		applyServiceDefaults(res.ID, res.Type, body, prevBody, now)
+		s.settlePeering(res.ID, res.Type, body)
 	}
 	s.assignPrivateIPs(res.Type, body, prevBody)
 	res.Body = body
