@@ -213,3 +213,35 @@ func TestPeeringStateBeforeBothSides(t *testing.T) {
 		t.Errorf("vnet-a's inline peering: %s", jsonText(inline))
 	}
 }
+
+// An NSG and a route table list the subnets that use them, and stop
+// listing one that no longer does.
+func TestNSGAndRouteTableSubnetBackReferences(t *testing.T) {
+	u, g := startWithGroup(t, "rg-refs")
+	q := "?api-version=2023-09-01"
+	nsg := g + "/providers/Microsoft.Network/networkSecurityGroups/nsg1"
+	rt := g + "/providers/Microsoft.Network/routeTables/rt1"
+	put(t, u+nsg+q, map[string]any{"location": "westeurope"})
+	put(t, u+rt+q, map[string]any{"location": "westeurope"})
+	vnet := g + "/providers/Microsoft.Network/virtualNetworks/vnet1"
+	subnet := func(name, prefix string, withRefs bool) map[string]any {
+		props := map[string]any{"addressPrefix": prefix}
+		if withRefs {
+			props["networkSecurityGroup"] = map[string]any{"id": nsg}
+			props["routeTable"] = map[string]any{"id": rt}
+		}
+		return map[string]any{"name": name, "properties": props}
+	}
+	put(t, u+vnet+q, map[string]any{"location": "westeurope", "properties": map[string]any{
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
+		"subnets":      []any{subnet("a", "10.0.1.0/24", true), subnet("b", "10.0.2.0/24", false)}}})
+	for _, id := range []string{nsg, rt} {
+		if got := jsonText(at(get(t, u+id+q), "properties", "subnets")); got != `[{"id":"`+vnet+`/subnets/a"}]` {
+			t.Errorf("%s subnets %s", id, got)
+		}
+	}
+	put(t, u+vnet+"/subnets/a"+q, subnet("a", "10.0.1.0/24", false))
+	if got := at(get(t, u+nsg+q), "properties", "subnets"); got != nil {
+		t.Errorf("after the subnet dropped the NSG: %s", jsonText(got))
+	}
+}

@@ -182,6 +182,7 @@ func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *
 	s.store.put(res)
 	s.syncChildrenFromParent(res.ID, res.Type, apiVersion, req, body)
 	s.syncSiteSettings(res, req)
+	s.syncBackRefs(res.ID, res.Type)
 	if prev == nil {
 		s.addImplicitChildren(res)
 	}
@@ -243,6 +244,7 @@ func (s *Server) deleteResource(r *http.Request, p armid.Path, apiVersion string
 		s.keepDiagnosticSettings(res.ID)
 		s.store.removeTree(res.ID)
 		s.syncParentFromChild(p, nil)
+		s.syncBackRefs(res.ID, res.Type)
 		return reply{status: http.StatusOK}
 	}
 	if provisioningState(res.Body) != "Deleting" {
