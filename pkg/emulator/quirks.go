@@ -94,6 +94,9 @@ func addDefaults(tp *TypeProfile, tc templateCtx, body, prev map[string]any) {
 		return paths[i] < paths[j]
 	})
 	for _, path := range paths {
+		if ownsDefault(tp.Type, path) {
+			continue // the defaults table decides (rpdefaults.go)
+		}
 		tmpl := tp.Added[path]
 		bodypath.Parents(body, path, func(obj map[string]any, key string) {
 			if _, ok := obj[key]; ok {

@@ -245,3 +245,28 @@ func TestNSGAndRouteTableSubnetBackReferences(t *testing.T) {
 		t.Errorf("after the subnet dropped the NSG: %s", jsonText(got))
 	}
 }
+
+// Service endpoints answer the regions they cover, inline and on a subnet
+// written on its own.
+func TestServiceEndpointLocations(t *testing.T) {
+	u, g := startWithGroup(t, "rg-se")
+	q := "?api-version=2023-09-01"
+	vnet := g + "/providers/Microsoft.Network/virtualNetworks/vnet1"
+	eps := []any{map[string]any{"service": "Microsoft.Storage"}, map[string]any{"service": "Microsoft.Sql"}}
+	put(t, u+vnet+q, map[string]any{"location": "eastus", "properties": map[string]any{
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
+		"subnets":      []any{map[string]any{"name": "a", "properties": map[string]any{"addressPrefix": "10.0.1.0/24", "serviceEndpoints": eps}}}}})
+	put(t, u+vnet+"/subnets/b"+q, map[string]any{"properties": map[string]any{"addressPrefix": "10.0.2.0/24", "serviceEndpoints": eps}})
+	for _, sn := range []string{"a", "b"} {
+		got := at(get(t, u+vnet+"/subnets/"+sn+q), "properties", "serviceEndpoints").([]any)
+		if len(got) != 2 || jsonText(at(got[0], "locations")) != `["eastus","westus"]` || jsonText(at(got[1], "locations")) != `["eastus"]` {
+			t.Errorf("subnet %s: serviceEndpoints %s", sn, jsonText(got))
+		}
+	}
+	canary := g + "/providers/Microsoft.Network/virtualNetworks/vnet-euap"
+	put(t, u+canary+q, map[string]any{"location": "eastus2euap", "properties": map[string]any{"addressSpace": map[string]any{"addressPrefixes": []any{"10.9.0.0/16"}}}})
+	put(t, u+canary+"/subnets/c"+q, map[string]any{"properties": map[string]any{"addressPrefix": "10.9.1.0/24", "serviceEndpoints": eps[:1]}})
+	if got := at(get(t, u+canary+"/subnets/c"+q), "properties", "serviceEndpoints").([]any); jsonText(at(got[0], "locations")) != `["*"]` {
+		t.Errorf("eastus2euap: serviceEndpoints %s, want the recorded [\"*\"]", jsonText(got))
+	}
+}

@@ -174,7 +174,7 @@ func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *
 		prevBody = prev.Body
 	}
 	if s.profile != nil { // QuirksNone stays a plain store
-		applyServiceDefaults(res.ID, res.Type, body, prevBody, now)
+		applyServiceDefaults(res.ID, res.Type, s.locationOf(res.ID, body), body, prevBody, now)
 		s.settlePeering(res.ID, res.Type, body)
 	}
 	s.assignPrivateIPs(res.Type, body, prevBody)
