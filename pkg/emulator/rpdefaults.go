@@ -137,9 +137,9 @@ type serviceDefault struct {
 type fillCtx struct {
 	id       string
 	location string // the resource's, or its nearest parent's
-	body map[string]any
-	obj  map[string]any
-	now  time.Time
+	body     map[string]any
+	obj      map[string]any
+	now      time.Time
 }
 
 func constant(v any) func(fillCtx) any { return func(fillCtx) any { return v } }
