@@ -24,6 +24,10 @@ type reply struct {
 	// retryAfter, when set, is sent as Retry-After: a write that settles
 	// later and is polled at its own URL (a deployment).
 	retryAfter string
+	// raw is sent as it is, with contentType, for the few answers that
+	// are not JSON (a site's publish profile XML).
+	raw         []byte
+	contentType string
 }
 
 // serveARM runs the request pipeline ARM's front door runs: count, delay,
@@ -169,6 +173,12 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, rep reply) {
 	if rep.op != nil {
 		s.setLROHeaders(w, r, rep.op, rep.apiVer, rep.async)
 	}
+	if rep.contentType != "" {
+		w.Header().Set("Content-Type", rep.contentType)
+		w.WriteHeader(rep.status)
+		_, _ = w.Write(rep.raw)
+		return
+	}
 	if rep.body == nil {
 		w.WriteHeader(rep.status)
 		return
@@ -204,6 +214,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 		return rep
 	}
 	if rep, ok := s.servePGParameters(r, p); ok {
+		return rep
+	}
+	if rep, ok := s.servePublishXML(r, p); ok {
 		return rep
 	}
 	switch p.Kind {

@@ -103,6 +103,9 @@ func (s *Server) addRPChildren(res *resource) {
 	if siteChildren[strings.ToLower(res.Type)] {
 		s.addDerived(res, "config", "web", webConfig)
 	}
+	if strings.EqualFold(res.Type, "Microsoft.Web/sites") {
+		s.addDerived(res, "config", "slotConfigNames", slotConfigNames)
+	}
 }
 
 // addDerived stores res's child segment/name with the body build makes,

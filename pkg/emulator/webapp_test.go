@@ -1,0 +1,50 @@
+package emulator
+
+import (
+	"encoding/xml"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Every site has config/slotConfigNames from its creation, and POST
+// publishxml answers the publish profile as XML.
+func TestSiteSlotConfigNamesAndPublishXML(t *testing.T) {
+	u, g := startWithGroup(t, "rg-web")
+	q := "?api-version=2023-12-01"
+	site := u + g + "/providers/Microsoft.Web/sites/app-emu-1"
+	put(t, site+q, map[string]any{"location": "westeurope", "properties": map[string]any{}})
+	names := get(t, site+"/config/slotConfigNames"+q)
+	if props, ok := names["properties"].(map[string]any); !ok || props["appSettingNames"] != nil || !hasKeys(props, "appSettingNames", "connectionStringNames", "azureStorageConfigNames") {
+		t.Errorf("slotConfigNames: %s", jsonText(names))
+	}
+	r := do(t, http.MethodPost, site+"/publishxml"+q, map[string]any{"format": "WebDeploy"})
+	if r.Status != http.StatusOK || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/xml") {
+		t.Fatalf("publishxml: %d %s %s", r.Status, r.Header.Get("Content-Type"), r.Raw)
+	}
+	var doc struct {
+		Profiles []struct {
+			Method string `xml:"publishMethod,attr"`
+			URL    string `xml:"publishUrl,attr"`
+			User   string `xml:"userName,attr"`
+		} `xml:"publishProfile"`
+	}
+	if err := xml.Unmarshal([]byte(r.Raw), &doc); err != nil || len(doc.Profiles) != 3 {
+		t.Fatalf("publishxml is not a publishData document (%v): %s", err, r.Raw)
+	}
+	if p := doc.Profiles[0]; p.Method != "MSDeploy" || p.URL != "app-emu-1.scm.azurewebsites.net:443" || p.User != "$app-emu-1" {
+		t.Errorf("Web Deploy profile %+v", p)
+	}
+	if r := do(t, http.MethodPost, u+g+"/providers/Microsoft.Web/sites/missing/publishxml"+q, nil); r.Status != http.StatusNotFound {
+		t.Errorf("publishxml of a missing site: %d %s", r.Status, r.Raw)
+	}
+}
+
+func hasKeys(m map[string]any, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
