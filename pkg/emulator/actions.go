@@ -35,6 +35,12 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 		}
 		return reply{status: http.StatusOK, body: map[string]any{}}
 	}
+	if action == "checknameavailability" && locationScoped(p) {
+		// POST /subscriptions/{s}/providers/{ns}/locations/{l}/
+		// checkNameAvailability: PostgreSQL and MySQL flexible servers
+		// ("Check Name Availability With Location - Execute").
+		return s.checkNameAvailability(p, body)
+	}
 	target := p.ParentID()
 	res := s.store.get(target)
 	if res == nil {
@@ -273,8 +279,16 @@ func (s *Server) checkNameAvailability(p armid.Path, body map[string]any) reply 
 	return ok(map[string]any{"nameAvailable": true})
 }
 
+// locationScoped reports whether p is a provider action under one of the
+// provider's locations, outside any resource group.
+func locationScoped(p armid.Path) bool {
+	return p.ResourceGroup == "" && len(p.Types) == 2 && len(p.Names) == 1 && strings.EqualFold(p.Types[0], "locations")
+}
+
 func defaultNameType(ns string) string {
 	switch strings.ToLower(ns) {
+	case "microsoft.dbforpostgresql", "microsoft.dbformysql":
+		return "flexibleServers"
 	case "microsoft.keyvault":
 		return "vaults"
 	case "microsoft.containerregistry":

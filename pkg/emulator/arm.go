@@ -260,8 +260,12 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 		}
 		return s.page(r, out)
 	case armid.PathCollection:
-		if err := s.checkParents(p, "read"); err != nil {
-			return reply{err: err}
+		// A provider's locations are not resources: their actions have
+		// no parent to find.
+		if !(m == http.MethodPost && locationScoped(p)) {
+			if err := s.checkParents(p, "read"); err != nil {
+				return reply{err: err}
+			}
 		}
 		switch m {
 		case http.MethodGet:

@@ -48,3 +48,24 @@ func hasKeys(m map[string]any, keys ...string) bool {
 	}
 	return true
 }
+
+// PostgreSQL's name check is answered at a location (the flexible server
+// API) and at the provider, and sees the servers that exist.
+func TestPostgresCheckNameAvailability(t *testing.T) {
+	u, g := startWithGroup(t, "rg-pg")
+	sub := "/subscriptions/" + testSub
+	server := u + g + "/providers/Microsoft.DBforPostgreSQL/flexibleServers/pg-emu-taken?api-version=2022-12-01"
+	put(t, server, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard_B1ms", "tier": "Burstable"},
+		"properties": map[string]any{"administratorLogin": "pgadmin", "administratorLoginPassword": "P@ssw0rd-1234-x", "version": "16", "storage": map[string]any{"storageSizeGB": 32}}})
+	for _, path := range []string{
+		sub + "/providers/Microsoft.DBforPostgreSQL/locations/westeurope/checkNameAvailability?api-version=2022-12-01",
+		sub + "/providers/Microsoft.DBforPostgreSQL/checkNameAvailability?api-version=2022-12-01",
+	} {
+		for name, want := range map[string]bool{"pg-emu-taken": false, "pg-emu-free": true} {
+			r := do(t, http.MethodPost, u+path, map[string]any{"name": name, "type": "Microsoft.DBforPostgreSQL/flexibleServers"})
+			if r.Status != http.StatusOK || r.Body["nameAvailable"] != want {
+				t.Errorf("%s %s: %d %s, want nameAvailable %v", path, name, r.Status, r.Raw, want)
+			}
+		}
+	}
+}
