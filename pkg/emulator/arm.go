@@ -219,6 +219,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 	if rep, ok := s.servePublishXML(r, p); ok {
 		return rep
 	}
+	if rep, ok := s.serveWebAppStacks(r, p); ok {
+		return rep
+	}
 	switch p.Kind {
 	case armid.PathSubscriptions:
 		if m != http.MethodGet {

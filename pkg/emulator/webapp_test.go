@@ -69,3 +69,23 @@ func TestPostgresCheckNameAvailability(t *testing.T) {
 		}
 	}
 }
+
+// The provider lists its language stacks, one OS's settings when asked.
+func TestWebAppStacks(t *testing.T) {
+	u := startTest(t, nil).URL()
+	all := get(t, u+"/providers/Microsoft.Web/webAppStacks?api-version=2023-12-01")["value"].([]any)
+	if len(all) < 3 || at(all[0], "type") != "Microsoft.Web/webAppStacks" {
+		t.Fatalf("stacks: %s", jsonText(all))
+	}
+	linux := get(t, u+"/providers/Microsoft.Web/webAppStacks?api-version=2023-12-01&stackOsType=Linux")["value"].([]any)
+	for _, st := range linux {
+		for _, m := range at(st, "properties", "majorVersions").([]any) {
+			for _, v := range at(m, "minorVersions").([]any) {
+				ss := asMap(at(v, "stackSettings"))
+				if _, win := ss["windowsRuntimeSettings"]; win || at(ss, "linuxRuntimeSettings", "runtimeVersion") == nil {
+					t.Errorf("Linux stack %v: %s", at(st, "name"), jsonText(ss))
+				}
+			}
+		}
+	}
+}
