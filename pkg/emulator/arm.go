@@ -222,6 +222,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 	if rep, ok := s.serveWebAppStacks(r, p); ok {
 		return rep
 	}
+	if rep, ok := s.serveDiagCategories(r, p); ok {
+		return rep
+	}
 	switch p.Kind {
 	case armid.PathSubscriptions:
 		if m != http.MethodGet {

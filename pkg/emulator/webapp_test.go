@@ -89,3 +89,26 @@ func TestWebAppStacks(t *testing.T) {
 		}
 	}
 }
+
+// A resource lists the diagnostic settings categories its type has.
+func TestDiagnosticSettingsCategories(t *testing.T) {
+	u, g := startWithGroup(t, "rg-diag")
+	kv := g + "/providers/Microsoft.KeyVault/vaults/kv-diag-cats"
+	put(t, u+kv+"?api-version=2023-07-01", map[string]any{"location": "westeurope", "properties": map[string]any{
+		"tenantId": emulatorTenant, "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true}})
+	q := "?api-version=2021-05-01-preview"
+	items := get(t, u+kv+"/providers/Microsoft.Insights/diagnosticSettingsCategories"+q)["value"].([]any)
+	got := map[string]any{}
+	for _, it := range items {
+		got[at(it, "name").(string)] = at(it, "properties", "categoryType")
+	}
+	if got["AuditEvent"] != "Logs" || got["AllMetrics"] != "Metrics" {
+		t.Errorf("Key Vault categories %s", jsonText(items))
+	}
+	if one := get(t, u+kv+"/providers/Microsoft.Insights/diagnosticSettingsCategories/AuditEvent"+q); one["name"] != "AuditEvent" {
+		t.Errorf("one category %s", jsonText(one))
+	}
+	if r := do(t, http.MethodGet, u+g+"/providers/Microsoft.KeyVault/vaults/missing/providers/Microsoft.Insights/diagnosticSettingsCategories"+q, nil); r.Status != http.StatusNotFound {
+		t.Errorf("categories of a missing resource: %d %s", r.Status, r.Raw)
+	}
+}
