@@ -98,3 +98,28 @@ func TestGenericListOmitsDeployments(t *testing.T) {
 		}
 	}
 }
+
+// Built-in roles public templates assign by ID (Microsoft Learn "Azure
+// built-in roles" lists each ID with its name) are accepted, as ARM
+// accepts them: the corpus's data protection, Data Factory, Digital Twins
+// and FHIR templates assign these.
+func TestCorpusBuiltinRolesAssignable(t *testing.T) {
+	u, g := startWithGroup(t, "rg-roles")
+	for i, role := range []string{
+		"673868aa-7521-48a0-acc6-0f60742d39f5", // Data Factory Contributor
+		"7efff54f-a5b4-42b5-a1c5-5411624893ce", // Disk Snapshot Contributor
+		"d18ad5f3-1baf-4119-b49b-d944edb1f9d0", // MySQL Backup And Export Operator
+		"c088a766-074b-43ba-90d4-1fb21feae531", // PostgreSQL Flexible Server Long Term Retention Backup Role
+		"e5e2a7ff-d759-4cd2-bb51-3152d37e2eb1", // Storage Account Backup Contributor
+		"bcd981a7-7f74-457b-83e1-cceb9e632ffe", // Azure Digital Twins Data Owner
+		"3f88fce4-5892-4214-ae73-ba5294559913", // FHIR Data Writer
+	} {
+		name := "1111111" + itoa(i) + "-1111-4111-8111-111111111111"
+		r := do(t, http.MethodPut, u+g+"/providers/Microsoft.Authorization/roleAssignments/"+name+"?api-version=2022-04-01",
+			map[string]any{"properties": map[string]any{"principalId": "2222222" + itoa(i) + "-2222-4222-8222-222222222222",
+				"roleDefinitionId": "/subscriptions/" + testSub + "/providers/Microsoft.Authorization/roleDefinitions/" + role}})
+		if r.Status != http.StatusCreated {
+			t.Errorf("role %s: %d %s", role, r.Status, r.Raw)
+		}
+	}
+}
