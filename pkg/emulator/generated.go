@@ -82,9 +82,9 @@ func applyGenerated(id, typ string, body map[string]any) {
 		}
 	}
 	props, _ := body["properties"].(map[string]any)
-	if props == nil && strings.EqualFold(typ, "Microsoft.ManagedIdentity/userAssignedIdentities") {
-		// Azure fills an identity's IDs whatever the PUT carried; most
-		// identities are created with no properties at all.
+	if props == nil && (strings.EqualFold(typ, "Microsoft.ManagedIdentity/userAssignedIdentities") || strings.EqualFold(typ, "Microsoft.Cdn/profiles")) {
+		// Azure fills an identity's IDs (a profile's frontDoorId) whatever
+		// the PUT carried; most are created with no properties at all.
 		props = map[string]any{}
 		body["properties"] = props
 	}
@@ -119,9 +119,96 @@ func applyGenerated(id, typ string, body map[string]any) {
 			props["fqdn"] = aksFQDN(id, prefix, loc, "hcp")
 			props["azurePortalFQDN"] = aksFQDN(id, prefix, loc, "portal.hcp")
 		}
+		if body["identity"] != nil {
+			aksIdentities(id, props)
+		}
 	case "microsoft.keyvault/vaults":
 		name := id[strings.LastIndex(id, "/")+1:]
 		props["vaultUri"] = "https://" + strings.ToLower(name) + ".vault.azure.net/"
+	default:
+		applyServiceGenerated(id, typ, loc, body, props)
+	}
+}
+
+// applyServiceGenerated fills the values other services compute, which
+// templates read with reference() (each with its REST reference).
+func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
+	p, ok := armid.ParsePath(id)
+	if !ok {
+		return
+	}
+	switch strings.ToLower(typ) {
+	case "microsoft.cdn/profiles":
+		// Front Door Standard/Premium profiles have their own ID, which
+		// origins check in X-Azure-FDID ("Profiles - Get": frontDoorId).
+		if sku, _ := asMap(body["sku"])["name"].(string); strings.HasSuffix(strings.ToLower(sku), "azurefrontdoor") {
+			props["frontDoorId"] = derivedGUID(id, "frontDoorId")
+		}
+	case "microsoft.cache/redis":
+		// "Redis - Get": hostName, port 6379, sslPort 6380.
+		props["hostName"] = strings.ToLower(p.Name()) + ".redis.cache.windows.net"
+		props["port"], props["sslPort"] = jsonNum(6379), jsonNum(6380)
+	case "microsoft.keyvault/vaults/secrets":
+		// "Secrets - Get": secretUri and secretUriWithVersion.
+		if len(p.Names) == 2 {
+			uri := "https://" + strings.ToLower(p.Names[0]) + ".vault.azure.net/secrets/" + p.Names[1]
+			props["secretUri"] = uri
+			props["secretUriWithVersion"] = uri + "/" + derivedHex(id, "secretVersion", 32)
+		}
+	case "microsoft.cognitiveservices/accounts":
+		props["endpoint"] = cognitiveEndpoint(body, props, loc)
+	case "microsoft.servicefabric/clusters":
+		// "Clusters - Get": clusterEndpoint.
+		props["clusterEndpoint"] = "https://" + LocationKey(loc) + ".servicefabric.azure.com/runtime/clusters/" + derivedGUID(id, "clusterId")
+	case "microsoft.web/certificates":
+		// "Certificates - Get": thumbprint (a SHA-1, upper-case hex).
+		props["thumbprint"] = strings.ToUpper(derivedHex(id, "thumbprint", 40))
+	case "microsoft.containerinstance/containergroups":
+		if ip := asMap(props["ipAddress"]); ip != nil && strings.EqualFold(str0(ip["type"]), "Public") {
+			ip["ip"] = derivedPublicIP(id)
+		}
+	}
+}
+
+// cognitiveEndpoint is an account's endpoint: its custom subdomain's
+// (openai.azure.com for Azure OpenAI), else the regional one (Microsoft
+// Learn "Custom subdomain names for Azure AI services").
+func cognitiveEndpoint(body, props map[string]any, loc string) string {
+	sub := strings.ToLower(str0(props["customSubDomainName"]))
+	switch {
+	case sub != "" && strings.EqualFold(str0(body["kind"]), "OpenAI"):
+		return "https://" + sub + ".openai.azure.com/"
+	case sub != "":
+		return "https://" + sub + ".cognitiveservices.azure.com/"
+	}
+	return "https://" + LocationKey(loc) + ".api.cognitive.microsoft.com/"
+}
+
+// aksIdentities: a cluster with a managed identity gets its kubelet
+// identity, and an enabled application gateway ingress add-on its own
+// identity, both created by AKS in the node resource group ("Managed
+// Clusters - Get": identityProfile.kubeletidentity, addonProfiles.
+// ingressApplicationGateway.identity).
+func aksIdentities(id string, props map[string]any) {
+	node := str0(props["nodeResourceGroup"])
+	p, _ := armid.ParsePath(id)
+	if node == "" {
+		node = "MC_" + p.ResourceGroup + "_" + p.Name()
+	}
+	ident := func(name string) map[string]any {
+		rid := "/subscriptions/" + p.Subscription + "/resourcegroups/" + node + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/" + name
+		return map[string]any{"resourceId": rid, "clientId": derivedGUID(rid, "clientId"), "objectId": derivedGUID(rid, "principalId")}
+	}
+	ip := asMap(props["identityProfile"])
+	if ip == nil {
+		ip = map[string]any{}
+		props["identityProfile"] = ip
+	}
+	if _, ok := ip["kubeletidentity"]; !ok {
+		ip["kubeletidentity"] = ident(p.Name() + "-agentpool")
+	}
+	if agic := asMap(asMap(props["addonProfiles"])["ingressApplicationGateway"]); agic != nil && agic["enabled"] == true {
+		agic["identity"] = ident("ingressapplicationgateway-" + strings.ToLower(p.Name()))
 	}
 }
 

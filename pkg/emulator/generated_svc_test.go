@@ -1,0 +1,61 @@
+package emulator
+
+import (
+	"strings"
+	"testing"
+)
+
+// The values services compute and public templates read with reference()
+// are there after a create: a Front Door profile's ID, a cache's host
+// name, a secret's URIs, an AI account's endpoint, a Service Fabric
+// cluster's endpoint, a certificate's thumbprint, an AKS cluster's kubelet
+// and AGIC identities, a public container group's IP.
+func TestServiceComputedValues(t *testing.T) {
+	u, g := startWithGroup(t, "rg-gen")
+	pv := g + "/providers/"
+	cases := []struct {
+		path string
+		body map[string]any
+		key  []string
+		want func(string) bool
+	}{
+		{"Microsoft.Cdn/profiles/fd1?api-version=2023-05-01", map[string]any{"location": "global", "sku": map[string]any{"name": "Standard_AzureFrontDoor"}},
+			[]string{"frontDoorId"}, func(v string) bool { return len(v) == 36 }},
+		{"Microsoft.Cache/redis/cache-gen-1?api-version=2023-08-01", map[string]any{"location": "westeurope", "properties": map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}},
+			[]string{"hostName"}, func(v string) bool { return v == "cache-gen-1.redis.cache.windows.net" }},
+		{"Microsoft.CognitiveServices/accounts/ai-gen-1?api-version=2023-05-01", map[string]any{"location": "westeurope", "kind": "OpenAI", "sku": map[string]any{"name": "S0"}, "properties": map[string]any{"customSubDomainName": "ai-gen-1"}},
+			[]string{"endpoint"}, func(v string) bool { return v == "https://ai-gen-1.openai.azure.com/" }},
+		{"Microsoft.Web/certificates/cert-gen-1?api-version=2023-12-01", map[string]any{"location": "westeurope", "properties": map[string]any{"pfxBlob": "MIIB", "password": "x"}},
+			[]string{"thumbprint"}, func(v string) bool { return len(v) == 40 && v == strings.ToUpper(v) }},
+		{"Microsoft.ContainerInstance/containerGroups/aci-gen-1?api-version=2023-05-01", map[string]any{"location": "westeurope", "properties": map[string]any{"osType": "Linux",
+			"containers": []any{map[string]any{"name": "c", "properties": map[string]any{"image": "nginx", "resources": map[string]any{"requests": map[string]any{"cpu": 1, "memoryInGB": 1}}}}},
+			"ipAddress":  map[string]any{"type": "Public", "ports": []any{map[string]any{"port": 80}}}}},
+			[]string{"ipAddress", "ip"}, func(v string) bool { return strings.HasPrefix(v, "20.") }},
+		{"Microsoft.ContainerService/managedClusters/aks-gen-1?api-version=2024-02-01", map[string]any{"location": "westeurope", "identity": map[string]any{"type": "SystemAssigned"},
+			"properties": map[string]any{"dnsPrefix": "aksgen", "agentPoolProfiles": []any{map[string]any{"name": "system", "count": 1, "vmSize": "Standard_D2s_v3", "mode": "System"}},
+				"addonProfiles": map[string]any{"ingressApplicationGateway": map[string]any{"enabled": true}}}},
+			[]string{"addonProfiles", "ingressApplicationGateway", "identity", "objectId"}, func(v string) bool { return len(v) == 36 }},
+	}
+	for _, c := range cases {
+		put(t, u+pv+c.path, c.body)
+		b := get(t, u+pv+c.path)
+		got, _ := at(b["properties"], c.key...).(string)
+		if !c.want(got) {
+			t.Errorf("%s: properties.%s = %q in %s", c.path, strings.Join(c.key, "."), got, jsonText(b["properties"]))
+		}
+	}
+	aks := get(t, u+pv+"Microsoft.ContainerService/managedClusters/aks-gen-1?api-version=2024-02-01")
+	if v, _ := at(aks, "properties", "identityProfile", "kubeletidentity", "objectId").(string); len(v) != 36 {
+		t.Errorf("kubelet identity: %s", jsonText(at(aks, "properties", "identityProfile")))
+	}
+	kv := pv + "Microsoft.KeyVault/vaults/kv-gen-1"
+	put(t, u+kv+"?api-version=2023-07-01", map[string]any{"location": "westeurope", "properties": map[string]any{"tenantId": emulatorTenant, "sku": map[string]any{"family": "A", "name": "standard"}, "enableRbacAuthorization": true}})
+	put(t, u+kv+"/secrets/s1?api-version=2023-07-01", map[string]any{"properties": map[string]any{"value": "not-shown"}})
+	sec := get(t, u+kv+"/secrets/s1?api-version=2023-07-01")
+	if at(sec, "properties", "secretUri") != "https://kv-gen-1.vault.azure.net/secrets/s1" || !strings.HasPrefix(str(sec, "properties", "secretUriWithVersion"), "https://kv-gen-1.vault.azure.net/secrets/s1/") {
+		t.Errorf("secret %s", jsonText(sec))
+	}
+	if strings.Contains(jsonText(sec), "not-shown") {
+		t.Errorf("a secret's value is answered: %s", jsonText(sec))
+	}
+}
