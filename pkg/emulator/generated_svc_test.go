@@ -59,3 +59,25 @@ func TestServiceComputedValues(t *testing.T) {
 		t.Errorf("a secret's value is answered: %s", jsonText(sec))
 	}
 }
+
+// TestTemplateListActionShapes: the list actions old and common templates read answer the shapes they
+// read: a 2015 storage listKeys key1, an IoT hub's policies, a Logic
+// integration account's callback URL.
+func TestTemplateListActionShapes(t *testing.T) {
+	u, g := startWithGroup(t, "rg-list")
+	pv := u + g + "/providers/"
+	put(t, pv+"Microsoft.Storage/storageAccounts/stoldkeys1?api-version=2015-06-15", map[string]any{"location": "westeurope", "properties": map[string]any{"accountType": "Standard_LRS"}})
+	if r := do(t, "POST", pv+"Microsoft.Storage/storageAccounts/stoldkeys1/listKeys?api-version=2015-06-15", nil); r.Status != 200 || str(r.Body, "key1") == "" {
+		t.Errorf("2015 listKeys: %d %s", r.Status, r.Raw)
+	}
+	put(t, pv+"Microsoft.Devices/IotHubs/hub-list-1?api-version=2021-07-02", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "S1", "capacity": 1}, "properties": map[string]any{}})
+	r := do(t, "POST", pv+"Microsoft.Devices/IotHubs/hub-list-1/listkeys?api-version=2021-07-02", nil)
+	if keys, _ := r.Body["value"].([]any); r.Status != 200 || len(keys) == 0 || at(keys[0], "keyName") != "iothubowner" || str(keys[0], "primaryKey") == "" {
+		t.Errorf("IoT hub listkeys: %d %s", r.Status, r.Raw)
+	}
+	put(t, pv+"Microsoft.Logic/integrationAccounts/ia-list-1?api-version=2019-05-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}, "properties": map[string]any{}})
+	r = do(t, "POST", pv+"Microsoft.Logic/integrationAccounts/ia-list-1/listCallbackUrl?api-version=2019-05-01", map[string]any{})
+	if r.Status != 200 || !strings.HasPrefix(str(r.Body, "value"), "https://prod-00.westeurope.logic.azure.com:443/integrationAccounts/") {
+		t.Errorf("listCallbackUrl: %d %s", r.Status, r.Raw)
+	}
+}
