@@ -372,7 +372,7 @@ func (s *Server) checkParents(p armid.Path, op string) *armError {
 	if p.ResourceGroup != "" && p.Kind != armid.PathResourceGroup && s.store.get(groupID(p)) == nil {
 		return errGroupNotFound(p.ResourceGroup)
 	}
-	parent := p.ParentID()
+	parent := realParent(p.ParentID())
 	if parent == "" {
 		return nil
 	}

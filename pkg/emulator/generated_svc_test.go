@@ -81,3 +81,22 @@ func TestTemplateListActionShapes(t *testing.T) {
 		t.Errorf("listCallbackUrl: %d %s", r.Status, r.Raw)
 	}
 }
+
+// Writes under a parent ARM routes through without a resource (Cosmos
+// DB's old apis/{api} paths, an IoT hub's built-in "events" endpoint) need
+// only the real resource above it; other missing parents stay 404.
+func TestVirtualParents(t *testing.T) {
+	u, g := startWithGroup(t, "rg-virt")
+	pv := u + g + "/providers/"
+	put(t, pv+"Microsoft.DocumentDB/databaseAccounts/cosmos-virt-1?api-version=2019-08-01", map[string]any{"location": "westeurope", "kind": "GlobalDocumentDB",
+		"properties": map[string]any{"databaseAccountOfferType": "Standard", "locations": []any{map[string]any{"locationName": "westeurope"}}}})
+	put(t, pv+"Microsoft.DocumentDB/databaseAccounts/cosmos-virt-1/apis/sql/databases/db1?api-version=2019-08-01", map[string]any{"properties": map[string]any{"resource": map[string]any{"id": "db1"}, "options": map[string]any{}}})
+	put(t, pv+"Microsoft.Devices/IotHubs/hub-virt-1?api-version=2021-07-02", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "S1", "capacity": 1}, "properties": map[string]any{}})
+	put(t, pv+"Microsoft.Devices/IotHubs/hub-virt-1/eventHubEndpoints/events/ConsumerGroups/cg1?api-version=2021-07-02", map[string]any{"properties": map[string]any{"name": "cg1"}})
+	if r := do(t, "PUT", pv+"Microsoft.Devices/IotHubs/hub-virt-1/eventHubEndpoints/other/ConsumerGroups/cg1?api-version=2021-07-02", map[string]any{"properties": map[string]any{"name": "cg1"}}); r.Status != 404 {
+		t.Errorf("an endpoint the hub lacks: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, "PUT", pv+"Microsoft.Devices/IotHubs/missing/eventHubEndpoints/events/ConsumerGroups/cg1?api-version=2021-07-02", map[string]any{"properties": map[string]any{"name": "cg1"}}); r.Status != 404 {
+		t.Errorf("under a missing hub: %d %s", r.Status, r.Raw)
+	}
+}
