@@ -100,3 +100,38 @@ func TestVirtualParents(t *testing.T) {
 		t.Errorf("under a missing hub: %d %s", r.Status, r.Raw)
 	}
 }
+
+// References to what a service has under every resource of a type
+// (Cosmos DB's built-in data roles, a dev center's Default gallery) are
+// not missing references; under a missing parent they are.
+func TestReferencesToBuiltInChildren(t *testing.T) {
+	u, g := startWithGroup(t, "rg-builtin")
+	pv := u + g + "/providers/"
+	acct := g + "/providers/Microsoft.DocumentDB/databaseAccounts/cosmos-bi-1"
+	put(t, u+acct+"?api-version=2023-04-15", map[string]any{"location": "westeurope", "kind": "GlobalDocumentDB",
+		"properties": map[string]any{"databaseAccountOfferType": "Standard", "locations": []any{map[string]any{"locationName": "westeurope"}}}})
+	ra := func(account string) resp {
+		return do(t, "PUT", pv+"Microsoft.DocumentDB/databaseAccounts/cosmos-bi-1/sqlRoleAssignments/3fd8b2c4-0000-4000-8000-000000000001?api-version=2023-04-15",
+			map[string]any{"properties": map[string]any{"roleDefinitionId": account + "/sqlRoleDefinitions/00000000-0000-0000-0000-000000000002",
+				"principalId": "22222222-2222-4222-8222-222222222222", "scope": acct}})
+	}
+	if r := ra(acct); r.Status >= 300 {
+		t.Errorf("assignment of the built-in Data Contributor: %d %s", r.Status, r.Raw)
+	}
+	if r := ra(g + "/providers/Microsoft.DocumentDB/databaseAccounts/missing"); errCode(r) != "InvalidResourceReference" {
+		t.Errorf("a role of a missing account: %d %s", r.Status, r.Raw)
+	}
+	dc := g + "/providers/Microsoft.DevCenter/devcenters/dc-bi-1"
+	put(t, u+dc+"?api-version=2023-04-01", map[string]any{"location": "westeurope"})
+	def := func(gallery string) resp {
+		return do(t, "PUT", u+dc+"/devboxdefinitions/win11?api-version=2023-04-01", map[string]any{"location": "westeurope", "properties": map[string]any{
+			"imageReference": map[string]any{"id": dc + "/galleries/" + gallery + "/images/microsoftwindowsdesktop_windows-ent-cpc_win11-22h2-ent-cpc-os"},
+			"sku":            map[string]any{"name": "general_i_8c32gb256ssd_v2"}}})
+	}
+	if r := def("default"); r.Status >= 300 {
+		t.Errorf("an image of the Default gallery: %d %s", r.Status, r.Raw)
+	}
+	if r := def("mine"); errCode(r) != "InvalidResourceReference" {
+		t.Errorf("an image of a gallery never attached: %d %s", r.Status, r.Raw)
+	}
+}
