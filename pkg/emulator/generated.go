@@ -321,3 +321,57 @@ func firstFreeHost(prefix string, used map[string]bool) string {
 	}
 	return ""
 }
+
+// assignFrontendIPs gives a load balancer's dynamic frontends in a subnet,
+// and a container group deployed into a subnet, the subnet's first free
+// address, as NICs get theirs; a rewrite keeps the address. Caller holds
+// s.mu.
+func (s *Server) assignFrontendIPs(typ string, body, prev map[string]any) {
+	id, _ := body["id"].(string)
+	props := asMap(body["properties"])
+	switch strings.ToLower(typ) {
+	case "microsoft.network/loadbalancers":
+		fes, _ := props["frontendIPConfigurations"].([]any)
+		old, _ := asMap(prev["properties"])["frontendIPConfigurations"].([]any)
+		for i, fe := range fes {
+			fp := asMap(asMap(fe)["properties"])
+			subnet := str0(asMap(fp["subnet"])["id"])
+			if subnet == "" || strings.EqualFold(str0(fp["privateIPAllocationMethod"]), "Static") {
+				continue
+			}
+			if i < len(old) {
+				if op := asMap(asMap(old[i])["properties"]); strings.EqualFold(str0(asMap(op["subnet"])["id"]), subnet) && str0(op["privateIPAddress"]) != "" {
+					fp["privateIPAddress"] = op["privateIPAddress"]
+					continue
+				}
+			}
+			if ip := s.freeIPIn(subnet, id); ip != "" {
+				fp["privateIPAddress"], fp["privateIPAllocationMethod"] = ip, "Dynamic"
+			}
+		}
+	case "microsoft.containerinstance/containergroups":
+		ip := asMap(props["ipAddress"])
+		subnets, _ := props["subnetIds"].([]any)
+		if ip == nil || !strings.EqualFold(str0(ip["type"]), "Private") || len(subnets) == 0 {
+			return
+		}
+		if was := str0(asMap(asMap(prev["properties"])["ipAddress"])["ip"]); was != "" {
+			ip["ip"] = was
+			return
+		}
+		if addr := s.freeIPIn(str0(asMap(subnets[0])["id"]), id); addr != "" {
+			ip["ip"] = addr
+		}
+	}
+}
+
+// freeIPIn is the first free address of subnetID for resource id, "" when
+// the subnet is not stored. Caller holds s.mu.
+func (s *Server) freeIPIn(subnetID, id string) string {
+	sub := s.store.get(subnetID)
+	if sub == nil {
+		return ""
+	}
+	prefix, _ := asMap(sub.Body["properties"])["addressPrefix"].(string)
+	return firstFreeHost(prefix, s.subnetIPsInUse(subnetID, id, nil))
+}

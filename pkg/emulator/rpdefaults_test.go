@@ -270,3 +270,32 @@ func TestServiceEndpointLocations(t *testing.T) {
 		t.Errorf("eastus2euap: serviceEndpoints %s, want the recorded [\"*\"]", jsonText(got))
 	}
 }
+
+// A load balancer's dynamic frontend in a subnet and a container group in
+// a subnet get the subnet's first free address, after the NICs already
+// there.
+func TestFrontendAndContainerGroupPrivateIPs(t *testing.T) {
+	u, g := startWithGroup(t, "rg-fe")
+	q := "?api-version=2023-09-01"
+	vnet := g + "/providers/Microsoft.Network/virtualNetworks/vnet1"
+	put(t, u+vnet+q, map[string]any{"location": "westeurope", "properties": map[string]any{
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.0.0.0/16"}},
+		"subnets": []any{map[string]any{"name": "s1", "properties": map[string]any{"addressPrefix": "10.0.1.0/24"}},
+			map[string]any{"name": "aci", "properties": map[string]any{"addressPrefix": "10.0.2.0/24"}}}}})
+	put(t, u+g+"/providers/Microsoft.Network/networkInterfaces/nic1"+q, map[string]any{"location": "westeurope", "properties": map[string]any{"ipConfigurations": []any{map[string]any{
+		"name": "ipconfig1", "properties": map[string]any{"subnet": map[string]any{"id": vnet + "/subnets/s1"}}}}}})
+	lb := u + g + "/providers/Microsoft.Network/loadBalancers/lb1" + q
+	put(t, lb, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}, "properties": map[string]any{"frontendIPConfigurations": []any{
+		map[string]any{"name": "fe", "properties": map[string]any{"subnet": map[string]any{"id": vnet + "/subnets/s1"}}}}}})
+	fe := at(get(t, lb), "properties", "frontendIPConfigurations").([]any)
+	if got := at(fe[0], "properties", "privateIPAddress"); got != "10.0.1.5" {
+		t.Errorf("load balancer frontend %v, want 10.0.1.5 (the NIC has .4)", got)
+	}
+	aci := u + g + "/providers/Microsoft.ContainerInstance/containerGroups/aci1?api-version=2023-05-01"
+	put(t, aci, map[string]any{"location": "westeurope", "properties": map[string]any{"osType": "Linux",
+		"containers": []any{map[string]any{"name": "c", "properties": map[string]any{"image": "mysql", "resources": map[string]any{"requests": map[string]any{"cpu": 1, "memoryInGB": 1}}}}},
+		"subnetIds": []any{map[string]any{"id": vnet + "/subnets/aci"}}, "ipAddress": map[string]any{"type": "Private", "ports": []any{map[string]any{"port": 3306}}}}})
+	if got := at(get(t, aci), "properties", "ipAddress", "ip"); got != "10.0.2.4" {
+		t.Errorf("container group IP %v, want 10.0.2.4", got)
+	}
+}

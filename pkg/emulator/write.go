@@ -178,6 +178,7 @@ func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *
 		s.settlePeering(res.ID, res.Type, body)
 	}
 	s.assignPrivateIPs(res.Type, body, prevBody)
+	s.assignFrontendIPs(res.Type, body, prevBody)
 	res.Body = body
 	s.store.put(res)
 	s.syncChildrenFromParent(res.ID, res.Type, apiVersion, req, body)
