@@ -294,7 +294,7 @@ func TestFrontendAndContainerGroupPrivateIPs(t *testing.T) {
 	aci := u + g + "/providers/Microsoft.ContainerInstance/containerGroups/aci1?api-version=2023-05-01"
 	put(t, aci, map[string]any{"location": "westeurope", "properties": map[string]any{"osType": "Linux",
 		"containers": []any{map[string]any{"name": "c", "properties": map[string]any{"image": "mysql", "resources": map[string]any{"requests": map[string]any{"cpu": 1, "memoryInGB": 1}}}}},
-		"subnetIds": []any{map[string]any{"id": vnet + "/subnets/aci"}}, "ipAddress": map[string]any{"type": "Private", "ports": []any{map[string]any{"port": 3306}}}}})
+		"subnetIds":  []any{map[string]any{"id": vnet + "/subnets/aci"}}, "ipAddress": map[string]any{"type": "Private", "ports": []any{map[string]any{"port": 3306}}}}})
 	if got := at(get(t, aci), "properties", "ipAddress", "ip"); got != "10.0.2.4" {
 		t.Errorf("container group IP %v, want 10.0.2.4", got)
 	}
