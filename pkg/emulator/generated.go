@@ -266,8 +266,9 @@ func keptIP(prev map[string]any, name, subnetID string) string {
 
 func str0(v any) string { s, _ := v.(string); return s }
 
-// subnetIPsInUse are the addresses other NICs hold in subnetID, and the
-// static ones of body (the NIC being written, nicID). Caller holds s.mu.
+// subnetIPsInUse are the addresses other NICs, load balancer frontends and
+// container groups hold in subnetID, and the static ones of body (the NIC
+// being written, nicID). Caller holds s.mu.
 func (s *Server) subnetIPsInUse(subnetID, nicID string, body map[string]any) map[string]bool {
 	used := map[string]bool{}
 	add := func(b map[string]any) {
@@ -284,6 +285,21 @@ func (s *Server) subnetIPsInUse(subnetID, nicID string, body map[string]any) map
 	for _, nic := range s.store.ofType("microsoft.network/networkinterfaces") {
 		if !strings.EqualFold(nic.ID, nicID) {
 			add(nic.Body)
+		}
+	}
+	for _, lb := range s.store.ofType("microsoft.network/loadbalancers") {
+		fes, _ := asMap(lb.Body["properties"])["frontendIPConfigurations"].([]any)
+		for _, fe := range fes {
+			fp := asMap(asMap(fe)["properties"])
+			if !strings.EqualFold(lb.ID, nicID) && strings.EqualFold(str0(asMap(fp["subnet"])["id"]), subnetID) && str0(fp["privateIPAddress"]) != "" {
+				used[str0(fp["privateIPAddress"])] = true
+			}
+		}
+	}
+	for _, cg := range s.store.ofType("microsoft.containerinstance/containergroups") {
+		props := asMap(cg.Body["properties"])
+		if ip := str0(asMap(props["ipAddress"])["ip"]); ip != "" && !strings.EqualFold(cg.ID, nicID) && strings.EqualFold(s.containerGroupSubnet(props), subnetID) {
+			used[ip] = true
 		}
 	}
 	cfgs, _ := asMap(body["properties"])["ipConfigurations"].([]any)
@@ -351,18 +367,53 @@ func (s *Server) assignFrontendIPs(typ string, body, prev map[string]any) {
 		}
 	case "microsoft.containerinstance/containergroups":
 		ip := asMap(props["ipAddress"])
-		subnets, _ := props["subnetIds"].([]any)
-		if ip == nil || !strings.EqualFold(str0(ip["type"]), "Private") || len(subnets) == 0 {
+		subnet := s.containerGroupSubnet(props)
+		if ip == nil && subnet != "" {
+			// A group in a network profile's subnet (api-versions up to
+			// 2021) answers a private address without being asked.
+			ip = map[string]any{"type": "Private"}
+			props["ipAddress"] = ip
+		}
+		if ip == nil || !strings.EqualFold(str0(ip["type"]), "Private") || subnet == "" {
 			return
 		}
 		if was := str0(asMap(asMap(prev["properties"])["ipAddress"])["ip"]); was != "" {
 			ip["ip"] = was
 			return
 		}
-		if addr := s.freeIPIn(str0(asMap(subnets[0])["id"]), id); addr != "" {
+		if addr := s.freeIPIn(subnet, id); addr != "" {
 			ip["ip"] = addr
 		}
 	}
+}
+
+// containerGroupSubnet is the subnet a container group is deployed into:
+// its subnetIds, or the subnet of its network profile's first interface
+// configuration (Microsoft.Network "Network Profiles - Get"). Caller
+// holds s.mu.
+func (s *Server) containerGroupSubnet(props map[string]any) string {
+	if subnets, _ := props["subnetIds"].([]any); len(subnets) > 0 {
+		return str0(asMap(subnets[0])["id"])
+	}
+	np := asMap(props["networkProfile"])
+	id := str0(np["id"])
+	if id == "" {
+		id = str0(np["Id"])
+	}
+	prof := s.store.get(id)
+	if prof == nil {
+		return ""
+	}
+	cfgs, _ := asMap(prof.Body["properties"])["containerNetworkInterfaceConfigurations"].([]any)
+	for _, c := range cfgs {
+		ipcs, _ := asMap(asMap(c)["properties"])["ipConfigurations"].([]any)
+		for _, ipc := range ipcs {
+			if sn := str0(asMap(asMap(asMap(ipc)["properties"])["subnet"])["id"]); sn != "" {
+				return sn
+			}
+		}
+	}
+	return ""
 }
 
 // freeIPIn is the first free address of subnetID for resource id, "" when

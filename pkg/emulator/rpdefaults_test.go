@@ -298,4 +298,17 @@ func TestFrontendAndContainerGroupPrivateIPs(t *testing.T) {
 	if got := at(get(t, aci), "properties", "ipAddress", "ip"); got != "10.0.2.4" {
 		t.Errorf("container group IP %v, want 10.0.2.4", got)
 	}
+	// The 2019-12-01 way: a network profile names the subnet, and the
+	// group answers a private address it did not ask for.
+	np := g + "/providers/Microsoft.Network/networkProfiles/np1"
+	put(t, u+np+q, map[string]any{"location": "westeurope", "properties": map[string]any{"containerNetworkInterfaceConfigurations": []any{map[string]any{
+		"name": "eth0", "properties": map[string]any{"ipConfigurations": []any{map[string]any{"name": "ipc1",
+			"properties": map[string]any{"subnet": map[string]any{"id": vnet + "/subnets/aci"}}}}}}}}})
+	old := u + g + "/providers/Microsoft.ContainerInstance/containerGroups/aci2?api-version=2019-12-01"
+	put(t, old, map[string]any{"location": "westeurope", "properties": map[string]any{"osType": "Linux",
+		"containers":     []any{map[string]any{"name": "c", "properties": map[string]any{"image": "wordpress", "resources": map[string]any{"requests": map[string]any{"cpu": 1, "memoryInGB": 1}}}}},
+		"networkProfile": map[string]any{"Id": np}}})
+	if got := at(get(t, old), "properties", "ipAddress", "ip"); got != "10.0.2.5" {
+		t.Errorf("container group in a network profile: IP %v, want 10.0.2.5", got)
+	}
 }

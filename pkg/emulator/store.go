@@ -38,7 +38,7 @@ type resource struct {
 type store struct {
 	res map[string]*resource
 	// indexed holds, for the few types every write or delete must find
-	// (management locks, diagnostic settings, NICs for free addresses), the keys of their
+	// (management locks, diagnostic settings, what holds subnet addresses), the keys of their
 	// resources, so those checks do not scan the whole store.
 	indexed map[string]map[string]bool
 	// changed collects the keys put or removed since the list cache last
@@ -47,7 +47,8 @@ type store struct {
 }
 
 // indexedTypes are the lower-cased types store.indexed tracks.
-var indexedTypes = []string{"microsoft.authorization/locks", "microsoft.insights/diagnosticsettings", "microsoft.network/networkinterfaces"}
+var indexedTypes = []string{"microsoft.authorization/locks", "microsoft.insights/diagnosticsettings", "microsoft.network/networkinterfaces",
+	"microsoft.network/loadbalancers", "microsoft.containerinstance/containergroups"}
 
 func newStore() *store {
 	s := &store{res: map[string]*resource{}, indexed: map[string]map[string]bool{}}
