@@ -365,6 +365,13 @@ func iotHubKeys(res *resource) []any {
 		{"registryRead", "RegistryRead"},
 		{"registryReadWrite", "RegistryWrite"},
 	}
+	// A hub created with its own authorizationPolicies has those.
+	if own := res.Secrets; len(own) > 0 {
+		policies = policies[:0]
+		for _, p := range own {
+			policies = append(policies, struct{ name, rights string }{str0(asMap(p)["keyName"]), str0(asMap(p)["rights"])})
+		}
+	}
 	out := make([]any, 0, len(policies))
 	for _, p := range policies {
 		out = append(out, map[string]any{"keyName": p.name, "rights": p.rights,

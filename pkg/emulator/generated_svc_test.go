@@ -75,6 +75,16 @@ func TestTemplateListActionShapes(t *testing.T) {
 	if keys, _ := r.Body["value"].([]any); r.Status != 200 || len(keys) == 0 || at(keys[0], "keyName") != "iothubowner" || str(keys[0], "primaryKey") == "" {
 		t.Errorf("IoT hub listkeys: %d %s", r.Status, r.Raw)
 	}
+	policies := []any{}
+	for _, n := range []string{"iothubowner", "service", "device", "registryRead", "registryReadWrite", "deviceupdateservice"} {
+		policies = append(policies, map[string]any{"keyName": n, "rights": "ServiceConnect"})
+	}
+	put(t, pv+"Microsoft.Devices/IotHubs/hub-list-2?api-version=2021-07-02", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "S1", "capacity": 1},
+		"properties": map[string]any{"authorizationPolicies": policies}})
+	r = do(t, "POST", pv+"Microsoft.Devices/IotHubs/hub-list-2/listkeys?api-version=2021-07-02", nil)
+	if keys, _ := r.Body["value"].([]any); len(keys) != 6 || at(keys[5], "keyName") != "deviceupdateservice" || str(keys[5], "primaryKey") == "" {
+		t.Errorf("IoT hub with its own policies: %d %s", r.Status, r.Raw)
+	}
 	put(t, pv+"Microsoft.Logic/integrationAccounts/ia-list-1?api-version=2019-05-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}, "properties": map[string]any{}})
 	r = do(t, "POST", pv+"Microsoft.Logic/integrationAccounts/ia-list-1/listCallbackUrl?api-version=2019-05-01", map[string]any{})
 	if r.Status != 200 || !strings.HasPrefix(str(r.Body, "value"), "https://prod-00.westeurope.logic.azure.com:443/integrationAccounts/") {
@@ -133,5 +143,17 @@ func TestReferencesToBuiltInChildren(t *testing.T) {
 	}
 	if r := def("mine"); errCode(r) != "InvalidResourceReference" {
 		t.Errorf("an image of a gallery never attached: %d %s", r.Status, r.Raw)
+	}
+	vault := g + "/providers/Microsoft.RecoveryServices/vaults/rsv-bi-1"
+	put(t, u+vault+"?api-version=2023-04-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "RS0", "tier": "Standard"}, "properties": map[string]any{}})
+	item := u + vault + "/backupFabrics/Azure/protectionContainers/iaasvmcontainer;iaasvmcontainerv2;rg-builtin;vm1/protectedItems/vm;iaasvmcontainerv2;rg-builtin;vm1?api-version=2023-04-01"
+	body := func(policy string) map[string]any {
+		return map[string]any{"properties": map[string]any{"protectedItemType": "Microsoft.Compute/virtualMachines", "policyId": vault + "/backupPolicies/" + policy}}
+	}
+	if r := do(t, "PUT", item, body("DefaultPolicy")); r.Status >= 300 {
+		t.Errorf("the vault's DefaultPolicy taken for missing: %d %s", r.Status, r.Raw)
+	}
+	if r := do(t, "PUT", item, body("Mine")); errCode(r) != "InvalidResourceReference" || !strings.Contains(r.Raw, "backupPolicies/Mine") {
+		t.Errorf("a policy never created: %d %s", r.Status, r.Raw)
 	}
 }

@@ -108,6 +108,7 @@ func TestCorpusBuiltinRolesAssignable(t *testing.T) {
 	for i, role := range []string{
 		"673868aa-7521-48a0-acc6-0f60742d39f5", // Data Factory Contributor
 		"7efff54f-a5b4-42b5-a1c5-5411624893ce", // Disk Snapshot Contributor
+		"3e5e47e6-65f7-47ef-90b5-e5dd4d455f24", // Disk Backup Reader
 		"d18ad5f3-1baf-4119-b49b-d944edb1f9d0", // MySQL Backup And Export Operator
 		"c088a766-074b-43ba-90d4-1fb21feae531", // PostgreSQL Flexible Server Long Term Retention Backup Role
 		"e5e2a7ff-d759-4cd2-bb51-3152d37e2eb1", // Storage Account Backup Contributor

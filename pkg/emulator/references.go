@@ -125,8 +125,8 @@ func (s *Server) inlinePartExists(id string) bool {
 // for NoSQL": 00000000-0000-0000-0000-000000000001 Built-in Data Reader,
 // …0002 Built-in Data Contributor) and a dev center's built-in gallery
 // "Default" with its images (Microsoft Learn "Configure Azure Compute
-// Gallery for Microsoft Dev Box": the images of the Default gallery).
-// Caller holds s.mu.
+// Gallery for Microsoft Dev Box": the images of the Default gallery), and
+// a Recovery Services vault's DefaultPolicy. Caller holds s.mu.
 func (s *Server) builtInUnder(id string) bool {
 	p, ok := armid.ParsePath(id)
 	if !ok || p.Kind != armid.PathResource || len(p.Names) < 2 {
@@ -136,6 +136,11 @@ func (s *Server) builtInUnder(id string) bool {
 	case t == "microsoft.documentdb/databaseaccounts/sqlroledefinitions":
 		n := strings.ToLower(p.Name())
 		return (n == "00000000-0000-0000-0000-000000000001" || n == "00000000-0000-0000-0000-000000000002") && s.store.get(p.ParentID()) != nil
+	case t == "microsoft.recoveryservices/vaults/backuppolicies":
+		// A vault is created with its policy DefaultPolicy (Microsoft
+		// Learn "Back up an Azure VM from the VM settings": "DefaultPolicy
+		// … created with the vault").
+		return strings.EqualFold(p.Name(), "DefaultPolicy") && s.store.get(p.ParentID()) != nil
 	case t == "microsoft.devcenter/devcenters/galleries" || t == "microsoft.devcenter/devcenters/galleries/images":
 		if !strings.EqualFold(p.Names[1], "default") {
 			return false

@@ -195,9 +195,20 @@ func dnsRecordType(lt string) bool {
 
 // keptSecrets is what listSecrets answers for a container app or job: the
 // configuration.secrets the last write sent (names and values), else what
-// the resource had.
+// the resource had; for an IoT hub, the policies listkeys answers.
 func keptSecrets(typ string, req map[string]any, prev *resource) []any {
 	lt := strings.ToLower(typ)
+	if lt == "microsoft.devices/iothubs" {
+		// An IoT hub's authorizationPolicies, which its GET leaves out
+		// and listkeys answers.
+		if pols, ok := asMap(req["properties"])["authorizationPolicies"].([]any); ok {
+			return deepCopy(pols)
+		}
+		if prev != nil {
+			return prev.Secrets
+		}
+		return nil
+	}
 	if lt != "microsoft.app/containerapps" && lt != "microsoft.app/jobs" {
 		return nil
 	}
