@@ -166,6 +166,10 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 	case "microsoft.containerinstance/containergroups":
 		if ip := asMap(props["ipAddress"]); ip != nil && strings.EqualFold(str0(ip["type"]), "Public") {
 			ip["ip"] = derivedPublicIP(id)
+			// "Container Groups - Get": fqdn <label>.<region>.azurecontainer.io.
+			if label := str0(ip["dnsNameLabel"]); label != "" {
+				ip["fqdn"] = strings.ToLower(label) + "." + LocationKey(loc) + ".azurecontainer.io"
+			}
 		}
 	}
 }
