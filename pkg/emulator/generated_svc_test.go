@@ -29,15 +29,19 @@ func TestServiceComputedValues(t *testing.T) {
 			[]string{"thumbprint"}, func(v string) bool { return len(v) == 40 && v == strings.ToUpper(v) }},
 		{"Microsoft.ContainerInstance/containerGroups/aci-gen-1?api-version=2023-05-01", map[string]any{"location": "westeurope", "properties": map[string]any{"osType": "Linux",
 			"containers": []any{map[string]any{"name": "c", "properties": map[string]any{"image": "nginx", "resources": map[string]any{"requests": map[string]any{"cpu": 1, "memoryInGB": 1}}}}},
-			"ipAddress":  map[string]any{"type": "Public", "ports": []any{map[string]any{"port": 80}}}}},
+			"ipAddress":  map[string]any{"type": "Public", "dnsNameLabel": "Hello", "ports": []any{map[string]any{"port": 80}}}}},
 			[]string{"ipAddress", "ip"}, func(v string) bool { return strings.HasPrefix(v, "20.") }},
+		{"Microsoft.ContainerInstance/containerGroups/aci-gen-1?api-version=2023-05-01", nil,
+			[]string{"ipAddress", "fqdn"}, func(v string) bool { return v == "hello.westeurope.azurecontainer.io" }},
 		{"Microsoft.ContainerService/managedClusters/aks-gen-1?api-version=2024-02-01", map[string]any{"location": "westeurope", "identity": map[string]any{"type": "SystemAssigned"},
 			"properties": map[string]any{"dnsPrefix": "aksgen", "agentPoolProfiles": []any{map[string]any{"name": "system", "count": 1, "vmSize": "Standard_D2s_v3", "mode": "System"}},
 				"addonProfiles": map[string]any{"ingressApplicationGateway": map[string]any{"enabled": true}}}},
 			[]string{"addonProfiles", "ingressApplicationGateway", "identity", "objectId"}, func(v string) bool { return len(v) == 36 }},
 	}
 	for _, c := range cases {
-		put(t, u+pv+c.path, c.body)
+		if c.body != nil {
+			put(t, u+pv+c.path, c.body)
+		}
 		b := get(t, u+pv+c.path)
 		got, _ := at(b["properties"], c.key...).(string)
 		if !c.want(got) {
