@@ -148,6 +148,14 @@ func TestReferencesToBuiltInChildren(t *testing.T) {
 	if r := def("mine"); errCode(r) != "InvalidResourceReference" {
 		t.Errorf("an image of a gallery never attached: %d %s", r.Status, r.Raw)
 	}
+	cg := g + "/providers/Microsoft.Compute/galleries/cg1"
+	put(t, u+cg+"?api-version=2022-03-03", map[string]any{"location": "westeurope", "properties": map[string]any{}})
+	put(t, u+cg+"/images/microsoftwindowsdesktop_windows-ent-cpc_win11-22h2-ent-cpc-os?api-version=2022-03-03", map[string]any{"location": "westeurope", "properties": map[string]any{
+		"osType": "Windows", "osState": "Generalized", "hyperVGeneration": "V2", "identifier": map[string]any{"publisher": "p", "offer": "o", "sku": "s"}}})
+	put(t, u+dc+"/galleries/mine?api-version=2023-04-01", map[string]any{"properties": map[string]any{"galleryResourceId": cg}})
+	if r := def("mine"); r.Status >= 300 {
+		t.Errorf("an image of an attached gallery: %d %s", r.Status, r.Raw)
+	}
 	vault := g + "/providers/Microsoft.RecoveryServices/vaults/rsv-bi-1"
 	put(t, u+vault+"?api-version=2023-04-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "RS0", "tier": "Standard"}, "properties": map[string]any{}})
 	item := u + vault + "/backupFabrics/Azure/protectionContainers/iaasvmcontainer;iaasvmcontainerv2;rg-builtin;vm1/protectedItems/vm;iaasvmcontainerv2;rg-builtin;vm1?api-version=2023-04-01"

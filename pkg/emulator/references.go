@@ -141,6 +141,16 @@ func (s *Server) builtInUnder(id string) bool {
 		// Learn "Back up an Azure VM from the VM settings": "DefaultPolicy
 		// … created with the vault").
 		return strings.EqualFold(p.Name(), "DefaultPolicy") && s.store.get(p.ParentID()) != nil
+	case t == "microsoft.devcenter/devcenters/galleries/images" && !strings.EqualFold(p.Names[1], "default"):
+		// An attached gallery's images are its Compute gallery's image
+		// definitions (Dev Center REST "Images - Get"; galleries'
+		// galleryResourceId).
+		g := s.store.get(p.ParentID())
+		if g == nil {
+			return false
+		}
+		src := str0(asMap(g.Body["properties"])["galleryResourceId"])
+		return src != "" && s.store.get(src+"/images/"+p.Name()) != nil
 	case t == "microsoft.devcenter/devcenters/galleries" || t == "microsoft.devcenter/devcenters/galleries/images":
 		if !strings.EqualFold(p.Names[1], "default") {
 			return false
