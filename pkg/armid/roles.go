@@ -89,6 +89,7 @@ var builtinRoles = map[string]string{
 	"e5e2a7ff-d759-4cd2-bb51-3152d37e2eb1": "Storage Account Backup Contributor",
 	"bcd981a7-7f74-457b-83e1-cceb9e632ffe": "Azure Digital Twins Data Owner",
 	"3f88fce4-5892-4214-ae73-ba5294559913": "FHIR Data Writer",
+	"45d50f46-0b78-4001-a660-4198cbe8cd05": "DevCenter Dev Box User",
 }
 
 // BuiltinRole names a built-in role from its role definition ID or bare
