@@ -106,6 +106,25 @@ check ok "servicebus namespace create" -- servicebus namespace create -g $g -n s
 check ok "servicebus queue create" -- servicebus queue create -g $g --namespace-name sb-azcli-conf -n q1
 check ok "appservice plan create" -- appservice plan create -g $g -n plan-azcli --sku B1 --is-linux
 
+# What services fill in and answer (pkg/emulator rpdefaults.go, webapp.go).
+value "account show: managedByTenants" "length(managedByTenants)" 0 -- account show
+value "list-locations: West Europe's pair" "[?name=='westeurope'].metadata.pairedRegion[0].name | [0]" northeurope -- account list-locations
+value "storage account: encryption always on" encryption.keySource Microsoft.Storage -- storage account show -g $g -n stazcliconf01
+value "storage account LRS: no secondary" "secondaryLocation" "" -- storage account show -g $g -n stazcliconf01
+check ok "storage account create RAGRS" -- storage account create -g $g -n stazcliconf03 -l westeurope --sku Standard_RAGRS --kind StorageV2
+value "storage account RAGRS: the region pair" secondaryLocation northeurope -- storage account show -g $g -n stazcliconf03
+check ok "storage account delete RAGRS" -- storage account delete -g $g -n stazcliconf03 -y
+value "servicebus queue defaults (az shows PT1M as 0:01:00)" "[maxDeliveryCount, lockDuration] | join(',', [to_string(@[0]), @[1]])" "10,0:01:00" -- servicebus queue show -g $g --namespace-name sb-azcli-conf -n q1
+check ok "servicebus topic create" -- servicebus topic create -g $g --namespace-name sb-azcli-conf -n t1
+value "servicebus topic subscription defaults" maxDeliveryCount 10 -- servicebus topic subscription create -g $g --namespace-name sb-azcli-conf --topic-name t1 -n s1
+check ok "eventhubs namespace create" -- eventhubs namespace create -g $g -n eh-azcli-conf -l westus2
+value "eventhubs eventhub partitionIds" "length(partitionIds)" 3 -- eventhubs eventhub create -g $g --namespace-name eh-azcli-conf -n hub1 --partition-count 3
+value "monitor diagnostic-settings categories list" "value[?name=='Audit'] | [0].categoryType" Logs -- monitor diagnostic-settings categories list --resource "/subscriptions/$sub/resourceGroups/$g/providers/Microsoft.OperationalInsights/workspaces/law-azcli"
+value "webapp list-runtimes (webAppStacks)" "length(@) > \`0\`" true -- webapp list-runtimes --os linux
+check ok "webapp create" -- webapp create -g $g -p plan-azcli -n app-azcli-conf --runtime "PYTHON:3.11"
+value "webapp config appsettings list (slotConfigNames)" "length(@)" 0 -- webapp config appsettings list -g $g -n app-azcli-conf
+value "webapp deployment list-publishing-profiles (publishxml)" "[?publishMethod=='MSDeploy'] | [0].msdeploySite" app-azcli-conf -- webapp deployment list-publishing-profiles -g $g -n app-azcli-conf
+
 check ok "tag create (PUT tagNames)" -- tag create --name costCenter
 check ok "tag add-value" -- tag add-value --name costCenter --value 42
 value "tag list" "[?tagName=='env'] | [0].count.value" 1 -- tag list
@@ -127,6 +146,7 @@ JSON
 value "deployment group create" properties.outputs.blob.value "https://stazcliconf02.blob.core.windows.net/" -- deployment group create -g $g -f "$work/template.json"
 value "deployment group show" properties.provisioningState Succeeded -- deployment group show -g $g -n template
 value "the deployed storage account" provisioningState Succeeded -- storage account show -g $g -n stazcliconf02
+value "resource list -g leaves deployments out" "[?type=='Microsoft.Resources/deployments'] | length(@)" 0 -- resource list -g $g
 check ok "storage account delete (deployed)" -- storage account delete -g $g -n stazcliconf02 -y
 
 check ok "lock create" -- lock create -n lock-azcli -g $g --lock-type CanNotDelete

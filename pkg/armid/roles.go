@@ -81,6 +81,15 @@ var builtinRoles = map[string]string{
 	"6d8ee4ec-f05a-4a1d-8b00-a9b17e38b437": "SQL Server Contributor",
 	"9b7fa17d-e63e-47b0-bb0a-15c516ac86ec": "SQL DB Contributor",
 	"056cd41c-7e88-42e1-933e-88ba6a50c9c3": "SQL Security Manager",
+	"673868aa-7521-48a0-acc6-0f60742d39f5": "Data Factory Contributor",
+	"7efff54f-a5b4-42b5-a1c5-5411624893ce": "Disk Snapshot Contributor",
+	"3e5e47e6-65f7-47ef-90b5-e5dd4d455f24": "Disk Backup Reader",
+	"d18ad5f3-1baf-4119-b49b-d944edb1f9d0": "MySQL Backup And Export Operator",
+	"c088a766-074b-43ba-90d4-1fb21feae531": "PostgreSQL Flexible Server Long Term Retention Backup Role",
+	"e5e2a7ff-d759-4cd2-bb51-3152d37e2eb1": "Storage Account Backup Contributor",
+	"bcd981a7-7f74-457b-83e1-cceb9e632ffe": "Azure Digital Twins Data Owner",
+	"3f88fce4-5892-4214-ae73-ba5294559913": "FHIR Data Writer",
+	"45d50f46-0b78-4001-a660-4198cbe8cd05": "DevCenter Dev Box User",
 }
 
 // BuiltinRole names a built-in role from its role definition ID or bare

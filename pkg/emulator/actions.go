@@ -35,6 +35,12 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 		}
 		return reply{status: http.StatusOK, body: map[string]any{}}
 	}
+	if action == "checknameavailability" && locationScoped(p) {
+		// POST /subscriptions/{s}/providers/{ns}/locations/{l}/
+		// checkNameAvailability: PostgreSQL and MySQL flexible servers
+		// ("Check Name Availability With Location - Execute").
+		return s.checkNameAvailability(p, body)
+	}
 	target := p.ParentID()
 	res := s.store.get(target)
 	if res == nil {
@@ -47,8 +53,17 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 	id := res.ID
 	typ := strings.ToLower(res.Type)
 	switch {
+	case action == "listkeys" && typ == "microsoft.storage/storageaccounts" && apiVersion < "2016-01-01":
+		// The 2015 versions answer the two keys as members (Storage REST
+		// 2015-06-15 StorageAccountKeys: key1, key2), as old templates
+		// read them: listKeys(id, '2015-06-15').key1.
+		return ok(map[string]any{"key1": keyOf(res, "key1", 64), "key2": keyOf(res, "key2", 64)})
 	case action == "listkeys" && typ == "microsoft.storage/storageaccounts":
 		return ok(storageKeys(res, s.now()))
+	case action == "listkeys" && typ == "microsoft.devices/iothubs":
+		return ok(map[string]any{"value": iotHubKeys(res)})
+	case action == "listcallbackurl" && strings.HasPrefix(typ, "microsoft.logic/"):
+		return ok(logicCallback(res))
 	case action == "regeneratekey" && typ == "microsoft.storage/storageaccounts":
 		// "Storage Accounts - Regenerate Key": {"keyName": "key1"|"key2"
 		// (or kerb1/kerb2)}; the answer lists the keys, the named one new.
@@ -273,8 +288,16 @@ func (s *Server) checkNameAvailability(p armid.Path, body map[string]any) reply 
 	return ok(map[string]any{"nameAvailable": true})
 }
 
+// locationScoped reports whether p is a provider action under one of the
+// provider's locations, outside any resource group.
+func locationScoped(p armid.Path) bool {
+	return p.ResourceGroup == "" && len(p.Types) == 2 && len(p.Names) == 1 && strings.EqualFold(p.Types[0], "locations")
+}
+
 func defaultNameType(ns string) string {
 	switch strings.ToLower(ns) {
+	case "microsoft.dbforpostgresql", "microsoft.dbformysql":
+		return "flexibleServers"
 	case "microsoft.keyvault":
 		return "vaults"
 	case "microsoft.containerregistry":
@@ -328,4 +351,46 @@ func (s *Server) siteConfigList(res *resource) map[string]any {
 	}
 	delete(props, "provisioningState")
 	return map[string]any{"id": res.ID, "name": res.ID[strings.LastIndex(res.ID, "/")+1:], "type": res.Type, "properties": props}
+}
+
+// iotHubKeys are an IoT hub's shared access policies, as a new hub has
+// them (IoT Hub REST "Iot Hub Resource - List Keys"; Microsoft Learn
+// "Control access to IoT Hub": iothubowner, service, device, registryRead,
+// registryReadWrite).
+func iotHubKeys(res *resource) []any {
+	policies := []struct{ name, rights string }{
+		{"iothubowner", "RegistryWrite, ServiceConnect, DeviceConnect"},
+		{"service", "ServiceConnect"},
+		{"device", "DeviceConnect"},
+		{"registryRead", "RegistryRead"},
+		{"registryReadWrite", "RegistryWrite"},
+	}
+	// A hub created with its own authorizationPolicies has those.
+	if own := res.Secrets; len(own) > 0 {
+		policies = policies[:0]
+		for _, p := range own {
+			policies = append(policies, struct{ name, rights string }{str0(asMap(p)["keyName"]), str0(asMap(p)["rights"])})
+		}
+	}
+	out := make([]any, 0, len(policies))
+	for _, p := range policies {
+		out = append(out, map[string]any{"keyName": p.name, "rights": p.rights,
+			"primaryKey": keyOf(res, p.name+"/primary", 32), "secondaryKey": keyOf(res, p.name+"/secondary", 32)})
+	}
+	return out
+}
+
+// logicCallback is a workflow's or integration account's callback URL
+// (Logic Apps REST "Workflows - List Callback Url", "Integration Accounts
+// - List Callback Url": value), signed with a key derived from its ID.
+func logicCallback(res *resource) map[string]any {
+	loc := LocationKey(str0(res.Body["location"]))
+	p, _ := armid.ParsePath(res.ID)
+	kind := "workflows"
+	if strings.EqualFold(p.Types[0], "integrationAccounts") {
+		kind = "integrationAccounts"
+	}
+	base := "https://prod-00." + loc + ".logic.azure.com:443/" + kind + "/" + derivedHex(res.ID, "logicId", 32)
+	return map[string]any{"value": base + "?api-version=2016-06-01&sp=%2F%2F%2A&sv=1.0&sig=" + derivedHex(res.ID, "logicSig", 43),
+		"method": "POST", "basePath": base}
 }

@@ -24,6 +24,10 @@ type reply struct {
 	// retryAfter, when set, is sent as Retry-After: a write that settles
 	// later and is polled at its own URL (a deployment).
 	retryAfter string
+	// raw is sent as it is, with contentType, for the few answers that
+	// are not JSON (a site's publish profile XML).
+	raw         []byte
+	contentType string
 }
 
 // serveARM runs the request pipeline ARM's front door runs: count, delay,
@@ -169,6 +173,12 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, rep reply) {
 	if rep.op != nil {
 		s.setLROHeaders(w, r, rep.op, rep.apiVer, rep.async)
 	}
+	if rep.contentType != "" {
+		w.Header().Set("Content-Type", rep.contentType)
+		w.WriteHeader(rep.status)
+		_, _ = w.Write(rep.raw)
+		return
+	}
 	if rep.body == nil {
 		w.WriteHeader(rep.status)
 		return
@@ -204,6 +214,15 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 		return rep
 	}
 	if rep, ok := s.servePGParameters(r, p); ok {
+		return rep
+	}
+	if rep, ok := s.servePublishXML(r, p); ok {
+		return rep
+	}
+	if rep, ok := s.serveWebAppStacks(r, p); ok {
+		return rep
+	}
+	if rep, ok := s.serveDiagCategories(r, p); ok {
 		return rep
 	}
 	switch p.Kind {
@@ -247,8 +266,12 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 		}
 		return s.page(r, out)
 	case armid.PathCollection:
-		if err := s.checkParents(p, "read"); err != nil {
-			return reply{err: err}
+		// A provider's locations are not resources: their actions have
+		// no parent to find.
+		if !(m == http.MethodPost && locationScoped(p)) {
+			if err := s.checkParents(p, "read"); err != nil {
+				return reply{err: err}
+			}
 		}
 		switch m {
 		case http.MethodGet:
@@ -349,7 +372,7 @@ func (s *Server) checkParents(p armid.Path, op string) *armError {
 	if p.ResourceGroup != "" && p.Kind != armid.PathResourceGroup && s.store.get(groupID(p)) == nil {
 		return errGroupNotFound(p.ResourceGroup)
 	}
-	parent := p.ParentID()
+	parent := realParent(p.ParentID())
 	if parent == "" {
 		return nil
 	}
@@ -462,6 +485,10 @@ func subscriptionBody(sub string) map[string]any {
 		"tenantId":       emulatorTenant,
 		"displayName":    "Emulated subscription",
 		"state":          "Enabled",
+		// No partner manages it (Subscriptions - Get, 2022-12-01:
+		// managedByTenants [] and authorizationSource RoleBased).
+		"managedByTenants":    []any{},
+		"authorizationSource": "RoleBased",
 		"subscriptionPolicies": map[string]any{
 			"locationPlacementId": "Public_2014-09-01",
 			"quotaId":             "PayAsYouGo_2014-09-01",

@@ -312,23 +312,19 @@ func TestParseFilter(t *testing.T) {
 	}
 }
 
-func TestHostInPrefix(t *testing.T) {
-	seen := map[string]bool{}
-	for _, k := range []string{"a", "b", "c", "d"} {
-		ip := hostInPrefix("10.1.2.0/24", k)
-		if !strings.HasPrefix(ip, "10.1.2.") || ip == "10.1.2.0" || ip == "10.1.2.1" || ip == "10.1.2.2" || ip == "10.1.2.3" || ip == "10.1.2.255" {
-			t.Errorf("host for %s: %q is not a usable address of 10.1.2.0/24", k, ip)
-		}
-		seen[ip] = true
+func TestFirstFreeHost(t *testing.T) {
+	if got := firstFreeHost("10.1.2.0/24", nil); got != "10.1.2.4" {
+		t.Errorf("first host of an empty subnet: %q, want 10.1.2.4", got)
 	}
-	if len(seen) < 3 {
-		t.Errorf("addresses not spread: %v", seen)
+	if got := firstFreeHost("10.1.2.0/24", map[string]bool{"10.1.2.4": true, "10.1.2.6": true}); got != "10.1.2.5" {
+		t.Errorf("first free host: %q, want 10.1.2.5", got)
 	}
-	if hostInPrefix("10.0.0.0/30", "a") != "" || hostInPrefix("fd00::/64", "a") != "" || hostInPrefix("nonsense", "a") != "" {
+	full := map[string]bool{"10.0.0.4": true, "10.0.0.5": true, "10.0.0.6": true}
+	if got := firstFreeHost("10.0.0.0/29", full); got != "" {
+		t.Errorf("a full /29 (broadcast .7 excluded): %q", got)
+	}
+	if firstFreeHost("10.0.0.0/30", nil) != "" || firstFreeHost("fd00::/64", nil) != "" || firstFreeHost("nonsense", nil) != "" {
 		t.Error("expected no address for tiny, IPv6 or invalid prefixes")
-	}
-	if first, again := hostInPrefix("10.1.2.0/24", "a"), hostInPrefix("10.1.2.0/24", "a"); first != again {
-		t.Errorf("not deterministic: %q then %q", first, again)
 	}
 }
 

@@ -195,7 +195,7 @@ func (c *listCache) list(sub, group string, now time.Time) []listVersion {
 // none (groups, tenant-level resources).
 func topLevelOf(id string) (key, sub, group string, ok bool) {
 	p, valid := armid.ParsePath(id)
-	if !valid || p.Kind != armid.PathResource || p.Subscription == "" {
+	if !valid || p.Kind != armid.PathResource || p.Subscription == "" || untracked(p) {
 		return "", "", "", false
 	}
 	want := "/subscriptions/" + p.Subscription

@@ -39,9 +39,19 @@ func coerceScalars(t *schema.Type, body map[string]any) {
 			continue
 		}
 		if nv, ok := coerceValue(t, v, []string{k}); ok {
-			body[k] = nv
+			setOrDrop(body, k, nv)
 		}
 	}
+}
+
+// setOrDrop sets m[k] to v, or removes k when v is nil: an empty string
+// the reader took for null (convertScalar).
+func setOrDrop(m map[string]any, k string, v any) {
+	if v == nil {
+		delete(m, k)
+		return
+	}
+	m[k] = v
 }
 
 // coerceValue returns the converted value and true when v (at the concrete
@@ -51,7 +61,7 @@ func coerceValue(t *schema.Type, v any, concrete []string) (any, bool) {
 	case map[string]any:
 		for k, c := range x {
 			if nv, ok := coerceValue(t, c, append(concrete[:len(concrete):len(concrete)], k)); ok {
-				x[k] = nv
+				setOrDrop(x, k, nv)
 			}
 		}
 		return nil, false
@@ -77,6 +87,14 @@ func coerceValue(t *schema.Type, v any, concrete []string) (any, bool) {
 // cannot be converted.
 func convertScalar(v any, want schema.JSONType) (any, bool) {
 	switch want {
+	case schema.TypeArray, schema.TypeObject:
+		// The reader (Newtonsoft.Json) takes an empty string for null
+		// where it wants an array or object, so "zones": "" is no zones:
+		// a quickstart (vmss-flexible-orchestration-manual-add-vm, zone
+		// "none") sends exactly that and deploys.
+		if s, ok := v.(string); ok && s == "" {
+			return nil, true
+		}
 	case schema.TypeString:
 		switch x := v.(type) {
 		case json.Number:

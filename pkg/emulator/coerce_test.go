@@ -130,3 +130,23 @@ func pick(t *testing.T, raw, path string) any {
 	}
 	return v
 }
+
+// An empty string where the spec wants an array or object is read as
+// null, as the providers' reader does ("zones": "" from a quickstart whose
+// zone is "none"); any other string there is still refused.
+func TestEmptyStringForArrayIsNull(t *testing.T) {
+	u, g := startWithGroup(t, "rg-empty")
+	ip := u + g + "/providers/Microsoft.Network/publicIPAddresses/pip1?api-version=2023-09-01"
+	body := func(zones any) map[string]any {
+		return map[string]any{"location": "westeurope", "zones": zones, "sku": map[string]any{"name": "Standard"}, "properties": map[string]any{"publicIPAllocationMethod": "Static"}}
+	}
+	if r := do(t, http.MethodPut, ip, body("")); r.Status >= 300 {
+		t.Fatalf(`zones "": %d %s`, r.Status, r.Raw)
+	}
+	if b := do(t, http.MethodGet, ip, nil).Body; b["zones"] != nil {
+		t.Errorf(`zones "" stored as %v, want none`, b["zones"])
+	}
+	if r := do(t, http.MethodPut, ip, body("1")); errCode(r) != "InvalidRequestContent" {
+		t.Errorf(`zones "1": %d %s, want InvalidRequestContent`, r.Status, r.Raw)
+	}
+}

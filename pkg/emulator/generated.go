@@ -82,9 +82,9 @@ func applyGenerated(id, typ string, body map[string]any) {
 		}
 	}
 	props, _ := body["properties"].(map[string]any)
-	if props == nil && strings.EqualFold(typ, "Microsoft.ManagedIdentity/userAssignedIdentities") {
-		// Azure fills an identity's IDs whatever the PUT carried; most
-		// identities are created with no properties at all.
+	if props == nil && (strings.EqualFold(typ, "Microsoft.ManagedIdentity/userAssignedIdentities") || strings.EqualFold(typ, "Microsoft.Cdn/profiles")) {
+		// Azure fills an identity's IDs (a profile's frontDoorId) whatever
+		// the PUT carried; most are created with no properties at all.
 		props = map[string]any{}
 		body["properties"] = props
 	}
@@ -119,23 +119,118 @@ func applyGenerated(id, typ string, body map[string]any) {
 			props["fqdn"] = aksFQDN(id, prefix, loc, "hcp")
 			props["azurePortalFQDN"] = aksFQDN(id, prefix, loc, "portal.hcp")
 		}
+		if body["identity"] != nil {
+			aksIdentities(id, props)
+		}
 	case "microsoft.keyvault/vaults":
 		name := id[strings.LastIndex(id, "/")+1:]
 		props["vaultUri"] = "https://" + strings.ToLower(name) + ".vault.azure.net/"
+	default:
+		applyServiceGenerated(id, typ, loc, body, props)
+	}
+}
+
+// applyServiceGenerated fills the values other services compute, which
+// templates read with reference() (each with its REST reference).
+func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
+	p, ok := armid.ParsePath(id)
+	if !ok {
+		return
+	}
+	switch strings.ToLower(typ) {
+	case "microsoft.cdn/profiles":
+		// Front Door Standard/Premium profiles have their own ID, which
+		// origins check in X-Azure-FDID ("Profiles - Get": frontDoorId).
+		if sku, _ := asMap(body["sku"])["name"].(string); strings.HasSuffix(strings.ToLower(sku), "azurefrontdoor") {
+			props["frontDoorId"] = derivedGUID(id, "frontDoorId")
+		}
+	case "microsoft.cache/redis":
+		// "Redis - Get": hostName, port 6379, sslPort 6380.
+		props["hostName"] = strings.ToLower(p.Name()) + ".redis.cache.windows.net"
+		props["port"], props["sslPort"] = jsonNum(6379), jsonNum(6380)
+	case "microsoft.keyvault/vaults/secrets":
+		// "Secrets - Get": secretUri and secretUriWithVersion.
+		if len(p.Names) == 2 {
+			uri := "https://" + strings.ToLower(p.Names[0]) + ".vault.azure.net/secrets/" + p.Names[1]
+			props["secretUri"] = uri
+			props["secretUriWithVersion"] = uri + "/" + derivedHex(id, "secretVersion", 32)
+		}
+	case "microsoft.cognitiveservices/accounts":
+		props["endpoint"] = cognitiveEndpoint(body, props, loc)
+	case "microsoft.servicefabric/clusters":
+		// "Clusters - Get": clusterEndpoint.
+		props["clusterEndpoint"] = "https://" + LocationKey(loc) + ".servicefabric.azure.com/runtime/clusters/" + derivedGUID(id, "clusterId")
+	case "microsoft.web/certificates":
+		// "Certificates - Get": thumbprint (a SHA-1, upper-case hex).
+		props["thumbprint"] = strings.ToUpper(derivedHex(id, "thumbprint", 40))
+	case "microsoft.containerinstance/containergroups":
+		if ip := asMap(props["ipAddress"]); ip != nil && strings.EqualFold(str0(ip["type"]), "Public") {
+			ip["ip"] = derivedPublicIP(id)
+			// "Container Groups - Get": fqdn <label>.<region>.azurecontainer.io.
+			if label := str0(ip["dnsNameLabel"]); label != "" {
+				ip["fqdn"] = strings.ToLower(label) + "." + LocationKey(loc) + ".azurecontainer.io"
+			}
+		}
+	}
+}
+
+// cognitiveEndpoint is an account's endpoint: its custom subdomain's
+// (openai.azure.com for Azure OpenAI), else the regional one (Microsoft
+// Learn "Custom subdomain names for Azure AI services").
+func cognitiveEndpoint(body, props map[string]any, loc string) string {
+	sub := strings.ToLower(str0(props["customSubDomainName"]))
+	switch {
+	case sub != "" && strings.EqualFold(str0(body["kind"]), "OpenAI"):
+		return "https://" + sub + ".openai.azure.com/"
+	case sub != "":
+		return "https://" + sub + ".cognitiveservices.azure.com/"
+	}
+	return "https://" + LocationKey(loc) + ".api.cognitive.microsoft.com/"
+}
+
+// aksIdentities: a cluster with a managed identity gets its kubelet
+// identity, and an enabled application gateway ingress add-on its own
+// identity, both created by AKS in the node resource group ("Managed
+// Clusters - Get": identityProfile.kubeletidentity, addonProfiles.
+// ingressApplicationGateway.identity).
+func aksIdentities(id string, props map[string]any) {
+	node := str0(props["nodeResourceGroup"])
+	p, _ := armid.ParsePath(id)
+	if node == "" {
+		node = "MC_" + p.ResourceGroup + "_" + p.Name()
+	}
+	ident := func(name string) map[string]any {
+		rid := "/subscriptions/" + p.Subscription + "/resourcegroups/" + node + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/" + name
+		return map[string]any{"resourceId": rid, "clientId": derivedGUID(rid, "clientId"), "objectId": derivedGUID(rid, "principalId")}
+	}
+	ip := asMap(props["identityProfile"])
+	if ip == nil {
+		ip = map[string]any{}
+		props["identityProfile"] = ip
+	}
+	if _, ok := ip["kubeletidentity"]; !ok {
+		ip["kubeletidentity"] = ident(p.Name() + "-agentpool")
+	}
+	if agic := asMap(asMap(props["addonProfiles"])["ingressApplicationGateway"]); agic != nil && agic["enabled"] == true {
+		agic["identity"] = ident("ingressapplicationgateway-" + strings.ToLower(p.Name()))
 	}
 }
 
 // assignPrivateIPs gives each NIC IP configuration without a static
-// address one from its subnet: the fourth host onwards, as Azure reserves
-// the first addresses, chosen by hashing the configuration's ID so
-// configurations differ. Caller holds s.mu.
-func (s *Server) assignPrivateIPs(typ string, body map[string]any) {
+// address the first free one of its subnet, from the fourth host on: Azure
+// reserves the first four addresses and the last, and assigns dynamic
+// addresses in order (Microsoft Learn "Virtual network FAQ: are there any
+// restrictions on using IP addresses within these subnets?"; the first NIC
+// of a recorded vnet, networkInterfaces in the azure-cli-extensions
+// recordings, answers 10.0.1.4). A configuration keeps the address it
+// already has in the same subnet. Caller holds s.mu.
+func (s *Server) assignPrivateIPs(typ string, body, prev map[string]any) {
 	if !strings.EqualFold(typ, "Microsoft.Network/networkInterfaces") {
 		return
 	}
 	id, _ := body["id"].(string)
 	cfgs, _ := asMap(body["properties"])["ipConfigurations"].([]any)
-	for i, c := range cfgs {
+	for _, c := range cfgs {
 		props := asMap(asMap(c)["properties"])
 		if props == nil {
 			continue
@@ -149,16 +244,84 @@ func (s *Server) assignPrivateIPs(typ string, body map[string]any) {
 			continue
 		}
 		prefix, _ := asMap(sub.Body["properties"])["addressPrefix"].(string)
-		if ip := hostInPrefix(prefix, id+"/"+itoa(i)); ip != "" {
+		name, _ := asMap(c)["name"].(string)
+		ip := keptIP(prev, name, subnetID)
+		if ip == "" {
+			ip = firstFreeHost(prefix, s.subnetIPsInUse(subnetID, id, body))
+		}
+		if ip != "" {
 			props["privateIPAddress"] = ip
 			props["privateIPAllocationMethod"] = "Dynamic"
 		}
 	}
 }
 
-// hostInPrefix picks a usable IPv4 host of prefix (skipping the network,
-// the three addresses Azure reserves, and broadcast) from a hash of key.
-func hostInPrefix(prefix, key string) string {
+// keptIP is the address prev's IP configuration name had in subnetID.
+func keptIP(prev map[string]any, name, subnetID string) string {
+	cfgs, _ := asMap(prev["properties"])["ipConfigurations"].([]any)
+	for _, c := range cfgs {
+		props := asMap(asMap(c)["properties"])
+		if n, _ := asMap(c)["name"].(string); strings.EqualFold(n, name) && strings.EqualFold(str0(asMap(props["subnet"])["id"]), subnetID) {
+			return str0(props["privateIPAddress"])
+		}
+	}
+	return ""
+}
+
+func str0(v any) string { s, _ := v.(string); return s }
+
+// subnetIPsInUse are the addresses other NICs, load balancer frontends and
+// container groups hold in subnetID, and the static ones of body (the NIC
+// being written, nicID). Caller holds s.mu.
+func (s *Server) subnetIPsInUse(subnetID, nicID string, body map[string]any) map[string]bool {
+	used := map[string]bool{}
+	add := func(b map[string]any) {
+		cfgs, _ := asMap(b["properties"])["ipConfigurations"].([]any)
+		for _, c := range cfgs {
+			props := asMap(asMap(c)["properties"])
+			if strings.EqualFold(str0(asMap(props["subnet"])["id"]), subnetID) {
+				if ip := str0(props["privateIPAddress"]); ip != "" {
+					used[ip] = true
+				}
+			}
+		}
+	}
+	for _, nic := range s.store.ofType("microsoft.network/networkinterfaces") {
+		if !strings.EqualFold(nic.ID, nicID) {
+			add(nic.Body)
+		}
+	}
+	for _, lb := range s.store.ofType("microsoft.network/loadbalancers") {
+		fes, _ := asMap(lb.Body["properties"])["frontendIPConfigurations"].([]any)
+		for _, fe := range fes {
+			fp := asMap(asMap(fe)["properties"])
+			if !strings.EqualFold(lb.ID, nicID) && strings.EqualFold(str0(asMap(fp["subnet"])["id"]), subnetID) && str0(fp["privateIPAddress"]) != "" {
+				used[str0(fp["privateIPAddress"])] = true
+			}
+		}
+	}
+	for _, cg := range s.store.ofType("microsoft.containerinstance/containergroups") {
+		props := asMap(cg.Body["properties"])
+		if ip := str0(asMap(props["ipAddress"])["ip"]); ip != "" && !strings.EqualFold(cg.ID, nicID) && strings.EqualFold(s.containerGroupSubnet(props), subnetID) {
+			used[ip] = true
+		}
+	}
+	cfgs, _ := asMap(body["properties"])["ipConfigurations"].([]any)
+	for _, c := range cfgs {
+		props := asMap(asMap(c)["properties"])
+		if m, _ := props["privateIPAllocationMethod"].(string); strings.EqualFold(m, "Static") {
+			if ip := str0(props["privateIPAddress"]); ip != "" && strings.EqualFold(str0(asMap(props["subnet"])["id"]), subnetID) {
+				used[ip] = true
+			}
+		}
+	}
+	return used
+}
+
+// firstFreeHost is the lowest IPv4 host of prefix from the fourth on, short
+// of broadcast, that used lacks ("" when none is left or prefix is not an
+// IPv4 prefix of eight addresses or more).
+func firstFreeHost(prefix string, used map[string]bool) string {
 	_, n, err := net.ParseCIDR(prefix)
 	if err != nil || n.IP.To4() == nil {
 		return ""
@@ -168,10 +331,102 @@ func hostInPrefix(prefix, key string) string {
 	if size < 8 {
 		return ""
 	}
-	b := digest(key, "privateIP")
-	host := 4 + binary.BigEndian.Uint32(b[:4])%(size-5)
 	base := binary.BigEndian.Uint32(n.IP.To4())
 	out := make(net.IP, 4)
-	binary.BigEndian.PutUint32(out, base+host)
-	return out.String()
+	for host := uint32(4); host < size-1; host++ {
+		binary.BigEndian.PutUint32(out, base+host)
+		if !used[out.String()] {
+			return out.String()
+		}
+	}
+	return ""
+}
+
+// assignFrontendIPs gives a load balancer's dynamic frontends in a subnet,
+// and a container group deployed into a subnet, the subnet's first free
+// address, as NICs get theirs; a rewrite keeps the address. Caller holds
+// s.mu.
+func (s *Server) assignFrontendIPs(typ string, body, prev map[string]any) {
+	id, _ := body["id"].(string)
+	props := asMap(body["properties"])
+	switch strings.ToLower(typ) {
+	case "microsoft.network/loadbalancers":
+		fes, _ := props["frontendIPConfigurations"].([]any)
+		old, _ := asMap(prev["properties"])["frontendIPConfigurations"].([]any)
+		for i, fe := range fes {
+			fp := asMap(asMap(fe)["properties"])
+			subnet := str0(asMap(fp["subnet"])["id"])
+			if subnet == "" || strings.EqualFold(str0(fp["privateIPAllocationMethod"]), "Static") {
+				continue
+			}
+			if i < len(old) {
+				if op := asMap(asMap(old[i])["properties"]); strings.EqualFold(str0(asMap(op["subnet"])["id"]), subnet) && str0(op["privateIPAddress"]) != "" {
+					fp["privateIPAddress"] = op["privateIPAddress"]
+					continue
+				}
+			}
+			if ip := s.freeIPIn(subnet, id); ip != "" {
+				fp["privateIPAddress"], fp["privateIPAllocationMethod"] = ip, "Dynamic"
+			}
+		}
+	case "microsoft.containerinstance/containergroups":
+		ip := asMap(props["ipAddress"])
+		subnet := s.containerGroupSubnet(props)
+		if ip == nil && subnet != "" {
+			// A group in a network profile's subnet (api-versions up to
+			// 2021) answers a private address without being asked.
+			ip = map[string]any{"type": "Private"}
+			props["ipAddress"] = ip
+		}
+		if ip == nil || !strings.EqualFold(str0(ip["type"]), "Private") || subnet == "" {
+			return
+		}
+		if was := str0(asMap(asMap(prev["properties"])["ipAddress"])["ip"]); was != "" {
+			ip["ip"] = was
+			return
+		}
+		if addr := s.freeIPIn(subnet, id); addr != "" {
+			ip["ip"] = addr
+		}
+	}
+}
+
+// containerGroupSubnet is the subnet a container group is deployed into:
+// its subnetIds, or the subnet of its network profile's first interface
+// configuration (Microsoft.Network "Network Profiles - Get"). Caller
+// holds s.mu.
+func (s *Server) containerGroupSubnet(props map[string]any) string {
+	if subnets, _ := props["subnetIds"].([]any); len(subnets) > 0 {
+		return str0(asMap(subnets[0])["id"])
+	}
+	np := asMap(props["networkProfile"])
+	id := str0(np["id"])
+	if id == "" {
+		id = str0(np["Id"])
+	}
+	prof := s.store.get(id)
+	if prof == nil {
+		return ""
+	}
+	cfgs, _ := asMap(prof.Body["properties"])["containerNetworkInterfaceConfigurations"].([]any)
+	for _, c := range cfgs {
+		ipcs, _ := asMap(asMap(c)["properties"])["ipConfigurations"].([]any)
+		for _, ipc := range ipcs {
+			if sn := str0(asMap(asMap(asMap(ipc)["properties"])["subnet"])["id"]); sn != "" {
+				return sn
+			}
+		}
+	}
+	return ""
+}
+
+// freeIPIn is the first free address of subnetID for resource id, "" when
+// the subnet is not stored. Caller holds s.mu.
+func (s *Server) freeIPIn(subnetID, id string) string {
+	sub := s.store.get(subnetID)
+	if sub == nil {
+		return ""
+	}
+	prefix, _ := asMap(sub.Body["properties"])["addressPrefix"].(string)
+	return firstFreeHost(prefix, s.subnetIPsInUse(subnetID, id, nil))
 }

@@ -37,7 +37,7 @@ func (s *Server) checkInUse(res *resource) *armError {
 		if k == self || strings.HasPrefix(k, self+"/") || other.Derived || k == parent {
 			continue // itself, its own children, server-made copies, the parent's inline view
 		}
-		if ref := findReference(other.Body, self); ref != "" {
+		if ref := findReference(withoutBackRefs(other), self); ref != "" {
 			return newError(http.StatusBadRequest, code,
 				"%s %s is in use by %s and cannot be deleted. Delete or update the referencing resource first.",
 				res.Type, res.ID, other.ID)
@@ -75,4 +75,28 @@ func findReference(v any, target string) string {
 		}
 	}
 	return ""
+}
+
+// withoutBackRefs is other's body less the lists the service keeps of who
+// uses it (backrefs.go): those are not references from other.
+func withoutBackRefs(other *resource) map[string]any {
+	if _, ok := backRefs[strings.ToLower(other.Type)]; !ok {
+		return other.Body
+	}
+	props := asMap(other.Body["properties"])
+	if _, ok := props["subnets"]; !ok {
+		return other.Body
+	}
+	b := make(map[string]any, len(other.Body))
+	for k, v := range other.Body {
+		b[k] = v
+	}
+	p := make(map[string]any, len(props))
+	for k, v := range props {
+		if k != "subnets" {
+			p[k] = v
+		}
+	}
+	b["properties"] = p
+	return b
 }

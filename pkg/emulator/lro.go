@@ -127,6 +127,7 @@ func (s *Server) settleLocked() {
 			if pp, ok := armid.ParsePath(op.ResourceID); ok {
 				s.syncParentFromChild(pp, nil)
 			}
+			s.syncBackRefs(op.ResourceID, op.Type)
 		case op.Fail:
 			setProvisioningState(r.Body, "Failed")
 		default:

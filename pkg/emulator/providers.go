@@ -218,8 +218,19 @@ func locationItems(sub string) []any {
 			"type":                "Region",
 			"displayName":         regions[n],
 			"regionalDisplayName": regions[n],
-			"metadata":            map[string]any{"regionType": "Physical", "regionCategory": "Recommended"},
+			"metadata":            map[string]any{"regionType": "Physical", "regionCategory": "Recommended", "pairedRegion": pairedRegionRefs(sub, n)},
 		})
 	}
 	return out
+}
+
+// pairedRegionRefs is a region's metadata.pairedRegion as the locations API
+// lists it (Subscriptions - List Locations, 2022-12-01: name and id of the
+// pair; empty for a region without one).
+func pairedRegionRefs(sub, region string) []any {
+	pair := pairedRegion(region)
+	if pair == "" {
+		return []any{}
+	}
+	return []any{map[string]any{"name": pair, "id": "/subscriptions/" + sub + "/locations/" + pair}}
 }

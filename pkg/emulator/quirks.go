@@ -66,7 +66,14 @@ func (s *Server) materialize(p armid.Path, f typeFacts, req, prev map[string]any
 		})
 	}
 	for _, path := range tp.Dropped {
-		bodypath.Parents(body, path, func(obj map[string]any, key string) { delete(obj, key) })
+		bodypath.Parents(body, path, func(obj map[string]any, key string) {
+			if m, ok := obj[key].(map[string]any); ok && len(m) > 0 && fillsUnder(tp, path) {
+				// The recordings dropped it when it was sent empty and
+				// filled it when it was not (AKS addonProfiles).
+				return
+			}
+			delete(obj, key)
+		})
 	}
 	addDefaults(tp, tc, body, prev)
 	for _, path := range tp.SortedPaths {
@@ -94,6 +101,9 @@ func addDefaults(tp *TypeProfile, tc templateCtx, body, prev map[string]any) {
 		return paths[i] < paths[j]
 	})
 	for _, path := range paths {
+		if ownsDefault(tp.Type, path) {
+			continue // the defaults table decides (rpdefaults.go)
+		}
 		tmpl := tp.Added[path]
 		bodypath.Parents(body, path, func(obj map[string]any, key string) {
 			if _, ok := obj[key]; ok {
@@ -251,4 +261,14 @@ func dropNulls(v any) {
 			dropNulls(x)
 		}
 	}
+}
+
+// fillsUnder reports whether the profile adds values below path.
+func fillsUnder(tp *TypeProfile, path string) bool {
+	for k := range tp.Added {
+		if strings.HasPrefix(k, path+".") {
+			return true
+		}
+	}
+	return false
 }

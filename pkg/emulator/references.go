@@ -75,7 +75,7 @@ func (s *Server) checkReference(p armid.Path, self, path, v string) *armError {
 	if id.ResourceGroup == "" || !strings.EqualFold(id.Subscription, p.Subscription) {
 		return nil // built-in definitions, other subscriptions: not ours to judge
 	}
-	if armid.Contains(self, v) || armid.Equal(self, v) || s.store.get(v) != nil || s.inlinePartExists(v) {
+	if armid.Contains(self, v) || armid.Equal(self, v) || s.store.get(v) != nil || s.inlinePartExists(v) || s.builtInUnder(v) {
 		return nil
 	}
 	if strings.Contains(strings.ToLower(v), "/providers/microsoft.authorization/roledefinitions/") {
@@ -114,6 +114,48 @@ func (s *Server) inlinePartExists(id string) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// builtInUnder reports whether id names what a service has under every
+// resource of a type without a client creating it, and that resource
+// exists: Cosmos DB's built-in data-plane role definitions (Microsoft
+// Learn "Use data plane role-based access control with Azure Cosmos DB
+// for NoSQL": 00000000-0000-0000-0000-000000000001 Built-in Data Reader,
+// …0002 Built-in Data Contributor) and a dev center's built-in gallery
+// "Default" with its images (Microsoft Learn "Configure Azure Compute
+// Gallery for Microsoft Dev Box": the images of the Default gallery), and
+// a Recovery Services vault's DefaultPolicy. Caller holds s.mu.
+func (s *Server) builtInUnder(id string) bool {
+	p, ok := armid.ParsePath(id)
+	if !ok || p.Kind != armid.PathResource || len(p.Names) < 2 {
+		return false
+	}
+	switch t := strings.ToLower(p.Type()); {
+	case t == "microsoft.documentdb/databaseaccounts/sqlroledefinitions":
+		n := strings.ToLower(p.Name())
+		return (n == "00000000-0000-0000-0000-000000000001" || n == "00000000-0000-0000-0000-000000000002") && s.store.get(p.ParentID()) != nil
+	case t == "microsoft.recoveryservices/vaults/backuppolicies":
+		// A vault is created with its policy DefaultPolicy (Microsoft
+		// Learn "Back up an Azure VM from the VM settings": "DefaultPolicy
+		// … created with the vault").
+		return strings.EqualFold(p.Name(), "DefaultPolicy") && s.store.get(p.ParentID()) != nil
+	case t == "microsoft.devcenter/devcenters/galleries/images" && !strings.EqualFold(p.Names[1], "default"):
+		// An attached gallery's images are its Compute gallery's image
+		// definitions (Dev Center REST "Images - Get"; galleries'
+		// galleryResourceId).
+		g := s.store.get(p.ParentID())
+		if g == nil {
+			return false
+		}
+		src := str0(asMap(g.Body["properties"])["galleryResourceId"])
+		return src != "" && s.store.get(src+"/images/"+p.Name()) != nil
+	case t == "microsoft.devcenter/devcenters/galleries" || t == "microsoft.devcenter/devcenters/galleries/images":
+		if !strings.EqualFold(p.Names[1], "default") {
+			return false
+		}
+		return s.store.get(strings.Join(strings.Split(p.Raw, "/")[:9], "/")) != nil
 	}
 	return false
 }

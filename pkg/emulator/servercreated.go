@@ -103,6 +103,9 @@ func (s *Server) addRPChildren(res *resource) {
 	if siteChildren[strings.ToLower(res.Type)] {
 		s.addDerived(res, "config", "web", webConfig)
 	}
+	if strings.EqualFold(res.Type, "Microsoft.Web/sites") {
+		s.addDerived(res, "config", "slotConfigNames", slotConfigNames)
+	}
 }
 
 // addDerived stores res's child segment/name with the body build makes,
@@ -192,9 +195,20 @@ func dnsRecordType(lt string) bool {
 
 // keptSecrets is what listSecrets answers for a container app or job: the
 // configuration.secrets the last write sent (names and values), else what
-// the resource had.
+// the resource had; for an IoT hub, the policies listkeys answers.
 func keptSecrets(typ string, req map[string]any, prev *resource) []any {
 	lt := strings.ToLower(typ)
+	if lt == "microsoft.devices/iothubs" {
+		// An IoT hub's authorizationPolicies, which its GET leaves out
+		// and listkeys answers.
+		if pols, ok := asMap(req["properties"])["authorizationPolicies"].([]any); ok {
+			return deepCopy(pols)
+		}
+		if prev != nil {
+			return prev.Secrets
+		}
+		return nil
+	}
 	if lt != "microsoft.app/containerapps" && lt != "microsoft.app/jobs" {
 		return nil
 	}

@@ -38,7 +38,7 @@ type resource struct {
 type store struct {
 	res map[string]*resource
 	// indexed holds, for the few types every write or delete must find
-	// (management locks, diagnostic settings), the keys of their
+	// (management locks, diagnostic settings, what holds subnet addresses), the keys of their
 	// resources, so those checks do not scan the whole store.
 	indexed map[string]map[string]bool
 	// changed collects the keys put or removed since the list cache last
@@ -47,7 +47,8 @@ type store struct {
 }
 
 // indexedTypes are the lower-cased types store.indexed tracks.
-var indexedTypes = []string{"microsoft.authorization/locks", "microsoft.insights/diagnosticsettings"}
+var indexedTypes = []string{"microsoft.authorization/locks", "microsoft.insights/diagnosticsettings", "microsoft.network/networkinterfaces",
+	"microsoft.network/loadbalancers", "microsoft.containerinstance/containergroups"}
 
 func newStore() *store {
 	s := &store{res: map[string]*resource{}, indexed: map[string]map[string]bool{}}
@@ -150,7 +151,7 @@ func (s *store) topLevel(sub, group string) []*resource {
 	var out []*resource
 	for _, r := range s.res {
 		p, ok := armid.ParsePath(r.ID)
-		if !ok || p.Kind != armid.PathResource || len(p.Names) != 1 || !strings.EqualFold(p.Subscription, sub) {
+		if !ok || p.Kind != armid.PathResource || len(p.Names) != 1 || !strings.EqualFold(p.Subscription, sub) || untracked(p) {
 			continue
 		}
 		if group != "" && !strings.EqualFold(p.ResourceGroup, group) {
@@ -201,4 +202,11 @@ func sortResources(rs []*resource) {
 	for i := range ks {
 		rs[i] = ks[i].r
 	}
+}
+
+// untracked reports whether p is a resource ARM's generic lists never
+// show: a template deployment is a record of an operation, not a tracked
+// resource (az resource list does not list them).
+func untracked(p armid.Path) bool {
+	return len(p.Types) == 1 && strings.EqualFold(p.Provider, "Microsoft.Resources") && strings.EqualFold(p.Types[0], "deployments")
 }

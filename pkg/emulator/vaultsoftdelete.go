@@ -98,8 +98,16 @@ func (s *Server) serveDeletedVaults(r *http.Request, p armid.Path) (reply, bool)
 		return ok200(view(p.Name(), v)), true
 	case ts == "locations/deletedvaults/purge" && r.Method == http.MethodPost:
 		name := p.Names[len(p.Names)-1]
-		if _, ok := s.deletedVaults[strings.ToLower(name)]; !ok {
+		v, ok := s.deletedVaults[strings.ToLower(name)]
+		if !ok {
 			return reply{err: newError(http.StatusNotFound, "ResourceNotFound", "The deleted vault '%s' was not found.", name)}, true
+		}
+		if asMap(v.Body["properties"])["enablePurgeProtection"] == true {
+			// Purge protection keeps the vault until its retention ends
+			// (az keyvault purge: "(MethodNotAllowed) Operation
+			// 'DeletedVaultPurge' is not allowed.", microsoft/AzureTRE
+			// issue 1446).
+			return reply{err: newError(http.StatusMethodNotAllowed, "MethodNotAllowed", "Operation 'DeletedVaultPurge' is not allowed.")}, true
 		}
 		delete(s.deletedVaults, strings.ToLower(name))
 		return reply{status: http.StatusAccepted}, true

@@ -169,11 +169,21 @@ func (s *Server) commit(p armid.Path, apiVersion string, facts typeFacts, prev *
 	res.Etag = s.envelope(res, p, facts, body, prev, now)
 	applyGenerated(res.ID, res.Type, body)
 	fillServerFields(res.ID, res.Type, body)
-	s.assignPrivateIPs(res.Type, body)
+	var prevBody map[string]any
+	if prev != nil {
+		prevBody = prev.Body
+	}
+	if s.profile != nil { // QuirksNone stays a plain store
+		applyServiceDefaults(res.ID, res.Type, s.locationOf(res.ID, body), body, prevBody, now)
+		s.settlePeering(res.ID, res.Type, body)
+	}
+	s.assignPrivateIPs(res.Type, body, prevBody)
+	s.assignFrontendIPs(res.Type, body, prevBody)
 	res.Body = body
 	s.store.put(res)
 	s.syncChildrenFromParent(res.ID, res.Type, apiVersion, req, body)
 	s.syncSiteSettings(res, req)
+	s.syncBackRefs(res.ID, res.Type)
 	if prev == nil {
 		s.addImplicitChildren(res)
 	}
@@ -235,6 +245,7 @@ func (s *Server) deleteResource(r *http.Request, p armid.Path, apiVersion string
 		s.keepDiagnosticSettings(res.ID)
 		s.store.removeTree(res.ID)
 		s.syncParentFromChild(p, nil)
+		s.syncBackRefs(res.ID, res.Type)
 		return reply{status: http.StatusOK}
 	}
 	if provisioningState(res.Body) != "Deleting" {

@@ -1,0 +1,43 @@
+package emulator
+
+import (
+	"strings"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+)
+
+// virtualParents are path segments ARM routes through without a resource
+// a client creates: a write below one needs only the resource above it.
+// By lower-cased type, the names that exist ("" = any).
+var virtualParents = map[string]string{
+	// Cosmos DB's first API paths, databaseAccounts/{a}/apis/{sql|mongodb|
+	// cassandra|gremlin|table}/… (api-versions 2015-04-08 to 2019-08-01):
+	// the API is the account's, not a resource of its own.
+	"microsoft.documentdb/databaseaccounts/apis": "",
+	// Every IoT hub has its built-in Event Hubs-compatible endpoint
+	// "events" (Microsoft Learn "IoT Hub endpoints": built-in endpoint),
+	// where consumer groups are created.
+	"microsoft.devices/iothubs/eventhubendpoints": "events",
+	// Azure Backup's fabric "Azure" and the containers it discovers for
+	// the vault's protectable VMs (Recovery Services REST "Protected
+	// Items - Create Or Update" is the first write under them).
+	"microsoft.recoveryservices/vaults/backupfabrics":                      "azure",
+	"microsoft.recoveryservices/vaults/backupfabrics/protectioncontainers": "",
+}
+
+// realParent is id, or the nearest resource above it when id is a
+// virtual parent.
+func realParent(id string) string {
+	for id != "" {
+		p, ok := armid.ParsePath(id)
+		if !ok || p.Kind != armid.PathResource {
+			return id
+		}
+		want, virtual := virtualParents[strings.ToLower(p.Type())]
+		if !virtual || (want != "" && !strings.EqualFold(p.Name(), want)) {
+			return id
+		}
+		id = p.ParentID()
+	}
+	return id
+}
