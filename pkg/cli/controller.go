@@ -345,7 +345,8 @@ func (o *controllerOptions) around(ctx context.Context, ctl *reconcile.Controlle
 // replica leads.
 func (o *controllerOptions) objectStatus(ctl *reconcile.Controller) *reconcile.KubeStatus {
 	log := cleanWriter{o.streams.ErrOut, o.g.runSecrets()}
-	return &reconcile.KubeStatus{Client: o.kubeSrc.Client, Source: o.kubeSrc, Controller: ctl, Store: ctl.Store, Secrets: ctl.Secrets,
+	host, _ := os.Hostname()
+	return &reconcile.KubeStatus{Client: o.kubeSrc.Client, Source: o.kubeSrc, Controller: ctl, Store: ctl.Store, Secrets: ctl.Secrets, Instance: host,
 		OnError: func(err error) { fmt.Fprintf(log, "warning: %v\n", err) }}
 }
 

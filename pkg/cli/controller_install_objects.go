@@ -105,7 +105,9 @@ type grant struct{ ns, group, resource, verb, name string }
 //   - leases: the leader Lease, the same way.
 //   - source: list and watch ConfigMaps, or Resource objects (the
 //     informer); for Resource objects also patch their status (a merge
-//     patch, so neither get nor update is needed) and create Events on them.
+//     patch, so neither get nor update is needed), patch the objects
+//     themselves (their finalizer: RBAC cannot narrow patch to metadata)
+//     and create Events on them.
 //   - each --secret: get on that Secret alone.
 func (o *installOptions) grants() []grant {
 	ns := o.stateNS
@@ -120,6 +122,7 @@ func (o *installOptions) grants() []grant {
 	switch {
 	case o.src.Kube:
 		g = append(g, grant{o.src.Namespace, crd.Group, crd.Resource, "list", ""}, grant{o.src.Namespace, crd.Group, crd.Resource, "watch", ""},
+			grant{o.src.Namespace, crd.Group, crd.Resource, "patch", ""},
 			grant{o.src.Namespace, crd.Group, crd.Resource + "/status", "patch", ""}, grant{o.src.Namespace, "", "events", "create", ""})
 	case o.src.Namespace != "":
 		g = append(g, grant{o.src.Namespace, "", "configmaps", "list", ""}, grant{o.src.Namespace, "", "configmaps", "watch", ""})

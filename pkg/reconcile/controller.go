@@ -90,6 +90,10 @@ type Controller struct {
 	fence *Fence
 	// releaseSet ends the inclusion of c.set's registry in c.Secrets.
 	releaseSet func()
+	// srcSet is the reflector's set; c.set is it without the retired
+	// resources (deletion.go), whose objects are being deleted.
+	srcSet  *manifest.Set
+	retired map[string]bool
 	statusMu   sync.Mutex
 }
 
@@ -156,24 +160,28 @@ func (c *Controller) engine(a apply.Client, collectionReads bool, set *manifest.
 	return &apply.Engine{Client: a, Store: c.Store, Schemas: c.Schemas, Plugins: c.Plugins, Options: o, Warn: warnWriter{c}, Secrets: reg}, release
 }
 
-// adopt makes set the one the loop observes. Its registry is included in
-// c.Secrets while it is (a line logged after a batch ended may still quote
-// the set's values), and the one it replaces is released.
-func (c *Controller) adopt(set *manifest.Set, loadedAt time.Time) {
+// adopt makes set the one the loop observes and returns it as observed
+// (without retired resources). Its registry is included in c.Secrets
+// while it is (a line logged after a batch ended may still quote the
+// set's values), and the one it replaces is released.
+func (c *Controller) adopt(set *manifest.Set, loadedAt time.Time) *manifest.Set {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if set == c.set && set != nil {
+	if set == c.srcSet && set != nil {
 		c.loadedAt = loadedAt
-		return
+		return c.set
 	}
 	if c.releaseSet != nil {
 		c.releaseSet()
 		c.releaseSet = nil
 	}
 	if set != nil {
-		c.set, c.loadedAt = set, loadedAt
+		c.unretire(c.srcSet, set)
+		c.srcSet, c.loadedAt = set, loadedAt
+		c.set = c.observed(set)
 		c.releaseSet = c.Secrets.Include(set.Secrets)
 	}
+	return c.set
 }
 
 // SetLeader records leadership for the status file and metrics.
@@ -220,7 +228,7 @@ func (c *Controller) init() {
 		c.Secrets = secret.NewRegistry()
 	}
 	c.res = map[string]*resState{}
-	c.set, c.swept, c.sweepErr = nil, 0, nil
+	c.set, c.srcSet, c.swept, c.sweepErr = nil, nil, 0, nil
 	c.writeLim = rate.NewLimiter(rate.Limit(c.Options.WriteBudget), max(1, c.Options.WriteBurst))
 	base, maxDelay := c.Options.RetryBase, c.Options.RetryMax
 	if base <= 0 {
@@ -275,7 +283,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	for {
 		set, loadedAt, _ := c.Reflector.Current()
 		if set != nil {
-			c.adopt(set, loadedAt)
+			set = c.adopt(set, loadedAt)
 			last = c.now()
 			if err := c.Sweep(ctx, set); err != nil && ctx.Err() == nil {
 				c.logf("observation failed (the next sweep retries): %s", oneLine(err))

@@ -81,7 +81,10 @@ type ObjectStatus struct {
 	State              string      `json:"state,omitempty"`
 	LastApplied        string      `json:"lastApplied,omitempty"`
 	LastObserved       string      `json:"lastObserved,omitempty"`
-	Conditions         []Condition `json:"conditions,omitempty"`
+	// Outputs are the values other manifests reference (${ref:NAME.PATH}),
+	// read from the live body; never a secret.
+	Outputs    map[string]any `json:"outputs,omitempty"`
+	Conditions []Condition    `json:"conditions,omitempty"`
 }
 
 // KubeStatus writes the status of a KubeSource's objects from a
@@ -103,10 +106,13 @@ type KubeStatus struct {
 	// OnError receives failed writes (nil: dropped; the next pass retries).
 	OnError func(error)
 	Now     func() time.Time
+	// Instance names this replica in the Events it posts.
+	Instance string
 
-	mu      sync.Mutex
-	written map[string]string // object name -> hash of the status last written
-	writes  atomic.Int64
+	mu        sync.Mutex
+	written   map[string]string // object name -> hash of the status last written
+	deletions map[string]*deletionTry
+	writes    atomic.Int64
 }
 
 // Writes counts the status writes sent.
@@ -154,7 +160,7 @@ func (k *KubeStatus) Sync(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err := k.syncOne(ctx, o, in); err != nil {
+		if err := k.syncObject(ctx, o, in); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", k.Source.Origin(o.GetName()), err))
 		}
 	}
@@ -192,6 +198,21 @@ func (k *KubeStatus) inputs() statusInputs {
 	return in
 }
 
+// syncObject finalizes a deleted object, or makes sure a live one has
+// the finalizer and writes its status.
+func (k *KubeStatus) syncObject(ctx context.Context, o *unstructured.Unstructured, in statusInputs) error {
+	if deleting(o) {
+		if !hasFinalizer(o) {
+			return nil
+		}
+		return k.finalize(ctx, o)
+	}
+	if err := k.ensureFinalizer(ctx, o); err != nil {
+		return err
+	}
+	return k.syncOne(ctx, o, in)
+}
+
 func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, in statusInputs) error {
 	prev := currentStatus(o)
 	st := k.desired(ctx, o, in, prev)
@@ -208,6 +229,11 @@ func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, 
 		return nil
 	}
 	st.LastObserved = orKeep(st.LastObserved, prev.LastObserved)
+	return k.patchStatus(ctx, o, st, h)
+}
+
+// patchStatus writes st as o's status and remembers its hash h.
+func (k *KubeStatus) patchStatus(ctx context.Context, o *unstructured.Unstructured, st ObjectStatus, h string) error {
 	body, err := json.Marshal(map[string]any{"status": st})
 	if err != nil {
 		return err
