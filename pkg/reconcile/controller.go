@@ -94,7 +94,11 @@ type Controller struct {
 	// resources (deletion.go), whose objects are being deleted.
 	srcSet  *manifest.Set
 	retired map[string]bool
-	statusMu   sync.Mutex
+	// refs are the paths the set's references read, by resource key;
+	// outputs what the loop last read there (outputs.go).
+	refs     map[string][]string
+	outputs  map[string]Outputs
+	statusMu sync.Mutex
 }
 
 // resState is what the loop knows of one resource between sweeps.
@@ -148,6 +152,7 @@ func (c *Controller) engine(a apply.Client, collectionReads bool, set *manifest.
 		a = c.fence.Client(a)
 	}
 	c.mu.Unlock()
+	a = outputsClient{a, c}
 	var parent *secret.Registry
 	if set != nil {
 		parent = set.Secrets
@@ -179,6 +184,7 @@ func (c *Controller) adopt(set *manifest.Set, loadedAt time.Time) *manifest.Set 
 		c.unretire(c.srcSet, set)
 		c.srcSet, c.loadedAt = set, loadedAt
 		c.set = c.observed(set)
+		c.refs = refPaths(set)
 		c.releaseSet = c.Secrets.Include(set.Secrets)
 	}
 	return c.set
@@ -283,7 +289,8 @@ func (c *Controller) Run(ctx context.Context) error {
 	for {
 		set, loadedAt, _ := c.Reflector.Current()
 		if set != nil {
-			set = c.adopt(set, loadedAt)
+			c.adopt(set, loadedAt)
+			set = c.withNames()
 			last = c.now()
 			if err := c.Sweep(ctx, set); err != nil && ctx.Err() == nil {
 				c.logf("observation failed (the next sweep retries): %s", oneLine(err))

@@ -75,12 +75,12 @@ type Condition struct {
 
 // ObjectStatus is a Resource object's status.
 type ObjectStatus struct {
-	ObservedGeneration int64       `json:"observedGeneration,omitempty"`
-	ID                 string      `json:"id,omitempty"`
-	ProvisioningState  string      `json:"provisioningState,omitempty"`
-	State              string      `json:"state,omitempty"`
-	LastApplied        string      `json:"lastApplied,omitempty"`
-	LastObserved       string      `json:"lastObserved,omitempty"`
+	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
+	ID                 string `json:"id,omitempty"`
+	ProvisioningState  string `json:"provisioningState,omitempty"`
+	State              string `json:"state,omitempty"`
+	LastApplied        string `json:"lastApplied,omitempty"`
+	LastObserved       string `json:"lastObserved,omitempty"`
 	// Outputs are the values other manifests reference (${ref:NAME.PATH}),
 	// read from the live body; never a secret.
 	Outputs    map[string]any `json:"outputs,omitempty"`
@@ -190,6 +190,14 @@ func (k *KubeStatus) inputs() statusInputs {
 	if set != nil {
 		for _, r := range set.Resources {
 			in.byOrigin[r.Origin.File] = r
+		}
+	}
+	if obs := k.Controller.ObservedSet(); obs != nil {
+		// A deferred name the loop has computed since.
+		for _, r := range obs.Resources {
+			if was := in.byOrigin[r.Origin.File]; was != nil && was.NameDeferred != nil && r.NameDeferred == nil {
+				in.byOrigin[r.Origin.File] = r
+			}
 		}
 	}
 	for _, r := range snap.Resources {
@@ -361,6 +369,9 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 		return
 	}
 	st.ID, st.State = rs.ID, rs.State
+	if out, ok := k.Controller.OutputsOf(rs.ID); ok {
+		st.ProvisioningState, st.Outputs = out.ProvisioningState, out.Values
+	}
 	if !rs.LastObserved.IsZero() {
 		st.LastObserved = rs.LastObserved.UTC().Format(time.RFC3339)
 	}

@@ -50,10 +50,19 @@ func deletes(f *front) int {
 // waitGone waits until the object name is gone from the API server.
 func waitGone(t *testing.T, dc dynamic.Interface, ns, name string) {
 	t.Helper()
-	waitFor(t, func() bool {
-		_, err := dc.Resource(reconcile.ResourceGVR).Namespace(ns).Get(t.Context(), name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err)
-	})
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		o, err := dc.Resource(reconcile.ResourceGVR).Namespace(ns).Get(t.Context(), name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err) || t.Context().Err() != nil:
+			return
+		case time.Now().After(deadline) && err == nil:
+			t.Fatalf("%s is still there after 15 s: %s", name, toYAML(o.Object["status"]))
+		case time.Now().After(deadline):
+			t.Fatalf("%s: %v", name, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // finalized waits until every object of ns carries the controller's finalizer.
