@@ -49,6 +49,7 @@ func (o *installOptions) objects() []any {
 				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.name, Namespace: o.namespace}}})
 	}
 	objs = append(objs, o.deployment())
+	objs = append(objs, o.webhookObjects()...)
 	if o.metricsExposed() {
 		port, _ := strconv.Atoi(o.metrics)
 		objs = append(objs, &corev1.Service{TypeMeta: typeMeta("v1", "Service"), ObjectMeta: o.meta(o.namespace),
@@ -231,6 +232,7 @@ func (o *installOptions) deployment() *appsv1.Deployment {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "manifests", MountPath: o.src.Dir, ReadOnly: true})
 		volumes = append(volumes, emptyDir("manifests"))
 	}
+	volumes = o.webhookPod(&c, volumes)
 	return &appsv1.Deployment{TypeMeta: typeMeta("apps/v1", "Deployment"), ObjectMeta: o.meta(o.namespace),
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
@@ -286,7 +288,7 @@ func writeYAMLStream(w io.Writer, objs []any) error {
 }
 
 // dropEmpty removes null values and empty maps below m, except where an
-// empty map means something (emptyDir: {}).
+// empty map means something (emptyDir: {}, cert-manager's selfSigned: {}).
 func dropEmpty(m map[string]any) {
 	for k, v := range m {
 		switch x := v.(type) {
@@ -294,7 +296,7 @@ func dropEmpty(m map[string]any) {
 			delete(m, k)
 		case map[string]any:
 			dropEmpty(x)
-			if len(x) == 0 && k != "emptyDir" {
+			if len(x) == 0 && k != "emptyDir" && k != "selfSigned" {
 				delete(m, k)
 			}
 		case []any:
