@@ -63,6 +63,7 @@ type Controller struct {
 	Secrets *secret.Registry
 
 	metricsOnce sync.Once
+	budget      *Budget // the observer's, when New made the loop
 	tracker     *Tracker
 	queue       workqueue.TypedRateLimitingInterface[string]
 	writeLim    *rate.Limiter
