@@ -319,6 +319,7 @@ func (o *controllerOptions) kubeSource(ctx context.Context, src controllerSource
 	if err != nil {
 		return nil, withCode(ExitError, err)
 	}
+	cfg.QPS, cfg.Burst = reconcile.KubeQPS, reconcile.KubeBurst
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, withCode(ExitError, err)
@@ -361,7 +362,9 @@ func (o *controllerOptions) around(ctx context.Context, ctl *reconcile.Controlle
 	}
 	if o.kubeSrc != nil {
 		o.objectEvents(ctl)
-		go o.objectStatus(ctl).Run(ctx)
+		ks := o.objectStatus(ctl)
+		ctl.History = ks.History // the pod's status file goes with the pod
+		go ks.Run(ctx)
 		if err := o.serveWebhook(ctx); err != nil {
 			return err
 		}

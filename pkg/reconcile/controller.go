@@ -50,6 +50,10 @@ type Controller struct {
 	Events func(e Event)
 	// Now is the clock (tests inject one).
 	Now func() time.Time
+	// History, when set, gives the status an earlier term left where
+	// there is no status file to read it from (KubeStatus.History): the
+	// contest counting a new term starts from.
+	History func() *Status
 	// Secrets is the registry the loop's long-lived parts scrub with: the
 	// ARM clients' logs and errors, the state store's hashing, the log
 	// writer. Give them all the same one. It holds no value of its own: it

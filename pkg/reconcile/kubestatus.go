@@ -83,8 +83,67 @@ type ObjectStatus struct {
 	LastObserved       string `json:"lastObserved,omitempty"`
 	// Outputs are the values other manifests reference (${ref:NAME.PATH}),
 	// read from the live body; never a secret.
-	Outputs    map[string]any `json:"outputs,omitempty"`
+	Outputs map[string]any `json:"outputs,omitempty"`
+	// History is the loop's contest counting of the resource, kept here
+	// so a new leader or a restarted pod goes on counting (contest.go).
+	History    *ObjectHistory `json:"history,omitempty"`
 	Conditions []Condition    `json:"conditions,omitempty"`
+}
+
+// ObjectHistory is what the status keeps of a resource's corrections.
+type ObjectHistory struct {
+	// Corrections counts every write that undid drift.
+	Corrections int `json:"corrections,omitempty"`
+	// Contested counts the times the resource was found contested;
+	// ContestedUntil is when a contested one is looked at again.
+	Contested      int    `json:"contested,omitempty"`
+	ContestedUntil string `json:"contestedUntil,omitempty"`
+	// Recent are the corrections inside the contest window.
+	Recent []CorrectionRecord `json:"recent,omitempty"`
+}
+
+// historyOf is rs's history for the status; nil when there is none.
+func historyOf(rs ResourceStatus) *ObjectHistory {
+	h := &ObjectHistory{Corrections: rs.Corrections}
+	if rs.Contest != nil {
+		h.Contested, h.Recent = rs.Contest.Contested, rs.Contest.Corrections
+	}
+	if rs.Until != nil {
+		h.ContestedUntil = rs.Until.UTC().Format(time.RFC3339)
+	}
+	if h.Corrections == 0 && h.Contested == 0 && len(h.Recent) == 0 && h.ContestedUntil == "" {
+		return nil
+	}
+	return h
+}
+
+// History is the status the objects hold, as an earlier term left it, for
+// Controller.History.
+func (k *KubeStatus) History() *Status {
+	objs, err := k.Source.Objects()
+	if err != nil {
+		return nil
+	}
+	prev := &Status{Set: k.Controller.Engine.Set}
+	for _, o := range objs {
+		st := currentStatus(o)
+		if st.History == nil || st.ID == "" {
+			continue
+		}
+		h := st.History
+		rs := ResourceStatus{ID: st.ID, State: st.State, Corrections: h.Corrections,
+			Contest: &ContestRecord{Contested: h.Contested, Corrections: h.Recent}}
+		if u, err := time.Parse(time.RFC3339, h.ContestedUntil); err == nil {
+			rs.Until = &u
+		}
+		for _, c := range st.Conditions {
+			if c.Type == ConditionStalled && c.Status == "True" {
+				rs.Message = c.Message
+			}
+		}
+		prev.Resources = append(prev.Resources, rs)
+	}
+	return prev
 }
 
 // KubeStatus writes the status of a KubeSource's objects from a
@@ -368,7 +427,7 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 		st.Conditions = v.reconciling(ReasonPending, "waiting for the controller to observe this manifest")
 		return
 	}
-	st.ID, st.State = rs.ID, rs.State
+	st.ID, st.State, st.History = rs.ID, rs.State, historyOf(rs)
 	if out, ok := k.Controller.OutputsOf(rs.ID); ok {
 		st.ProvisioningState, st.Outputs = out.ProvisioningState, out.Values
 	}
