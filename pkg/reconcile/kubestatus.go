@@ -204,7 +204,13 @@ func (k *KubeStatus) now() time.Time {
 	return time.Now()
 }
 
-// Sync writes every object's status that changed.
+// statusWorkers are the objects a pass writes at once: a write is a
+// round trip to the API server, and a first sync writes every object.
+const statusWorkers = 8
+
+// Sync writes every object's status that changed. Deleted objects are
+// finalized one at a time (deletion.go serialises on the state lock
+// anyway); the others are written statusWorkers at a time.
 func (k *KubeStatus) Sync(ctx context.Context) error {
 	if !k.Controller.Leader() {
 		return nil // a standby knows nothing yet; the leader writes
@@ -214,14 +220,44 @@ func (k *KubeStatus) Sync(ctx context.Context) error {
 		return err
 	}
 	in := k.inputs()
+	var mu sync.Mutex
 	var errs []string
+	fail := func(o *unstructured.Unstructured, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, fmt.Sprintf("%s: %v", k.Source.Origin(o.GetName()), err))
+	}
+	work := make(chan *unstructured.Unstructured)
+	var wg sync.WaitGroup
+	for range statusWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range work {
+				if err := k.syncLive(ctx, o, in); err != nil {
+					fail(o, err)
+				}
+			}
+		}()
+	}
 	for _, o := range objs {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			break
 		}
-		if err := k.syncObject(ctx, o, in); err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", k.Source.Origin(o.GetName()), err))
+		if !deleting(o) {
+			work <- o
+			continue
 		}
+		if hasFinalizer(o) {
+			if err := k.finalize(ctx, o); err != nil {
+				fail(o, err)
+			}
+		}
+	}
+	close(work)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("writing status: %s", strings.Join(errs, "; "))
@@ -237,12 +273,16 @@ type statusInputs struct {
 	problems map[string][]Problem // by origin
 	byOrigin map[string]*manifest.Resource
 	byID     map[string]ResourceStatus // lower-cased ID
+	// applied is when each record was last written, by lower-cased ID;
+	// listed on first use (appliedAt).
+	appliedOnce sync.Once
+	applied     map[string]string
 }
 
-func (k *KubeStatus) inputs() statusInputs {
+func (k *KubeStatus) inputs() *statusInputs {
 	snap := k.Controller.Snapshot()
 	set, loadedAt, srcErr := k.Controller.Reflector.Current()
-	in := statusInputs{set: set, loadedAt: loadedAt, srcErr: srcErr, problems: map[string][]Problem{}, byOrigin: map[string]*manifest.Resource{}, byID: map[string]ResourceStatus{}}
+	in := &statusInputs{set: set, loadedAt: loadedAt, srcErr: srcErr, problems: map[string][]Problem{}, byOrigin: map[string]*manifest.Resource{}, byID: map[string]ResourceStatus{}}
 	for _, p := range Problems(srcErr) {
 		in.problems[p.File] = append(in.problems[p.File], p)
 	}
@@ -265,22 +305,16 @@ func (k *KubeStatus) inputs() statusInputs {
 	return in
 }
 
-// syncObject finalizes a deleted object, or makes sure a live one has
-// the finalizer and writes its status.
-func (k *KubeStatus) syncObject(ctx context.Context, o *unstructured.Unstructured, in statusInputs) error {
-	if deleting(o) {
-		if !hasFinalizer(o) {
-			return nil
-		}
-		return k.finalize(ctx, o)
-	}
+// syncLive makes sure a live object has the finalizer and writes its
+// status.
+func (k *KubeStatus) syncLive(ctx context.Context, o *unstructured.Unstructured, in *statusInputs) error {
 	if err := k.ensureFinalizer(ctx, o); err != nil {
 		return err
 	}
 	return k.syncOne(ctx, o, in)
 }
 
-func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, in statusInputs) error {
+func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, in *statusInputs) error {
 	prev := currentStatus(o)
 	st := k.desired(ctx, o, in, prev)
 	scrubStatus(&st, k.Secrets)
@@ -295,8 +329,23 @@ func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, 
 	if same && !k.stale(prev) {
 		return nil
 	}
+	if len(prev.Conditions) == 0 && waiting(st) {
+		// No status reads as in progress already (kstatus): a new object
+		// costs one write, when the loop has judged it, not two.
+		return nil
+	}
 	st.LastObserved = orKeep(st.LastObserved, prev.LastObserved)
 	return k.patchStatus(ctx, o, st, h)
+}
+
+// waiting: st only says the loop has not judged the object yet.
+func waiting(st ObjectStatus) bool {
+	for _, c := range st.Conditions {
+		if c.Type == ConditionReady {
+			return c.Reason == ReasonPending || c.Reason == ReasonLoading
+		}
+	}
+	return false
 }
 
 // patchStatus writes st as o's status and remembers its hash h.
@@ -381,7 +430,7 @@ func keepTransitions(st *ObjectStatus, prev ObjectStatus) {
 }
 
 // desired is the status o should have now.
-func (k *KubeStatus) desired(ctx context.Context, o *unstructured.Unstructured, in statusInputs, prev ObjectStatus) ObjectStatus {
+func (k *KubeStatus) desired(ctx context.Context, o *unstructured.Unstructured, in *statusInputs, prev ObjectStatus) ObjectStatus {
 	name, gen, origin := o.GetName(), o.GetGeneration(), k.Source.Origin(o.GetName())
 	v := verdict{gen: gen, now: k.now().UTC().Format(time.RFC3339)}
 	st := ObjectStatus{ObservedGeneration: prev.ObservedGeneration, ID: prev.ID, LastApplied: prev.LastApplied}
@@ -403,10 +452,11 @@ func (k *KubeStatus) desired(ctx context.Context, o *unstructured.Unstructured, 
 }
 
 // fromLoop fills st from the loop's view of the object's resource.
-func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict, in statusInputs, r *manifest.Resource, prev ObjectStatus) {
+func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict, in *statusInputs, r *manifest.Resource, prev ObjectStatus) {
 	var rs ResourceStatus
 	found := false
-	if r != nil && r.ID != "" {
+	if r != nil && r.ID != "" && r.NameDeferred == nil {
+		// A name not computed yet has no ID to observe it under.
 		rs, found = in.byID[strings.ToLower(r.ID)]
 	}
 	// An observation older than the set judged the object's previous
@@ -439,7 +489,7 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 	case StateInSync:
 		st.Conditions = v.ready()
 		if prev.LastApplied == "" || prev.State != StateInSync {
-			st.LastApplied = orKeep(k.appliedAt(ctx, rs.ID), prev.LastApplied)
+			st.LastApplied = orKeep(k.appliedAt(ctx, in, rs.ID), prev.LastApplied)
 		}
 	case StateDrifted:
 		st.Conditions = v.notReady(ReasonDriftDetected, orText(rs.Message, "changed in Azure outside this tool"), false, false)
@@ -457,16 +507,26 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 	}
 }
 
-// appliedAt is when the state record of id was last written.
-func (k *KubeStatus) appliedAt(ctx context.Context, id string) string {
+// appliedAt is when the state record of id was last written. The
+// records are listed once per pass, and only when an object needs one:
+// a Get per object would read the whole local state file each time.
+func (k *KubeStatus) appliedAt(ctx context.Context, in *statusInputs, id string) string {
 	if k.Store == nil {
 		return ""
 	}
-	rec, err := k.Store.Get(ctx, id)
-	if err != nil || rec == nil || rec.Updated.IsZero() {
-		return ""
-	}
-	return rec.Updated.UTC().Format(time.RFC3339)
+	in.appliedOnce.Do(func() {
+		in.applied = map[string]string{}
+		recs, err := k.Store.List(ctx)
+		if err != nil {
+			return
+		}
+		for _, r := range recs {
+			if !r.Updated.IsZero() {
+				in.applied[strings.ToLower(r.ID)] = r.Updated.UTC().Format(time.RFC3339)
+			}
+		}
+	})
+	return in.applied[strings.ToLower(id)]
 }
 
 // driftPaths lists the paths of the drift among changes (paths only:

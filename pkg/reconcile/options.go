@@ -55,8 +55,8 @@ const (
 // each one's finalizer and status once, which at 5/s would take over an
 // hour. The API server's own priority and fairness still applies.
 const (
-	KubeQPS   = 100
-	KubeBurst = 200
+	KubeQPS   = 200
+	KubeBurst = 400
 )
 
 // Options tune the loop. DefaultOptions is the one place their defaults
