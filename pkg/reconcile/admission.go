@@ -76,7 +76,7 @@ func (a *Admission) Check(ctx context.Context, obj, old *unstructured.Unstructur
 	if err := writeDoc(dir, obj); err != nil {
 		return nil, err
 	}
-	set, err := a.LoadDir(ctx, dir)
+	_, err = a.LoadDir(ctx, dir)
 	own := filepath.Join(dir, obj.GetName()+".yaml")
 	var ve *manifest.ValidationError
 	if errors.As(err, &ve) {
@@ -87,34 +87,33 @@ func (a *Admission) Check(ctx context.Context, obj, old *unstructured.Unstructur
 				out = append(out, p.String())
 			}
 		}
-		return out, nil // another object's problem is not this request's
-	}
-	if err != nil {
+		if len(out) > 0 {
+			return out, nil
+		}
+		// Another object's problem is not this request's.
+	} else if err != nil {
 		return nil, err
 	}
-	if old == nil || set == nil {
+	if old == nil {
 		return nil, nil
 	}
-	return a.createOnly(set, own, obj, old), nil
+	return a.createOnly(obj, old), nil
 }
 
 // createOnly lists the create-only properties the update changes, judged
 // by the same diff the plan runs (the stored spec as last applied, live
-// and baseline; the new one as desired).
-func (a *Admission) createOnly(set *manifest.Set, file string, obj, old *unstructured.Unstructured) []string {
-	var res *manifest.Resource
-	for _, r := range set.Resources {
-		if r.Origin.File == file {
-			res = r
-		}
-	}
+// and baseline; the new one as desired), on the schema of the new
+// spec.type.
+func (a *Admission) createOnly(obj, old *unstructured.Unstructured) []string {
 	oldBody, _, _ := unstructured.NestedMap(old.Object, "spec", "body")
-	if res == nil || a.Schemas == nil || oldBody == nil {
+	newBody, _, _ := unstructured.NestedMap(obj.Object, "spec", "body")
+	spec, _, _ := unstructured.NestedString(obj.Object, "spec", "type")
+	i := strings.LastIndex(spec, "@")
+	if a.Schemas == nil || oldBody == nil || i < 0 {
 		return nil
 	}
-	newBody, _, _ := unstructured.NestedMap(obj.Object, "spec", "body")
-	typ, _ := a.Schemas.Lookup(res.Type, res.APIVersion)
-	r := diff.Compute(diff.Input{Desired: newBody, LastApplied: oldBody, Baseline: oldBody, Live: oldBody, Schema: typ, ID: res.ID})
+	typ, _ := a.Schemas.Lookup(spec[:i], spec[i+1:])
+	r := diff.Compute(diff.Input{Desired: newBody, LastApplied: oldBody, Baseline: oldBody, Live: oldBody, Schema: typ})
 	var out []string
 	for _, c := range r.Changes {
 		if c.CreateOnly {
@@ -175,6 +174,12 @@ func (a *Admission) review(ctx context.Context, req *admissionv1.AdmissionReques
 			old = nil
 		}
 	}
+	if old != nil && sameManifest(obj, old) {
+		// Only metadata beside the manifest changed (a finalizer added or
+		// removed): nothing to judge, and an object stored before the
+		// webhook existed must still be finalized.
+		return allow
+	}
 	problems, err := a.Check(ctx, obj, old)
 	if err != nil {
 		// The checker itself failed (a full disk): refusing would block
@@ -185,6 +190,15 @@ func (a *Admission) review(ctx context.Context, req *admissionv1.AdmissionReques
 		return allow
 	}
 	return deny(strings.Join(problems, "\n"))
+}
+
+// sameManifest: the two objects hold the same manifest document and
+// deletion policy.
+func sameManifest(a, b *unstructured.Unstructured) bool {
+	x, err1 := json.Marshal(Document(a))
+	y, err2 := json.Marshal(Document(b))
+	return err1 == nil && err2 == nil && string(x) == string(y) &&
+		a.GetAnnotations()[AnnotationDeletionPolicy] == b.GetAnnotations()[AnnotationDeletionPolicy]
 }
 
 func decodeObject(raw []byte) (*unstructured.Unstructured, error) {

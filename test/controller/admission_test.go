@@ -50,7 +50,9 @@ func TestAdmissionRefusesWhatDiffRefuses(t *testing.T) {
 	env := statetest.Shared(t)
 	dc := installCRD(t, env)
 	ns := env.NewNamespace(t)
-	createObjects(t, dc, ns, map[string]map[string]any{"rg": yamlDoc(t, emulatortest.Group("rg-adm").YAML())})
+	// stored-bad was stored before the webhook existed, with a typo diff refuses.
+	storedBad := "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: stored-bad\n  annotations:\n    azure.kubectl.io/prevent-destroi: \"true\"\nspec:\n  type: Microsoft.Resources/resourceGroups@2021-04-01\n  body:\n    location: westeurope\n"
+	createObjects(t, dc, ns, map[string]map[string]any{"rg": yamlDoc(t, emulatortest.Group("rg-adm").YAML()), "stored-bad": yamlDoc(t, storedBad)})
 	src := kubeSource(t, dc, ns)
 	adm := &reconcile.Admission{Source: src, LoadDir: src.LoadDir, Schemas: schema.Default()}
 
@@ -136,5 +138,16 @@ func TestAdmissionRefusesWhatDiffRefuses(t *testing.T) {
 	}
 	if _, err := res.Patch(t.Context(), "id-good", types.MergePatchType, []byte(`{"spec":{"body":{"tags":{"team":"platform"}}}}`), metav1.PatchOptions{}); err != nil {
 		t.Errorf("a tag edit was refused: %v", err)
+	}
+	// The controller's own finalizer on an object stored before the
+	// webhook: its manifest did not change, so it is not judged again.
+	if _, err := res.Patch(t.Context(), "stored-bad", types.MergePatchType, []byte(`{"metadata":{"finalizers":["`+reconcile.Finalizer+`"]}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("adding the finalizer to an object stored before the webhook was refused: %v", err)
+	}
+	if _, err := res.Patch(t.Context(), "stored-bad", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("removing the finalizer was refused: %v", err)
+	}
+	if _, err := res.Patch(t.Context(), "stored-bad", types.MergePatchType, []byte(`{"metadata":{"annotations":{"`+reconcile.AnnotationDeletionPolicy+`":"remove"}}}`), metav1.PatchOptions{}); err == nil || !strings.Contains(err.Error(), reconcile.AnnotationDeletionPolicy) {
+		t.Errorf("an invalid deletion policy was admitted or refused for another reason: %v", err)
 	}
 }
