@@ -103,6 +103,7 @@ type Controller struct {
 	// outputs what the loop last read there (outputs.go).
 	refs     map[string][]string
 	outputs  map[string]Outputs
+	byKey    map[string]*manifest.Resource // srcSet's resources, for outputs
 	statusMu sync.Mutex
 }
 
@@ -189,7 +190,7 @@ func (c *Controller) adopt(set *manifest.Set, loadedAt time.Time) *manifest.Set 
 		c.unretire(c.srcSet, set)
 		c.srcSet, c.loadedAt = set, loadedAt
 		c.set = c.observed(set)
-		c.refs = refPaths(set)
+		c.refs, c.byKey = refPaths(set), byKeyOf(set)
 		c.releaseSet = c.Secrets.Include(set.Secrets)
 	}
 	return c.set

@@ -36,6 +36,9 @@ func (c *Controller) withNames() *manifest.Set {
 			out = &cp
 		}
 		out.Resources[i] = named
+		if c.byKey != nil {
+			c.byKey[armid.Key(named.ID)] = named // its outputs, under its real ID
+		}
 	}
 	if out == nil {
 		return set

@@ -26,6 +26,16 @@ type Outputs struct {
 	Values map[string]any
 }
 
+// byKeyOf indexes set's resources by key: a sweep of 10,000 reads looks
+// each one up.
+func byKeyOf(set *manifest.Set) map[string]*manifest.Resource {
+	out := make(map[string]*manifest.Resource, len(set.Resources))
+	for _, r := range set.Resources {
+		out[armid.Key(r.ID)] = r
+	}
+	return out
+}
+
 // refPaths are, by resource key, the body paths the set's expressions
 // read from each resource.
 func refPaths(set *manifest.Set) map[string][]string {
@@ -75,12 +85,8 @@ func (c *Controller) observeBody(id string, body map[string]any) {
 	}
 	k := armid.Key(id)
 	c.mu.Lock()
-	set, paths, reg := c.set, c.refs[k], c.Secrets
+	res, paths, reg := c.byKey[k], c.refs[k], c.Secrets
 	c.mu.Unlock()
-	if set == nil {
-		return
-	}
-	res := set.ByID(id)
 	if res == nil {
 		return
 	}
