@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,6 +56,10 @@ type controllerOptions struct {
 	// healthAddr serves /healthz and /readyz alone, so --metrics-addr
 	// can stay on loopback while the kubelet probes the pod.
 	healthAddr string
+
+	// webhookAddr serves the validating webhook of Resource objects, with
+	// the certificate in webhookCertDir (tls.crt, tls.key).
+	webhookAddr, webhookCertDir string
 }
 
 // newControllerCommand is `kubectl azure controller` (and its install
@@ -95,6 +100,8 @@ status says how its resource stands (kubectl wait --for=condition=Ready).`,
 	fs.StringArrayVar(&o.secrets, "secret", nil, "[NAMESPACE/]NAME of a Secret manifests may read with secretKeyRef (repeatable; no other Secret is read; NAME alone: the kubeconfig's namespace)")
 	fs.StringArrayVar(&o.allowEnv, "allow-env", nil, "an environment variable manifests may read with valueFrom.env (repeatable; no other is read; never the tool's own credentials)")
 	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", o.retryPeriod, "how often candidates try to take the Lease")
+	fs.StringVar(&o.webhookAddr, "webhook-addr", "", "with --source kubernetes://: serve the validating webhook of Resource objects (diff's checks at kubectl apply) over TLS on this address, e.g. :9443")
+	fs.StringVar(&o.webhookCertDir, "webhook-cert-dir", "", "directory holding the webhook's tls.crt and tls.key (e.g. a cert-manager Secret mounted there; read again when they change)")
 	cmd.AddCommand(newControllerInstallCommand(g, s), newStatusCommand(g, s))
 	return cmd
 }
@@ -129,10 +136,31 @@ func (o *controllerOptions) Validate() error {
 		}
 		return o.validateAccess()
 	}
-	if _, err := parseSource(o.source); err != nil {
+	src, err := parseSource(o.source)
+	if err != nil {
+		return withCode(ExitValidation, err)
+	}
+	if err := o.validateWebhook(src); err != nil {
 		return withCode(ExitValidation, err)
 	}
 	return o.validateAccess()
+}
+
+// validateWebhook checks --webhook-addr and --webhook-cert-dir.
+func (o *controllerOptions) validateWebhook(src controllerSource) error {
+	if o.webhookAddr == "" && o.webhookCertDir == "" {
+		return nil
+	}
+	switch {
+	case !src.Kube:
+		return errors.New("--webhook-addr validates Resource objects: it needs --source kubernetes://NAMESPACE")
+	case o.webhookAddr == "" || o.webhookCertDir == "":
+		return errors.New("give --webhook-addr and --webhook-cert-dir together")
+	}
+	if _, _, err := net.SplitHostPort(o.webhookAddr); err != nil {
+		return fmt.Errorf("--webhook-addr %q: use HOST:PORT or :PORT, e.g. :9443", o.webhookAddr)
+	}
+	return nil
 }
 
 // controllerSource is a parsed --source.
@@ -291,6 +319,7 @@ func (o *controllerOptions) kubeSource(ctx context.Context, src controllerSource
 	if err != nil {
 		return nil, withCode(ExitError, err)
 	}
+	cfg.QPS, cfg.Burst = reconcile.KubeQPS, reconcile.KubeBurst
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, withCode(ExitError, err)
@@ -333,7 +362,12 @@ func (o *controllerOptions) around(ctx context.Context, ctl *reconcile.Controlle
 	}
 	if o.kubeSrc != nil {
 		o.objectEvents(ctl)
-		go o.objectStatus(ctl).Run(ctx)
+		ks := o.objectStatus(ctl)
+		ctl.History = ks.History // the pod's status file goes with the pod
+		go ks.Run(ctx)
+		if err := o.serveWebhook(ctx); err != nil {
+			return err
+		}
 	}
 	if o.leaderElect {
 		return o.leaderElected(ctx, ctl)
@@ -341,11 +375,31 @@ func (o *controllerOptions) around(ctx context.Context, ctl *reconcile.Controlle
 	return ctl.Run(ctx)
 }
 
+// serveWebhook serves the validating webhook on every replica (the
+// Service sends admission requests to any of them), when asked.
+func (o *controllerOptions) serveWebhook(ctx context.Context) error {
+	if o.webhookAddr == "" {
+		return nil
+	}
+	reg, err := o.g.schemas()
+	if err != nil {
+		return err
+	}
+	adm := &reconcile.Admission{Source: o.kubeSrc, LoadDir: o.kubeSrc.LoadDir, Schemas: reg}
+	addr, err := reconcile.ServeWebhook(ctx, o.webhookAddr, filepath.Join(o.webhookCertDir, "tls.crt"), filepath.Join(o.webhookCertDir, "tls.key"), adm)
+	if err != nil {
+		return fmt.Errorf("--webhook-addr %s: %w", o.webhookAddr, err)
+	}
+	fmt.Fprintf(o.streams.ErrOut, "Serving the Resource webhook on https://%s%s.\n", addr, reconcile.WebhookPath)
+	return nil
+}
+
 // objectStatus writes the kubernetes:// objects' status while this
 // replica leads.
 func (o *controllerOptions) objectStatus(ctl *reconcile.Controller) *reconcile.KubeStatus {
 	log := cleanWriter{o.streams.ErrOut, o.g.runSecrets()}
-	return &reconcile.KubeStatus{Client: o.kubeSrc.Client, Source: o.kubeSrc, Controller: ctl, Store: ctl.Store, Secrets: ctl.Secrets,
+	host, _ := os.Hostname()
+	return &reconcile.KubeStatus{Client: o.kubeSrc.Client, Source: o.kubeSrc, Controller: ctl, Store: ctl.Store, Secrets: ctl.Secrets, Instance: host,
 		OnError: func(err error) { fmt.Fprintf(log, "warning: %v\n", err) }}
 }
 

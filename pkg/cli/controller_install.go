@@ -44,6 +44,7 @@ type installOptions struct {
 	leaseNS     string
 	secrets     []string
 	allowEnv    []string
+	webhook     string
 
 	// Filled by validate.
 	src                  controllerSource
@@ -65,7 +66,7 @@ var installAuthModes = []string{arm.AuthWorkloadIdentity, arm.AuthManagedIdentit
 
 func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Command {
 	o := &installOptions{g: g, streams: s, namespace: defaultInstallNamespace, name: defaultInstallName, image: "kubectl-azure:" + version.Version,
-		policy: reconcile.PolicyDetect, readBudget: "5%", replicas: 2, metricsAddr: defaultMetricsAddr, healthPort: defaultHealthPort, auth: arm.AuthWorkloadIdentity}
+		policy: reconcile.PolicyDetect, readBudget: "5%", replicas: 2, metricsAddr: defaultMetricsAddr, healthPort: defaultHealthPort, auth: arm.AuthWorkloadIdentity, webhook: webhookNone}
 	cmd := &cobra.Command{
 		Use:   "install --source SOURCE --state-ref kubernetes://NAMESPACE/SET -o yaml",
 		Short: "Print the Kubernetes objects that run the controller (the Resource CRD, Namespaces, ServiceAccount, Roles and RoleBindings, Deployment)",
@@ -93,6 +94,7 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 	fs.StringVar(&o.leaseNS, "leader-elect-namespace", o.leaseNS, "namespace of the leader Lease (default: the state's)")
 	fs.StringArrayVar(&o.secrets, "secret", nil, "[NAMESPACE/]NAME of a Secret manifests read with secretKeyRef (repeatable; NAME alone: the install namespace); the Role grants get on these alone")
 	fs.StringArrayVar(&o.allowEnv, "allow-env", nil, "an environment variable manifests may read with valueFrom.env (repeatable; the controller reads no other)")
+	fs.StringVar(&o.webhook, "webhook", o.webhook, "with --source kubernetes://: none, or cert-manager (a validating webhook refusing invalid Resource objects at kubectl apply, its certificate issued and renewed by cert-manager)")
 	return cmd
 }
 
@@ -126,7 +128,7 @@ func (o *installOptions) Run(context.Context) error {
 }
 
 func (o *installOptions) validate() error {
-	for _, check := range []func() error{o.validateNames, o.validateSource, o.validateState, o.validatePorts, o.validateAuth, o.validateLoop, o.validateAccess} {
+	for _, check := range []func() error{o.validateNames, o.validateSource, o.validateState, o.validatePorts, o.validateAuth, o.validateLoop, o.validateAccess, o.validateWebhook} {
 		if err := check(); err != nil {
 			return err
 		}

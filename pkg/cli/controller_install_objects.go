@@ -49,6 +49,7 @@ func (o *installOptions) objects() []any {
 				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.name, Namespace: o.namespace}}})
 	}
 	objs = append(objs, o.deployment())
+	objs = append(objs, o.webhookObjects()...)
 	if o.metricsExposed() {
 		port, _ := strconv.Atoi(o.metrics)
 		objs = append(objs, &corev1.Service{TypeMeta: typeMeta("v1", "Service"), ObjectMeta: o.meta(o.namespace),
@@ -105,7 +106,9 @@ type grant struct{ ns, group, resource, verb, name string }
 //   - leases: the leader Lease, the same way.
 //   - source: list and watch ConfigMaps, or Resource objects (the
 //     informer); for Resource objects also patch their status (a merge
-//     patch, so neither get nor update is needed) and create Events on them.
+//     patch, so neither get nor update is needed), patch the objects
+//     themselves (their finalizer: RBAC cannot narrow patch to metadata)
+//     and create Events on them.
 //   - each --secret: get on that Secret alone.
 func (o *installOptions) grants() []grant {
 	ns := o.stateNS
@@ -120,6 +123,7 @@ func (o *installOptions) grants() []grant {
 	switch {
 	case o.src.Kube:
 		g = append(g, grant{o.src.Namespace, crd.Group, crd.Resource, "list", ""}, grant{o.src.Namespace, crd.Group, crd.Resource, "watch", ""},
+			grant{o.src.Namespace, crd.Group, crd.Resource, "patch", ""},
 			grant{o.src.Namespace, crd.Group, crd.Resource + "/status", "patch", ""}, grant{o.src.Namespace, "", "events", "create", ""})
 	case o.src.Namespace != "":
 		g = append(g, grant{o.src.Namespace, "", "configmaps", "list", ""}, grant{o.src.Namespace, "", "configmaps", "watch", ""})
@@ -228,6 +232,7 @@ func (o *installOptions) deployment() *appsv1.Deployment {
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "manifests", MountPath: o.src.Dir, ReadOnly: true})
 		volumes = append(volumes, emptyDir("manifests"))
 	}
+	volumes = o.webhookPod(&c, volumes)
 	return &appsv1.Deployment{TypeMeta: typeMeta("apps/v1", "Deployment"), ObjectMeta: o.meta(o.namespace),
 		Spec: appsv1.DeploymentSpec{
 			Replicas: &replicas,
@@ -283,7 +288,7 @@ func writeYAMLStream(w io.Writer, objs []any) error {
 }
 
 // dropEmpty removes null values and empty maps below m, except where an
-// empty map means something (emptyDir: {}).
+// empty map means something (emptyDir: {}, cert-manager's selfSigned: {}).
 func dropEmpty(m map[string]any) {
 	for k, v := range m {
 		switch x := v.(type) {
@@ -291,7 +296,7 @@ func dropEmpty(m map[string]any) {
 			delete(m, k)
 		case map[string]any:
 			dropEmpty(x)
-			if len(x) == 0 && k != "emptyDir" {
+			if len(x) == 0 && k != "emptyDir" && k != "selfSigned" {
 				delete(m, k)
 			}
 		case []any:

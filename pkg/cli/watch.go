@@ -159,26 +159,9 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 		fmt.Fprintf(log, "warning: %s: %v; waiting for a valid set\n", sourceName(src), err)
 	}
 
-	metrics := reconcile.NewMetrics()
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = 32
-	budget := reconcile.NewBudget(transport, w.budget, func(method string, code int) {
-		metrics.Request(method, code)
-		metrics.ObserverRead(method, code)
-	})
-	metrics.SetBudget(budget)
-	// The observer reads a few lists at a time: its budget, not
-	// parallelism, bounds it, and few requests in flight keep the ARM
-	// client's pacer model exact.
 	paths := setSecretPaths(refl)
-	observe, err := g.loopARMClient(streams.ErrOut, budget, 4, paths)
-	if err != nil {
-		return err
-	}
-	writer, err := g.loopARMClient(streams.ErrOut, reconcile.NewCounter(transport, metrics.Request), 0, paths)
-	if err != nil {
-		return err
-	}
 	reg, err := g.schemas()
 	if err != nil {
 		return err
@@ -198,10 +181,21 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 	}
 	loop := w.loop
 	loop.LockTimeout = g.LockTimeout
-	ctl := &reconcile.Controller{Options: loop, Reflector: refl, Store: st, ObserveARM: armclient.New(observe), WriteARM: armclient.New(writer),
-		Schemas: reg, Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log, Secrets: run,
+	ctl, err := reconcile.New(reconcile.Config{Options: loop, Reflector: refl, Store: st, Transport: transport,
+		ARM: func(rt http.RoundTripper, concurrency int) (apply.Client, error) {
+			c, err := g.loopARMClient(streams.ErrOut, rt, concurrency, paths)
+			if err != nil {
+				return nil, err
+			}
+			return armclient.New(c), nil
+		},
+		Schemas: reg, Plugins: plugins.For, Engine: eo, Log: log, Secrets: run,
 		PlanSource: apply.Source{Filenames: load.Filenames, Recursive: load.Recursive, Kustomize: load.Kustomize,
-			Selector: load.Selector, Subscription: g.Subscription, State: g.State}}
+			Selector: load.Selector, Subscription: g.Subscription, State: g.State}})
+	if err != nil {
+		return err
+	}
+	metrics := ctl.Metrics
 	if ns, set, err := state.ParseKubernetesRef(g.State); err == nil && strings.HasPrefix(g.State, "kubernetes://") {
 		// With the Kubernetes state, what happens to a resource is also
 		// an Event on its state ConfigMap.

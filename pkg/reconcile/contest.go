@@ -8,6 +8,21 @@ package reconcile
 
 import "github.com/kubectl-azure/kubectl-azure/pkg/armid"
 
+// previousStatus is the status a term before this one left: the status
+// file, else what History gives (the Resource objects' status, which
+// outlives the pod and its status file).
+func (c *Controller) previousStatus() *Status {
+	if c.Options.StatusFile != "" {
+		if prev, err := ReadStatus(c.Options.StatusFile); err == nil {
+			return prev
+		}
+	}
+	if c.History != nil {
+		return c.History()
+	}
+	return nil
+}
+
 // contestRecord is what the status keeps of st's contest counting; nil
 // when there is nothing to keep.
 func contestRecord(st *resState) *ContestRecord {
@@ -26,11 +41,8 @@ func contestRecord(st *resState) *ContestRecord {
 // the window, the times contested, the total, and a back-off not yet over.
 // A file of another set, or none, starts from nothing.
 func (c *Controller) restoreContests() {
-	if c.Options.StatusFile == "" {
-		return
-	}
-	prev, err := ReadStatus(c.Options.StatusFile)
-	if err != nil || prev.Set != c.Engine.Set {
+	prev := c.previousStatus()
+	if prev == nil || prev.Set != c.Engine.Set {
 		return
 	}
 	now := c.now()

@@ -50,6 +50,10 @@ type Controller struct {
 	Events func(e Event)
 	// Now is the clock (tests inject one).
 	Now func() time.Time
+	// History, when set, gives the status an earlier term left where
+	// there is no status file to read it from (KubeStatus.History): the
+	// contest counting a new term starts from.
+	History func() *Status
 	// Secrets is the registry the loop's long-lived parts scrub with: the
 	// ARM clients' logs and errors, the state store's hashing, the log
 	// writer. Give them all the same one. It holds no value of its own: it
@@ -63,6 +67,7 @@ type Controller struct {
 	Secrets *secret.Registry
 
 	metricsOnce sync.Once
+	budget      *Budget // the observer's, when New made the loop
 	tracker     *Tracker
 	queue       workqueue.TypedRateLimitingInterface[string]
 	writeLim    *rate.Limiter
@@ -90,7 +95,16 @@ type Controller struct {
 	fence *Fence
 	// releaseSet ends the inclusion of c.set's registry in c.Secrets.
 	releaseSet func()
-	statusMu   sync.Mutex
+	// srcSet is the reflector's set; c.set is it without the retired
+	// resources (deletion.go), whose objects are being deleted.
+	srcSet  *manifest.Set
+	retired map[string]bool
+	// refs are the paths the set's references read, by resource key;
+	// outputs what the loop last read there (outputs.go).
+	refs     map[string][]string
+	outputs  map[string]Outputs
+	byKey    map[string]*manifest.Resource // srcSet's resources, for outputs
+	statusMu sync.Mutex
 }
 
 // resState is what the loop knows of one resource between sweeps.
@@ -144,6 +158,7 @@ func (c *Controller) engine(a apply.Client, collectionReads bool, set *manifest.
 		a = c.fence.Client(a)
 	}
 	c.mu.Unlock()
+	a = outputsClient{a, c}
 	var parent *secret.Registry
 	if set != nil {
 		parent = set.Secrets
@@ -156,24 +171,29 @@ func (c *Controller) engine(a apply.Client, collectionReads bool, set *manifest.
 	return &apply.Engine{Client: a, Store: c.Store, Schemas: c.Schemas, Plugins: c.Plugins, Options: o, Warn: warnWriter{c}, Secrets: reg}, release
 }
 
-// adopt makes set the one the loop observes. Its registry is included in
-// c.Secrets while it is (a line logged after a batch ended may still quote
-// the set's values), and the one it replaces is released.
-func (c *Controller) adopt(set *manifest.Set, loadedAt time.Time) {
+// adopt makes set the one the loop observes and returns it as observed
+// (without retired resources). Its registry is included in c.Secrets
+// while it is (a line logged after a batch ended may still quote the
+// set's values), and the one it replaces is released.
+func (c *Controller) adopt(set *manifest.Set, loadedAt time.Time) *manifest.Set {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if set == c.set && set != nil {
+	if set == c.srcSet && set != nil {
 		c.loadedAt = loadedAt
-		return
+		return c.set
 	}
 	if c.releaseSet != nil {
 		c.releaseSet()
 		c.releaseSet = nil
 	}
 	if set != nil {
-		c.set, c.loadedAt = set, loadedAt
+		c.unretire(c.srcSet, set)
+		c.srcSet, c.loadedAt = set, loadedAt
+		c.set = c.observed(set)
+		c.refs, c.byKey = refPaths(set), byKeyOf(set)
 		c.releaseSet = c.Secrets.Include(set.Secrets)
 	}
+	return c.set
 }
 
 // SetLeader records leadership for the status file and metrics.
@@ -220,7 +240,7 @@ func (c *Controller) init() {
 		c.Secrets = secret.NewRegistry()
 	}
 	c.res = map[string]*resState{}
-	c.set, c.swept, c.sweepErr = nil, 0, nil
+	c.set, c.srcSet, c.swept, c.sweepErr = nil, nil, 0, nil
 	c.writeLim = rate.NewLimiter(rate.Limit(c.Options.WriteBudget), max(1, c.Options.WriteBurst))
 	base, maxDelay := c.Options.RetryBase, c.Options.RetryMax
 	if base <= 0 {
@@ -276,6 +296,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		set, loadedAt, _ := c.Reflector.Current()
 		if set != nil {
 			c.adopt(set, loadedAt)
+			set = c.withNames()
 			last = c.now()
 			if err := c.Sweep(ctx, set); err != nil && ctx.Err() == nil {
 				c.logf("observation failed (the next sweep retries): %s", oneLine(err))

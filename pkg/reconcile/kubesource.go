@@ -63,6 +63,14 @@ type KubeSource struct {
 	// without error: the reflector publishes a set only after Load
 	// returns it, and until then the set before is the current one.
 	good [2]goodSet
+	// ids are the ARM IDs of the objects, from the last good set that
+	// held each; deletion reads them once the object is left out.
+	ids map[string]string
+	// leftOut are the objects being deleted that the last Load left out
+	// of the set, and loadErr that Load's error (nil when nothing is left
+	// that could still need them).
+	leftOut map[string]bool
+	loadErr error
 }
 
 func (k *KubeSource) String() string {
@@ -117,7 +125,7 @@ func (k *KubeSource) Fingerprint(context.Context) (string, error) {
 	}
 	h := sha256.New()
 	for _, o := range objs {
-		fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\n", o.GetName(), o.GetGeneration(), flat(o.GetLabels()), flat(manifestAnnotations(o)))
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%t\n", o.GetName(), o.GetGeneration(), flat(o.GetLabels()), flat(manifestAnnotations(o)), deleting(o))
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -132,12 +140,18 @@ func flat(m map[string]string) string {
 
 func manifestAnnotations(o *unstructured.Unstructured) map[string]string {
 	a := o.GetAnnotations()
-	if _, ok := a[lastAppliedAnnotation]; ok {
+	_, applied := a[lastAppliedAnnotation]
+	_, policy := a[AnnotationDeletionPolicy]
+	if applied || policy {
 		a = maps.Clone(a)
 		delete(a, lastAppliedAnnotation)
+		delete(a, AnnotationDeletionPolicy) // the object's, not the manifest's
 	}
 	return a
 }
+
+// deleting: the object has been deleted and waits for its finalizers.
+func deleting(o *unstructured.Unstructured) bool { return o.GetDeletionTimestamp() != nil }
 
 // Document is the manifest an object holds: the fields a manifest file
 // has, none of those the API server adds (uid, managedFields, status).
@@ -169,7 +183,18 @@ func (k *KubeSource) Load(ctx context.Context) (*manifest.Set, error) {
 		return nil, err
 	}
 	gens := make(map[string]int64, len(objs))
+	leftOut := map[string]bool{}
+	var bad []manifest.Problem
 	for _, o := range objs {
+		if deleting(o) {
+			// A deleted object is no manifest: the loop stops applying
+			// it, and its finalizer decides what happens in Azure.
+			leftOut[o.GetName()] = true
+			continue
+		}
+		if p := k.policyProblem(o); p != nil {
+			bad = append(bad, *p)
+		}
 		b, err := yaml.Marshal(Document(o))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k.Origin(o.GetName()), err)
@@ -180,6 +205,9 @@ func (k *KubeSource) Load(ctx context.Context) (*manifest.Set, error) {
 		gens[o.GetName()] = o.GetGeneration()
 	}
 	set, err := k.LoadDir(ctx, k.Dir)
+	if len(bad) > 0 {
+		set, err = nil, withProblems(err, bad)
+	}
 	var ve *manifest.ValidationError
 	if errors.As(err, &ve) {
 		for i := range ve.Problems {
@@ -192,12 +220,97 @@ func (k *KubeSource) Load(ctx context.Context) (*manifest.Set, error) {
 		}
 	}
 	k.mu.Lock()
-	k.loaded = gens
+	k.loaded, k.leftOut, k.loadErr = gens, leftOut, err
+	if len(gens) == 0 {
+		k.loadErr = nil // nothing left that could need a deleted object
+	}
 	if err == nil && set != nil {
 		k.good[1], k.good[0] = k.good[0], goodSet{set: set, gens: gens}
+		k.rememberIDs(set)
 	}
 	k.mu.Unlock()
 	return set, err
+}
+
+// rememberIDs keeps the ARM ID of each object of set; call with k.mu held.
+func (k *KubeSource) rememberIDs(set *manifest.Set) {
+	if k.ids == nil {
+		k.ids = map[string]string{}
+	}
+	prefix := k.Origin("")
+	for _, r := range set.Resources {
+		if name, ok := strings.CutPrefix(r.Origin.File, prefix); ok && r.ID != "" {
+			k.ids[name] = r.ID
+		}
+	}
+}
+
+// Deletable says whether the object name, being deleted, was left out of
+// the last Load (so the loop no longer applies it), the ARM ID it had,
+// and the error that Load met (the other objects may still need it).
+func (k *KubeSource) Deletable(name string) (leftOut bool, id string, loadErr error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.leftOut[name], k.ids[name], k.loadErr
+}
+
+// Forgotten drops what the source remembers of an object whose deletion
+// completed.
+func (k *KubeSource) Forgotten(name string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.ids, name)
+}
+
+// policyProblem checks the object's deletion policy, as the loader checks
+// the manifest's annotations.
+func (k *KubeSource) policyProblem(o *unstructured.Unstructured) *manifest.Problem {
+	v, ok := o.GetAnnotations()[AnnotationDeletionPolicy]
+	if !ok {
+		return nil
+	}
+	err := ValidateDeletionPolicy(v)
+	if err == nil {
+		return nil
+	}
+	return &manifest.Problem{File: filepath.Join(k.Dir, o.GetName()+".yaml"), Index: 0, Line: annotationLine(o),
+		Path: "metadata.annotations." + AnnotationDeletionPolicy, Message: err.Error()}
+}
+
+// annotationLine is the line of the deletion policy in the object's
+// document as kubectl shows it (Document plus the annotation, sorted keys).
+func annotationLine(o *unstructured.Unstructured) int {
+	doc := Document(o)
+	meta := doc["metadata"].(map[string]any)
+	a := map[string]string{}
+	if m, ok := meta["annotations"].(map[string]string); ok {
+		maps.Copy(a, m)
+	}
+	a[AnnotationDeletionPolicy] = o.GetAnnotations()[AnnotationDeletionPolicy]
+	meta["annotations"] = a
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		return 0
+	}
+	for i, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, AnnotationDeletionPolicy+":") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// withProblems adds the source's own problems to a load's outcome.
+func withProblems(err error, bad []manifest.Problem) error {
+	var ve *manifest.ValidationError
+	if errors.As(err, &ve) {
+		ve.Problems = append(ve.Problems, bad...)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	return &manifest.ValidationError{Problems: bad}
 }
 
 // LoadedGeneration is the generation of the object name as the last Load

@@ -75,13 +75,75 @@ type Condition struct {
 
 // ObjectStatus is a Resource object's status.
 type ObjectStatus struct {
-	ObservedGeneration int64       `json:"observedGeneration,omitempty"`
-	ID                 string      `json:"id,omitempty"`
-	ProvisioningState  string      `json:"provisioningState,omitempty"`
-	State              string      `json:"state,omitempty"`
-	LastApplied        string      `json:"lastApplied,omitempty"`
-	LastObserved       string      `json:"lastObserved,omitempty"`
-	Conditions         []Condition `json:"conditions,omitempty"`
+	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
+	ID                 string `json:"id,omitempty"`
+	ProvisioningState  string `json:"provisioningState,omitempty"`
+	State              string `json:"state,omitempty"`
+	LastApplied        string `json:"lastApplied,omitempty"`
+	LastObserved       string `json:"lastObserved,omitempty"`
+	// Outputs are the values other manifests reference (${ref:NAME.PATH}),
+	// read from the live body; never a secret.
+	Outputs map[string]any `json:"outputs,omitempty"`
+	// History is the loop's contest counting of the resource, kept here
+	// so a new leader or a restarted pod goes on counting (contest.go).
+	History    *ObjectHistory `json:"history,omitempty"`
+	Conditions []Condition    `json:"conditions,omitempty"`
+}
+
+// ObjectHistory is what the status keeps of a resource's corrections.
+type ObjectHistory struct {
+	// Corrections counts every write that undid drift.
+	Corrections int `json:"corrections,omitempty"`
+	// Contested counts the times the resource was found contested;
+	// ContestedUntil is when a contested one is looked at again.
+	Contested      int    `json:"contested,omitempty"`
+	ContestedUntil string `json:"contestedUntil,omitempty"`
+	// Recent are the corrections inside the contest window.
+	Recent []CorrectionRecord `json:"recent,omitempty"`
+}
+
+// historyOf is rs's history for the status; nil when there is none.
+func historyOf(rs ResourceStatus) *ObjectHistory {
+	h := &ObjectHistory{Corrections: rs.Corrections}
+	if rs.Contest != nil {
+		h.Contested, h.Recent = rs.Contest.Contested, rs.Contest.Corrections
+	}
+	if rs.Until != nil {
+		h.ContestedUntil = rs.Until.UTC().Format(time.RFC3339)
+	}
+	if h.Corrections == 0 && h.Contested == 0 && len(h.Recent) == 0 && h.ContestedUntil == "" {
+		return nil
+	}
+	return h
+}
+
+// History is the status the objects hold, as an earlier term left it, for
+// Controller.History.
+func (k *KubeStatus) History() *Status {
+	objs, err := k.Source.Objects()
+	if err != nil {
+		return nil
+	}
+	prev := &Status{Set: k.Controller.Engine.Set}
+	for _, o := range objs {
+		st := currentStatus(o)
+		if st.History == nil || st.ID == "" {
+			continue
+		}
+		h := st.History
+		rs := ResourceStatus{ID: st.ID, State: st.State, Corrections: h.Corrections,
+			Contest: &ContestRecord{Contested: h.Contested, Corrections: h.Recent}}
+		if u, err := time.Parse(time.RFC3339, h.ContestedUntil); err == nil {
+			rs.Until = &u
+		}
+		for _, c := range st.Conditions {
+			if c.Type == ConditionStalled && c.Status == "True" {
+				rs.Message = c.Message
+			}
+		}
+		prev.Resources = append(prev.Resources, rs)
+	}
+	return prev
 }
 
 // KubeStatus writes the status of a KubeSource's objects from a
@@ -103,10 +165,13 @@ type KubeStatus struct {
 	// OnError receives failed writes (nil: dropped; the next pass retries).
 	OnError func(error)
 	Now     func() time.Time
+	// Instance names this replica in the Events it posts.
+	Instance string
 
-	mu      sync.Mutex
-	written map[string]string // object name -> hash of the status last written
-	writes  atomic.Int64
+	mu        sync.Mutex
+	written   map[string]string // object name -> hash of the status last written
+	deletions map[string]*deletionTry
+	writes    atomic.Int64
 }
 
 // Writes counts the status writes sent.
@@ -139,7 +204,13 @@ func (k *KubeStatus) now() time.Time {
 	return time.Now()
 }
 
-// Sync writes every object's status that changed.
+// statusWorkers are the objects a pass writes at once: a write is a
+// round trip to the API server, and a first sync writes every object.
+const statusWorkers = 8
+
+// Sync writes every object's status that changed. Deleted objects are
+// finalized one at a time (deletion.go serialises on the state lock
+// anyway); the others are written statusWorkers at a time.
 func (k *KubeStatus) Sync(ctx context.Context) error {
 	if !k.Controller.Leader() {
 		return nil // a standby knows nothing yet; the leader writes
@@ -149,14 +220,44 @@ func (k *KubeStatus) Sync(ctx context.Context) error {
 		return err
 	}
 	in := k.inputs()
+	var mu sync.Mutex
 	var errs []string
+	fail := func(o *unstructured.Unstructured, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		errs = append(errs, fmt.Sprintf("%s: %v", k.Source.Origin(o.GetName()), err))
+	}
+	work := make(chan *unstructured.Unstructured)
+	var wg sync.WaitGroup
+	for range statusWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range work {
+				if err := k.syncLive(ctx, o, in); err != nil {
+					fail(o, err)
+				}
+			}
+		}()
+	}
 	for _, o := range objs {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			break
 		}
-		if err := k.syncOne(ctx, o, in); err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", k.Source.Origin(o.GetName()), err))
+		if !deleting(o) {
+			work <- o
+			continue
 		}
+		if hasFinalizer(o) {
+			if err := k.finalize(ctx, o); err != nil {
+				fail(o, err)
+			}
+		}
+	}
+	close(work)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("writing status: %s", strings.Join(errs, "; "))
@@ -172,12 +273,16 @@ type statusInputs struct {
 	problems map[string][]Problem // by origin
 	byOrigin map[string]*manifest.Resource
 	byID     map[string]ResourceStatus // lower-cased ID
+	// applied is when each record was last written, by lower-cased ID;
+	// listed on first use (appliedAt).
+	appliedOnce sync.Once
+	applied     map[string]string
 }
 
-func (k *KubeStatus) inputs() statusInputs {
+func (k *KubeStatus) inputs() *statusInputs {
 	snap := k.Controller.Snapshot()
 	set, loadedAt, srcErr := k.Controller.Reflector.Current()
-	in := statusInputs{set: set, loadedAt: loadedAt, srcErr: srcErr, problems: map[string][]Problem{}, byOrigin: map[string]*manifest.Resource{}, byID: map[string]ResourceStatus{}}
+	in := &statusInputs{set: set, loadedAt: loadedAt, srcErr: srcErr, problems: map[string][]Problem{}, byOrigin: map[string]*manifest.Resource{}, byID: map[string]ResourceStatus{}}
 	for _, p := range Problems(srcErr) {
 		in.problems[p.File] = append(in.problems[p.File], p)
 	}
@@ -186,13 +291,30 @@ func (k *KubeStatus) inputs() statusInputs {
 			in.byOrigin[r.Origin.File] = r
 		}
 	}
+	if obs := k.Controller.ObservedSet(); obs != nil {
+		// A deferred name the loop has computed since.
+		for _, r := range obs.Resources {
+			if was := in.byOrigin[r.Origin.File]; was != nil && was.NameDeferred != nil && r.NameDeferred == nil {
+				in.byOrigin[r.Origin.File] = r
+			}
+		}
+	}
 	for _, r := range snap.Resources {
 		in.byID[strings.ToLower(r.ID)] = r
 	}
 	return in
 }
 
-func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, in statusInputs) error {
+// syncLive makes sure a live object has the finalizer and writes its
+// status.
+func (k *KubeStatus) syncLive(ctx context.Context, o *unstructured.Unstructured, in *statusInputs) error {
+	if err := k.ensureFinalizer(ctx, o); err != nil {
+		return err
+	}
+	return k.syncOne(ctx, o, in)
+}
+
+func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, in *statusInputs) error {
 	prev := currentStatus(o)
 	st := k.desired(ctx, o, in, prev)
 	scrubStatus(&st, k.Secrets)
@@ -207,7 +329,27 @@ func (k *KubeStatus) syncOne(ctx context.Context, o *unstructured.Unstructured, 
 	if same && !k.stale(prev) {
 		return nil
 	}
+	if len(prev.Conditions) == 0 && waiting(st) {
+		// No status reads as in progress already (kstatus): a new object
+		// costs one write, when the loop has judged it, not two.
+		return nil
+	}
 	st.LastObserved = orKeep(st.LastObserved, prev.LastObserved)
+	return k.patchStatus(ctx, o, st, h)
+}
+
+// waiting: st only says the loop has not judged the object yet.
+func waiting(st ObjectStatus) bool {
+	for _, c := range st.Conditions {
+		if c.Type == ConditionReady {
+			return c.Reason == ReasonPending || c.Reason == ReasonLoading
+		}
+	}
+	return false
+}
+
+// patchStatus writes st as o's status and remembers its hash h.
+func (k *KubeStatus) patchStatus(ctx context.Context, o *unstructured.Unstructured, st ObjectStatus, h string) error {
 	body, err := json.Marshal(map[string]any{"status": st})
 	if err != nil {
 		return err
@@ -288,7 +430,7 @@ func keepTransitions(st *ObjectStatus, prev ObjectStatus) {
 }
 
 // desired is the status o should have now.
-func (k *KubeStatus) desired(ctx context.Context, o *unstructured.Unstructured, in statusInputs, prev ObjectStatus) ObjectStatus {
+func (k *KubeStatus) desired(ctx context.Context, o *unstructured.Unstructured, in *statusInputs, prev ObjectStatus) ObjectStatus {
 	name, gen, origin := o.GetName(), o.GetGeneration(), k.Source.Origin(o.GetName())
 	v := verdict{gen: gen, now: k.now().UTC().Format(time.RFC3339)}
 	st := ObjectStatus{ObservedGeneration: prev.ObservedGeneration, ID: prev.ID, LastApplied: prev.LastApplied}
@@ -310,10 +452,11 @@ func (k *KubeStatus) desired(ctx context.Context, o *unstructured.Unstructured, 
 }
 
 // fromLoop fills st from the loop's view of the object's resource.
-func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict, in statusInputs, r *manifest.Resource, prev ObjectStatus) {
+func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict, in *statusInputs, r *manifest.Resource, prev ObjectStatus) {
 	var rs ResourceStatus
 	found := false
-	if r != nil && r.ID != "" {
+	if r != nil && r.ID != "" && r.NameDeferred == nil {
+		// A name not computed yet has no ID to observe it under.
 		rs, found = in.byID[strings.ToLower(r.ID)]
 	}
 	// An observation older than the set judged the object's previous
@@ -334,7 +477,10 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 		st.Conditions = v.reconciling(ReasonPending, "waiting for the controller to observe this manifest")
 		return
 	}
-	st.ID, st.State = rs.ID, rs.State
+	st.ID, st.State, st.History = rs.ID, rs.State, historyOf(rs)
+	if out, ok := k.Controller.OutputsOf(rs.ID); ok {
+		st.ProvisioningState, st.Outputs = out.ProvisioningState, out.Values
+	}
 	if !rs.LastObserved.IsZero() {
 		st.LastObserved = rs.LastObserved.UTC().Format(time.RFC3339)
 	}
@@ -343,7 +489,7 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 	case StateInSync:
 		st.Conditions = v.ready()
 		if prev.LastApplied == "" || prev.State != StateInSync {
-			st.LastApplied = orKeep(k.appliedAt(ctx, rs.ID), prev.LastApplied)
+			st.LastApplied = orKeep(k.appliedAt(ctx, in, rs.ID), prev.LastApplied)
 		}
 	case StateDrifted:
 		st.Conditions = v.notReady(ReasonDriftDetected, orText(rs.Message, "changed in Azure outside this tool"), false, false)
@@ -361,16 +507,26 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 	}
 }
 
-// appliedAt is when the state record of id was last written.
-func (k *KubeStatus) appliedAt(ctx context.Context, id string) string {
+// appliedAt is when the state record of id was last written. The
+// records are listed once per pass, and only when an object needs one:
+// a Get per object would read the whole local state file each time.
+func (k *KubeStatus) appliedAt(ctx context.Context, in *statusInputs, id string) string {
 	if k.Store == nil {
 		return ""
 	}
-	rec, err := k.Store.Get(ctx, id)
-	if err != nil || rec == nil || rec.Updated.IsZero() {
-		return ""
-	}
-	return rec.Updated.UTC().Format(time.RFC3339)
+	in.appliedOnce.Do(func() {
+		in.applied = map[string]string{}
+		recs, err := k.Store.List(ctx)
+		if err != nil {
+			return
+		}
+		for _, r := range recs {
+			if !r.Updated.IsZero() {
+				in.applied[strings.ToLower(r.ID)] = r.Updated.UTC().Format(time.RFC3339)
+			}
+		}
+	})
+	return in.applied[strings.ToLower(id)]
 }
 
 // driftPaths lists the paths of the drift among changes (paths only:

@@ -49,6 +49,16 @@ const (
 	StateError          = "error"
 )
 
+// KubeQPS and KubeBurst are the client-side rate limit of the
+// controller's Kubernetes client (client-go's default is 5/s, burst 10).
+// Its steady state writes nothing; a first sync of 10,000 objects writes
+// each one's finalizer and status once, which at 5/s would take over an
+// hour. The API server's own priority and fairness still applies.
+const (
+	KubeQPS   = 200
+	KubeBurst = 400
+)
+
 // Options tune the loop. DefaultOptions is the one place their defaults
 // live; the CLI overwrites the fields its flags set.
 type Options struct {

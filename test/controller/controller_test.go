@@ -6,6 +6,7 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -102,28 +103,6 @@ func userAgent(name string) string { return strings.TrimSpace("kubectl-azure/tes
 // newController wires a loop as the CLI wires it (also in a replica
 // process, hence an error rather than a testing.TB).
 func newController(endpoint, dir, statePath string, o reconcile.Options, lc loopConfig) (*reconcile.Controller, *reconcile.Budget, error) {
-	metrics := reconcile.NewMetrics()
-	budget := reconcile.NewBudget(nil, o.ReadBudget, func(m string, code int) {
-		metrics.Request(m, code)
-		metrics.ObserverRead(m, code)
-	})
-	metrics.SetBudget(budget)
-	client := func(rt http.RoundTripper, concurrency int) (*arm.Client, error) {
-		ao := arm.DefaultOptions()
-		ao.Endpoint = endpoint
-		ao.Version = strings.TrimPrefix(userAgent(lc.Name), "kubectl-azure/")
-		ao.Concurrency = concurrency
-		ao.HTTPClient = &http.Client{Transport: rt}
-		return arm.New(ao)
-	}
-	observe, err := client(budget, 4)
-	if err != nil {
-		return nil, nil, err
-	}
-	write, err := client(reconcile.NewCounter(nil, metrics.Request), 16)
-	if err != nil {
-		return nil, nil, err
-	}
 	st, err := state.Open(context.Background(), statePath, state.DefaultOptions())
 	if err != nil {
 		return nil, nil, err
@@ -136,14 +115,25 @@ func newController(endpoint, dir, statePath string, o reconcile.Options, lc loop
 	}}
 	eo := apply.DefaultOptions()
 	eo.Subscription = harness.Sub
-	log := lc.Log
-	if log == nil {
-		log = io.Discard
+	ctl, err := reconcile.New(reconcile.Config{Options: o, Reflector: reconcile.NewReflector(src), Store: st,
+		ARM: func(rt http.RoundTripper, concurrency int) (apply.Client, error) {
+			ao := arm.DefaultOptions()
+			ao.Endpoint = endpoint
+			ao.Version = strings.TrimPrefix(userAgent(lc.Name), "kubectl-azure/")
+			ao.Concurrency = cmp.Or(concurrency, 16)
+			ao.HTTPClient = &http.Client{Transport: rt}
+			c, err := arm.New(ao)
+			if err != nil {
+				return nil, err
+			}
+			return armclient.New(c), nil
+		},
+		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Log: lc.Log, Events: lc.Events})
+	if err != nil {
+		st.Close()
+		return nil, nil, err
 	}
-	ctl := &reconcile.Controller{Options: o, Reflector: reconcile.NewReflector(src), Store: st,
-		ObserveARM: armclient.New(observe), WriteARM: armclient.New(write),
-		Schemas: schema.Default(), Plugins: plugins.For, Engine: eo, Metrics: metrics, Log: log, Events: lc.Events}
-	return ctl, budget, nil
+	return ctl, ctl.Budget(), nil
 }
 
 // startLoopWith starts a loop in this process.

@@ -72,7 +72,7 @@ func TestInstalledRBACForTheKubernetesSource(t *testing.T) {
 		{"update", "resources", "status", srcNS, false},
 		{"create", "resources", "", srcNS, false},
 		{"update", "resources", "", srcNS, false},
-		{"patch", "resources", "", srcNS, false},
+		{"patch", "resources", "", srcNS, true}, // the finalizer
 		{"delete", "resources", "", srcNS, false},
 		{"list", "resources", "", stateNS, false},
 		{"patch", "resources", "status", stateNS, false},
@@ -117,7 +117,10 @@ func TestInstalledRBACForTheKubernetesSource(t *testing.T) {
 		t.Fatalf("patching the status as the ServiceAccount: %v", err)
 	}
 	if _, err := sa.Resource(reconcile.ResourceGVR).Namespace(srcNS).Patch(ctx, "rg-rbac", types.MergePatchType,
-		[]byte(`{"spec":{"body":{"location":"northeurope"}}}`), metav1.PatchOptions{}); !apierrors.IsForbidden(err) {
-		t.Errorf("the ServiceAccount could change a manifest: %v", err)
+		[]byte(`{"metadata":{"finalizers":["`+reconcile.Finalizer+`"]}}`), metav1.PatchOptions{}); err != nil {
+		t.Errorf("adding the finalizer as the ServiceAccount: %v", err)
+	}
+	if err := sa.Resource(reconcile.ResourceGVR).Namespace(srcNS).Delete(ctx, "rg-rbac", metav1.DeleteOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("the ServiceAccount could delete a manifest: %v", err)
 	}
 }

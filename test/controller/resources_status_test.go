@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,12 +22,20 @@ import (
 type objectLoop struct {
 	ctl    *reconcile.Controller
 	status *reconcile.KubeStatus
+	// stop ends the loop (also at the test's end).
+	stop func()
 }
 
 func startObjectLoop(t *testing.T, f *front, dc dynamic.Interface, ns string, o reconcile.Options) *objectLoop {
 	t.Helper()
+	return startObjectLoopAt(t, f, dc, ns, o, filepath.Join(t.TempDir(), "state.json"))
+}
+
+// startObjectLoopAt is startObjectLoop on the state file statePath.
+func startObjectLoopAt(t *testing.T, f *front, dc dynamic.Interface, ns string, o reconcile.Options, statePath string) *objectLoop {
+	t.Helper()
 	src := kubeSource(t, dc, ns)
-	ctl, _, err := newController(f.URL, t.TempDir(), filepath.Join(t.TempDir(), "state.json"), o, loopConfig{})
+	ctl, _, err := newController(f.URL, t.TempDir(), statePath, o, loopConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,25 +44,30 @@ func startObjectLoop(t *testing.T, f *front, dc dynamic.Interface, ns string, o 
 		func(err error) { t.Errorf("posting an Event: %v", err) })
 	ks := &reconcile.KubeStatus{Client: dc, Source: src, Controller: ctl, Store: ctl.Store, Interval: 100 * time.Millisecond,
 		OnError: func(err error) { t.Logf("status: %v", err) }}
+	ctl.History = ks.History
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 2)
 	go func() { done <- ctl.Run(ctx) }()
 	go func() { ks.Run(ctx); done <- nil }()
-	t.Cleanup(func() {
-		cancel()
-		for range 2 {
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("the loop ended with %v", err)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			for range 2 {
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Errorf("the loop ended with %v", err)
+					}
+				case <-time.After(30 * time.Second):
+					t.Errorf("the loop did not stop")
 				}
-			case <-time.After(30 * time.Second):
-				t.Errorf("the loop did not stop")
 			}
-		}
-		ctl.Store.Close()
-	})
-	return &objectLoop{ctl: ctl, status: ks}
+			ctl.Store.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return &objectLoop{ctl: ctl, status: ks, stop: stop}
 }
 
 // TestLandingZoneObjectsBecomeReady: the landing zone created as objects

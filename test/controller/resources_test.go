@@ -32,18 +32,19 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 var crdOnce sync.Mutex
 
 // dynClient is a dynamic client on the shared test cluster.
-func dynClient(t *testing.T, env *statetest.Env) dynamic.Interface {
+func dynClient(t testing.TB, env *statetest.Env) dynamic.Interface {
 	t.Helper()
 	cfg, err := env.ConfigFlags().ToRESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.QPS, cfg.Burst = reconcile.KubeQPS, reconcile.KubeBurst // as the controller's
 	return dynamic.NewForConfigOrDie(cfg)
 }
 
 // installCRD creates config/crd/resources.yaml on the cluster, as
 // `kubectl apply -f config/crd` would, and waits until it is served.
-func installCRD(t *testing.T, env *statetest.Env) dynamic.Interface {
+func installCRD(t testing.TB, env *statetest.Env) dynamic.Interface {
 	t.Helper()
 	dc := dynClient(t, env)
 	crdOnce.Lock()
@@ -122,7 +123,7 @@ func deepCopy(m map[string]any) map[string]any {
 }
 
 // kubeSource starts a kubernetes:// source on ns.
-func kubeSource(t *testing.T, dc dynamic.Interface, ns string) *reconcile.KubeSource {
+func kubeSource(t testing.TB, dc dynamic.Interface, ns string) *reconcile.KubeSource {
 	t.Helper()
 	src := &reconcile.KubeSource{Client: dc, Namespace: ns, Dir: t.TempDir(),
 		LoadDir: func(ctx context.Context, dir string) (*manifest.Set, error) {

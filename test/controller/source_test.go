@@ -72,7 +72,7 @@ func TestConfigMapSource(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, ok func() bool) {
+func waitFor(t testing.TB, ok func() bool) {
 	t.Helper()
 	for range 200 {
 		if ok() {

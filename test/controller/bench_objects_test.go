@@ -1,0 +1,193 @@
+//go:build unix
+
+package controller
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
+	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state/statetest"
+	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
+)
+
+// BenchmarkObjects10000 is the controller on 10,000 Resource objects of a
+// kubernetes:// source on the repository's kube-apiserver (100 groups of
+// 99 identities, applied beforehand), the emulator with ARM's buckets and
+// 40 ms latency, default 5% read budget. It reports the first sync (loop
+// start until every object is Ready at its generation, finalizer and
+// status written), the status writes per object in a steady state of
+// sweeps with nothing changing, and the test process's RSS at the end of
+// the steady state (loop, informer and emulator together; the API server
+// is a process of its own; the peak of the set-up's apply is not the
+// loop's).
+//
+//	go test -run '^$' -bench 'Objects10000$' -benchtime 1x -timeout 40m ./test/controller
+func BenchmarkObjects10000(b *testing.B) { benchObjects(b, 100, time.Minute) }
+
+// BenchmarkObjects1000 is the same with 1,000 objects.
+func BenchmarkObjects1000(b *testing.B) { benchObjects(b, 10, 20*time.Second) }
+
+func benchObjects(b *testing.B, groups int, steady time.Duration) {
+	setup := harness.FastOptions()
+	setup.Throttle.Reads = emulator.Bucket{Size: 100000, Refill: 100000}
+	setup.Throttle.Writes = emulator.Bucket{Size: 100000, Refill: 100000}
+	f := newFront(b, setup)
+	dir, statePath := managed(b, f, "o", groups, 99)
+	armLike := harness.FastOptions()
+	armLike.Latency = 40 * time.Millisecond
+	f.arm.Reconfigure(armLike)
+
+	env := statetest.Shared(b)
+	installCRD(b, env)
+	ns := env.NewNamespace(b)
+	cfg, err := env.ConfigFlags().ToRESTConfig()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = -1, 0 // the test's own client: no client-side limit
+	fast := dynamic.NewForConfigOrDie(cfg)
+	docs := splitDocs(b, filepath.Join(dir, "groups.yaml"))
+	createMany(b, fast, ns, docs)
+	n := len(docs)
+
+	o := reconcile.DefaultOptions()
+	o.SourceInterval = time.Second
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		dc := dynClient(b, env) // the controller's client: its own QPS (reconcile.KubeQPS)
+		src := kubeSource(b, dc, ns)
+		ctl, _, err := newController(f.URL, b.TempDir(), statePath, o, loopConfig{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctl.Reflector = reconcile.NewReflector(src)
+		ks := &reconcile.KubeStatus{Client: dc, Source: src, Controller: ctl, Store: ctl.Store}
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); _ = ctl.Run(ctx) }()
+		go func() { defer wg.Done(); ks.Run(ctx) }()
+		l := &loop{ctl: ctl}
+		if _, ok := waitState(b, l, 10*time.Minute, inSync(n)); !ok {
+			b.Fatal("the loop is not in sync within 10 minutes")
+		}
+		loopSync := time.Since(start)
+		waitAllReady(b, fast, ns, n, 10*time.Minute)
+		firstSync := time.Since(start)
+
+		settled := ks.Writes()
+		time.Sleep(steady)
+		perObject := float64(ks.Writes()-settled) / float64(n)
+		resident := rss()
+		cancel()
+		wg.Wait()
+		ctl.Store.Close()
+		b.ReportMetric(firstSync.Seconds(), "s-first-sync")
+		b.ReportMetric(loopSync.Seconds(), "s-loop-in-sync")
+		b.ReportMetric(perObject, "status-writes/object-steady")
+		b.ReportMetric(float64(ks.Writes())/float64(n), "status-writes/object-total")
+		b.ReportMetric(resident/(1<<20), "MB-RSS")
+	}
+}
+
+// splitDocs reads a multi-document manifest file.
+func splitDocs(b *testing.B, file string) []map[string]any {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []map[string]any
+	for _, part := range strings.Split("\n"+string(raw), "\n---\n") {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(part), &m); err != nil {
+			b.Fatal(err)
+		}
+		if m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// createMany creates the objects with a few requests in flight.
+func createMany(b *testing.B, dc dynamic.Interface, ns string, docs []map[string]any) {
+	work := make(chan map[string]any)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range work {
+				u := &unstructured.Unstructured{Object: d}
+				u.SetNamespace(ns)
+				if _, err := dc.Resource(reconcile.ResourceGVR).Namespace(ns).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, d := range docs {
+		work <- d
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		b.Fatal(firstErr)
+	}
+}
+
+// waitAllReady waits until n objects of ns are Ready at their generation.
+func waitAllReady(b *testing.B, dc dynamic.Interface, ns string, n int, within time.Duration) {
+	deadline := time.Now().Add(within)
+	for {
+		l, err := dc.Resource(reconcile.ResourceGVR).Namespace(ns).List(context.Background(), metav1.ListOptions{})
+		if err == nil {
+			ready := 0
+			for i := range l.Items {
+				if readyNow(&l.Items[i]) {
+					ready++
+				}
+			}
+			if ready == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("%d of %d objects Ready within %s", ready, n, within)
+			}
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// rss is the process's resident set now (VmRSS), in bytes.
+func rss() float64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
