@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/record"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
@@ -27,6 +28,10 @@ import (
 type ExecuteError struct {
 	Failed  []string
 	Skipped []string
+	// Invalid names the failed resources whose input turned out invalid
+	// only at execute time (a name computed from a value known after a
+	// create); nothing was written for them.
+	Invalid []string
 	// Cancelled is set when the run was interrupted (Ctrl-C, SIGTERM,
 	// --timeout); errors.Is(err, context.Canceled) then holds.
 	Cancelled error
@@ -42,6 +47,13 @@ func (e *ExecuteError) Error() string {
 
 // Unwrap exposes the cancellation cause.
 func (e *ExecuteError) Unwrap() error { return e.Cancelled }
+
+// BadInput reports whether some resource failed on input found invalid
+// while executing: the run then ends as bad input, as it would have had
+// the plan known the value.
+func (e *ExecuteError) BadInput() bool {
+	return len(e.Invalid) > 0 && e.Cancelled == nil
+}
 
 // errSkipped marks a resource that was not attempted.
 var errSkipped = errors.New("skipped")
@@ -200,6 +212,10 @@ func (e *Engine) result(ctx, stop context.Context, p *Prepared, errs map[*item]e
 			rr.Status, rr.Error = plan.StatusFailed, e.secrets().Scrub(err.Error())
 			res.Summary.Failed++
 			ee.Failed = append(ee.Failed, it.display())
+			var ve *manifest.ValidationError
+			if errors.As(err, &ve) {
+				ee.Invalid = append(ee.Invalid, it.display())
+			}
 		}
 		res.Results = append(res.Results, rr)
 	}

@@ -421,9 +421,20 @@ func (o *planCore) execute(ctx context.Context, set *manifest.Set, sess *session
 	if execErr != nil {
 		// The message's counts come from the same result as the summary
 		// line and the document, so all three agree.
-		return withCode(ExitError, execErr)
+		return withCode(executeExit(execErr), execErr)
 	}
 	return nil
+}
+
+// executeExit is the exit code of a run that failed while executing: bad
+// input when a resource's input proved invalid only then (a name computed
+// from a value known after a create), any other error otherwise.
+func executeExit(err error) int {
+	var ee *apply.ExecuteError
+	if errors.As(err, &ee) && ee.BadInput() {
+		return ExitValidation
+	}
+	return ExitError
 }
 
 // progressAdapter feeds the engine's events to the printer's progress view.
