@@ -45,6 +45,9 @@ type planCore struct {
 	printer *printer.Printer
 	// findings are the manifests' warnings, carried into the plan.
 	findings []printer.Problem
+	// loaded is the set loadSet read: the ARM client's logs hide what
+	// its manifests fill from valueFrom.
+	loaded *manifest.Set
 }
 
 func newPlanCore(g *GlobalOptions, s genericiooptions.IOStreams, cmd *cobra.Command) planCore {
@@ -137,6 +140,7 @@ func (o *planCore) loadSet(ctx context.Context) (*manifest.Set, error) {
 	if err := o.resolveReplace(set); err != nil {
 		return nil, err
 	}
+	o.loaded = set
 	return set, nil
 }
 
@@ -243,11 +247,11 @@ type session struct {
 }
 
 func (o *planCore) open(ctx context.Context) (*session, error) {
-	c, err := o.g.armClient(o.streams.ErrOut)
+	reg, err := o.g.schemas()
 	if err != nil {
 		return nil, err
 	}
-	reg, err := o.g.schemas()
+	c, err := o.g.armClientHiding(o.streams.ErrOut, runSecretPaths(reg, o.loaded))
 	if err != nil {
 		return nil, err
 	}

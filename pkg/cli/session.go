@@ -25,7 +25,15 @@ import (
 
 // armClient builds the ARM client from the global flags.
 func (g *GlobalOptions) armClient(log io.Writer) (*arm.Client, error) {
-	c, err := arm.New(g.armOptions(log))
+	return g.armClientHiding(log, nil)
+}
+
+// armClientHiding is armClient whose logs and errors also hide the values
+// at the body paths paths names (arm.Options.SensitivePaths).
+func (g *GlobalOptions) armClientHiding(log io.Writer, paths func(typ, apiVersion string) []string) (*arm.Client, error) {
+	o := g.armOptions(log)
+	o.SensitivePaths = paths
+	c, err := arm.New(o)
 	if err != nil {
 		return nil, withCode(ExitError, err)
 	}
