@@ -84,7 +84,11 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 	if len(destroyed) == 0 {
 		return nil
 	}
-	cs := &cascadeScan{e: e, managed: managed, sc: sc, found: map[string][]plan.CascadeItem{}}
+	lister, src, err := e.destroyTools()
+	if err != nil {
+		return fmt.Errorf("%s: %w", destroyed[0].display(), err)
+	}
+	cs := &cascadeScan{e: e, managed: managed, sc: sc, found: map[string][]plan.CascadeItem{}, lister: lister, src: src}
 	// Everything below walks each found ID's ancestors to the destroyed
 	// resources that contain it: linear in what is found, not quadratic in
 	// what is deleted (a delete of 10,000 resources).
@@ -138,7 +142,7 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		if inside[rg] != nil {
 			// The group itself goes: its generic list lags writes, so the
 			// provider's own lists of the group's types are read too.
-			more, failed, err := e.listGroupTypes(ctx, inside[rg].id, contents, known[rg])
+			more, failed, err := cs.listGroupTypes(ctx, inside[rg].id, contents, known[rg])
 			if err != nil {
 				return err
 			}
@@ -260,12 +264,8 @@ var untrackedNamespaces = map[string]bool{
 // A resource of a type nothing else in the group has, created within the
 // cache's lag, is still only seen by the generic list: see
 // docs/safety.md.
-func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[string]any, known []knownResource) ([]map[string]any, []plan.CascadeItem, error) {
-	lister, _ := e.client().(Lister)
-	if lister == nil {
-		return nil, nil, nil
-	}
-	src, _ := e.Schemas.(ChildTypeSource)
+func (cs *cascadeScan) listGroupTypes(ctx context.Context, rg string, contents []map[string]any, known []knownResource) ([]map[string]any, []plan.CascadeItem, error) {
+	lister, src := cs.lister, cs.src
 	vers := map[string]string{} // lower-cased top-level type -> api-version ("" unknown)
 	var types []string
 	note := func(id, typ, ver string, known bool) {
@@ -303,7 +303,7 @@ func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[s
 	g.SetLimit(cascadeListConcurrency)
 	for _, tt := range types {
 		ver := vers[strings.ToLower(tt)]
-		if ver == "" && src != nil {
+		if ver == "" {
 			ver = src.NewestVersion(tt)
 		}
 		if ver == "" {
@@ -387,6 +387,9 @@ type cascadeScan struct {
 	e       *Engine
 	managed map[string]bool
 	sc      planScope
+	// lister and src are the engine's destroyTools: required, never nil.
+	lister Lister
+	src    ChildTypeSource
 
 	// roots are walked each on its own; a walk does not descend into
 	// another root, whose own walk covers what is below it.
@@ -397,12 +400,8 @@ type cascadeScan struct {
 }
 
 func (cs *cascadeScan) listChildren(ctx context.Context, roots map[string]root) error {
-	src, _ := cs.e.Schemas.(ChildTypeSource)
-	if src == nil {
-		return nil // no schema: no child types known
-	}
+	src, lister := cs.src, cs.lister
 	kids := cs.e.childTypes(src)
-	lister, _ := cs.e.client().(Lister)
 	cs.roots = roots
 	var g errgroup.Group
 	g.SetLimit(cascadeListConcurrency)
@@ -438,10 +437,6 @@ func (cs *cascadeScan) walk(ctx context.Context, src ChildTypeSource, kids map[s
 		}
 		ver := cs.e.childVersion(src, ct, r)
 		entries, ok := inlineChildren(r, seg)
-		if !ok && lister == nil {
-			unknown("child resources could not be listed")
-			continue
-		}
 		if !ok {
 			var err error
 			entries, err = lister.List(ctx, coll, ver)

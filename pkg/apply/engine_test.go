@@ -50,8 +50,16 @@ func mustPlan(t *testing.T, e *Engine, rs ...*manifest.Resource) *Prepared {
 }
 
 func newEngine(a ARM, st state.Store, o Options) *Engine {
-	return &Engine{Client: FromARM(a), Store: st, Options: o}
+	return &Engine{Client: FromARM(a), Store: st, Schemas: noChildTypes{}, Options: o}
 }
+
+// noChildTypes is the schema source of the fake tests: no facts and no
+// child types (heuristics only), but able to say so, as delete requires.
+type noChildTypes struct{ lookupOnly }
+
+func (noChildTypes) Types() []string                { return nil }
+func (noChildTypes) HasVersion(string, string) bool { return false }
+func (noChildTypes) NewestVersion(string) string    { return "" }
 
 func actions(p *plan.Plan) map[string]plan.Action {
 	out := map[string]plan.Action{}

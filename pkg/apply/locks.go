@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -40,10 +41,6 @@ type heldLock struct {
 // whose locks cannot be listed is warned about: its deletes are tried
 // and ARM answers for the locks.
 func (e *Engine) planLocks(ctx context.Context, items []*item, managed map[string]bool, run *Prepared) error {
-	lister, _ := e.client().(Lister)
-	if lister == nil {
-		return nil
-	}
 	var destroyed []*item
 	subs := map[string]bool{}
 	byKey := make(map[string]*item, len(items))
@@ -62,6 +59,10 @@ func (e *Engine) planLocks(ctx context.Context, items []*item, managed map[strin
 	}
 	if len(destroyed) == 0 {
 		return nil
+	}
+	lister, _, err := e.destroyTools()
+	if err != nil {
+		return fmt.Errorf("%s: %w", destroyed[0].display(), err)
 	}
 	var locks []map[string]any
 	for _, s := range sortedKeys(subs) {

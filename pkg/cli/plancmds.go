@@ -259,7 +259,12 @@ func (o *planCore) open(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{store: st, arm: c, reg: reg, eng: o.g.engine(c, st, reg, o.apply, o.streams.ErrOut)}, nil
+	eng, err := o.g.engine(c, st, reg, o.apply, o.streams.ErrOut)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &session{store: st, arm: c, reg: reg, eng: eng}, nil
 }
 
 // plan loads, opens and plans: the read-only part every command shares.

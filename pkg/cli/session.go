@@ -168,14 +168,19 @@ func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, strea
 	return set, nil
 }
 
-// engine wires the apply engine.
-func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Registry, opts apply.Options, warn io.Writer) *apply.Engine {
+// engine wires the apply engine; apply.New refuses one that could not
+// check what its deletes and replaces destroy.
+func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Registry, opts apply.Options, warn io.Writer) (*apply.Engine, error) {
 	opts.Concurrency = g.engineConcurrency()
 	opts.Set = g.setName()
 	opts.LockTimeout = g.LockTimeout
+	e, err := apply.New(armclient.New(c), st, reg, opts)
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
 	sec := g.runSecrets()
-	return &apply.Engine{Client: armclient.New(c), Store: st, Schemas: reg, Plugins: plugins.For, Options: opts,
-		Warn: cleanWriter{warn, sec}, Secrets: sec}
+	e.Plugins, e.Warn, e.Secrets = plugins.For, cleanWriter{warn, sec}, sec
+	return e, nil
 }
 
 // isTerminal reports whether f is an interactive terminal.
