@@ -285,7 +285,7 @@ func written(t *item) bool {
 	case plan.ActionNoOp:
 		return false
 	case plan.ActionAdopt:
-		return t.planned.Method != ""
+		return t.planned.Method != plan.MethodNone
 	}
 	return true
 }

@@ -722,25 +722,25 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		// A pruned resource, or the delete command.
 		if it.live == nil {
 			pr.Action = plan.ActionNoOp
-			pr.Reason = "already absent from Azure"
+			pr.Because(plan.ReasonAbsent)
 			// A record of this set for a resource read as absent is stale:
 			// the delete (or prune) forgets it, and writes nothing to Azure.
 			// A protected record stays, so protection outlives the absence.
 			if it.read && it.record != nil && it.otherSet == "" && !it.protected {
 				it.forget = true
-				pr.Reason = "already absent from Azure: its record in state is removed"
+				pr.Because(plan.ReasonAbsentForgotten)
 			}
 		} else {
-			pr.Action, pr.Method = plan.ActionDelete, "DELETE"
-			pr.Reason = "declared by the manifests: delete"
+			pr.Action, pr.Method = plan.ActionDelete, plan.MethodDelete
+			pr.Because(plan.ReasonDeclaredDelete)
 			if it.res != nil && it.res.Origin == manifest.FromState {
-				pr.Reason = "named on the command line (recorded in state): delete"
+				pr.Because(plan.ReasonNamedDelete)
 			}
 			if it.record == nil {
-				pr.Reason = "exists in Azure but was not applied by kubectl-azure (not in state): deleting it needs --allow-delete-unmanaged"
+				pr.Because(plan.ReasonDeleteUnmanaged)
 			}
 			if it.res == nil {
-				pr.Reason = "recorded in state for set " + e.set() + " but no longer declared (--prune)"
+				pr.BecauseOf(plan.ReasonPrune, "recorded in state for set "+e.set()+" but no longer declared (--prune)")
 			}
 			pr.Changes = []plan.Change{{Path: "", Before: "(exists)", After: nil, Kind: plan.KindRemove, Reason: pr.Reason}}
 		}
@@ -769,16 +769,16 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	}
 	switch {
 	case it.nameDeferred:
-		pr.Action, pr.Method = plan.ActionCreate, "PUT"
+		pr.Action, pr.Method = plan.ActionCreate, plan.MethodPut
 		pr.NameKnownAfterApply = true
-		pr.Reason = "its name depends on a value Azure generates during this apply"
+		pr.Because(plan.ReasonDeferredName)
 		// Every owned property is shown, though the ID is not known yet.
 		pr.Changes = deferredNameChanges(plan.Change{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason, Cause: plan.CauseUser}, pr.Changes)
 	case it.live == nil:
-		pr.Action, pr.Method = plan.ActionCreate, "PUT"
-		pr.Reason = "not found in Azure"
+		pr.Action, pr.Method = plan.ActionCreate, plan.MethodPut
+		pr.Because(plan.ReasonNotFound)
 		if it.record != nil {
-			pr.Reason = "recorded in state but not found in Azure (deleted outside kubectl-azure): it will be created again"
+			pr.Because(plan.ReasonRecreate)
 		}
 		if len(pr.Changes) == 0 {
 			// Contract: a write must have changes; a create writes the whole body.
@@ -786,19 +786,19 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		}
 	case it.record == nil:
 		pr.Action = plan.ActionAdopt
-		pr.Reason = "exists in Azure but not in state: written only with --adopt (or after import)"
+		pr.Because(plan.ReasonAdopt)
 		if len(pr.Changes) > 0 {
 			pr.Method = e.method(it)
 		}
 	case res.Action == diff.ActionReplace:
-		pr.Action, pr.Method = plan.ActionReplace, "DELETE+PUT"
-		pr.Reason = "a create-only property changed: the resource must be deleted and created again (needs --allow-replace)"
+		pr.Action, pr.Method = plan.ActionReplace, plan.MethodReplace
+		pr.Because(plan.ReasonCreateOnly)
 		if e.replaceRequested(it) {
-			pr.Reason = "a create-only property changed, and " + ReasonReplaceRequested
+			pr.BecauseOf(plan.ReasonCreateOnly, "a create-only property changed, and "+plan.ReasonReplaceRequested.Text())
 		}
 	case e.replaceRequested(it):
-		pr.Action, pr.Method = plan.ActionReplace, "DELETE+PUT"
-		pr.Reason = ReasonReplaceRequested
+		pr.Action, pr.Method = plan.ActionReplace, plan.MethodReplace
+		pr.Because(plan.ReasonReplaceRequested)
 		// Contract: a write must have changes; the whole resource is
 		// deleted and written again.
 		pr.Changes = append([]plan.Change{{Path: "", Before: "(exists)", After: "(new resource)", Kind: plan.KindChange, Reason: pr.Reason, Cause: plan.CauseUser}}, pr.Changes...)
@@ -809,15 +809,15 @@ func (e *Engine) decide(it *item, p *Prepared) {
 			// Paths the tool stops managing are not written: the apply
 			// records the smaller ownership in state and sends nothing
 			// (a PUT of live's own body could reset write-only values).
-			pr.Method = ""
+			pr.Method = plan.MethodNone
 		}
 	case it.otherSet == "" && failedState(it.live):
 		// Every owned value is there, but Azure says provisioning failed
 		// (a write whose operation ended Failed or Canceled): the resource
 		// is not what was asked for, so the write is sent again, as ARM's
 		// own remedy is, instead of a silent "No changes" over it.
-		pr.Action, pr.Method = plan.ActionUpdate, "PUT"
-		pr.Reason = ReasonFailedState
+		pr.Action, pr.Method = plan.ActionUpdate, plan.MethodPut
+		pr.Because(plan.ReasonFailedState)
 		// Contract: a write must have changes.
 		pr.Changes = []plan.Change{{Path: "properties.provisioningState", Before: provisioningState(it.live), After: "(written again)", Kind: plan.KindChange, Reason: pr.Reason, Cause: plan.CauseDrift}}
 	default:
@@ -836,22 +836,12 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	it.planned = pr
 }
 
-// ReasonFailedState explains a write planned only because the live
-// resource's provisioning failed.
-const ReasonFailedState = "Azure reports its provisioning Failed or Canceled: the write is sent again"
-
-// Reasons of a refresh-only plan.
-const (
-	ReasonRefreshDrift = "changed in Azure outside kubectl-azure: refresh only records the live value as the new baseline; nothing is written to Azure"
-	reasonRefreshSkip  = "refresh only: left alone"
-)
-
 // decideRefresh keeps only the drift of a recorded resource, told the
 // other way round: what the record held becomes what Azure holds now.
 // Nothing else is planned: a refresh never creates, deletes, adopts or
 // writes a manifest edit.
 func (e *Engine) decideRefresh(it *item, pr *plan.Resource) {
-	pr.Action, pr.Method = plan.ActionNoOp, ""
+	pr.Action, pr.Method = plan.ActionNoOp, plan.MethodNone
 	drift := []plan.Change{}
 	for _, c := range pr.Changes {
 		if !c.IsDrift() {
@@ -865,29 +855,25 @@ func (e *Engine) decideRefresh(it *item, pr *plan.Resource) {
 			c.Kind = plan.KindAdd
 		}
 		c.ChildDelete = false
-		c.Reason = ReasonRefreshDrift
+		c.Reason = plan.ReasonRefreshDrift.Text()
 		drift = append(drift, c)
 	}
 	pr.Changes = drift
 	switch {
 	case it.nameDeferred, it.live == nil:
-		pr.Reason = reasonRefreshSkip + " (not in Azure; a refresh never creates)"
+		pr.BecauseOf(plan.ReasonRefreshSkip, plan.ReasonRefreshSkip.Text()+" (not in Azure; a refresh never creates)")
 		pr.Changes = []plan.Change{}
 	case it.record == nil:
-		pr.Reason = reasonRefreshSkip + " (not in state; a refresh never adopts)"
+		pr.BecauseOf(plan.ReasonRefreshSkip, plan.ReasonRefreshSkip.Text()+" (not in state; a refresh never adopts)")
 		pr.Changes = []plan.Change{}
 	case it.otherSet != "":
-		pr.Reason = reasonRefreshSkip + " (recorded under set " + it.otherSet + "; refresh it with --set " + it.otherSet + ")"
+		pr.BecauseOf(plan.ReasonRefreshSkip, plan.ReasonRefreshSkip.Text()+" (recorded under set "+it.otherSet+"; refresh it with --set "+it.otherSet+")")
 		pr.Changes = []plan.Change{}
 	case len(drift) > 0:
 		pr.Action = plan.ActionUpdate
-		pr.Reason = ReasonRefreshDrift
+		pr.Because(plan.ReasonRefreshDrift)
 	}
 }
-
-// ReasonReplaceRequested is the plan's reason for a replacement the user
-// asked for by name.
-const ReasonReplaceRequested = "replacement requested with --replace"
 
 // replaceRequested reports whether --replace names the item.
 func (e *Engine) replaceRequested(it *item) bool {
@@ -901,14 +887,14 @@ func (e *Engine) replaceRequested(it *item) bool {
 
 // method picks PATCH when the type's PATCH model takes every changed path,
 // else GET-modify-PUT; a type that answered 405 this run is PUT.
-func (e *Engine) method(it *item) string {
+func (e *Engine) method(it *item) plan.Method {
 	if e.client().PatchUnsupported(it.typ) {
-		return "PUT"
+		return plan.MethodPut
 	}
-	if m := diff.WriteMethod(*it.input, *it.result); m != "" {
+	if m := diff.WriteMethod(*it.input, *it.result); m != plan.MethodNone {
 		return m
 	}
-	return "PUT"
+	return plan.MethodPut
 }
 
 // schemaPath turns a concrete path ("properties.env[1].value") into the

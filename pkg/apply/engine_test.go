@@ -78,7 +78,7 @@ func TestPlanDecisions(t *testing.T) {
 		rec        map[string]any // nil: no record
 		desired    map[string]any
 		want       plan.Action
-		wantMethod string
+		wantMethod plan.Method
 	}{
 		{"absent is created", nil, nil, body(), plan.ActionCreate, "PUT"},
 		{"recorded but deleted outside is created again", nil, body(), body(), plan.ActionCreate, "PUT"},

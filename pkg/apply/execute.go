@@ -421,7 +421,7 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 	case plan.ActionCreate:
 		err = e.put(ctx, p, it, it.desired(), "")
 	case plan.ActionReplace:
-		e.event(it, StatusWriting, "DELETE")
+		e.event(it, StatusWriting, string(plan.MethodDelete))
 		if _, err = e.client().Delete(ctx, it.id, it.ver); err != nil && !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("replace %s: delete: %w", it.display(), err)
 		}
@@ -432,7 +432,7 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 			it.replaced = true
 		}
 	case plan.ActionUpdate, plan.ActionAdopt:
-		if (len(it.result.Changes) == 0 && it.planned.Reason != ReasonFailedState) || unmanagedOnly(it.planned.Changes) {
+		if (len(it.result.Changes) == 0 && it.planned.Why != plan.ReasonFailedState) || unmanagedOnly(it.planned.Changes) {
 			// Adopt with nothing to change, or only paths the tool stops
 			// managing: record only, nothing is sent to Azure. A resource
 			// whose provisioning failed is written again (see decide).
@@ -456,26 +456,26 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 // since we read it) re-plans once from a fresh GET.
 func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 bool) error {
 	method := it.planned.Method
-	if method == "PATCH" && e.client().PatchUnsupported(it.typ) {
-		method = "PUT"
+	if method == plan.MethodPatch && e.client().PatchUnsupported(it.typ) {
+		method = plan.MethodPut
 	}
 	var err error
-	if method == "PATCH" {
+	if method == plan.MethodPatch {
 		// If-Match on PATCH as on PUT: a PATCH merges into whatever is
 		// there, so a write since the plan read it must not be overwritten
 		// blindly (the etag is empty for types without one).
 		body := diff.Patch(*it.input, *it.result)
-		err = e.write(ctx, p, it, "PATCH", body, it.liveEtag)
+		err = e.write(ctx, p, it, plan.MethodPatch, body, it.liveEtag)
 		if errors.Is(err, ErrMethodNotAllowed) {
 			// The client remembers this for the type; fall back to PUT.
 			e.client().MarkPatchUnsupported(it.typ)
 			e.warnf("%s: PATCH is not supported for %s; using GET-modify-PUT", it.display(), it.typ)
-			method = "PUT"
+			method = plan.MethodPut
 		}
 	}
-	if method == "PUT" {
+	if method == plan.MethodPut {
 		body := diff.PutBody(*it.input, *it.result)
-		err = e.write(ctx, p, it, "PUT", body, it.liveEtag)
+		err = e.write(ctx, p, it, plan.MethodPut, body, it.liveEtag)
 	}
 	if errors.Is(err, ErrPreconditionFailed) && retry412 {
 		e.warnf("%s changed in Azure while we planned (etag mismatch): re-reading and planning it again once", it.display())
@@ -504,19 +504,19 @@ func (e *Engine) put(ctx context.Context, p *Prepared, it *item, body map[string
 	if it.plugin != nil {
 		body = it.plugin.BeforeWrite(body)
 	}
-	return e.write(ctx, p, it, "PUT", body, ifMatch)
+	return e.write(ctx, p, it, plan.MethodPut, body, ifMatch)
 }
 
 // write journals the intent, sends the write (waiting for an LRO), reads the
 // resource back and records L and B. Writes under one parent that ARM
 // serialises wait for each other.
-func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string, body map[string]any, ifMatch string) error {
+func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method plan.Method, body map[string]any, ifMatch string) error {
 	rec, err := e.newRecord(p, it, nil, "")
 	if err != nil {
 		return err
 	}
 	op := state.OpPut
-	if method == "PATCH" {
+	if method == plan.MethodPatch {
 		op = state.OpPatch
 	}
 	unlock, err := e.parentLock(ctx, it.id)
@@ -531,10 +531,10 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 	if err := e.Store.BeginIntent(ctx, state.Intent{ID: it.id, Op: op, Type: it.typ, APIVersion: it.ver, Started: time.Now().UTC(), Record: rec}); err != nil {
 		return fmt.Errorf("journaling %s before writing it: %w", it.display(), err)
 	}
-	e.event(it, StatusWriting, method)
+	e.event(it, StatusWriting, string(method))
 	opts := WriteOptions{IfMatch: ifMatch}
 	var resp *Response
-	if method == "PATCH" {
+	if method == plan.MethodPatch {
 		resp, err = e.client().Patch(ctx, it.id, it.ver, body, opts)
 	} else {
 		resp, err = e.client().Put(ctx, it.id, it.ver, body, opts)
@@ -861,7 +861,7 @@ func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err erro
 	if err := e.Store.BeginIntent(ctx, state.Intent{ID: it.id, Op: state.OpDelete, Type: it.typ, APIVersion: it.ver, Started: time.Now().UTC()}); err != nil {
 		return fmt.Errorf("journaling the delete of %s: %w", it.display(), err)
 	}
-	e.event(it, StatusWriting, "DELETE")
+	e.event(it, StatusWriting, string(plan.MethodDelete))
 	if _, err := e.client().Delete(ctx, it.id, it.ver); err != nil {
 		if err := e.settleDelete(ctx, it, fmt.Errorf("DELETE %s: %w", it.display(), err)); err != nil {
 			return err

@@ -101,12 +101,14 @@ func (e *Engine) planLocks(ctx context.Context, items []*item, managed map[strin
 			run.locks = append(run.locks, heldLock{id: id, level: level, on: it, managed: managed[armid.Key(id)]})
 		}
 	}
+	first := map[*item]bool{} // locks already worded "deleted first"
 	for _, it := range items {
 		if len(it.afterLocks) == 0 {
 			continue
 		}
 		for _, l := range it.afterLocks {
-			if !strings.Contains(l.planned.Reason, "deleted first") {
+			if !first[l] {
+				first[l] = true
 				l.planned.Reason += "; deleted first: ARM refuses to delete what it locks"
 			}
 		}

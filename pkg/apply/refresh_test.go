@@ -83,7 +83,7 @@ func TestRefreshOnly(t *testing.T) {
 				t.Fatalf("refresh plan of undeclared %s: %s", idA, got.Action)
 			}
 			if tc.before != nil {
-				if len(got.Changes) != 1 || got.Changes[0].Path != "tags.env" || got.Changes[0].Before != tc.before || got.Changes[0].After != tc.after || got.Changes[0].Reason != ReasonRefreshDrift {
+				if len(got.Changes) != 1 || got.Changes[0].Path != "tags.env" || got.Changes[0].Before != tc.before || got.Changes[0].After != tc.after || got.Changes[0].Reason != plan.ReasonRefreshDrift.Text() {
 					t.Fatalf("refresh changes = %+v; want tags.env %v -> %v, drift only", got.Changes, tc.before, tc.after)
 				}
 			}

@@ -323,7 +323,7 @@ func noteInterrupted(ctx context.Context, st state.Store, p *plan.Plan) {
 	}
 	for i := range p.Resources {
 		if r := &p.Resources[i]; r.Action == plan.ActionAdopt && pending[armid.Key(r.ID)] {
-			r.Reason = plan.ReasonInterrupted
+			r.Because(plan.ReasonInterrupted)
 		}
 	}
 	p.Summarize()
