@@ -1,10 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -72,23 +68,5 @@ func assertBodyLogHides(t *testing.T, cmd, text, hidden string, values ...string
 	}
 	if !strings.Contains(text, hidden) {
 		t.Errorf("%s: the body log does not show %s", cmd, hidden)
-	}
-}
-
-// putBody writes body to id as another client would.
-func (e *loopEnv) putBody(id, api string, body map[string]any) {
-	e.t.Helper()
-	data, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPut, e.url+id+"?api-version="+api, bytes.NewReader(data))
-	req.Header.Set("User-Agent", personUA)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	msg, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode >= 300 {
-		e.t.Fatalf("PUT %s: %d %s", id, resp.StatusCode, msg)
 	}
 }
