@@ -51,7 +51,7 @@ func New(c Client, st state.Store, schemas SchemaSource, o Options) (*Engine, er
 
 // destroys reports whether the options consent to any delete or replace.
 func (o Options) destroys() bool {
-	return o.Delete || o.Prune || o.AllowReplace || len(o.Replace) > 0
+	return o.deletes() || o.prunes() || o.AllowReplace || len(o.Replace) > 0
 }
 
 // destroyTools returns what the cascade check lists with, or a

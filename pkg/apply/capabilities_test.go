@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
@@ -30,11 +31,11 @@ func TestDeleteEngineNeedsChildListing(t *testing.T) {
 		schemas SchemaSource
 		missing []string
 	}{
-		{"delete without listing", func(o *Options) { o.Delete = true }, noListing{full}, schema.Default(), []string{"cannot list child resources", "apply.Lister"}},
+		{"delete without listing", func(o *Options) { o.Mode = plan.ModeDelete }, noListing{full}, schema.Default(), []string{"cannot list child resources", "apply.Lister"}},
 		{"prune without listing", func(o *Options) { o.Prune = true }, noListing{full}, schema.Default(), []string{"apply.Lister"}},
 		{"replace without listing", func(o *Options) { o.Replace = []string{rgID("rg-a")} }, noListing{full}, schema.Default(), []string{"apply.Lister"}},
-		{"delete without child types", func(o *Options) { o.Delete = true }, full, lookupOnly{}, []string{"cannot name child types", "apply.ChildTypeSource"}},
-		{"delete without a schema", func(o *Options) { o.Delete = true }, full, nil, []string{"apply.ChildTypeSource"}},
+		{"delete without child types", func(o *Options) { o.Mode = plan.ModeDelete }, full, lookupOnly{}, []string{"cannot name child types", "apply.ChildTypeSource"}},
+		{"delete without a schema", func(o *Options) { o.Mode = plan.ModeDelete }, full, nil, []string{"apply.ChildTypeSource"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := DefaultOptions()
@@ -54,7 +55,7 @@ func TestDeleteEngineNeedsChildListing(t *testing.T) {
 	if _, err := New(noListing{full}, newMemStore(), nil, DefaultOptions()); err != nil {
 		t.Fatalf("an engine that never destroys needs no listing: %v", err)
 	}
-	if _, err := New(full, newMemStore(), schema.Default(), func() Options { o := DefaultOptions(); o.Delete = true; return o }()); err != nil {
+	if _, err := New(full, newMemStore(), schema.Default(), func() Options { o := DefaultOptions(); o.Mode = plan.ModeDelete; return o }()); err != nil {
 		t.Fatalf("a complete delete engine is refused: %v", err)
 	}
 }
@@ -66,7 +67,7 @@ func TestDeletePlanRefusedWithoutChildListing(t *testing.T) {
 	a := newFakeARM()
 	a.seed(rgID("rg-a"), map[string]any{"location": "westeurope"})
 	o := DefaultOptions()
-	o.Delete = true
+	o.Mode = plan.ModeDelete
 	e := &Engine{Client: noListing{FromARM(a)}, Store: newMemStore(), Schemas: schema.Default(), Options: o}
 	r := &manifest.Resource{ID: rgID("rg-a"), Type: "Microsoft.Resources/resourceGroups", APIVersion: "2021-04-01", Name: "rg-a",
 		Body: map[string]any{"location": "westeurope"}}

@@ -62,7 +62,7 @@ func (e *Engine) Check(p *Prepared) error {
 			protected = append(protected, d)
 		}
 		for _, c := range it.planned.Cascade {
-			if a == plan.ActionDelete && !e.Options.Delete && p.keeps(armid.Key(c.ID)) {
+			if a == plan.ActionDelete && !e.Options.deletes() && p.keeps(armid.Key(c.ID)) {
 				// The manifests still declare it: deleting its parent
 				// (a pruned group) would delete it without a word. A
 				// delete run keeps nothing the manifests declare.

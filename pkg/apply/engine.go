@@ -199,7 +199,7 @@ var ErrPruneEmpty = errors.New("refusing to prune: no resources were loaded from
 // result. It writes nothing anywhere.
 func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error) {
 	e.secretsFor(set)
-	if e.Options.Prune && !e.Options.Delete && len(set.Resources) == 0 {
+	if e.Options.prunes() && len(set.Resources) == 0 {
 		return nil, ErrPruneEmpty
 	}
 	secretKey, err := e.Store.SecretKey(ctx)
@@ -226,7 +226,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 		declared[it.key] = true
 	}
 	run := &Prepared{key: secretKey, declared: declared}
-	if e.Options.Prune && !e.Options.Delete && !e.Options.RefreshOnly {
+	if e.Options.prunes() {
 		for _, r := range records {
 			k := armid.Key(r.ID)
 			if declared[k] || inScope[k] == nil {
@@ -250,7 +250,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	for _, it := range items {
 		sc.byKey[it.key] = it
 	}
-	if !e.Options.Delete { // a delete resolves no value
+	if !e.Options.deletes() { // a delete resolves no value
 		if run.readOnly, err = e.readReferenced(ctx, items, sc.byKey); err != nil {
 			return nil, err
 		}
@@ -349,7 +349,7 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	order(p, items)
 	p.Summarize()
 	run.Plan, run.items, run.records, run.setSize = p, items, inScope, len(inScope)
-	run.protectedKeys, run.refreshOnly = protectedKeys(items, records), e.Options.RefreshOnly
+	run.protectedKeys, run.refreshOnly = protectedKeys(items, records), e.Options.refreshOnly()
 	return run, nil
 }
 
@@ -626,7 +626,7 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session ReadSession
 func (e *Engine) envelopeReadable(it *item) bool {
 	return !it.full && it.res != nil && it.record != nil && it.record.Baseline != nil && it.record.LastApplied != nil &&
 		it.otherSet == "" && len(it.record.Accepted) == 0 && len(it.secrets) == 0 && len(it.unknown) == 0 &&
-		!e.Options.Delete && !e.Options.RefreshOnly && !e.replaceRequested(it)
+		e.Options.Mode == plan.ModeNormal && !e.replaceRequested(it)
 }
 
 // envelopeMembers are what ARM's generic list carries of a resource
@@ -718,7 +718,7 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		pr.DependsOn = append(pr.DependsOn, d.id)
 	}
 
-	if it.res == nil || e.Options.Delete {
+	if it.res == nil || e.Options.deletes() {
 		// A pruned resource, or the delete command.
 		if it.live == nil {
 			pr.Action = plan.ActionNoOp
@@ -762,7 +762,7 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		e.warnf("%s: %s", it.display(), w)
 	}
 
-	if e.Options.RefreshOnly {
+	if e.Options.refreshOnly() {
 		e.decideRefresh(it, &pr)
 		it.planned = pr
 		return

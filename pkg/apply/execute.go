@@ -381,7 +381,7 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 			e.event(it, StatusFailed, err.Error())
 		}
 	}()
-	if e.Options.RefreshOnly {
+	if e.Options.refreshOnly() {
 		return e.refreshRecord(ctx, p, it)
 	}
 	if it.forget {

@@ -61,7 +61,7 @@ func TestRefreshOnly(t *testing.T) {
 			}
 			o := DefaultOptions()
 			o.Subscription = sub
-			o.RefreshOnly, o.Prune = true, tc.prune
+			o.Mode, o.Prune = plan.ModeRefreshOnly, tc.prune
 			e := newEngine(a, st, o)
 			p, err := e.Plan(ctx, set)
 			if err != nil {
@@ -102,7 +102,7 @@ func TestRefreshOnly(t *testing.T) {
 			if tc.desired == nil {
 				return
 			}
-			o.RefreshOnly, o.Prune = false, false
+			o.Mode, o.Prune = plan.ModeNormal, false
 			p2, err := newEngine(a, st, o).Plan(ctx, set)
 			if err != nil {
 				t.Fatal(err)
