@@ -206,47 +206,19 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading the state's secret key: %w", err)
 	}
-	records, bodies, err := e.listRecords(ctx)
+	st, err := e.loadRecords(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading state: %w", err)
+		return nil, err
 	}
-	recByKey := make(map[string]*state.Record, len(records))
-	inScope := map[string]*state.Record{}
-	for _, r := range records {
-		k := armid.Key(r.ID)
-		recByKey[k] = r
-		if e.inScope(r) {
-			inScope[k] = r
-		}
-	}
-
-	items := e.manifestItems(set, recByKey)
+	items := e.manifestItems(set, st.byKey)
 	declared := make(map[string]bool, len(items))
 	for _, it := range items {
 		declared[it.key] = true
 	}
 	run := &Prepared{key: secretKey, declared: declared}
-	if e.Options.prunes() {
-		for _, r := range records {
-			k := armid.Key(r.ID)
-			if declared[k] || inScope[k] == nil {
-				continue
-			}
-			items = append(items, &item{id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: lastName(r.ID), record: r, protected: r.PreventDestroy})
-		}
-	}
-	linkDeps(items)
-
-	for _, it := range items {
-		it.schema, it.plugin = e.lookup(it.typ, it.ver)
-		it.schema = withSecrets(it.schema, it.typ, it.ver, it.secrets)
-	}
-	p := &plan.Plan{FormatVersion: plan.FormatVersion, Set: e.set(), Subscription: e.Options.Subscription}
-	if p.Subscription == "" {
-		p.Subscription = set.Subscription
-	}
+	items = e.withPrunes(items, st, declared)
 	var never []manifest.Problem
-	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey, bodies: bodies, problems: &never}
+	sc := planScope{byKey: make(map[string]*item, len(items)), recs: st.byKey, bodies: st.bodies, problems: &never}
 	for _, it := range items {
 		sc.byKey[it.key] = it
 	}
@@ -256,10 +228,69 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 		}
 	}
 	needReferenced(items, sc.byKey)
-	// Chunks come dependencies first: a deferred value is known at plan
-	// time only when the resource it reads is neither created nor replaced.
-	// Only a chunk's bodies are in memory at once, plus those of resources
-	// that will be written or that others read.
+	if err := e.readAndDecide(ctx, items, sc, run); err != nil {
+		return nil, err
+	}
+	if len(never) > 0 {
+		// Invalid input: nothing was written, and apply would fail.
+		return nil, sortedProblems(never)
+	}
+	return e.finishPlan(ctx, set, run, items, st, sc)
+}
+
+// recordsInScope are the state's records: all of them by key (any set) and
+// those of this run's subscription and set.
+type recordsInScope struct {
+	all     []*state.Record
+	byKey   map[string]*state.Record
+	inScope map[string]*state.Record
+	bodies  *recordBodies
+}
+
+// loadRecords lists the state's records, without their bodies.
+func (e *Engine) loadRecords(ctx context.Context) (recordsInScope, error) {
+	records, bodies, err := e.listRecords(ctx)
+	if err != nil {
+		return recordsInScope{}, fmt.Errorf("reading state: %w", err)
+	}
+	st := recordsInScope{all: records, byKey: make(map[string]*state.Record, len(records)), inScope: map[string]*state.Record{}, bodies: bodies}
+	for _, r := range records {
+		k := armid.Key(r.ID)
+		st.byKey[k] = r
+		if e.inScope(r) {
+			st.inScope[k] = r
+		}
+	}
+	return st, nil
+}
+
+// withPrunes adds, when the plan prunes, an item for every record in scope
+// the manifests no longer declare; then links dependencies and looks up
+// every item's schema and plugin.
+func (e *Engine) withPrunes(items []*item, st recordsInScope, declared map[string]bool) []*item {
+	if e.Options.prunes() {
+		for _, r := range st.all {
+			k := armid.Key(r.ID)
+			if declared[k] || st.inScope[k] == nil {
+				continue
+			}
+			items = append(items, &item{id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: lastName(r.ID), record: r, protected: r.PreventDestroy})
+		}
+	}
+	linkDeps(items)
+	for _, it := range items {
+		it.schema, it.plugin = e.lookup(it.typ, it.ver)
+		it.schema = withSecrets(it.schema, it.typ, it.ver, it.secrets)
+	}
+	return items
+}
+
+// readAndDecide reads and decides the items chunk by chunk. Chunks come
+// dependencies first: a deferred value is known at plan time only when
+// the resource it reads is neither created nor replaced. Only a chunk's
+// bodies are in memory at once, plus those of resources that will be
+// written or that others read.
+func (e *Engine) readAndDecide(ctx context.Context, items []*item, sc planScope, run *Prepared) error {
 	needed := referenced(items)
 	// One read session for the whole plan: a subscription-wide list is
 	// paged once, not again from page 1 for every chunk. Plans only: a
@@ -272,30 +303,8 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	}
 	reads := e.client().NewReadSession(expect)
 	for _, chunk := range planChunks(items) {
-		if err := bodies.load(ctx, recordsOf(chunk)...); err != nil {
-			return nil, fmt.Errorf("reading state: %w", err)
-		}
-		if err := e.readAll(ctx, chunk, reads); err != nil {
-			return nil, err
-		}
-		for _, it := range chunk {
-			if err := e.resolveAtPlan(ctx, it, sc); err != nil {
-				return nil, err
-			}
-			e.decide(it, run)
-			if pr := e.recordTooLarge(it); pr != nil {
-				never = append(never, *pr)
-			}
-		}
-		// An envelope read only ever confirms that nothing is to be done;
-		// anything else is judged again on the whole resource.
-		if again := notQuiet(chunk); len(again) > 0 {
-			if err := e.readAll(ctx, again, reads); err != nil {
-				return nil, err
-			}
-			for _, it := range again {
-				e.decide(it, run)
-			}
+		if err := e.decideChunk(ctx, chunk, sc, run, reads); err != nil {
+			return err
 		}
 		for _, it := range chunk {
 			if !needed[it] {
@@ -303,30 +312,68 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 			}
 		}
 	}
-	if len(never) > 0 {
-		// Invalid input: nothing was written, and apply would fail.
-		sort.SliceStable(never, func(i, j int) bool {
-			a, b := never[i], never[j]
-			if a.File != b.File || a.Index != b.Index {
-				return a.File < b.File || a.File == b.File && a.Index < b.Index
-			}
-			return a.Line < b.Line
-		})
-		return nil, &manifest.ValidationError{Problems: never}
+	return nil
+}
+
+// decideChunk reads and decides one chunk of items.
+func (e *Engine) decideChunk(ctx context.Context, chunk []*item, sc planScope, run *Prepared, reads ReadSession) error {
+	if err := sc.bodies.load(ctx, recordsOf(chunk)...); err != nil {
+		return fmt.Errorf("reading state: %w", err)
 	}
+	if err := e.readAll(ctx, chunk, reads); err != nil {
+		return err
+	}
+	for _, it := range chunk {
+		if err := e.resolveAtPlan(ctx, it, sc); err != nil {
+			return err
+		}
+		e.decide(it, run)
+		if pr := e.recordTooLarge(it); pr != nil {
+			*sc.problems = append(*sc.problems, *pr)
+		}
+	}
+	// An envelope read only ever confirms that nothing is to be done;
+	// anything else is judged again on the whole resource.
+	if again := notQuiet(chunk); len(again) > 0 {
+		if err := e.readAll(ctx, again, reads); err != nil {
+			return err
+		}
+		for _, it := range again {
+			e.decide(it, run)
+		}
+	}
+	return nil
+}
+
+// sortedProblems is the plan's invalid input, in file, document and line
+// order.
+func sortedProblems(never []manifest.Problem) error {
+	sort.SliceStable(never, func(i, j int) bool {
+		a, b := never[i], never[j]
+		if a.File != b.File || a.Index != b.Index {
+			return a.File < b.File || a.File == b.File && a.Index < b.Index
+		}
+		return a.Line < b.Line
+	})
+	return &manifest.ValidationError{Problems: never}
+}
+
+// finishPlan runs the checks that need every decision (undeletable types,
+// cascades, locks, resources -l left out) and builds the plan.
+func (e *Engine) finishPlan(ctx context.Context, set *manifest.Set, run *Prepared, items []*item, st recordsInScope, sc planScope) (*Prepared, error) {
 	// A name resolved just now may be a record's ID: that record is
 	// declared after all, not a prune candidate.
 	items = dropResolvedPrunes(items)
 	for _, it := range items {
 		if it.res != nil {
-			declared[it.key] = true
+			run.declared[it.key] = true
 		}
 	}
-	managed := make(map[string]bool, len(declared)+len(inScope))
-	for k := range declared {
+	managed := make(map[string]bool, len(run.declared)+len(st.inScope))
+	for k := range run.declared {
 		managed[k] = true
 	}
-	for k := range inScope {
+	for k := range st.inScope {
 		managed[k] = true
 	}
 	e.planUndeletable(items)
@@ -340,6 +387,10 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	if err != nil {
 		return nil, err
 	}
+	p := &plan.Plan{FormatVersion: plan.FormatVersion, Set: e.set(), Subscription: e.Options.Subscription}
+	if p.Subscription == "" {
+		p.Subscription = set.Subscription
+	}
 	p.Warnings = append(p.Warnings, warnings...)
 	for _, it := range items {
 		p.Resources = append(p.Resources, it.planned)
@@ -348,8 +399,8 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	p.Subscriptions = subscriptions(items)
 	order(p, items)
 	p.Summarize()
-	run.Plan, run.items, run.records, run.setSize = p, items, inScope, len(inScope)
-	run.protectedKeys, run.refreshOnly = protectedKeys(items, records), e.Options.refreshOnly()
+	run.Plan, run.items, run.records, run.setSize = p, items, st.inScope, len(st.inScope)
+	run.protectedKeys, run.refreshOnly = protectedKeys(items, st.all), e.Options.refreshOnly()
 	return run, nil
 }
 
@@ -705,6 +756,29 @@ func (e *Engine) concurrency() int {
 
 // decide computes the diff and the action for one item.
 func (e *Engine) decide(it *item, p *Prepared) {
+	pr := it.planBase()
+	switch {
+	case it.res == nil || e.Options.deletes():
+		// A pruned resource, or the delete command.
+		e.decideDelete(it, &pr)
+	case e.Options.refreshOnly():
+		e.compare(it, p, &pr)
+		e.decideRefresh(it, &pr)
+	default:
+		res := e.compare(it, p, &pr)
+		e.decideWrite(it, &pr, res)
+		if len(it.waitsOn) > 0 && pr.Action != plan.ActionNoOp {
+			pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"
+		}
+		if it.record != nil && it.live != nil {
+			pr.Accepted = stillDiffer(it.record.Accepted, it.desired(), it.live)
+		}
+	}
+	it.planned = pr
+}
+
+// planBase is what the plan says of the item whatever its action.
+func (it *item) planBase() plan.Resource {
 	pr := plan.Resource{ID: it.id, Type: it.typ, APIVersion: it.ver, Changes: []plan.Change{},
 		Subscription: armid.SubscriptionOf(it.id), Protected: it.protected}
 	if it.res != nil {
@@ -717,37 +791,39 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	for _, d := range it.deps {
 		pr.DependsOn = append(pr.DependsOn, d.id)
 	}
+	return pr
+}
 
-	if it.res == nil || e.Options.deletes() {
-		// A pruned resource, or the delete command.
-		if it.live == nil {
-			pr.Action = plan.ActionNoOp
-			pr.Because(plan.ReasonAbsent)
-			// A record of this set for a resource read as absent is stale:
-			// the delete (or prune) forgets it, and writes nothing to Azure.
-			// A protected record stays, so protection outlives the absence.
-			if it.read && it.record != nil && it.otherSet == "" && !it.protected {
-				it.forget = true
-				pr.Because(plan.ReasonAbsentForgotten)
-			}
-		} else {
-			pr.Action, pr.Method = plan.ActionDelete, plan.MethodDelete
-			pr.Because(plan.ReasonDeclaredDelete)
-			if it.res != nil && it.res.Origin == manifest.FromState {
-				pr.Because(plan.ReasonNamedDelete)
-			}
-			if it.record == nil {
-				pr.Because(plan.ReasonDeleteUnmanaged)
-			}
-			if it.res == nil {
-				pr.BecauseOf(plan.ReasonPrune, "recorded in state for set "+e.set()+" but no longer declared (--prune)")
-			}
-			pr.Changes = []plan.Change{{Path: "", Before: "(exists)", After: nil, Kind: plan.KindRemove, Reason: pr.Reason}}
+// decideDelete plans a pruned resource, or one the delete command names.
+func (e *Engine) decideDelete(it *item, pr *plan.Resource) {
+	if it.live == nil {
+		pr.Action = plan.ActionNoOp
+		pr.Because(plan.ReasonAbsent)
+		// A record of this set for a resource read as absent is stale:
+		// the delete (or prune) forgets it, and writes nothing to Azure.
+		// A protected record stays, so protection outlives the absence.
+		if it.read && it.record != nil && it.otherSet == "" && !it.protected {
+			it.forget = true
+			pr.Because(plan.ReasonAbsentForgotten)
 		}
-		it.planned = pr
 		return
 	}
+	pr.Action, pr.Method = plan.ActionDelete, plan.MethodDelete
+	switch {
+	case it.res == nil:
+		pr.BecauseOf(plan.ReasonPrune, "recorded in state for set "+e.set()+" but no longer declared (--prune)")
+	case it.record == nil:
+		pr.Because(plan.ReasonDeleteUnmanaged)
+	case it.res.Origin == manifest.FromState:
+		pr.Because(plan.ReasonNamedDelete)
+	default:
+		pr.Because(plan.ReasonDeclaredDelete)
+	}
+	pr.Changes = []plan.Change{{Path: "", Before: "(exists)", After: nil, Kind: plan.KindRemove, Reason: pr.Reason}}
+}
 
+// compare runs the diff of the item and puts its changes in pr.
+func (e *Engine) compare(it *item, p *Prepared, pr *plan.Resource) diff.Result {
 	in := diff.Input{Desired: it.desired(), Live: it.live, Schema: it.schema, Plugin: it.plugin,
 		SecretKey: state.SecretKeyFor(p.key, it.record), Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
 		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets}
@@ -761,12 +837,12 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	for _, w := range res.Warnings {
 		e.warnf("%s: %s", it.display(), w)
 	}
+	return res
+}
 
-	if e.Options.refreshOnly() {
-		e.decideRefresh(it, &pr)
-		it.planned = pr
-		return
-	}
+// decideWrite picks the action and method of a declared resource from
+// its diff.
+func (e *Engine) decideWrite(it *item, pr *plan.Resource, res diff.Result) {
 	switch {
 	case it.nameDeferred:
 		pr.Action, pr.Method = plan.ActionCreate, plan.MethodPut
@@ -775,15 +851,7 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		// Every owned property is shown, though the ID is not known yet.
 		pr.Changes = deferredNameChanges(plan.Change{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason, Cause: plan.CauseUser}, pr.Changes)
 	case it.live == nil:
-		pr.Action, pr.Method = plan.ActionCreate, plan.MethodPut
-		pr.Because(plan.ReasonNotFound)
-		if it.record != nil {
-			pr.Because(plan.ReasonRecreate)
-		}
-		if len(pr.Changes) == 0 {
-			// Contract: a write must have changes; a create writes the whole body.
-			pr.Changes = []plan.Change{{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason}}
-		}
+		e.decideCreate(it, pr)
 	case it.record == nil:
 		pr.Action = plan.ActionAdopt
 		pr.Because(plan.ReasonAdopt)
@@ -827,13 +895,19 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		// value would look like no drift at all.
 		it.rebase = it.record != nil && it.otherSet == "" && len(res.StaleBaseline) > 0
 	}
-	if len(it.waitsOn) > 0 && pr.Action != plan.ActionNoOp {
-		pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"
+}
+
+// decideCreate plans a declared resource Azure does not hold.
+func (e *Engine) decideCreate(it *item, pr *plan.Resource) {
+	pr.Action, pr.Method = plan.ActionCreate, plan.MethodPut
+	pr.Because(plan.ReasonNotFound)
+	if it.record != nil {
+		pr.Because(plan.ReasonRecreate)
 	}
-	if it.record != nil && it.live != nil {
-		pr.Accepted = stillDiffer(it.record.Accepted, it.desired(), it.live)
+	if len(pr.Changes) == 0 {
+		// Contract: a write must have changes; a create writes the whole body.
+		pr.Changes = []plan.Change{{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason}}
 	}
-	it.planned = pr
 }
 
 // decideRefresh keeps only the drift of a recorded resource, told the

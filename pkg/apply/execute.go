@@ -258,72 +258,22 @@ func (e *Engine) recordProtection(ctx context.Context, it *item) error {
 // run: its error wraps errSkipped. fn runs with ctx, which outlives stop so
 // that what was started can finish.
 func (e *Engine) runDAG(ctx, stop context.Context, items []*item, prereqs func(*item) []*item, fn func(context.Context, *item) error) map[*item]error {
-	in := make(map[*item]bool, len(items))
-	for _, it := range items {
-		in[it] = true
-	}
-	waiting := make(map[*item]int, len(items))
-	dependants := map[*item][]*item{}
-	for _, it := range items {
-		for _, d := range prereqs(it) {
-			if in[d] && d != it {
-				waiting[it]++
-				dependants[d] = append(dependants[d], it)
-			}
-		}
-	}
-	var (
-		mu   sync.Mutex
-		errs = make(map[*item]error, len(items))
-	)
-	finished := make(chan *item, len(items))
-	var ready []*item
-	for _, it := range items {
-		if waiting[it] == 0 {
-			ready = append(ready, it)
-		} else if writes(it) {
-			e.event(it, StatusWaiting, "")
-		}
-	}
-	// resolved is touched only by this goroutine.
-	resolved := make(map[*item]bool, len(items))
-	var skipAll func(it *item, reason string)
-	skipAll = func(it *item, reason string) {
-		for _, d := range dependants[it] {
-			if resolved[d] {
-				continue
-			}
-			resolved[d] = true
-			mu.Lock()
-			errs[d] = skip(reason)
-			mu.Unlock()
-			e.event(d, StatusSkipped, reason)
-			skipAll(d, "dependency "+d.display()+" was not applied")
-		}
-	}
+	d := newDAGRun(e, items, prereqs)
+	ready := d.roots()
 	var g errgroup.Group
 	g.SetLimit(e.concurrency())
 	running := 0
-	for len(resolved) < len(items) {
+	for len(d.resolved) < len(items) {
 		for _, it := range ready {
-			resolved[it] = true
+			d.resolved[it] = true
 			if ctx.Err() != nil || stop.Err() != nil {
-				mu.Lock()
-				errs[it] = skip("the run was interrupted before it started")
-				mu.Unlock()
-				if writes(it) {
-					e.event(it, StatusSkipped, "interrupted")
-				}
-				skipAll(it, "the run was interrupted")
+				d.interrupted(it)
 				continue
 			}
 			running++
 			g.Go(func() error {
-				err := fn(ctx, it)
-				mu.Lock()
-				errs[it] = err
-				mu.Unlock()
-				finished <- it
+				d.setErr(it, fn(ctx, it))
+				d.finished <- it
 				return nil
 			})
 		}
@@ -331,34 +281,119 @@ func (e *Engine) runDAG(ctx, stop context.Context, items []*item, prereqs func(*
 		if running == 0 {
 			// Nothing runs and nothing is ready: what is left waits on a
 			// cycle the loader should have refused.
-			for _, it := range items {
-				if !resolved[it] {
-					resolved[it] = true
-					mu.Lock()
-					errs[it] = errors.New("waits on a dependency cycle; run diff to see it")
-					mu.Unlock()
-				}
-			}
+			d.failCycle()
 			break
 		}
-		it := <-finished
+		it := <-d.finished
 		running--
-		mu.Lock()
-		err := errs[it]
-		mu.Unlock()
-		if err != nil {
-			skipAll(it, "dependency "+it.display()+" was not applied")
-			continue
-		}
-		for _, d := range dependants[it] {
-			waiting[d]--
-			if waiting[d] == 0 && !resolved[d] {
-				ready = append(ready, d)
+		ready = d.done(it, ready)
+	}
+	_ = g.Wait()
+	return d.errs
+}
+
+// dagRun is runDAG's bookkeeping. Only runDAG's goroutine touches waiting
+// and resolved; errs is shared with the workers under mu.
+type dagRun struct {
+	e          *Engine
+	items      []*item
+	waiting    map[*item]int
+	dependants map[*item][]*item
+	resolved   map[*item]bool
+	finished   chan *item
+
+	mu   sync.Mutex
+	errs map[*item]error
+}
+
+// newDAGRun counts each item's prerequisites among items.
+func newDAGRun(e *Engine, items []*item, prereqs func(*item) []*item) *dagRun {
+	d := &dagRun{e: e, items: items, waiting: make(map[*item]int, len(items)), dependants: map[*item][]*item{},
+		resolved: make(map[*item]bool, len(items)), finished: make(chan *item, len(items)), errs: make(map[*item]error, len(items))}
+	in := make(map[*item]bool, len(items))
+	for _, it := range items {
+		in[it] = true
+	}
+	for _, it := range items {
+		for _, p := range prereqs(it) {
+			if in[p] && p != it {
+				d.waiting[it]++
+				d.dependants[p] = append(d.dependants[p], it)
 			}
 		}
 	}
-	_ = g.Wait()
-	return errs
+	return d
+}
+
+// roots are the items that wait for nothing; the others are told waiting.
+func (d *dagRun) roots() []*item {
+	var ready []*item
+	for _, it := range d.items {
+		if d.waiting[it] == 0 {
+			ready = append(ready, it)
+		} else if writes(it) {
+			d.e.event(it, StatusWaiting, "")
+		}
+	}
+	return ready
+}
+
+func (d *dagRun) setErr(it *item, err error) {
+	d.mu.Lock()
+	d.errs[it] = err
+	d.mu.Unlock()
+}
+
+// done takes a finished item: its dependants become ready, or are skipped
+// when it failed.
+func (d *dagRun) done(it *item, ready []*item) []*item {
+	d.mu.Lock()
+	err := d.errs[it]
+	d.mu.Unlock()
+	if err != nil {
+		d.skipAll(it, "dependency "+it.display()+" was not applied")
+		return ready
+	}
+	for _, dep := range d.dependants[it] {
+		d.waiting[dep]--
+		if d.waiting[dep] == 0 && !d.resolved[dep] {
+			ready = append(ready, dep)
+		}
+	}
+	return ready
+}
+
+// interrupted skips an item that had not started when the run stopped,
+// and everything waiting for it.
+func (d *dagRun) interrupted(it *item) {
+	d.setErr(it, skip("the run was interrupted before it started"))
+	if writes(it) {
+		d.e.event(it, StatusSkipped, "interrupted")
+	}
+	d.skipAll(it, "the run was interrupted")
+}
+
+// skipAll skips every item waiting, directly or not, for it.
+func (d *dagRun) skipAll(it *item, reason string) {
+	for _, dep := range d.dependants[it] {
+		if d.resolved[dep] {
+			continue
+		}
+		d.resolved[dep] = true
+		d.setErr(dep, skip(reason))
+		d.e.event(dep, StatusSkipped, reason)
+		d.skipAll(dep, "dependency "+dep.display()+" was not applied")
+	}
+}
+
+// failCycle fails every item not yet resolved.
+func (d *dagRun) failCycle() {
+	for _, it := range d.items {
+		if !d.resolved[it] {
+			d.resolved[it] = true
+			d.setErr(it, errors.New("waits on a dependency cycle; run diff to see it"))
+		}
+	}
 }
 
 func (e *Engine) event(it *item, st Status, detail string) {
@@ -381,74 +416,115 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 			e.event(it, StatusFailed, err.Error())
 		}
 	}()
-	if e.Options.refreshOnly() {
+	switch {
+	case e.Options.refreshOnly():
 		return e.refreshRecord(ctx, p, it)
-	}
-	if it.forget {
-		if err := e.Store.Delete(ctx, it.id); err != nil {
-			return fmt.Errorf("forgetting %s in state (it is already absent from Azure): %w", it.display(), err)
-		}
-		note := "already absent from Azure: its record in state was removed"
-		if it.stays != "" {
-			note = it.stays + "; its record in state was removed"
-		}
-		it.notes = append(it.notes, note)
-		e.event(it, StatusDone, "")
-		return nil
+	case it.forget:
+		return e.forget(ctx, it)
 	}
 	if err := e.prepareWrite(ctx, p, it); err != nil {
 		return err
 	}
-	action := it.planned.Action
-	if action == plan.ActionNoOp && it.rebase && !it.protectionChange() {
-		// Nothing to write: record what Azure holds as the baseline.
-		if err = e.recordAfterRead(ctx, p, it); err == nil {
-			e.event(it, StatusDone, "")
-		}
-		return err
-	}
-	if action == plan.ActionNoOp && it.protectionChange() {
-		err = e.recordProtection(ctx, it)
-		if err == nil {
-			e.event(it, StatusDone, "")
-		}
-		return err
-	}
-	if action == plan.ActionNoOp && !(it.record == nil && it.live != nil) {
+	st := writeStep(it)
+	if st == stepNone {
 		return nil
 	}
-	switch action {
-	case plan.ActionCreate:
-		err = e.put(ctx, p, it, it.desired(), "")
-	case plan.ActionReplace:
-		e.event(it, StatusWriting, string(plan.MethodDelete))
-		if _, err = e.client().Delete(ctx, it.id, it.ver); err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("replace %s: delete: %w", it.display(), err)
-		}
-		if err = e.dropCascaded(ctx, p, it); err != nil {
-			return err
-		}
-		if err = e.put(ctx, p, it, it.desired(), ""); err == nil {
-			it.replaced = true
-		}
-	case plan.ActionUpdate, plan.ActionAdopt:
-		if (len(it.result.Changes) == 0 && it.planned.Why != plan.ReasonFailedState) || unmanagedOnly(it.planned.Changes) {
-			// Adopt with nothing to change, or only paths the tool stops
-			// managing: record only, nothing is sent to Azure. A resource
-			// whose provisioning failed is written again (see decide).
-			err = e.recordAfterRead(ctx, p, it)
-		} else {
-			err = e.update(ctx, p, it, true)
-		}
-	case plan.ActionNoOp:
-		// Exists, not in state, nothing to change, and --adopt given.
-		err = e.recordAfterRead(ctx, p, it)
-	}
-	if err != nil {
+	if err := e.runStep(ctx, p, it, st); err != nil {
 		return err
 	}
 	e.event(it, StatusDone, "")
 	return nil
+}
+
+// step is what executing one declared resource does, decided from its
+// plan once every value is known (writeStep), never from its wording.
+type step uint8
+
+const (
+	stepNone    step = iota // nothing to send or record
+	stepRecord              // record what Azure holds; nothing is sent
+	stepProtect             // record only a change of prevent-destroy
+	stepCreate              // PUT the desired body
+	stepReplace             // DELETE, then PUT the desired body
+	stepUpdate              // the PATCH or GET-modify-PUT the plan chose
+)
+
+// writeStep decides the item's step from its planned action.
+func writeStep(it *item) step {
+	switch it.planned.Action {
+	case plan.ActionNoOp:
+		switch {
+		case it.rebase && !it.protectionChange():
+			// Set back outside: record what Azure holds as the baseline.
+			return stepRecord
+		case it.protectionChange():
+			return stepProtect
+		case it.record == nil && it.live != nil:
+			// Exists, not in state, nothing to change, and --adopt given.
+			return stepRecord
+		}
+	case plan.ActionCreate:
+		return stepCreate
+	case plan.ActionReplace:
+		return stepReplace
+	case plan.ActionUpdate, plan.ActionAdopt:
+		if (len(it.result.Changes) == 0 && it.planned.Why != plan.ReasonFailedState) || unmanagedOnly(it.planned.Changes) {
+			// Adopt with nothing to change, or only paths the tool stops
+			// managing: record only. A resource whose provisioning failed
+			// is written again (see decide).
+			return stepRecord
+		}
+		return stepUpdate
+	}
+	return stepNone
+}
+
+// runStep carries out one step.
+func (e *Engine) runStep(ctx context.Context, p *Prepared, it *item, st step) error {
+	switch st {
+	case stepRecord:
+		return e.recordAfterRead(ctx, p, it)
+	case stepProtect:
+		return e.recordProtection(ctx, it)
+	case stepCreate:
+		return e.put(ctx, p, it, it.desired(), "")
+	case stepReplace:
+		return e.replace(ctx, p, it)
+	case stepUpdate:
+		return e.update(ctx, p, it, true)
+	}
+	return nil
+}
+
+// forget drops the record of a resource already absent from Azure.
+func (e *Engine) forget(ctx context.Context, it *item) error {
+	if err := e.Store.Delete(ctx, it.id); err != nil {
+		return fmt.Errorf("forgetting %s in state (it is already absent from Azure): %w", it.display(), err)
+	}
+	note := "already absent from Azure: its record in state was removed"
+	if it.stays != "" {
+		note = it.stays + "; its record in state was removed"
+	}
+	it.notes = append(it.notes, note)
+	e.event(it, StatusDone, "")
+	return nil
+}
+
+// replace deletes the resource, forgets what went with it, and creates it
+// again.
+func (e *Engine) replace(ctx context.Context, p *Prepared, it *item) error {
+	e.event(it, StatusWriting, string(plan.MethodDelete))
+	if _, err := e.client().Delete(ctx, it.id, it.ver); err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("replace %s: delete: %w", it.display(), err)
+	}
+	if err := e.dropCascaded(ctx, p, it); err != nil {
+		return err
+	}
+	err := e.put(ctx, p, it, it.desired(), "")
+	if err == nil {
+		it.replaced = true
+	}
+	return err
 }
 
 // update sends the PATCH or GET-modify-PUT the plan chose, either with
