@@ -84,31 +84,66 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 	if len(destroyed) == 0 {
 		return nil
 	}
-	cs := &cascadeScan{e: e, managed: managed, sc: sc, found: map[string][]plan.CascadeItem{}}
-	// Everything below walks each found ID's ancestors to the destroyed
-	// resources that contain it: linear in what is found, not quadratic in
-	// what is deleted (a delete of 10,000 resources).
-	inside := make(map[string]*item, len(destroyed))
-	found := make(map[*item]map[string]plan.CascadeItem, len(destroyed))
-	// roots are the resources whose children are listed: what is destroyed
-	// and what a destroyed group holds.
-	roots := map[string]root{}
+	lister, src, err := e.destroyTools()
+	if err != nil {
+		return fmt.Errorf("%s: %w", destroyed[0].display(), err)
+	}
+	cs := &cascadeScan{e: e, managed: managed, sc: sc, found: map[string][]plan.CascadeItem{}, lister: lister, src: src}
+	cf := newCascadeFind(destroyed)
+	if err := cs.groupContents(ctx, cf, items); err != nil {
+		return err
+	}
+	cf.addKnown(items, sc, managed)
+	if err := cs.listChildren(ctx, cf.roots); err != nil {
+		return err
+	}
+	cf.addListed(cs.found)
 	for _, it := range destroyed {
-		inside[it.key] = it
-		found[it] = map[string]plan.CascadeItem{}
-		roots[it.key] = root{id: it.id, typ: it.typ, ver: it.ver, body: it.live}
+		it.planned.Cascade = cf.sorted(it)
 	}
-	containers := func(k string, visit func(*item)) {
-		enclosing(k, func(pk string) bool {
-			if it := inside[pk]; it != nil {
-				visit(it)
-			}
-			return true
-		})
+	return nil
+}
+
+// cascadeFind is what each destroyed resource takes with it, as found.
+// Everything walks each found ID's ancestors to the destroyed resources
+// that contain it: linear in what is found, not quadratic in what is
+// deleted (a delete of 10,000 resources).
+type cascadeFind struct {
+	destroyed []*item
+	inside    map[string]*item
+	found     map[*item]map[string]plan.CascadeItem
+	// roots are the resources whose children are listed: what is
+	// destroyed and what a destroyed group holds.
+	roots map[string]root
+}
+
+func newCascadeFind(destroyed []*item) *cascadeFind {
+	cf := &cascadeFind{destroyed: destroyed, inside: make(map[string]*item, len(destroyed)),
+		found: make(map[*item]map[string]plan.CascadeItem, len(destroyed)), roots: map[string]root{}}
+	for _, it := range destroyed {
+		cf.inside[it.key] = it
+		cf.found[it] = map[string]plan.CascadeItem{}
+		cf.roots[it.key] = root{id: it.id, typ: it.typ, ver: it.ver, body: it.live}
 	}
+	return cf
+}
+
+// containers visits every destroyed resource that contains key (or is it).
+func (cf *cascadeFind) containers(k string, visit func(*item)) {
+	enclosing(k, func(pk string) bool {
+		if it := cf.inside[pk]; it != nil {
+			visit(it)
+		}
+		return true
+	})
+}
+
+// byGroup indexes the destroyed resources by their resource group's key,
+// in first-seen order.
+func (cf *cascadeFind) byGroup() (map[string][]*item, []string) {
 	byGroup := map[string][]*item{}
 	var groups []string
-	for _, it := range destroyed {
+	for _, it := range cf.destroyed {
 		id, err := armid.Parse(it.id)
 		if err != nil || id.Subscription == "" || id.ResourceGroup == "" {
 			continue
@@ -119,121 +154,152 @@ func (e *Engine) planCascades(ctx context.Context, items []*item, managed map[st
 		}
 		byGroup[rg] = append(byGroup[rg], it)
 	}
+	return byGroup, groups
+}
+
+// groupContents lists each resource group holding a destroyed resource
+// and notes what it holds inside each destroyed one.
+func (cs *cascadeScan) groupContents(ctx context.Context, cf *cascadeFind, items []*item) error {
+	byGroup, groups := cf.byGroup()
 	// What the plan and the state know in each group whose own delete is
 	// planned, indexed once: a delete of many groups stays linear.
 	var known map[string][]knownResource
 	for _, rg := range groups {
-		if inside[rg] != nil {
-			known = knownByGroup(items, sc)
+		if cf.inside[rg] != nil {
+			known = knownByGroup(items, cs.sc)
 			break
 		}
 	}
 	for _, rg := range groups {
-		first := byGroup[rg][0]
-		x, _ := armid.Parse(first.id)
-		contents, err := e.client().ListResourceGroup(ctx, x.Subscription, x.ResourceGroup)
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("listing what deleting %s would also delete (nothing was written): %w", first.display(), err)
-		}
-		if inside[rg] != nil {
-			// The group itself goes: its generic list lags writes, so the
-			// provider's own lists of the group's types are read too.
-			more, failed, err := e.listGroupTypes(ctx, inside[rg].id, contents, known[rg])
-			if err != nil {
-				return err
-			}
-			contents = append(contents, more...)
-			for _, u := range failed {
-				for _, it := range byGroup[rg] {
-					found[it][u.ID] = u
-				}
-			}
+		contents, err := cs.groupList(ctx, cf, rg, byGroup[rg], known[rg])
+		if err != nil {
+			return err
 		}
 		for _, c := range contents {
-			cid, _ := c["id"].(string)
-			typ, _ := c["type"].(string)
-			if _, perr := armid.Parse(cid); perr != nil || typ == "" || !armid.Contains(rg, cid) {
-				// Cannot tell where it lies: it may lie inside any of them.
-				u := plan.CascadeItem{ID: "an entry of " + armid.Printable(rg) + "/resources without a valid id and type (" + armid.Printable(cid) + ")", Type: unknownType}
-				for _, it := range byGroup[rg] {
-					found[it][u.ID] = u
-				}
-				continue
-			}
-			k := armid.Key(cid)
-			in := false
-			containers(k, func(it *item) {
-				in = true
-				found[it][k] = plan.CascadeItem{ID: cid, Type: typ, Managed: managed[k]}
-			})
-			if _, known := roots[k]; in && !known {
-				roots[k] = root{id: cid, typ: typ}
-			}
+			cf.noteContent(rg, byGroup[rg], c, cs.managed)
 		}
 	}
-	// Resources the manifests or the state (any set) know inside a
-	// destroyed one.
-	addKnown := func(id, typ string) {
+	return nil
+}
+
+// groupList lists what deleting the resources of group rg would take:
+// the group's generic list and, when the group itself goes, its
+// provider's lists of its types (failed listings noted as unknown).
+func (cs *cascadeScan) groupList(ctx context.Context, cf *cascadeFind, rg string, in []*item, known []knownResource) ([]map[string]any, error) {
+	first := in[0]
+	x, _ := armid.Parse(first.id)
+	contents, err := cs.e.client().ListResourceGroup(ctx, x.Subscription, x.ResourceGroup)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("listing what deleting %s would also delete (nothing was written): %w", first.display(), err)
+	}
+	if cf.inside[rg] == nil {
+		return contents, nil
+	}
+	// The group itself goes: its generic list lags writes, so the
+	// provider's own lists of the group's types are read too.
+	more, failed, err := cs.listGroupTypes(ctx, cf.inside[rg].id, contents, known)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range failed {
+		for _, it := range in {
+			cf.found[it][u.ID] = u
+		}
+	}
+	return append(contents, more...), nil
+}
+
+// noteContent notes one entry of group rg's listing inside the destroyed
+// resources that contain it; an entry that cannot be placed may lie
+// inside any of in.
+func (cf *cascadeFind) noteContent(rg string, in []*item, c map[string]any, managed map[string]bool) {
+	cid, _ := c["id"].(string)
+	typ, _ := c["type"].(string)
+	if _, perr := armid.Parse(cid); perr != nil || typ == "" || !armid.Contains(rg, cid) {
+		u := plan.CascadeItem{ID: "an entry of " + armid.Printable(rg) + "/resources without a valid id and type (" + armid.Printable(cid) + ")", Type: unknownType}
+		for _, it := range in {
+			cf.found[it][u.ID] = u
+		}
+		return
+	}
+	k := armid.Key(cid)
+	inside := false
+	cf.containers(k, func(it *item) {
+		inside = true
+		cf.found[it][k] = plan.CascadeItem{ID: cid, Type: typ, Managed: managed[k]}
+	})
+	if _, known := cf.roots[k]; inside && !known {
+		cf.roots[k] = root{id: cid, typ: typ}
+	}
+}
+
+// addKnown notes the resources the manifests or the state (any set) know
+// inside a destroyed one. A resource read and found absent (its create
+// failed, or it was deleted outside) goes with nothing: ARM has nothing
+// of it to delete.
+func (cf *cascadeFind) addKnown(items []*item, sc planScope, managed map[string]bool) {
+	add := func(id, typ string) {
 		k := armid.Key(id)
-		containers(k, func(it *item) {
-			if _, ok := found[it][k]; !ok {
-				found[it][k] = plan.CascadeItem{ID: id, Type: typ, Managed: managed[k]}
+		cf.containers(k, func(it *item) {
+			if _, ok := cf.found[it][k]; !ok {
+				cf.found[it][k] = plan.CascadeItem{ID: id, Type: typ, Managed: managed[k]}
 			}
 		})
 	}
-	// A resource read and found absent (its create failed, or it was
-	// deleted outside) goes with nothing: ARM has nothing of it to delete.
 	absent := map[string]bool{}
 	for _, it := range items {
 		if it.read && it.live == nil {
 			absent[it.key] = true
 			continue
 		}
-		addKnown(it.id, it.typ)
+		add(it.id, it.typ)
 	}
 	for _, r := range sc.recs {
 		if !absent[armid.Key(r.ID)] {
-			addKnown(r.ID, r.Type)
+			add(r.ID, r.Type)
 		}
 	}
-	if err := cs.listChildren(ctx, roots); err != nil {
-		return err
-	}
-	for rk, kids := range cs.found {
+}
+
+// addListed notes the children listed below each root inside the
+// destroyed resources that contain the root.
+func (cf *cascadeFind) addListed(found map[string][]plan.CascadeItem) {
+	for rk, kids := range found {
 		add := func(it *item) {
 			for _, c := range kids {
 				k := armid.Key(c.ID)
 				if c.Type == unknownType {
 					k = c.ID
 				}
-				if _, ok := found[it][k]; !ok {
-					found[it][k] = c
+				if _, ok := cf.found[it][k]; !ok {
+					cf.found[it][k] = c
 				}
 			}
 		}
-		if it := inside[rk]; it != nil {
+		if it := cf.inside[rk]; it != nil {
 			add(it)
 		}
-		containers(rk, add)
+		cf.containers(rk, add)
 	}
-	for _, it := range destroyed {
-		// Each entry's key is computed once, not again in every comparison.
-		type keyed struct {
-			key string
-			c   plan.CascadeItem
-		}
-		ks := make([]keyed, 0, len(found[it]))
-		for _, c := range found[it] {
-			ks = append(ks, keyed{armid.Key(c.ID), c})
-		}
-		sort.Slice(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
-		out := make([]plan.CascadeItem, len(ks))
-		for i, k := range ks {
-			out[i] = k.c
-		}
-		it.planned.Cascade = out
+}
+
+// sorted is what it takes with it, by key.
+func (cf *cascadeFind) sorted(it *item) []plan.CascadeItem {
+	// Each entry's key is computed once, not again in every comparison.
+	type keyed struct {
+		key string
+		c   plan.CascadeItem
 	}
-	return nil
+	ks := make([]keyed, 0, len(cf.found[it]))
+	for _, c := range cf.found[it] {
+		ks = append(ks, keyed{armid.Key(c.ID), c})
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	out := make([]plan.CascadeItem, len(ks))
+	for i, k := range ks {
+		out[i] = k.c
+	}
+	return out
 }
 
 // untrackedNamespaces hold types ARM's generic list never shows (role
@@ -260,12 +326,8 @@ var untrackedNamespaces = map[string]bool{
 // A resource of a type nothing else in the group has, created within the
 // cache's lag, is still only seen by the generic list: see
 // docs/safety.md.
-func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[string]any, known []knownResource) ([]map[string]any, []plan.CascadeItem, error) {
-	lister, _ := e.client().(Lister)
-	if lister == nil {
-		return nil, nil, nil
-	}
-	src, _ := e.Schemas.(ChildTypeSource)
+func (cs *cascadeScan) listGroupTypes(ctx context.Context, rg string, contents []map[string]any, known []knownResource) ([]map[string]any, []plan.CascadeItem, error) {
+	lister, src := cs.lister, cs.src
 	vers := map[string]string{} // lower-cased top-level type -> api-version ("" unknown)
 	var types []string
 	note := func(id, typ, ver string, known bool) {
@@ -303,7 +365,7 @@ func (e *Engine) listGroupTypes(ctx context.Context, rg string, contents []map[s
 	g.SetLimit(cascadeListConcurrency)
 	for _, tt := range types {
 		ver := vers[strings.ToLower(tt)]
-		if ver == "" && src != nil {
+		if ver == "" {
 			ver = src.NewestVersion(tt)
 		}
 		if ver == "" {
@@ -387,6 +449,9 @@ type cascadeScan struct {
 	e       *Engine
 	managed map[string]bool
 	sc      planScope
+	// lister and src are the engine's destroyTools: required, never nil.
+	lister Lister
+	src    ChildTypeSource
 
 	// roots are walked each on its own; a walk does not descend into
 	// another root, whose own walk covers what is below it.
@@ -397,12 +462,8 @@ type cascadeScan struct {
 }
 
 func (cs *cascadeScan) listChildren(ctx context.Context, roots map[string]root) error {
-	src, _ := cs.e.Schemas.(ChildTypeSource)
-	if src == nil {
-		return nil // no schema: no child types known
-	}
+	src, lister := cs.src, cs.lister
 	kids := cs.e.childTypes(src)
-	lister, _ := cs.e.client().(Lister)
 	cs.roots = roots
 	var g errgroup.Group
 	g.SetLimit(cascadeListConcurrency)
@@ -438,10 +499,6 @@ func (cs *cascadeScan) walk(ctx context.Context, src ChildTypeSource, kids map[s
 		}
 		ver := cs.e.childVersion(src, ct, r)
 		entries, ok := inlineChildren(r, seg)
-		if !ok && lister == nil {
-			unknown("child resources could not be listed")
-			continue
-		}
 		if !ok {
 			var err error
 			entries, err = lister.List(ctx, coll, ver)

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -101,7 +102,7 @@ func TestCascadeFindsChildResources(t *testing.T) {
 			rec := recordOf(tc.parent, tc.parentBody, DefaultSet)
 			rec.APIVersion = tc.parentVer
 			o := DefaultOptions()
-			o.Delete = true
+			o.Mode = plan.ModeDelete
 			e := &Engine{Client: FromARM(c), Store: newMemStore(rec), Schemas: schema.Default(), Options: o}
 			p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{pr}})
 			if err != nil {
@@ -180,7 +181,7 @@ func TestCascadeReadsInlineChildren(t *testing.T) {
 	rec := recordOf(vnet, body, DefaultSet)
 	rec.APIVersion = ver
 	o := DefaultOptions()
-	o.Delete = true
+	o.Mode = plan.ModeDelete
 	log.mu.Lock()
 	log.paths = nil
 	log.mu.Unlock()

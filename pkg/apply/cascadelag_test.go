@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,7 @@ func TestGroupDeleteSeesAResourceTheCacheHides(t *testing.T) {
 	group := res(rg, map[string]any{"location": "westeurope"})
 	group.APIVersion = rgVer
 	o := DefaultOptions()
-	o.Delete = true
+	o.Mode = plan.ModeDelete
 	plan := func() (*Engine, *Prepared) {
 		t.Helper()
 		e := &Engine{Client: FromARM(c), Store: newMemStore(recs...), Schemas: schema.Default(), Options: o}

@@ -75,7 +75,7 @@ func (e *Engine) resolveAtPlan(ctx context.Context, it *item, sc planScope) erro
 	}
 	// A delete or a refresh writes no dependant, and a refresh plans no
 	// write of the referenced resource either: neither can judge this.
-	check := !e.Options.Delete && !e.Options.RefreshOnly
+	check := e.Options.Mode == plan.ModeNormal
 	var never []manifest.Problem
 	if check {
 		for _, p := range unknown {
@@ -285,7 +285,7 @@ func written(t *item) bool {
 	case plan.ActionNoOp:
 		return false
 	case plan.ActionAdopt:
-		return t.planned.Method != ""
+		return t.planned.Method != plan.MethodNone
 	}
 	return true
 }

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
@@ -44,7 +45,7 @@ func BenchmarkDelete(b *testing.B) {
 					a.seed(rgID(fmt.Sprintf("rg%d", g)), body())
 				}
 				o := DefaultOptions()
-				o.Delete = true
+				o.Mode = plan.ModeDelete
 				e := newEngine(flatDelete{a}, newMemStore(recs...), o)
 				b.StartTimer()
 				p, err := e.Plan(context.Background(), &manifest.Set{Resources: set})

@@ -199,67 +199,98 @@ var ErrPruneEmpty = errors.New("refusing to prune: no resources were loaded from
 // result. It writes nothing anywhere.
 func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error) {
 	e.secretsFor(set)
-	if e.Options.Prune && !e.Options.Delete && len(set.Resources) == 0 {
+	if e.Options.prunes() && len(set.Resources) == 0 {
 		return nil, ErrPruneEmpty
 	}
 	secretKey, err := e.Store.SecretKey(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the state's secret key: %w", err)
 	}
-	records, bodies, err := e.listRecords(ctx)
+	st, err := e.loadRecords(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading state: %w", err)
+		return nil, err
 	}
-	recByKey := make(map[string]*state.Record, len(records))
-	inScope := map[string]*state.Record{}
-	for _, r := range records {
-		k := armid.Key(r.ID)
-		recByKey[k] = r
-		if e.inScope(r) {
-			inScope[k] = r
-		}
-	}
-
-	items := e.manifestItems(set, recByKey)
+	items := e.manifestItems(set, st.byKey)
 	declared := make(map[string]bool, len(items))
 	for _, it := range items {
 		declared[it.key] = true
 	}
 	run := &Prepared{key: secretKey, declared: declared}
-	if e.Options.Prune && !e.Options.Delete && !e.Options.RefreshOnly {
-		for _, r := range records {
+	items = e.withPrunes(items, st, declared)
+	var never []manifest.Problem
+	sc := planScope{byKey: make(map[string]*item, len(items)), recs: st.byKey, bodies: st.bodies, problems: &never}
+	for _, it := range items {
+		sc.byKey[it.key] = it
+	}
+	if !e.Options.deletes() { // a delete resolves no value
+		if run.readOnly, err = e.readReferenced(ctx, items, sc.byKey); err != nil {
+			return nil, err
+		}
+	}
+	needReferenced(items, sc.byKey)
+	if err := e.readAndDecide(ctx, items, sc, run); err != nil {
+		return nil, err
+	}
+	if len(never) > 0 {
+		// Invalid input: nothing was written, and apply would fail.
+		return nil, sortedProblems(never)
+	}
+	return e.finishPlan(ctx, set, run, items, st, sc)
+}
+
+// recordsInScope are the state's records: all of them by key (any set) and
+// those of this run's subscription and set.
+type recordsInScope struct {
+	all     []*state.Record
+	byKey   map[string]*state.Record
+	inScope map[string]*state.Record
+	bodies  *recordBodies
+}
+
+// loadRecords lists the state's records, without their bodies.
+func (e *Engine) loadRecords(ctx context.Context) (recordsInScope, error) {
+	records, bodies, err := e.listRecords(ctx)
+	if err != nil {
+		return recordsInScope{}, fmt.Errorf("reading state: %w", err)
+	}
+	st := recordsInScope{all: records, byKey: make(map[string]*state.Record, len(records)), inScope: map[string]*state.Record{}, bodies: bodies}
+	for _, r := range records {
+		k := armid.Key(r.ID)
+		st.byKey[k] = r
+		if e.inScope(r) {
+			st.inScope[k] = r
+		}
+	}
+	return st, nil
+}
+
+// withPrunes adds, when the plan prunes, an item for every record in scope
+// the manifests no longer declare; then links dependencies and looks up
+// every item's schema and plugin.
+func (e *Engine) withPrunes(items []*item, st recordsInScope, declared map[string]bool) []*item {
+	if e.Options.prunes() {
+		for _, r := range st.all {
 			k := armid.Key(r.ID)
-			if declared[k] || inScope[k] == nil {
+			if declared[k] || st.inScope[k] == nil {
 				continue
 			}
 			items = append(items, &item{id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: lastName(r.ID), record: r, protected: r.PreventDestroy})
 		}
 	}
 	linkDeps(items)
-
 	for _, it := range items {
 		it.schema, it.plugin = e.lookup(it.typ, it.ver)
 		it.schema = withSecrets(it.schema, it.typ, it.ver, it.secrets)
 	}
-	p := &plan.Plan{FormatVersion: plan.FormatVersion, Set: e.set(), Subscription: e.Options.Subscription}
-	if p.Subscription == "" {
-		p.Subscription = set.Subscription
-	}
-	var never []manifest.Problem
-	sc := planScope{byKey: make(map[string]*item, len(items)), recs: recByKey, bodies: bodies, problems: &never}
-	for _, it := range items {
-		sc.byKey[it.key] = it
-	}
-	if !e.Options.Delete { // a delete resolves no value
-		if run.readOnly, err = e.readReferenced(ctx, items, sc.byKey); err != nil {
-			return nil, err
-		}
-	}
-	needReferenced(items, sc.byKey)
-	// Chunks come dependencies first: a deferred value is known at plan
-	// time only when the resource it reads is neither created nor replaced.
-	// Only a chunk's bodies are in memory at once, plus those of resources
-	// that will be written or that others read.
+	return items
+}
+
+// readAndDecide reads and decides the items chunk by chunk. Chunks come
+// dependencies first: a deferred value is known at plan time only when
+// the resource it reads is neither created nor replaced. Only a chunk's
+// bodies are in memory at once, plus those of resources that will be
+// written or that others read.
+func (e *Engine) readAndDecide(ctx context.Context, items []*item, sc planScope, run *Prepared) error {
 	needed := referenced(items)
 	// One read session for the whole plan: a subscription-wide list is
 	// paged once, not again from page 1 for every chunk. Plans only: a
@@ -272,30 +303,8 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	}
 	reads := e.client().NewReadSession(expect)
 	for _, chunk := range planChunks(items) {
-		if err := bodies.load(ctx, recordsOf(chunk)...); err != nil {
-			return nil, fmt.Errorf("reading state: %w", err)
-		}
-		if err := e.readAll(ctx, chunk, reads); err != nil {
-			return nil, err
-		}
-		for _, it := range chunk {
-			if err := e.resolveAtPlan(ctx, it, sc); err != nil {
-				return nil, err
-			}
-			e.decide(it, run)
-			if pr := e.recordTooLarge(it); pr != nil {
-				never = append(never, *pr)
-			}
-		}
-		// An envelope read only ever confirms that nothing is to be done;
-		// anything else is judged again on the whole resource.
-		if again := notQuiet(chunk); len(again) > 0 {
-			if err := e.readAll(ctx, again, reads); err != nil {
-				return nil, err
-			}
-			for _, it := range again {
-				e.decide(it, run)
-			}
+		if err := e.decideChunk(ctx, chunk, sc, run, reads); err != nil {
+			return err
 		}
 		for _, it := range chunk {
 			if !needed[it] {
@@ -303,30 +312,68 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 			}
 		}
 	}
-	if len(never) > 0 {
-		// Invalid input: nothing was written, and apply would fail.
-		sort.SliceStable(never, func(i, j int) bool {
-			a, b := never[i], never[j]
-			if a.File != b.File || a.Index != b.Index {
-				return a.File < b.File || a.File == b.File && a.Index < b.Index
-			}
-			return a.Line < b.Line
-		})
-		return nil, &manifest.ValidationError{Problems: never}
+	return nil
+}
+
+// decideChunk reads and decides one chunk of items.
+func (e *Engine) decideChunk(ctx context.Context, chunk []*item, sc planScope, run *Prepared, reads ReadSession) error {
+	if err := sc.bodies.load(ctx, recordsOf(chunk)...); err != nil {
+		return fmt.Errorf("reading state: %w", err)
 	}
+	if err := e.readAll(ctx, chunk, reads); err != nil {
+		return err
+	}
+	for _, it := range chunk {
+		if err := e.resolveAtPlan(ctx, it, sc); err != nil {
+			return err
+		}
+		e.decide(it, run)
+		if pr := e.recordTooLarge(it); pr != nil {
+			*sc.problems = append(*sc.problems, *pr)
+		}
+	}
+	// An envelope read only ever confirms that nothing is to be done;
+	// anything else is judged again on the whole resource.
+	if again := notQuiet(chunk); len(again) > 0 {
+		if err := e.readAll(ctx, again, reads); err != nil {
+			return err
+		}
+		for _, it := range again {
+			e.decide(it, run)
+		}
+	}
+	return nil
+}
+
+// sortedProblems is the plan's invalid input, in file, document and line
+// order.
+func sortedProblems(never []manifest.Problem) error {
+	sort.SliceStable(never, func(i, j int) bool {
+		a, b := never[i], never[j]
+		if a.File != b.File || a.Index != b.Index {
+			return a.File < b.File || a.File == b.File && a.Index < b.Index
+		}
+		return a.Line < b.Line
+	})
+	return &manifest.ValidationError{Problems: never}
+}
+
+// finishPlan runs the checks that need every decision (undeletable types,
+// cascades, locks, resources -l left out) and builds the plan.
+func (e *Engine) finishPlan(ctx context.Context, set *manifest.Set, run *Prepared, items []*item, st recordsInScope, sc planScope) (*Prepared, error) {
 	// A name resolved just now may be a record's ID: that record is
 	// declared after all, not a prune candidate.
 	items = dropResolvedPrunes(items)
 	for _, it := range items {
 		if it.res != nil {
-			declared[it.key] = true
+			run.declared[it.key] = true
 		}
 	}
-	managed := make(map[string]bool, len(declared)+len(inScope))
-	for k := range declared {
+	managed := make(map[string]bool, len(run.declared)+len(st.inScope))
+	for k := range run.declared {
 		managed[k] = true
 	}
-	for k := range inScope {
+	for k := range st.inScope {
 		managed[k] = true
 	}
 	e.planUndeletable(items)
@@ -340,6 +387,10 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	if err != nil {
 		return nil, err
 	}
+	p := &plan.Plan{FormatVersion: plan.FormatVersion, Set: e.set(), Subscription: e.Options.Subscription}
+	if p.Subscription == "" {
+		p.Subscription = set.Subscription
+	}
 	p.Warnings = append(p.Warnings, warnings...)
 	for _, it := range items {
 		p.Resources = append(p.Resources, it.planned)
@@ -348,8 +399,8 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 	p.Subscriptions = subscriptions(items)
 	order(p, items)
 	p.Summarize()
-	run.Plan, run.items, run.records, run.setSize = p, items, inScope, len(inScope)
-	run.protectedKeys, run.refreshOnly = protectedKeys(items, records), e.Options.RefreshOnly
+	run.Plan, run.items, run.records, run.setSize = p, items, st.inScope, len(st.inScope)
+	run.protectedKeys, run.refreshOnly = protectedKeys(items, st.all), e.Options.refreshOnly()
 	return run, nil
 }
 
@@ -626,7 +677,7 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session ReadSession
 func (e *Engine) envelopeReadable(it *item) bool {
 	return !it.full && it.res != nil && it.record != nil && it.record.Baseline != nil && it.record.LastApplied != nil &&
 		it.otherSet == "" && len(it.record.Accepted) == 0 && len(it.secrets) == 0 && len(it.unknown) == 0 &&
-		!e.Options.Delete && !e.Options.RefreshOnly && !e.replaceRequested(it)
+		e.Options.Mode == plan.ModeNormal && !e.replaceRequested(it)
 }
 
 // envelopeMembers are what ARM's generic list carries of a resource
@@ -705,6 +756,29 @@ func (e *Engine) concurrency() int {
 
 // decide computes the diff and the action for one item.
 func (e *Engine) decide(it *item, p *Prepared) {
+	pr := it.planBase()
+	switch {
+	case it.res == nil || e.Options.deletes():
+		// A pruned resource, or the delete command.
+		e.decideDelete(it, &pr)
+	case e.Options.refreshOnly():
+		e.compare(it, p, &pr)
+		e.decideRefresh(it, &pr)
+	default:
+		res := e.compare(it, p, &pr)
+		e.decideWrite(it, &pr, res)
+		if len(it.waitsOn) > 0 && pr.Action != plan.ActionNoOp {
+			pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"
+		}
+		if it.record != nil && it.live != nil {
+			pr.Accepted = stillDiffer(it.record.Accepted, it.desired(), it.live)
+		}
+	}
+	it.planned = pr
+}
+
+// planBase is what the plan says of the item whatever its action.
+func (it *item) planBase() plan.Resource {
 	pr := plan.Resource{ID: it.id, Type: it.typ, APIVersion: it.ver, Changes: []plan.Change{},
 		Subscription: armid.SubscriptionOf(it.id), Protected: it.protected}
 	if it.res != nil {
@@ -717,37 +791,39 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	for _, d := range it.deps {
 		pr.DependsOn = append(pr.DependsOn, d.id)
 	}
+	return pr
+}
 
-	if it.res == nil || e.Options.Delete {
-		// A pruned resource, or the delete command.
-		if it.live == nil {
-			pr.Action = plan.ActionNoOp
-			pr.Reason = "already absent from Azure"
-			// A record of this set for a resource read as absent is stale:
-			// the delete (or prune) forgets it, and writes nothing to Azure.
-			// A protected record stays, so protection outlives the absence.
-			if it.read && it.record != nil && it.otherSet == "" && !it.protected {
-				it.forget = true
-				pr.Reason = "already absent from Azure: its record in state is removed"
-			}
-		} else {
-			pr.Action, pr.Method = plan.ActionDelete, "DELETE"
-			pr.Reason = "declared by the manifests: delete"
-			if it.res != nil && it.res.Origin == manifest.FromState {
-				pr.Reason = "named on the command line (recorded in state): delete"
-			}
-			if it.record == nil {
-				pr.Reason = "exists in Azure but was not applied by kubectl-azure (not in state): deleting it needs --allow-delete-unmanaged"
-			}
-			if it.res == nil {
-				pr.Reason = "recorded in state for set " + e.set() + " but no longer declared (--prune)"
-			}
-			pr.Changes = []plan.Change{{Path: "", Before: "(exists)", After: nil, Kind: plan.KindRemove, Reason: pr.Reason}}
+// decideDelete plans a pruned resource, or one the delete command names.
+func (e *Engine) decideDelete(it *item, pr *plan.Resource) {
+	if it.live == nil {
+		pr.Action = plan.ActionNoOp
+		pr.Because(plan.ReasonAbsent)
+		// A record of this set for a resource read as absent is stale:
+		// the delete (or prune) forgets it, and writes nothing to Azure.
+		// A protected record stays, so protection outlives the absence.
+		if it.read && it.record != nil && it.otherSet == "" && !it.protected {
+			it.forget = true
+			pr.Because(plan.ReasonAbsentForgotten)
 		}
-		it.planned = pr
 		return
 	}
+	pr.Action, pr.Method = plan.ActionDelete, plan.MethodDelete
+	switch {
+	case it.res == nil:
+		pr.BecauseOf(plan.ReasonPrune, "recorded in state for set "+e.set()+" but no longer declared (--prune)")
+	case it.record == nil:
+		pr.Because(plan.ReasonDeleteUnmanaged)
+	case it.res.Origin == manifest.FromState:
+		pr.Because(plan.ReasonNamedDelete)
+	default:
+		pr.Because(plan.ReasonDeclaredDelete)
+	}
+	pr.Changes = []plan.Change{{Path: "", Before: "(exists)", After: nil, Kind: plan.KindRemove, Reason: pr.Reason}}
+}
 
+// compare runs the diff of the item and puts its changes in pr.
+func (e *Engine) compare(it *item, p *Prepared, pr *plan.Resource) diff.Result {
 	in := diff.Input{Desired: it.desired(), Live: it.live, Schema: it.schema, Plugin: it.plugin,
 		SecretKey: state.SecretKeyFor(p.key, it.record), Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
 		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets}
@@ -761,44 +837,36 @@ func (e *Engine) decide(it *item, p *Prepared) {
 	for _, w := range res.Warnings {
 		e.warnf("%s: %s", it.display(), w)
 	}
+	return res
+}
 
-	if e.Options.RefreshOnly {
-		e.decideRefresh(it, &pr)
-		it.planned = pr
-		return
-	}
+// decideWrite picks the action and method of a declared resource from
+// its diff.
+func (e *Engine) decideWrite(it *item, pr *plan.Resource, res diff.Result) {
 	switch {
 	case it.nameDeferred:
-		pr.Action, pr.Method = plan.ActionCreate, "PUT"
+		pr.Action, pr.Method = plan.ActionCreate, plan.MethodPut
 		pr.NameKnownAfterApply = true
-		pr.Reason = "its name depends on a value Azure generates during this apply"
+		pr.Because(plan.ReasonDeferredName)
 		// Every owned property is shown, though the ID is not known yet.
 		pr.Changes = deferredNameChanges(plan.Change{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason, Cause: plan.CauseUser}, pr.Changes)
 	case it.live == nil:
-		pr.Action, pr.Method = plan.ActionCreate, "PUT"
-		pr.Reason = "not found in Azure"
-		if it.record != nil {
-			pr.Reason = "recorded in state but not found in Azure (deleted outside kubectl-azure): it will be created again"
-		}
-		if len(pr.Changes) == 0 {
-			// Contract: a write must have changes; a create writes the whole body.
-			pr.Changes = []plan.Change{{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason}}
-		}
+		e.decideCreate(it, pr)
 	case it.record == nil:
 		pr.Action = plan.ActionAdopt
-		pr.Reason = "exists in Azure but not in state: written only with --adopt (or after import)"
+		pr.Because(plan.ReasonAdopt)
 		if len(pr.Changes) > 0 {
 			pr.Method = e.method(it)
 		}
 	case res.Action == diff.ActionReplace:
-		pr.Action, pr.Method = plan.ActionReplace, "DELETE+PUT"
-		pr.Reason = "a create-only property changed: the resource must be deleted and created again (needs --allow-replace)"
+		pr.Action, pr.Method = plan.ActionReplace, plan.MethodReplace
+		pr.Because(plan.ReasonCreateOnly)
 		if e.replaceRequested(it) {
-			pr.Reason = "a create-only property changed, and " + ReasonReplaceRequested
+			pr.BecauseOf(plan.ReasonCreateOnly, "a create-only property changed, and "+plan.ReasonReplaceRequested.Text())
 		}
 	case e.replaceRequested(it):
-		pr.Action, pr.Method = plan.ActionReplace, "DELETE+PUT"
-		pr.Reason = ReasonReplaceRequested
+		pr.Action, pr.Method = plan.ActionReplace, plan.MethodReplace
+		pr.Because(plan.ReasonReplaceRequested)
 		// Contract: a write must have changes; the whole resource is
 		// deleted and written again.
 		pr.Changes = append([]plan.Change{{Path: "", Before: "(exists)", After: "(new resource)", Kind: plan.KindChange, Reason: pr.Reason, Cause: plan.CauseUser}}, pr.Changes...)
@@ -809,15 +877,15 @@ func (e *Engine) decide(it *item, p *Prepared) {
 			// Paths the tool stops managing are not written: the apply
 			// records the smaller ownership in state and sends nothing
 			// (a PUT of live's own body could reset write-only values).
-			pr.Method = ""
+			pr.Method = plan.MethodNone
 		}
 	case it.otherSet == "" && failedState(it.live):
 		// Every owned value is there, but Azure says provisioning failed
 		// (a write whose operation ended Failed or Canceled): the resource
 		// is not what was asked for, so the write is sent again, as ARM's
 		// own remedy is, instead of a silent "No changes" over it.
-		pr.Action, pr.Method = plan.ActionUpdate, "PUT"
-		pr.Reason = ReasonFailedState
+		pr.Action, pr.Method = plan.ActionUpdate, plan.MethodPut
+		pr.Because(plan.ReasonFailedState)
 		// Contract: a write must have changes.
 		pr.Changes = []plan.Change{{Path: "properties.provisioningState", Before: provisioningState(it.live), After: "(written again)", Kind: plan.KindChange, Reason: pr.Reason, Cause: plan.CauseDrift}}
 	default:
@@ -827,31 +895,27 @@ func (e *Engine) decide(it *item, p *Prepared) {
 		// value would look like no drift at all.
 		it.rebase = it.record != nil && it.otherSet == "" && len(res.StaleBaseline) > 0
 	}
-	if len(it.waitsOn) > 0 && pr.Action != plan.ActionNoOp {
-		pr.Reason = strings.TrimPrefix(pr.Reason+"; ", "; ") + "it takes values from " + strings.Join(it.waitsOn, ", ") + ", which the plan replaces: they are known after apply"
-	}
-	if it.record != nil && it.live != nil {
-		pr.Accepted = stillDiffer(it.record.Accepted, it.desired(), it.live)
-	}
-	it.planned = pr
 }
 
-// ReasonFailedState explains a write planned only because the live
-// resource's provisioning failed.
-const ReasonFailedState = "Azure reports its provisioning Failed or Canceled: the write is sent again"
-
-// Reasons of a refresh-only plan.
-const (
-	ReasonRefreshDrift = "changed in Azure outside kubectl-azure: refresh only records the live value as the new baseline; nothing is written to Azure"
-	reasonRefreshSkip  = "refresh only: left alone"
-)
+// decideCreate plans a declared resource Azure does not hold.
+func (e *Engine) decideCreate(it *item, pr *plan.Resource) {
+	pr.Action, pr.Method = plan.ActionCreate, plan.MethodPut
+	pr.Because(plan.ReasonNotFound)
+	if it.record != nil {
+		pr.Because(plan.ReasonRecreate)
+	}
+	if len(pr.Changes) == 0 {
+		// Contract: a write must have changes; a create writes the whole body.
+		pr.Changes = []plan.Change{{Path: "", Before: nil, After: "(new resource)", Kind: plan.KindAdd, Reason: pr.Reason}}
+	}
+}
 
 // decideRefresh keeps only the drift of a recorded resource, told the
 // other way round: what the record held becomes what Azure holds now.
 // Nothing else is planned: a refresh never creates, deletes, adopts or
 // writes a manifest edit.
 func (e *Engine) decideRefresh(it *item, pr *plan.Resource) {
-	pr.Action, pr.Method = plan.ActionNoOp, ""
+	pr.Action, pr.Method = plan.ActionNoOp, plan.MethodNone
 	drift := []plan.Change{}
 	for _, c := range pr.Changes {
 		if !c.IsDrift() {
@@ -865,29 +929,25 @@ func (e *Engine) decideRefresh(it *item, pr *plan.Resource) {
 			c.Kind = plan.KindAdd
 		}
 		c.ChildDelete = false
-		c.Reason = ReasonRefreshDrift
+		c.Reason = plan.ReasonRefreshDrift.Text()
 		drift = append(drift, c)
 	}
 	pr.Changes = drift
 	switch {
 	case it.nameDeferred, it.live == nil:
-		pr.Reason = reasonRefreshSkip + " (not in Azure; a refresh never creates)"
+		pr.BecauseOf(plan.ReasonRefreshSkip, plan.ReasonRefreshSkip.Text()+" (not in Azure; a refresh never creates)")
 		pr.Changes = []plan.Change{}
 	case it.record == nil:
-		pr.Reason = reasonRefreshSkip + " (not in state; a refresh never adopts)"
+		pr.BecauseOf(plan.ReasonRefreshSkip, plan.ReasonRefreshSkip.Text()+" (not in state; a refresh never adopts)")
 		pr.Changes = []plan.Change{}
 	case it.otherSet != "":
-		pr.Reason = reasonRefreshSkip + " (recorded under set " + it.otherSet + "; refresh it with --set " + it.otherSet + ")"
+		pr.BecauseOf(plan.ReasonRefreshSkip, plan.ReasonRefreshSkip.Text()+" (recorded under set "+it.otherSet+"; refresh it with --set "+it.otherSet+")")
 		pr.Changes = []plan.Change{}
 	case len(drift) > 0:
 		pr.Action = plan.ActionUpdate
-		pr.Reason = ReasonRefreshDrift
+		pr.Because(plan.ReasonRefreshDrift)
 	}
 }
-
-// ReasonReplaceRequested is the plan's reason for a replacement the user
-// asked for by name.
-const ReasonReplaceRequested = "replacement requested with --replace"
 
 // replaceRequested reports whether --replace names the item.
 func (e *Engine) replaceRequested(it *item) bool {
@@ -901,14 +961,14 @@ func (e *Engine) replaceRequested(it *item) bool {
 
 // method picks PATCH when the type's PATCH model takes every changed path,
 // else GET-modify-PUT; a type that answered 405 this run is PUT.
-func (e *Engine) method(it *item) string {
+func (e *Engine) method(it *item) plan.Method {
 	if e.client().PatchUnsupported(it.typ) {
-		return "PUT"
+		return plan.MethodPut
 	}
-	if m := diff.WriteMethod(*it.input, *it.result); m != "" {
+	if m := diff.WriteMethod(*it.input, *it.result); m != plan.MethodNone {
 		return m
 	}
-	return "PUT"
+	return plan.MethodPut
 }
 
 // schemaPath turns a concrete path ("properties.env[1].value") into the

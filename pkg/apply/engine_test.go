@@ -50,8 +50,16 @@ func mustPlan(t *testing.T, e *Engine, rs ...*manifest.Resource) *Prepared {
 }
 
 func newEngine(a ARM, st state.Store, o Options) *Engine {
-	return &Engine{Client: FromARM(a), Store: st, Options: o}
+	return &Engine{Client: FromARM(a), Store: st, Schemas: noChildTypes{}, Options: o}
 }
+
+// noChildTypes is the schema source of the fake tests: no facts and no
+// child types (heuristics only), but able to say so, as delete requires.
+type noChildTypes struct{ lookupOnly }
+
+func (noChildTypes) Types() []string                { return nil }
+func (noChildTypes) HasVersion(string, string) bool { return false }
+func (noChildTypes) NewestVersion(string) string    { return "" }
 
 func actions(p *plan.Plan) map[string]plan.Action {
 	out := map[string]plan.Action{}
@@ -70,7 +78,7 @@ func TestPlanDecisions(t *testing.T) {
 		rec        map[string]any // nil: no record
 		desired    map[string]any
 		want       plan.Action
-		wantMethod string
+		wantMethod plan.Method
 	}{
 		{"absent is created", nil, nil, body(), plan.ActionCreate, "PUT"},
 		{"recorded but deleted outside is created again", nil, body(), body(), plan.ActionCreate, "PUT"},
@@ -139,14 +147,14 @@ func TestCheckRefusals(t *testing.T) {
 		{
 			name:    "deleting what the tool never applied needs --allow-delete-unmanaged",
 			s:       setup{live: []string{rg1, idA}, records: []*state.Record{recordOf(rg1, body(), DefaultSet)}, set: []*manifest.Resource{res(idA, body())}},
-			opts:    func(o *Options) { o.Delete = true },
+			opts:    func(o *Options) { o.Mode = plan.ModeDelete },
 			wantErr: "--allow-delete-unmanaged", allow: func(o *Options) { o.AllowDeleteUnmanaged = true }, wantLeft: []string{rg1},
 		},
 		{
 			name: "deleting a group with unmanaged contents needs --allow-cascade",
 			s: setup{live: []string{rg1, idA, idB}, records: []*state.Record{recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet)},
 				set: []*manifest.Resource{res(rg1, body())}},
-			opts:    func(o *Options) { o.Delete = true },
+			opts:    func(o *Options) { o.Mode = plan.ModeDelete },
 			wantErr: "would also delete " + idB, allow: func(o *Options) { o.AllowCascade = true }, wantLeft: nil,
 		},
 		{
@@ -174,7 +182,7 @@ func TestCheckRefusals(t *testing.T) {
 			name: "prevent-destroy refuses a delete whatever the flags",
 			s: setup{live: []string{rg1, idA}, records: []*state.Record{recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet)},
 				set: []*manifest.Resource{res(idA, body())}},
-			opts:    func(o *Options) { o.Delete, o.AllowCascade, o.AllowDeleteUnmanaged = true, true, true },
+			opts:    func(o *Options) { o.Mode, o.AllowCascade, o.AllowDeleteUnmanaged = plan.ModeDelete, true, true },
 			protect: idA, wantErr: "prevent-destroy",
 		},
 	} {
@@ -287,7 +295,7 @@ func TestCascadeListsContentsAndDropsRecords(t *testing.T) {
 	}
 	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet))
 	o := DefaultOptions()
-	o.Delete, o.AllowCascade = true, true
+	o.Mode, o.AllowCascade = plan.ModeDelete, true
 	e := newEngine(a, st, o)
 	p := mustPlan(t, e, res(rg1, body()))
 	want := []plan.CascadeItem{
@@ -371,7 +379,7 @@ func TestDeletesChildrenFirst(t *testing.T) {
 	}
 	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(vnet, body(), DefaultSet), recordOf(snet1, body(), DefaultSet))
 	o := DefaultOptions()
-	o.Delete = true
+	o.Mode = plan.ModeDelete
 	e := newEngine(a, st, o)
 	p := mustPlan(t, e, res(vnet, body(), rg1), res(snet1, body(), vnet))
 	if _, err := e.Execute(context.Background(), p); err != nil {
@@ -397,7 +405,7 @@ func TestWholeGroupGoesInOneDelete(t *testing.T) {
 	}
 	st := newMemStore(recs...)
 	o := DefaultOptions()
-	o.Delete = true
+	o.Mode = plan.ModeDelete
 	e := newEngine(a, st, o)
 	p := mustPlan(t, e, set...)
 	r, err := e.Execute(context.Background(), p)

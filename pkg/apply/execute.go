@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/record"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
@@ -27,6 +28,10 @@ import (
 type ExecuteError struct {
 	Failed  []string
 	Skipped []string
+	// Invalid names the failed resources whose input turned out invalid
+	// only at execute time (a name computed from a value known after a
+	// create); nothing was written for them.
+	Invalid []string
 	// Cancelled is set when the run was interrupted (Ctrl-C, SIGTERM,
 	// --timeout); errors.Is(err, context.Canceled) then holds.
 	Cancelled error
@@ -42,6 +47,13 @@ func (e *ExecuteError) Error() string {
 
 // Unwrap exposes the cancellation cause.
 func (e *ExecuteError) Unwrap() error { return e.Cancelled }
+
+// BadInput reports whether some resource failed on input found invalid
+// while executing: the run then ends as bad input, as it would have had
+// the plan known the value.
+func (e *ExecuteError) BadInput() bool {
+	return len(e.Invalid) > 0 && e.Cancelled == nil
+}
 
 // errSkipped marks a resource that was not attempted.
 var errSkipped = errors.New("skipped")
@@ -200,6 +212,10 @@ func (e *Engine) result(ctx, stop context.Context, p *Prepared, errs map[*item]e
 			rr.Status, rr.Error = plan.StatusFailed, e.secrets().Scrub(err.Error())
 			res.Summary.Failed++
 			ee.Failed = append(ee.Failed, it.display())
+			var ve *manifest.ValidationError
+			if errors.As(err, &ve) {
+				ee.Invalid = append(ee.Invalid, it.display())
+			}
 		}
 		res.Results = append(res.Results, rr)
 	}
@@ -242,72 +258,22 @@ func (e *Engine) recordProtection(ctx context.Context, it *item) error {
 // run: its error wraps errSkipped. fn runs with ctx, which outlives stop so
 // that what was started can finish.
 func (e *Engine) runDAG(ctx, stop context.Context, items []*item, prereqs func(*item) []*item, fn func(context.Context, *item) error) map[*item]error {
-	in := make(map[*item]bool, len(items))
-	for _, it := range items {
-		in[it] = true
-	}
-	waiting := make(map[*item]int, len(items))
-	dependants := map[*item][]*item{}
-	for _, it := range items {
-		for _, d := range prereqs(it) {
-			if in[d] && d != it {
-				waiting[it]++
-				dependants[d] = append(dependants[d], it)
-			}
-		}
-	}
-	var (
-		mu   sync.Mutex
-		errs = make(map[*item]error, len(items))
-	)
-	finished := make(chan *item, len(items))
-	var ready []*item
-	for _, it := range items {
-		if waiting[it] == 0 {
-			ready = append(ready, it)
-		} else if writes(it) {
-			e.event(it, StatusWaiting, "")
-		}
-	}
-	// resolved is touched only by this goroutine.
-	resolved := make(map[*item]bool, len(items))
-	var skipAll func(it *item, reason string)
-	skipAll = func(it *item, reason string) {
-		for _, d := range dependants[it] {
-			if resolved[d] {
-				continue
-			}
-			resolved[d] = true
-			mu.Lock()
-			errs[d] = skip(reason)
-			mu.Unlock()
-			e.event(d, StatusSkipped, reason)
-			skipAll(d, "dependency "+d.display()+" was not applied")
-		}
-	}
+	d := newDAGRun(e, items, prereqs)
+	ready := d.roots()
 	var g errgroup.Group
 	g.SetLimit(e.concurrency())
 	running := 0
-	for len(resolved) < len(items) {
+	for len(d.resolved) < len(items) {
 		for _, it := range ready {
-			resolved[it] = true
+			d.resolved[it] = true
 			if ctx.Err() != nil || stop.Err() != nil {
-				mu.Lock()
-				errs[it] = skip("the run was interrupted before it started")
-				mu.Unlock()
-				if writes(it) {
-					e.event(it, StatusSkipped, "interrupted")
-				}
-				skipAll(it, "the run was interrupted")
+				d.interrupted(it)
 				continue
 			}
 			running++
 			g.Go(func() error {
-				err := fn(ctx, it)
-				mu.Lock()
-				errs[it] = err
-				mu.Unlock()
-				finished <- it
+				d.setErr(it, fn(ctx, it))
+				d.finished <- it
 				return nil
 			})
 		}
@@ -315,34 +281,119 @@ func (e *Engine) runDAG(ctx, stop context.Context, items []*item, prereqs func(*
 		if running == 0 {
 			// Nothing runs and nothing is ready: what is left waits on a
 			// cycle the loader should have refused.
-			for _, it := range items {
-				if !resolved[it] {
-					resolved[it] = true
-					mu.Lock()
-					errs[it] = errors.New("waits on a dependency cycle; run diff to see it")
-					mu.Unlock()
-				}
-			}
+			d.failCycle()
 			break
 		}
-		it := <-finished
+		it := <-d.finished
 		running--
-		mu.Lock()
-		err := errs[it]
-		mu.Unlock()
-		if err != nil {
-			skipAll(it, "dependency "+it.display()+" was not applied")
-			continue
-		}
-		for _, d := range dependants[it] {
-			waiting[d]--
-			if waiting[d] == 0 && !resolved[d] {
-				ready = append(ready, d)
+		ready = d.done(it, ready)
+	}
+	_ = g.Wait()
+	return d.errs
+}
+
+// dagRun is runDAG's bookkeeping. Only runDAG's goroutine touches waiting
+// and resolved; errs is shared with the workers under mu.
+type dagRun struct {
+	e          *Engine
+	items      []*item
+	waiting    map[*item]int
+	dependants map[*item][]*item
+	resolved   map[*item]bool
+	finished   chan *item
+
+	mu   sync.Mutex
+	errs map[*item]error
+}
+
+// newDAGRun counts each item's prerequisites among items.
+func newDAGRun(e *Engine, items []*item, prereqs func(*item) []*item) *dagRun {
+	d := &dagRun{e: e, items: items, waiting: make(map[*item]int, len(items)), dependants: map[*item][]*item{},
+		resolved: make(map[*item]bool, len(items)), finished: make(chan *item, len(items)), errs: make(map[*item]error, len(items))}
+	in := make(map[*item]bool, len(items))
+	for _, it := range items {
+		in[it] = true
+	}
+	for _, it := range items {
+		for _, p := range prereqs(it) {
+			if in[p] && p != it {
+				d.waiting[it]++
+				d.dependants[p] = append(d.dependants[p], it)
 			}
 		}
 	}
-	_ = g.Wait()
-	return errs
+	return d
+}
+
+// roots are the items that wait for nothing; the others are told waiting.
+func (d *dagRun) roots() []*item {
+	var ready []*item
+	for _, it := range d.items {
+		if d.waiting[it] == 0 {
+			ready = append(ready, it)
+		} else if writes(it) {
+			d.e.event(it, StatusWaiting, "")
+		}
+	}
+	return ready
+}
+
+func (d *dagRun) setErr(it *item, err error) {
+	d.mu.Lock()
+	d.errs[it] = err
+	d.mu.Unlock()
+}
+
+// done takes a finished item: its dependants become ready, or are skipped
+// when it failed.
+func (d *dagRun) done(it *item, ready []*item) []*item {
+	d.mu.Lock()
+	err := d.errs[it]
+	d.mu.Unlock()
+	if err != nil {
+		d.skipAll(it, "dependency "+it.display()+" was not applied")
+		return ready
+	}
+	for _, dep := range d.dependants[it] {
+		d.waiting[dep]--
+		if d.waiting[dep] == 0 && !d.resolved[dep] {
+			ready = append(ready, dep)
+		}
+	}
+	return ready
+}
+
+// interrupted skips an item that had not started when the run stopped,
+// and everything waiting for it.
+func (d *dagRun) interrupted(it *item) {
+	d.setErr(it, skip("the run was interrupted before it started"))
+	if writes(it) {
+		d.e.event(it, StatusSkipped, "interrupted")
+	}
+	d.skipAll(it, "the run was interrupted")
+}
+
+// skipAll skips every item waiting, directly or not, for it.
+func (d *dagRun) skipAll(it *item, reason string) {
+	for _, dep := range d.dependants[it] {
+		if d.resolved[dep] {
+			continue
+		}
+		d.resolved[dep] = true
+		d.setErr(dep, skip(reason))
+		d.e.event(dep, StatusSkipped, reason)
+		d.skipAll(dep, "dependency "+dep.display()+" was not applied")
+	}
+}
+
+// failCycle fails every item not yet resolved.
+func (d *dagRun) failCycle() {
+	for _, it := range d.items {
+		if !d.resolved[it] {
+			d.resolved[it] = true
+			d.setErr(it, errors.New("waits on a dependency cycle; run diff to see it"))
+		}
+	}
 }
 
 func (e *Engine) event(it *item, st Status, detail string) {
@@ -365,74 +416,115 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 			e.event(it, StatusFailed, err.Error())
 		}
 	}()
-	if e.Options.RefreshOnly {
+	switch {
+	case e.Options.refreshOnly():
 		return e.refreshRecord(ctx, p, it)
-	}
-	if it.forget {
-		if err := e.Store.Delete(ctx, it.id); err != nil {
-			return fmt.Errorf("forgetting %s in state (it is already absent from Azure): %w", it.display(), err)
-		}
-		note := "already absent from Azure: its record in state was removed"
-		if it.stays != "" {
-			note = it.stays + "; its record in state was removed"
-		}
-		it.notes = append(it.notes, note)
-		e.event(it, StatusDone, "")
-		return nil
+	case it.forget:
+		return e.forget(ctx, it)
 	}
 	if err := e.prepareWrite(ctx, p, it); err != nil {
 		return err
 	}
-	action := it.planned.Action
-	if action == plan.ActionNoOp && it.rebase && !it.protectionChange() {
-		// Nothing to write: record what Azure holds as the baseline.
-		if err = e.recordAfterRead(ctx, p, it); err == nil {
-			e.event(it, StatusDone, "")
-		}
-		return err
-	}
-	if action == plan.ActionNoOp && it.protectionChange() {
-		err = e.recordProtection(ctx, it)
-		if err == nil {
-			e.event(it, StatusDone, "")
-		}
-		return err
-	}
-	if action == plan.ActionNoOp && !(it.record == nil && it.live != nil) {
+	st := writeStep(it)
+	if st == stepNone {
 		return nil
 	}
-	switch action {
-	case plan.ActionCreate:
-		err = e.put(ctx, p, it, it.desired(), "")
-	case plan.ActionReplace:
-		e.event(it, StatusWriting, "DELETE")
-		if _, err = e.client().Delete(ctx, it.id, it.ver); err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("replace %s: delete: %w", it.display(), err)
-		}
-		if err = e.dropCascaded(ctx, p, it); err != nil {
-			return err
-		}
-		if err = e.put(ctx, p, it, it.desired(), ""); err == nil {
-			it.replaced = true
-		}
-	case plan.ActionUpdate, plan.ActionAdopt:
-		if (len(it.result.Changes) == 0 && it.planned.Reason != ReasonFailedState) || unmanagedOnly(it.planned.Changes) {
-			// Adopt with nothing to change, or only paths the tool stops
-			// managing: record only, nothing is sent to Azure. A resource
-			// whose provisioning failed is written again (see decide).
-			err = e.recordAfterRead(ctx, p, it)
-		} else {
-			err = e.update(ctx, p, it, true)
-		}
-	case plan.ActionNoOp:
-		// Exists, not in state, nothing to change, and --adopt given.
-		err = e.recordAfterRead(ctx, p, it)
-	}
-	if err != nil {
+	if err := e.runStep(ctx, p, it, st); err != nil {
 		return err
 	}
 	e.event(it, StatusDone, "")
 	return nil
+}
+
+// step is what executing one declared resource does, decided from its
+// plan once every value is known (writeStep), never from its wording.
+type step uint8
+
+const (
+	stepNone    step = iota // nothing to send or record
+	stepRecord              // record what Azure holds; nothing is sent
+	stepProtect             // record only a change of prevent-destroy
+	stepCreate              // PUT the desired body
+	stepReplace             // DELETE, then PUT the desired body
+	stepUpdate              // the PATCH or GET-modify-PUT the plan chose
+)
+
+// writeStep decides the item's step from its planned action.
+func writeStep(it *item) step {
+	switch it.planned.Action {
+	case plan.ActionNoOp:
+		switch {
+		case it.rebase && !it.protectionChange():
+			// Set back outside: record what Azure holds as the baseline.
+			return stepRecord
+		case it.protectionChange():
+			return stepProtect
+		case it.record == nil && it.live != nil:
+			// Exists, not in state, nothing to change, and --adopt given.
+			return stepRecord
+		}
+	case plan.ActionCreate:
+		return stepCreate
+	case plan.ActionReplace:
+		return stepReplace
+	case plan.ActionUpdate, plan.ActionAdopt:
+		if (len(it.result.Changes) == 0 && it.planned.Why != plan.ReasonFailedState) || unmanagedOnly(it.planned.Changes) {
+			// Adopt with nothing to change, or only paths the tool stops
+			// managing: record only. A resource whose provisioning failed
+			// is written again (see decide).
+			return stepRecord
+		}
+		return stepUpdate
+	}
+	return stepNone
+}
+
+// runStep carries out one step.
+func (e *Engine) runStep(ctx context.Context, p *Prepared, it *item, st step) error {
+	switch st {
+	case stepRecord:
+		return e.recordAfterRead(ctx, p, it)
+	case stepProtect:
+		return e.recordProtection(ctx, it)
+	case stepCreate:
+		return e.put(ctx, p, it, it.desired(), "")
+	case stepReplace:
+		return e.replace(ctx, p, it)
+	case stepUpdate:
+		return e.update(ctx, p, it, true)
+	}
+	return nil
+}
+
+// forget drops the record of a resource already absent from Azure.
+func (e *Engine) forget(ctx context.Context, it *item) error {
+	if err := e.Store.Delete(ctx, it.id); err != nil {
+		return fmt.Errorf("forgetting %s in state (it is already absent from Azure): %w", it.display(), err)
+	}
+	note := "already absent from Azure: its record in state was removed"
+	if it.stays != "" {
+		note = it.stays + "; its record in state was removed"
+	}
+	it.notes = append(it.notes, note)
+	e.event(it, StatusDone, "")
+	return nil
+}
+
+// replace deletes the resource, forgets what went with it, and creates it
+// again.
+func (e *Engine) replace(ctx context.Context, p *Prepared, it *item) error {
+	e.event(it, StatusWriting, string(plan.MethodDelete))
+	if _, err := e.client().Delete(ctx, it.id, it.ver); err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("replace %s: delete: %w", it.display(), err)
+	}
+	if err := e.dropCascaded(ctx, p, it); err != nil {
+		return err
+	}
+	err := e.put(ctx, p, it, it.desired(), "")
+	if err == nil {
+		it.replaced = true
+	}
+	return err
 }
 
 // update sends the PATCH or GET-modify-PUT the plan chose, either with
@@ -440,26 +532,26 @@ func (e *Engine) applyOne(ctx context.Context, p *Prepared, it *item) (err error
 // since we read it) re-plans once from a fresh GET.
 func (e *Engine) update(ctx context.Context, p *Prepared, it *item, retry412 bool) error {
 	method := it.planned.Method
-	if method == "PATCH" && e.client().PatchUnsupported(it.typ) {
-		method = "PUT"
+	if method == plan.MethodPatch && e.client().PatchUnsupported(it.typ) {
+		method = plan.MethodPut
 	}
 	var err error
-	if method == "PATCH" {
+	if method == plan.MethodPatch {
 		// If-Match on PATCH as on PUT: a PATCH merges into whatever is
 		// there, so a write since the plan read it must not be overwritten
 		// blindly (the etag is empty for types without one).
 		body := diff.Patch(*it.input, *it.result)
-		err = e.write(ctx, p, it, "PATCH", body, it.liveEtag)
+		err = e.write(ctx, p, it, plan.MethodPatch, body, it.liveEtag)
 		if errors.Is(err, ErrMethodNotAllowed) {
 			// The client remembers this for the type; fall back to PUT.
 			e.client().MarkPatchUnsupported(it.typ)
 			e.warnf("%s: PATCH is not supported for %s; using GET-modify-PUT", it.display(), it.typ)
-			method = "PUT"
+			method = plan.MethodPut
 		}
 	}
-	if method == "PUT" {
+	if method == plan.MethodPut {
 		body := diff.PutBody(*it.input, *it.result)
-		err = e.write(ctx, p, it, "PUT", body, it.liveEtag)
+		err = e.write(ctx, p, it, plan.MethodPut, body, it.liveEtag)
 	}
 	if errors.Is(err, ErrPreconditionFailed) && retry412 {
 		e.warnf("%s changed in Azure while we planned (etag mismatch): re-reading and planning it again once", it.display())
@@ -488,19 +580,19 @@ func (e *Engine) put(ctx context.Context, p *Prepared, it *item, body map[string
 	if it.plugin != nil {
 		body = it.plugin.BeforeWrite(body)
 	}
-	return e.write(ctx, p, it, "PUT", body, ifMatch)
+	return e.write(ctx, p, it, plan.MethodPut, body, ifMatch)
 }
 
 // write journals the intent, sends the write (waiting for an LRO), reads the
 // resource back and records L and B. Writes under one parent that ARM
 // serialises wait for each other.
-func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string, body map[string]any, ifMatch string) error {
+func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method plan.Method, body map[string]any, ifMatch string) error {
 	rec, err := e.newRecord(p, it, nil, "")
 	if err != nil {
 		return err
 	}
 	op := state.OpPut
-	if method == "PATCH" {
+	if method == plan.MethodPatch {
 		op = state.OpPatch
 	}
 	unlock, err := e.parentLock(ctx, it.id)
@@ -515,10 +607,10 @@ func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method string
 	if err := e.Store.BeginIntent(ctx, state.Intent{ID: it.id, Op: op, Type: it.typ, APIVersion: it.ver, Started: time.Now().UTC(), Record: rec}); err != nil {
 		return fmt.Errorf("journaling %s before writing it: %w", it.display(), err)
 	}
-	e.event(it, StatusWriting, method)
+	e.event(it, StatusWriting, string(method))
 	opts := WriteOptions{IfMatch: ifMatch}
 	var resp *Response
-	if method == "PATCH" {
+	if method == plan.MethodPatch {
 		resp, err = e.client().Patch(ctx, it.id, it.ver, body, opts)
 	} else {
 		resp, err = e.client().Put(ctx, it.id, it.ver, body, opts)
@@ -847,7 +939,7 @@ func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err erro
 	if err := e.Store.BeginIntent(ctx, state.Intent{ID: it.id, Op: state.OpDelete, Type: it.typ, APIVersion: it.ver, Started: time.Now().UTC()}); err != nil {
 		return fmt.Errorf("journaling the delete of %s: %w", it.display(), err)
 	}
-	e.event(it, StatusWriting, "DELETE")
+	e.event(it, StatusWriting, string(plan.MethodDelete))
 	if _, err := e.client().Delete(ctx, it.id, it.ver); err != nil {
 		if err := e.settleDelete(ctx, it, fmt.Errorf("DELETE %s: %w", it.display(), err)); err != nil {
 			return err

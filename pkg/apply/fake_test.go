@@ -390,3 +390,24 @@ func fmtJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// List lists the stored resources directly inside collectionID (a child
+// collection such as .../zones/z/A), as ARM's collection GET does.
+func (f *fakeARM) List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error) {
+	if err := f.call("LIST", collectionID); err != nil {
+		return nil, err
+	}
+	prefix := armid.Key(strings.TrimRight(collectionID, "/")) + "/"
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []map[string]any
+	for k, b := range f.res {
+		if rest, ok := strings.CutPrefix(k, prefix); ok && rest != "" && !strings.Contains(rest, "/") {
+			item := diff.CopyBody(b)
+			item["type"] = armid.TypeOf(item["id"].(string))
+			out = append(out, item)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i]["id"].(string) < out[j]["id"].(string) })
+	return out, nil
+}

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -40,35 +41,56 @@ type heldLock struct {
 // whose locks cannot be listed is warned about: its deletes are tried
 // and ARM answers for the locks.
 func (e *Engine) planLocks(ctx context.Context, items []*item, managed map[string]bool, run *Prepared) error {
-	lister, _ := e.client().(Lister)
-	if lister == nil {
+	destroyed, subs := lockTargets(items)
+	if len(destroyed) == 0 {
 		return nil
 	}
-	var destroyed []*item
-	subs := map[string]bool{}
+	locks, err := e.listLocks(ctx, destroyed[0], subs)
+	if err != nil {
+		return err
+	}
 	byKey := make(map[string]*item, len(items))
 	for _, it := range items {
 		byKey[it.key] = it
-		a := it.planned.Action
+	}
+	for _, l := range locks {
+		holdLock(l, destroyed, byKey, managed, run)
+	}
+	wordLockOrder(items)
+	return nil
+}
+
+// lockTargets are the deletes and replaces a lock can refuse (lock
+// operations are exempt from locks), and their subscriptions.
+func lockTargets(items []*item) ([]*item, map[string]bool) {
+	var destroyed []*item
+	subs := map[string]bool{}
+	for _, it := range items {
 		if strings.EqualFold(it.typ, lockType) {
-			continue // lock operations are exempt from locks
+			continue
 		}
-		if (a == plan.ActionDelete && it.carrier == nil) || a == plan.ActionReplace {
+		if a := it.planned.Action; (a == plan.ActionDelete && it.carrier == nil) || a == plan.ActionReplace {
 			destroyed = append(destroyed, it)
 			if s := armid.SubscriptionOf(it.id); s != "" {
 				subs[s] = true
 			}
 		}
 	}
-	if len(destroyed) == 0 {
-		return nil
+	return destroyed, subs
+}
+
+// listLocks lists the management locks of every subscription in subs.
+func (e *Engine) listLocks(ctx context.Context, first *item, subs map[string]bool) ([]map[string]any, error) {
+	lister, _, err := e.destroyTools()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", first.display(), err)
 	}
 	var locks []map[string]any
 	for _, s := range sortedKeys(subs) {
 		got, err := lister.List(ctx, "/subscriptions/"+s+"/providers/"+lockType, lockAPIVersion)
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
 			if !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrMethodNotAllowed) {
 				e.warnf("could not list the management locks of subscription %s (%s): a lock there makes ARM refuse the delete only when it is sent", s, oneLine(err.Error()))
@@ -77,41 +99,50 @@ func (e *Engine) planLocks(ctx context.Context, items []*item, managed map[strin
 		}
 		locks = append(locks, got...)
 	}
-	for _, l := range locks {
-		id, _ := l["id"].(string)
-		level, _ := asMapAny(l["properties"])["level"].(string)
-		if lv := strings.ToLower(level); lv != "cannotdelete" && lv != "readonly" {
-			continue
-		}
-		p, ok := armid.ParsePath(id)
-		if !ok || p.Kind != armid.PathResource {
-			continue
-		}
-		own := byKey[armid.Key(id)]
-		for _, it := range destroyed {
-			if it == own || !lockHolds(p.Scope, it.id) {
-				continue
-			}
-			if own != nil && own.planned.Action == plan.ActionDelete {
-				it.afterLocks = append(it.afterLocks, own)
-				it.planned.DependsOn = appendUnique(it.planned.DependsOn, own.id)
-				continue
-			}
-			run.locks = append(run.locks, heldLock{id: id, level: level, on: it, managed: managed[armid.Key(id)]})
-		}
+	return locks, nil
+}
+
+// holdLock applies one lock to what the plan destroys: a lock the plan
+// deletes too goes first; any other is kept for Check to refuse.
+func holdLock(l map[string]any, destroyed []*item, byKey map[string]*item, managed map[string]bool, run *Prepared) {
+	id, _ := l["id"].(string)
+	level, _ := asMapAny(l["properties"])["level"].(string)
+	if lv := strings.ToLower(level); lv != "cannotdelete" && lv != "readonly" {
+		return
 	}
+	p, ok := armid.ParsePath(id)
+	if !ok || p.Kind != armid.PathResource {
+		return
+	}
+	own := byKey[armid.Key(id)]
+	for _, it := range destroyed {
+		if it == own || !lockHolds(p.Scope, it.id) {
+			continue
+		}
+		if own != nil && own.planned.Action == plan.ActionDelete {
+			it.afterLocks = append(it.afterLocks, own)
+			it.planned.DependsOn = appendUnique(it.planned.DependsOn, own.id)
+			continue
+		}
+		run.locks = append(run.locks, heldLock{id: id, level: level, on: it, managed: managed[armid.Key(id)]})
+	}
+}
+
+// wordLockOrder says in the reasons which deletes wait for their locks'.
+func wordLockOrder(items []*item) {
+	first := map[*item]bool{} // locks already worded "deleted first"
 	for _, it := range items {
 		if len(it.afterLocks) == 0 {
 			continue
 		}
 		for _, l := range it.afterLocks {
-			if !strings.Contains(l.planned.Reason, "deleted first") {
+			if !first[l] {
+				first[l] = true
 				l.planned.Reason += "; deleted first: ARM refuses to delete what it locks"
 			}
 		}
 		it.planned.Reason += "; after its lock(s) " + lockNames(it.afterLocks)
 	}
-	return nil
 }
 
 // lockHolds reports whether a lock at scope refuses deleting id: the

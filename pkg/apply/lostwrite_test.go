@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestLostDeletePollKeepsTheRecord(t *testing.T) {
 		a.fail["DELETE "+armid.Key(idA)] = notFound("DELETE", idA)
 		st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet))
 		o := DefaultOptions()
-		o.Delete = true
+		o.Mode = plan.ModeDelete
 		e := newEngine(&vanishing{fakeARM: a, id: idA, vanish: gone}, st, o)
 		p := mustPlan(t, e, res(idA, body()))
 		_, err := e.Execute(context.Background(), p)

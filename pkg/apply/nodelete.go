@@ -37,14 +37,14 @@ func (e *Engine) planUndeletable(items []*item) {
 		pr := &it.planned
 		if carrier != nil {
 			it.carrier = carrier
-			pr.Method = ""
-			pr.Reason = "ARM has no DELETE for " + it.typ + ": it goes with its parent " + carrier.display()
+			pr.Method = plan.MethodNone
+			pr.BecauseOf(plan.ReasonNoDelete, "ARM has no DELETE for "+it.typ+": it goes with its parent "+carrier.display())
 			pr.Changes = []plan.Change{{Path: "", Before: "(exists)", After: nil, Kind: plan.KindRemove, Reason: pr.Reason}}
 			continue
 		}
 		it.stays = "ARM has no DELETE for " + it.typ + ", so it stays in Azure: " + schema.RemovalHint(it.typ)
-		pr.Action, pr.Method, pr.Changes = plan.ActionNoOp, "", []plan.Change{}
-		pr.Reason = it.stays
+		pr.Action, pr.Method, pr.Changes = plan.ActionNoOp, plan.MethodNone, []plan.Change{}
+		pr.BecauseOf(plan.ReasonNoDelete, it.stays)
 		if it.record != nil && it.otherSet == "" && !it.protected {
 			it.forget = true
 			pr.Reason += "; its record in state is removed"

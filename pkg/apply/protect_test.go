@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"strings"
 	"testing"
 
@@ -49,13 +50,13 @@ func TestPreventDestroyByAnyRoute(t *testing.T) {
 			name:    "group deleted takes a child protected in state",
 			records: []*state.Record{recordOf(rg1, body(), DefaultSet), protectedRecord(idA, body(), DefaultSet)},
 			set:     []*manifest.Resource{res(rg1, body())},
-			opts:    func(o *Options) { o.Delete = true },
+			opts:    func(o *Options) { o.Mode = plan.ModeDelete },
 		},
 		{
 			name:    "group deleted takes a child protected in another set's state",
 			records: []*state.Record{recordOf(rg1, body(), DefaultSet), protectedRecord(idA, body(), "other")},
 			set:     []*manifest.Resource{res(rg1, body())},
-			opts:    func(o *Options) { o.Delete = true },
+			opts:    func(o *Options) { o.Mode = plan.ModeDelete },
 		},
 		{
 			name:    "document dropped, then --prune",
@@ -73,7 +74,7 @@ func TestPreventDestroyByAnyRoute(t *testing.T) {
 			name:    "annotation removed and deleted in the same run",
 			records: []*state.Record{recordOf(rg1, body(), DefaultSet), protectedRecord(idA, body(), DefaultSet)},
 			set:     []*manifest.Resource{res(idA, body())},
-			opts:    func(o *Options) { o.Delete = true },
+			opts:    func(o *Options) { o.Mode = plan.ModeDelete },
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,7 +170,7 @@ func TestCheckRefusesUnidentifiedCascade(t *testing.T) {
 	a := &garbledList{fakeARM: newFakeARM()}
 	a.seed(rg1, body())
 	o := DefaultOptions()
-	o.Delete = true
+	o.Mode = plan.ModeDelete
 	e := newEngine(a, newMemStore(recordOf(rg1, body(), DefaultSet)), o)
 	p := mustPlan(t, e, res(rg1, body()))
 	if err := e.Check(p); err == nil || !strings.Contains(err.Error(), "--allow-cascade") {
@@ -213,7 +214,7 @@ func TestOneSetDoesNotTakeOverAnother(t *testing.T) {
 
 	// Deleting another set's resource needs the unmanaged consent.
 	del := o
-	del.Delete = true
+	del.Mode = plan.ModeDelete
 	e = newEngine(a, st, del)
 	p, err = e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{res(idA, body())}})
 	if err != nil {
@@ -281,7 +282,7 @@ func TestDeleteOfAGroupWithADeclaredAbsentResource(t *testing.T) {
 	// The state may still hold a record of it (deleted outside the tool).
 	st := newMemStore(recordOf(rg1, body(), DefaultSet), recordOf(idA, body(), DefaultSet))
 	o := DefaultOptions()
-	o.Delete, o.AllowCascade = true, true
+	o.Mode, o.AllowCascade = plan.ModeDelete, true
 	e := newEngine(a, st, o)
 	p := mustPlan(t, e, res(rg1, body()), res(idA, body()))
 	if err := e.Check(p); err != nil {

@@ -3,6 +3,7 @@ package apply
 import (
 	"context"
 	"errors"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"net/http"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func TestUnreadableAnswerWritesNothing(t *testing.T) {
 		{"undecodable body", unreadable{id: idA, err: decodeErr}, nil, []*manifest.Resource{res(rg1, body()), res(idA, body("a", "2"), rg1)}},
 		{"no body", unreadable{id: idA}, nil, []*manifest.Resource{res(rg1, body()), res(idA, body("a", "2"), rg1)}},
 		{"group listing fails on delete", unreadable{listErr: &arm.Error{Method: "GET", StatusCode: http.StatusInternalServerError}},
-			func(o *Options) { o.Delete, o.AllowCascade = true, true }, []*manifest.Resource{res(rg1, body())}},
+			func(o *Options) { o.Mode, o.AllowCascade = plan.ModeDelete, true }, []*manifest.Resource{res(rg1, body())}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeARM()

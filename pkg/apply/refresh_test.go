@@ -61,7 +61,7 @@ func TestRefreshOnly(t *testing.T) {
 			}
 			o := DefaultOptions()
 			o.Subscription = sub
-			o.RefreshOnly, o.Prune = true, tc.prune
+			o.Mode, o.Prune = plan.ModeRefreshOnly, tc.prune
 			e := newEngine(a, st, o)
 			p, err := e.Plan(ctx, set)
 			if err != nil {
@@ -83,7 +83,7 @@ func TestRefreshOnly(t *testing.T) {
 				t.Fatalf("refresh plan of undeclared %s: %s", idA, got.Action)
 			}
 			if tc.before != nil {
-				if len(got.Changes) != 1 || got.Changes[0].Path != "tags.env" || got.Changes[0].Before != tc.before || got.Changes[0].After != tc.after || got.Changes[0].Reason != ReasonRefreshDrift {
+				if len(got.Changes) != 1 || got.Changes[0].Path != "tags.env" || got.Changes[0].Before != tc.before || got.Changes[0].After != tc.after || got.Changes[0].Reason != plan.ReasonRefreshDrift.Text() {
 					t.Fatalf("refresh changes = %+v; want tags.env %v -> %v, drift only", got.Changes, tc.before, tc.after)
 				}
 			}
@@ -102,7 +102,7 @@ func TestRefreshOnly(t *testing.T) {
 			if tc.desired == nil {
 				return
 			}
-			o.RefreshOnly, o.Prune = false, false
+			o.Mode, o.Prune = plan.ModeNormal, false
 			p2, err := newEngine(a, st, o).Plan(ctx, set)
 			if err != nil {
 				t.Fatal(err)

@@ -82,8 +82,8 @@ func TestReplaceRequested(t *testing.T) {
 					named = named || strings.EqualFold(id, r.ID)
 				}
 				switch {
-				case named && (r.Action != plan.ActionReplace || !strings.Contains(r.Reason, ReasonReplaceRequested) || len(r.Changes) == 0):
-					t.Errorf("%s: action %s, reason %q, %d changes; want replace, %q, changes", r.ID, r.Action, r.Reason, len(r.Changes), ReasonReplaceRequested)
+				case named && (r.Action != plan.ActionReplace || !strings.Contains(r.Reason, plan.ReasonReplaceRequested.Text()) || len(r.Changes) == 0):
+					t.Errorf("%s: action %s, reason %q, %d changes; want replace, %q, changes", r.ID, r.Action, r.Reason, len(r.Changes), plan.ReasonReplaceRequested.Text())
 				case !named && r.Action != plan.ActionNoOp:
 					t.Errorf("%s: action %s; want no-op (not named by --replace)", r.ID, r.Action)
 				}

@@ -21,7 +21,7 @@ func TestRequiredOnCreate(t *testing.T) {
 		if exists {
 			a.seed(id, map[string]any{"location": "westeurope", "kind": "StorageV2", "sku": map[string]any{"name": "Standard_LRS"}})
 		}
-		e := newEngine(a, newMemStore(), Options{Adopt: true})
+		e := newEngine(a, newMemStore(), Options{Consent: Consent{Adopt: true}})
 		e.Schemas = schema.Default()
 		p := mustPlan(t, e, r)
 		err := e.Check(p)

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestDeletingASoftDeleteTypeSaysTheNameStaysReserved(t *testing.T) {
 				r.APIVersion = "2023-07-01"
 			}
 			o := DefaultOptions()
-			o.Delete = true
+			o.Mode = plan.ModeDelete
 			e := &Engine{Client: FromARM(c), Store: newMemStore(vr, rr), Schemas: schema.Default(), Options: o}
 			p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{r}})
 			if err != nil {

@@ -86,7 +86,7 @@ func (o *applyOptions) Validate() error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if o.apply.RefreshOnly && o.saved != nil {
+	if o.apply.Mode == plan.ModeRefreshOnly && o.saved != nil {
 		return withCode(ExitValidation, errors.New("--refresh-only cannot apply a saved plan"))
 	}
 	if !o.manifests.given() {
@@ -103,7 +103,7 @@ func (o *applyOptions) validateWatch() error {
 	// The loop applies again and again: a forced replacement would
 	// recreate the resource every round, and a refresh would accept drift
 	// the loop is there to correct.
-	if len(o.replace) > 0 || o.apply.RefreshOnly {
+	if len(o.replace) > 0 || o.apply.Mode == plan.ModeRefreshOnly {
 		return withCode(ExitValidation, errors.New("--watch cannot be combined with --replace or --refresh-only: run those once with a plain apply"))
 	}
 	if o.saved != nil {
@@ -181,7 +181,7 @@ func (o *applyOptions) completeSaved(cmd *cobra.Command, path string) error {
 		}
 		o.g.Set = set
 	}
-	if o.apply.RefreshOnly {
+	if o.apply.Mode == plan.ModeRefreshOnly {
 		return withCode(ExitValidation, errors.New("--refresh-only cannot apply a saved plan: run `kubectl azure apply -f ... --refresh-only` (or diff --refresh-only first to review)"))
 	}
 	if len(o.replace) > 0 {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
 )
 
@@ -34,7 +35,7 @@ func newDeleteCommand(g *GlobalOptions, s genericiooptions.IOStreams) *cobra.Com
 		RunE: runE(o),
 	}
 	o.planCore = newPlanCore(g, s, cmd)
-	o.apply.Delete = true
+	o.apply.Mode = plan.ModeDelete
 	fs := cmd.Flags()
 	o.addFlags(fs)
 	o.addWriteFlags(fs)

@@ -45,6 +45,11 @@ type planCore struct {
 	printer *printer.Printer
 	// findings are the manifests' warnings, carried into the plan.
 	findings []printer.Problem
+	// refreshOnly is --refresh-only; complete makes it the plan's Mode.
+	refreshOnly bool
+	// loaded is the set loadSet read: the ARM client's logs hide what
+	// its manifests fill from valueFrom.
+	loaded *manifest.Set
 }
 
 func newPlanCore(g *GlobalOptions, s genericiooptions.IOStreams, cmd *cobra.Command) planCore {
@@ -67,7 +72,7 @@ func (o *planCore) addChangeFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.apply.Prune, "prune", false, "also delete resources recorded for this set that the manifests no longer declare")
 	fs.BoolVar(&o.apply.Adopt, "adopt", false, "take over resources that exist in Azure but not in state")
 	fs.StringArrayVar(&o.replace, "replace", nil, "delete and create again this resource (TYPE/NAME or ARM ID; repeatable) although nothing forces it; naming it is the consent")
-	fs.BoolVar(&o.apply.RefreshOnly, "refresh-only", false, "plan only drift (changes made in Azure outside this tool); apply records the live values as the new baseline and writes nothing to Azure")
+	fs.BoolVar(&o.refreshOnly, "refresh-only", false, "plan only drift (changes made in Azure outside this tool); apply records the live values as the new baseline and writes nothing to Azure")
 }
 
 // addWriteFlags binds the flags of the commands that write (apply and
@@ -83,7 +88,7 @@ func (o *planCore) printOptions() printer.Options {
 	p.Color = o.color
 	p.Explain = o.apply.Explain
 	p.Secrets = o.g.runSecrets()
-	if o.apply.Delete {
+	if o.apply.Mode == plan.ModeDelete {
 		p.Operation = printer.OperationDelete
 	}
 	return p
@@ -93,6 +98,9 @@ func (o *planCore) printOptions() printer.Options {
 // the loader's strictness, the subscription and whether to ask.
 func (o *planCore) complete(cmd *cobra.Command) error {
 	o.g.complete(cmd)
+	if o.refreshOnly {
+		o.apply.Mode = plan.ModeRefreshOnly
+	}
 	p, err := o.printFlags.ToPrinter(o.printOptions())
 	if err != nil {
 		return withCode(ExitValidation, err)
@@ -112,7 +120,7 @@ func (o *planCore) validate() error {
 	if o.apply.Prune && o.manifests.load.Selector != "" {
 		return withCode(ExitValidation, errors.New("--prune cannot be combined with -l: resources the selector leaves out would look undeclared and be deleted; prune without a selector"))
 	}
-	if o.apply.RefreshOnly {
+	if o.apply.Mode == plan.ModeRefreshOnly {
 		switch {
 		case o.apply.Prune:
 			return withCode(ExitValidation, errors.New("--refresh-only cannot be combined with --prune: a refresh never deletes; run the prune separately"))
@@ -137,6 +145,7 @@ func (o *planCore) loadSet(ctx context.Context) (*manifest.Set, error) {
 	if err := o.resolveReplace(set); err != nil {
 		return nil, err
 	}
+	o.loaded = set
 	return set, nil
 }
 
@@ -231,7 +240,7 @@ func (o *planCore) annotate(p *plan.Plan) {
 	}
 	// Machine readers tell a refresh-only plan from a plan of writes by
 	// this field; people by the header (refreshHeader).
-	p.RefreshOnly = o.apply.RefreshOnly
+	p.RefreshOnly = o.apply.Mode == plan.ModeRefreshOnly
 }
 
 // session is one command's open connections.
@@ -243,11 +252,11 @@ type session struct {
 }
 
 func (o *planCore) open(ctx context.Context) (*session, error) {
-	c, err := o.g.armClient(o.streams.ErrOut)
+	reg, err := o.g.schemas()
 	if err != nil {
 		return nil, err
 	}
-	reg, err := o.g.schemas()
+	c, err := o.g.armClientHiding(o.streams.ErrOut, runSecretPaths(reg, o.loaded))
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +264,12 @@ func (o *planCore) open(ctx context.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{store: st, arm: c, reg: reg, eng: o.g.engine(c, st, reg, o.apply, o.streams.ErrOut)}, nil
+	eng, err := o.g.engine(c, st, reg, o.apply, o.streams.ErrOut)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &session{store: st, arm: c, reg: reg, eng: eng}, nil
 }
 
 // plan loads, opens and plans: the read-only part every command shares.
@@ -314,7 +328,7 @@ func noteInterrupted(ctx context.Context, st state.Store, p *plan.Plan) {
 	}
 	for i := range p.Resources {
 		if r := &p.Resources[i]; r.Action == plan.ActionAdopt && pending[armid.Key(r.ID)] {
-			r.Reason = plan.ReasonInterrupted
+			r.Because(plan.ReasonInterrupted)
 		}
 	}
 	p.Summarize()
@@ -326,7 +340,7 @@ func noteInterrupted(ctx context.Context, st state.Store, p *plan.Plan) {
 // With -l the selection leaves resources out on purpose, and delete names
 // what it deletes, so neither gets the note.
 func (o *planCore) noteUndeclared(prep *apply.Prepared) {
-	if o.apply.Prune || o.apply.Delete || o.manifests.load.Selector != "" {
+	if o.apply.Prune || o.apply.Mode == plan.ModeDelete || o.manifests.load.Selector != "" {
 		return
 	}
 	prep.Plan.Undeclared = prep.Undeclared()
@@ -338,7 +352,7 @@ const RefreshOnlyHeader = "refresh only: nothing will be written to Azure; drift
 // refreshHeader says, above a --refresh-only plan, that it writes nothing
 // to Azure; on stderr when stdout carries a machine-readable document.
 func (o *planCore) refreshHeader() {
-	if !o.apply.RefreshOnly {
+	if o.apply.Mode != plan.ModeRefreshOnly {
 		return
 	}
 	fmt.Fprintln(o.notes(), RefreshOnlyHeader)
@@ -421,9 +435,20 @@ func (o *planCore) execute(ctx context.Context, set *manifest.Set, sess *session
 	if execErr != nil {
 		// The message's counts come from the same result as the summary
 		// line and the document, so all three agree.
-		return withCode(ExitError, execErr)
+		return withCode(executeExit(execErr), execErr)
 	}
 	return nil
+}
+
+// executeExit is the exit code of a run that failed while executing: bad
+// input when a resource's input proved invalid only then (a name computed
+// from a value known after a create), any other error otherwise.
+func executeExit(err error) int {
+	var ee *apply.ExecuteError
+	if errors.As(err, &ee) && ee.BadInput() {
+		return ExitValidation
+	}
+	return ExitError
 }
 
 // progressAdapter feeds the engine's events to the printer's progress view.
@@ -438,10 +463,10 @@ func (a progressAdapter) Event(id, _ string, st apply.Status, detail string) {
 // confirm asks at a terminal; without one, --yes is required (invalid input).
 func (o *planCore) confirm(p *plan.Plan) error {
 	verb := "apply these changes"
-	if o.apply.RefreshOnly {
+	if o.apply.Mode == plan.ModeRefreshOnly {
 		verb = "record this drift as the new baseline (nothing is written to Azure)"
 	}
-	if o.apply.Delete {
+	if o.apply.Mode == plan.ModeDelete {
 		verb = "delete these resources"
 	}
 	prompt := o.notes()

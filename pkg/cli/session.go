@@ -25,7 +25,15 @@ import (
 
 // armClient builds the ARM client from the global flags.
 func (g *GlobalOptions) armClient(log io.Writer) (*arm.Client, error) {
-	c, err := arm.New(g.armOptions(log))
+	return g.armClientHiding(log, nil)
+}
+
+// armClientHiding is armClient whose logs and errors also hide the values
+// at the body paths paths names (arm.Options.SensitivePaths).
+func (g *GlobalOptions) armClientHiding(log io.Writer, paths func(typ, apiVersion string) []string) (*arm.Client, error) {
+	o := g.armOptions(log)
+	o.SensitivePaths = paths
+	c, err := arm.New(o)
 	if err != nil {
 		return nil, withCode(ExitError, err)
 	}
@@ -160,14 +168,19 @@ func (g *GlobalOptions) load(ctx context.Context, lo manifest.LoadOptions, strea
 	return set, nil
 }
 
-// engine wires the apply engine.
-func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Registry, opts apply.Options, warn io.Writer) *apply.Engine {
+// engine wires the apply engine; apply.New refuses one that could not
+// check what its deletes and replaces destroy.
+func (g *GlobalOptions) engine(c *arm.Client, st state.Store, reg *schema.Registry, opts apply.Options, warn io.Writer) (*apply.Engine, error) {
 	opts.Concurrency = g.engineConcurrency()
 	opts.Set = g.setName()
 	opts.LockTimeout = g.LockTimeout
+	e, err := apply.New(armclient.New(c), st, reg, opts)
+	if err != nil {
+		return nil, withCode(ExitError, err)
+	}
 	sec := g.runSecrets()
-	return &apply.Engine{Client: armclient.New(c), Store: st, Schemas: reg, Plugins: plugins.For, Options: opts,
-		Warn: cleanWriter{warn, sec}, Secrets: sec}
+	e.Plugins, e.Warn, e.Secrets = plugins.For, cleanWriter{warn, sec}, sec
+	return e, nil
 }
 
 // isTerminal reports whether f is an interactive terminal.

@@ -77,7 +77,8 @@ func TestLoopRefusesAnInvalidComputedName(t *testing.T) {
 
 // TestComputedNameIsValidatedAtExecute: a name known only once its source
 // is created is checked when it becomes known, before anything is written
-// under it.
+// under it, and the run ends as bad input (exit 2), naming file, document,
+// line and field. Before, it ended as a runtime failure (exit 3).
 func TestComputedNameIsValidatedAtExecute(t *testing.T) {
 	e := newLoopEnv(t)
 	e.write("infra.yaml", emulatortest.Manifests(
@@ -85,8 +86,8 @@ func TestComputedNameIsValidatedAtExecute(t *testing.T) {
 		emulatortest.Identity("id-src", "rg-loop", "tags: {next: id-x/federatedIdentityCredentials/fic}"),
 		emulatortest.Doc{Name: "id-dst", Type: "Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31", Place: "resourceGroup: rg-loop\n  name: \"${ref:id-src.tags.next}\"",
 			Body: []string{"location: westeurope"}}))
-	out := e.cliOut(ExitError, "apply", "-f", e.dir, "--yes")
-	for _, want := range []string{"infra.yaml#2", "spec.name", "not a valid ARM resource name", "nothing was written"} {
+	out := e.cliOut(ExitValidation, "apply", "-f", e.dir, "--yes")
+	for _, want := range []string{"infra.yaml#2", "(line ", "spec.name", "not a valid ARM resource name", "nothing was written"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the error does not name %q:\n%s", want, out)
 		}

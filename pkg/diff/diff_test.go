@@ -452,7 +452,7 @@ func TestWriteMethod(t *testing.T) {
 	for _, c := range []struct {
 		d      string
 		plugin Plugin
-		want   string
+		want   plan.Method
 	}{
 		{`{"tags":{"a":"1"}}`, nil, ""},
 		{`{"tags":{"a":"2"}}`, nil, "PATCH"},

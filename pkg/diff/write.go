@@ -394,19 +394,19 @@ func (w *writer) strip(sp schema.Path, v any) any {
 	return v
 }
 
-// WriteMethod says how apply should write r's changes: "PATCH" when the type
-// has a PATCH whose model accepts every changed path, "PUT" otherwise, ""
+// WriteMethod says how apply should write r's changes: PATCH when the type
+// has a PATCH whose model accepts every changed path, PUT otherwise, none
 // when nothing is written.
-func WriteMethod(in Input, r Result) string {
+func WriteMethod(in Input, r Result) plan.Method {
 	switch r.Action {
 	case ActionNoOp:
-		return ""
+		return plan.MethodNone
 	case ActionCreate, ActionReplace:
-		return "PUT"
+		return plan.MethodPut
 	}
 	f := factsFor(in.Schema, in.Plugin)
 	if in.Schema == nil || !in.Schema.PatchSupported || (f.r != nil && f.r.NoPatch) {
-		return "PUT"
+		return plan.MethodPut
 	}
 	for i, ch := range r.Changes {
 		var sp schema.Path
@@ -416,13 +416,13 @@ func WriteMethod(in Input, r Result) string {
 			sp = schema.Path(ch.Path)
 		}
 		if f.r != nil && f.r.TagsOnlyPatch && !sp.Within("tags") {
-			return "PUT"
+			return plan.MethodPut
 		}
 		if len(in.Schema.PatchPaths) > 0 && !patchAccepts(in.Schema.PatchPaths, sp) {
-			return "PUT"
+			return plan.MethodPut
 		}
 	}
-	return "PATCH"
+	return plan.MethodPatch
 }
 
 func patchAccepts(paths []string, sp schema.Path) bool {

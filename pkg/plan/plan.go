@@ -26,6 +26,19 @@ const (
 	ActionNoOp    Action = "no-op"
 )
 
+// Method is how the write of one resource is sent. Execution decides on
+// it; the JSON plan and the printers show its text.
+type Method string
+
+// Methods of a write.
+const (
+	MethodNone    Method = ""           // nothing is sent (no-op, state only)
+	MethodPut     Method = "PUT"        // the whole body, built from live
+	MethodPatch   Method = "PATCH"      // a JSON merge patch of the changed paths
+	MethodDelete  Method = "DELETE"     // the resource goes
+	MethodReplace Method = "DELETE+PUT" // deleted, then created again
+)
+
 // ChangeKind says whether a path is added, changed or removed.
 type ChangeKind string
 
@@ -111,14 +124,16 @@ type Resource struct {
 	Type       string `json:"type"`
 	APIVersion string `json:"apiVersion"`
 	Action     Action `json:"action"`
-	// Method is the HTTP method the write will use: PUT, PATCH, DELETE, or "" for no-op.
-	Method  string   `json:"method,omitempty"`
+	// Method is how the write is sent (MethodNone for a no-op).
+	Method  Method   `json:"method,omitempty"`
 	Origin  string   `json:"origin,omitempty"` // manifest file#document
 	Changes []Change `json:"changes"`
 	// Equal lists owned paths judged equal and the rule that made them so (--explain).
 	Equal []Equal `json:"equal,omitempty"`
-	// Reason explains the action in one sentence (e.g. why replace, why adopt).
+	// Reason explains the action in one sentence (e.g. why replace, why
+	// adopt); Why is the same as a value, what code decides on.
 	Reason string `json:"reason,omitempty"`
+	Why    Reason `json:"-"`
 	// LiveEtag and LiveHash pin the live state the plan was computed from,
 	// so a saved plan is refused when Azure moved since.
 	LiveEtag string `json:"liveEtag,omitempty"`
@@ -306,11 +321,6 @@ type ResultSummary struct {
 	Skipped int `json:"skipped"`
 }
 
-// ReasonInterrupted is the reason of a resource a killed run wrote but did
-// not record: its write is journaled, and the next apply settles it
-// (records it, or finishes it) before it plans, without --adopt.
-const ReasonInterrupted = "an interrupted write: apply settles it"
-
 // Sensitive is the placeholder shown instead of a secret value.
 const Sensitive = "(sensitive)"
 
@@ -349,7 +359,7 @@ func (p *Plan) Summarize() {
 		case ActionDelete:
 			s.Delete++
 		case ActionAdopt:
-			if r.Reason == ReasonInterrupted {
+			if r.Why == ReasonInterrupted {
 				s.Interrupted++
 			} else {
 				s.Adopt++

@@ -80,7 +80,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 	out("|---|---|---|---|---:|\n")
 	for _, r := range shown {
 		out("| `%s` | %s | %s | %s | %d |\n", symbol(r.Action), actionName(r.Action),
-			mdCode(armid.Printable(DisplayName(r.ID, r.Type))), r.Method, pathChanges(r))
+			mdCode(armid.Printable(DisplayName(r.ID, r.Type))), string(r.Method), pathChanges(r))
 	}
 	out("\n")
 
@@ -150,11 +150,11 @@ func actionName(a plan.Action) string {
 	return string(a)
 }
 
-func methodSuffix(m string) string {
-	if m == "" {
+func methodSuffix(m plan.Method) string {
+	if m == plan.MethodNone {
 		return ""
 	}
-	return " (" + htmlEscape(m) + ")"
+	return " (" + htmlEscape(string(m)) + ")"
 }
 
 // changeNotes are the remarks shown next to a change in markdown.

@@ -180,8 +180,8 @@ func (t *textPrinter) resource(r plan.Resource) {
 	color := t.st.action(r.Action)
 	sym := fmt.Sprintf("%*s", symbolWidth, symbol(r.Action))
 	head := []string{color(armid.Printable(DisplayName(r.ID, r.Type)))}
-	if r.Method != "" {
-		head = append(head, " ", t.st.faint("("+r.Method+")"))
+	if r.Method != plan.MethodNone {
+		head = append(head, " ", t.st.faint("("+string(r.Method)+")"))
 	}
 	if rg := resourceGroup(r.ID); rg != "" && !strings.EqualFold(r.Type, "Microsoft.Resources/resourceGroups") {
 		// Styled word by word: the head may be wrapped at any space.

@@ -35,8 +35,8 @@ type Controller struct {
 	Schemas    apply.SchemaSource
 	Plugins    func(typ string) diff.Plugin
 	// Engine are the apply options every plan uses (set, subscription,
-	// concurrency). Prune, Adopt, AllowReplace and Delete are forced off:
-	// the loop never deletes, adopts or replaces.
+	// concurrency). Its Consent is forced to apply.NoConsent and its Mode
+	// to normal: the loop never deletes, adopts or replaces.
 	Engine apply.Options
 	// PlanSource is how the manifests are loaded again by `apply PLAN`
 	// (Options.PlanFile).
@@ -149,8 +149,7 @@ func (c *Controller) now() time.Time {
 // ends its inclusion in c.Secrets once the plan or batch is done.
 func (c *Controller) engine(a apply.Client, collectionReads bool, set *manifest.Set) (eng *apply.Engine, release func()) {
 	o := c.Engine
-	o.Prune, o.Adopt, o.AllowReplace, o.Delete, o.AllowPruneAll, o.Interactive = false, false, false, false, false, false
-	o.AllowCascade, o.AllowDeleteUnmanaged = false, false
+	o.Mode, o.Consent = plan.ModeNormal, apply.NoConsent()
 	o.CollectionReads = collectionReads
 	o.Holder = c.Options.Holder
 	c.mu.Lock()

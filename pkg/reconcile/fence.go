@@ -198,6 +198,11 @@ type fencedClient struct {
 	f *Fence
 }
 
+// List forwards the capability delete, replace and prune require.
+func (c fencedClient) List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error) {
+	return apply.ListThrough(ctx, c.Client, collectionID, apiVersion)
+}
+
 func (c fencedClient) gate(method, id string) error {
 	if err := c.f.Allow(); err != nil {
 		return fmt.Errorf("%s %s: %w", method, id, err)

@@ -133,6 +133,11 @@ type waitingClient struct {
 	b *batchLock
 }
 
+// List forwards the capability delete, replace and prune require.
+func (w waitingClient) List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error) {
+	return apply.ListThrough(ctx, w.Client, collectionID, apiVersion)
+}
+
 func (w waitingClient) Put(ctx context.Context, id, apiVersion string, body map[string]any, o apply.WriteOptions) (resp *apply.Response, err error) {
 	w.b.wait(id, func() { resp, err = w.Client.Put(ctx, id, apiVersion, body, o) })
 	return resp, err

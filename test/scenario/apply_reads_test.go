@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"net/http"
 	"path/filepath"
 	"sort"
@@ -139,7 +140,7 @@ func deleteWith(t *testing.T, endpoint, statePath, dir string, rt http.RoundTrip
 	}
 	defer st.Close()
 	opts := apply.DefaultOptions()
-	opts.Delete = true
+	opts.Mode = plan.ModeDelete
 	eng := &apply.Engine{Client: armclient.New(c), Store: st, Schemas: schema.Default(), Plugins: plugins.For, Options: opts}
 	p, err := eng.Plan(ctx, set)
 	if err != nil {
