@@ -147,7 +147,7 @@ func (c *Controller) Destroy(ctx context.Context, id string, protect bool) (dele
 	}
 	eng, release := c.engine(c.WriteARM, false, nil)
 	defer release()
-	eng.Options.Delete = true
+	eng.Options.Mode = plan.ModeDelete
 	if _, err := eng.Repair(ctx); err != nil {
 		return false, fmt.Errorf("settling the journal of an interrupted run: %w", err)
 	}

@@ -237,9 +237,3 @@ func (c fencedClient) Post(ctx context.Context, id, apiVersion string, body map[
 	}
 	return c.Client.Post(ctx, id, apiVersion, body)
 }
-
-// List passes the inner client's collection lists through: reads are
-// never fenced, and the cascade check of a deletion needs them.
-func (c fencedClient) List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error) {
-	return listThrough(ctx, c.Client, collectionID, apiVersion)
-}

@@ -10,7 +10,6 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -183,14 +182,5 @@ func (o outputsClient) Patch(ctx context.Context, id, apiVersion string, body ma
 // cascade check lists a deleted resource's children) visible through the
 // wrapper.
 func (o outputsClient) List(ctx context.Context, collectionID, apiVersion string) ([]map[string]any, error) {
-	return listThrough(ctx, o.Client, collectionID, apiVersion)
-}
-
-// listThrough lists with c when it can.
-func listThrough(ctx context.Context, c apply.Client, collectionID, apiVersion string) ([]map[string]any, error) {
-	l, ok := c.(apply.Lister)
-	if !ok {
-		return nil, fmt.Errorf("listing %s: the client cannot list collections", collectionID)
-	}
-	return l.List(ctx, collectionID, apiVersion)
+	return apply.ListThrough(ctx, o.Client, collectionID, apiVersion)
 }
