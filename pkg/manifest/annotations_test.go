@@ -86,6 +86,7 @@ func TestAnnotationKeysExact(t *testing.T) {
 		{"azure.kubect.io/prevent-destroy", "did you mean azure.kubectl.io/prevent-destroy?"},
 		{"azure.kubectl.io/frobnicate", "unknown annotation of this tool (known: "},
 		{"azure.kubectl.io/drift-policy", `must be "detect" or "correct", got "true"`},
+		{"azure.kubectl.io/deletion-policy", `must be "orphan" or "delete", got "true"`},
 	}
 	for _, tt := range tests {
 		d := "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: rg-demo\n  annotations:\n    " + tt.key + ": \"true\"\n" +
@@ -95,6 +96,9 @@ func TestAnnotationKeysExact(t *testing.T) {
 			t.Errorf("%s: problems = %v, want one on line 6 with %q", tt.key, ve.Problems, tt.want)
 		}
 	}
+	// The controller's deletion policy is known to files too.
+	load(t, stdin("apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: rg-demo\n  annotations:\n    azure.kubectl.io/deletion-policy: delete\n"+
+		"spec:\n  type: Microsoft.Resources/resourceGroups@2022-09-01\n  body: {location: westeurope}\n"))
 	// Other prefixes are the user's own.
 	for _, k := range []string{"example.com/prevent-destroy", "azure/owner", "kubectl.kubernetes.io/last-applied-configuration"} {
 		d := "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: rg-demo\n  annotations:\n    " + k + ": x\n" +

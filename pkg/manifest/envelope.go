@@ -237,12 +237,16 @@ const (
 	// AnnotationDriftPolicy "detect" or "correct" overrides the
 	// controller's --drift-policy for the resource (pkg/reconcile).
 	AnnotationDriftPolicy = "azure.kubectl.io/drift-policy"
+	// AnnotationDeletionPolicy "orphan" or "delete" says what deleting
+	// the controller's Resource object does to the resource; a manifest
+	// file removed from a set never deletes anything, whatever it says.
+	AnnotationDeletionPolicy = "azure.kubectl.io/deletion-policy"
 )
 
 // annotationPrefix is the prefix of the tool's own annotation keys.
 const annotationPrefix = "azure.kubectl.io/"
 
-var knownAnnotations = []string{AnnotationPreventDestroy, AnnotationIgnoreChanges, AnnotationDependsOn, AnnotationDriftPolicy}
+var knownAnnotations = []string{AnnotationPreventDestroy, AnnotationIgnoreChanges, AnnotationDependsOn, AnnotationDriftPolicy, AnnotationDeletionPolicy}
 
 // stringMap reads metadata.labels or metadata.annotations at path: a
 // mapping whose values are strings (notString says how to fix one that is
@@ -320,6 +324,11 @@ func checkAnnotation(k, v string) string {
 	case AnnotationDriftPolicy:
 		if v != "detect" && v != "correct" {
 			return fmt.Sprintf("must be \"detect\" or \"correct\", got %q", v)
+		}
+		return ""
+	case AnnotationDeletionPolicy:
+		if v != "orphan" && v != "delete" {
+			return fmt.Sprintf("must be \"orphan\" or \"delete\", got %q", v)
 		}
 		return ""
 	case AnnotationDependsOn:

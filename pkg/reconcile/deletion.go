@@ -30,7 +30,7 @@ const (
 // AnnotationDeletionPolicy says what deleting a Resource object does to
 // its Azure resource. It is the object's, not the manifest's: the
 // kubernetes:// source takes it out of the document it loads.
-const AnnotationDeletionPolicy = "azure.kubectl.io/deletion-policy"
+const AnnotationDeletionPolicy = manifest.AnnotationDeletionPolicy
 
 // Finalizer keeps a Resource object until the controller has orphaned
 // or deleted its resource.
