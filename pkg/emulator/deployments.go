@@ -136,7 +136,12 @@ func (s *Server) evaluateDeployment(p armid.Path, body map[string]any) ([]conver
 // be one ARM deploys: it needs values only a deployment has (reference(),
 // list*(), names computed from them) or a function the evaluator lacks.
 func beyondEmulator(e *armError) bool {
-	return strings.Contains(e.Message, "known only while deploying") || strings.Contains(e.Message, "unknown function")
+	for _, m := range []string{"known only while deploying", "known only at deploy time", "unknown function"} {
+		if strings.Contains(e.Message, m) {
+			return true
+		}
+	}
+	return false
 }
 
 func templateError(err error) *armError {
