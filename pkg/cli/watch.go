@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/arm"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/reconcile"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 	"github.com/kubectl-azure/kubectl-azure/plugins"
@@ -161,11 +162,11 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = 32
-	paths := setSecretPaths(refl)
 	reg, err := g.schemas()
 	if err != nil {
 		return err
 	}
+	paths := setSecretPaths(refl, reg)
 	st, err := g.openState(ctx)
 	if err != nil {
 		return err
@@ -251,28 +252,25 @@ func (g *GlobalOptions) loopARMClient(log io.Writer, rt http.RoundTripper, concu
 }
 
 // setSecretPaths answers the ARM clients' SensitivePaths from the set the
-// loop observes: per type, the body paths its manifests fill from valueFrom
-// (or from a secret elsewhere). A value Azure holds there now (a key
-// rotated in Azure, a tag changed by hand) was never registered as secret,
-// so only its path can hide it in a -v 8 body log. Paths of every resource
-// of a type count for all of them: a log errs on the side of hiding.
-func setSecretPaths(refl *reconcile.Reflector) func(typ, apiVersion string) []string {
+// loop observes, as one-shot commands do (runSecretPaths): per type, the
+// body paths its manifests fill from valueFrom (or from a secret
+// elsewhere), and the schema's secret and write-only paths. A value Azure
+// holds there now (a key rotated in Azure, a tag changed by hand) was
+// never registered as secret, so only its path can hide it in a -v 8 body
+// log. Paths of every resource of a type count for all of them: a log
+// errs on the side of hiding.
+func setSecretPaths(refl *reconcile.Reflector, reg *schema.Registry) func(typ, apiVersion string) []string {
 	var mu sync.Mutex
 	var seen *manifest.Set
-	var byType map[string][]string
-	return func(typ, _ string) []string {
+	var paths func(typ, apiVersion string) []string
+	return func(typ, apiVersion string) []string {
 		set, _, _ := refl.Current()
 		mu.Lock()
-		defer mu.Unlock()
-		if set != seen {
-			seen, byType = set, map[string][]string{}
-			if set != nil {
-				for _, r := range set.Resources {
-					t := strings.ToLower(r.Type)
-					byType[t] = append(byType[t], apply.SecretPaths(r)...)
-				}
-			}
+		if paths == nil || set != seen {
+			seen, paths = set, runSecretPaths(reg, set)
 		}
-		return byType[strings.ToLower(typ)]
+		p := paths
+		mu.Unlock()
+		return p(typ, apiVersion)
 	}
 }
