@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
@@ -320,7 +321,7 @@ outer:
 				sub.compare(isp, key, x, y, true, true)
 				ok = len(sub.out) == 0
 			} else {
-				ok, _ = c.scalarEqual(isp, key, x, y)
+				ok = c.itemEqual(isp, key, j, x, y)
 			}
 			if ok {
 				used[j] = true
@@ -339,11 +340,29 @@ func (c *comparer) positionalEqual(isp schema.Path, key string, xs, ys []any) bo
 		return false
 	}
 	for i := range xs {
-		if ok, _ := c.scalarEqual(isp, key, xs[i], ys[i]); !ok {
+		if !c.itemEqual(isp, key, i, xs[i], ys[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// itemEqual compares two scalar items at the path of item i, so a secret
+// item's hash is checked under the path pkg/record hashed it at (an
+// array item's, not the array's).
+func (c *comparer) itemEqual(isp schema.Path, key string, i int, x, y any) bool {
+	c.push(bodypath.At(i))
+	defer c.pop()
+	if ys, isHash := y.(string); isHash && secret.IsHash(ys) && c.key != nil {
+		// A secret item of a list (script URIs with a SAS token): L
+		// holds its salted hash.
+		if xs, ok := x.(string); ok && xs == ys {
+			return true
+		}
+		return c.hashMatches(isp, x, ys)
+	}
+	ok, _ := c.scalarEqual(isp, key, x, y)
+	return ok
 }
 
 // setEqual compares scalar arrays as multisets under the scalar rules.
