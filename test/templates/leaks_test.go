@@ -12,6 +12,7 @@ import (
 var knownLeaks = map[string]string{
 	"application-workloads/rds/rds-update-certificate/azuredeploy.json":                   leakArrayItem,
 	"quickstarts/microsoft.web/private-webapp-with-app-gateway-and-apim/azuredeploy.json": leakArrayItem,
+	"application-workloads/opencanvas/opencanvas-lms/azuredeploy.json":                    leakPlainParameter,
 }
 
 // leakArrayItem was the bug behind these: a valueFrom secret inside a value
@@ -20,6 +21,12 @@ var knownLeaks = map[string]string{
 // markSensitive); the templates left here do not yet run far enough for
 // the test to show it.
 const leakArrayItem = "a valueFrom secret inside an array item (ssh publicKeys[].keyData, fileUris[], sslCertificates[].password) printed in clear by diff"
+
+// leakPlainParameter: the template declares the password a plain string
+// (smtp_pass), so ARM treats it as an ordinary value too; the test's
+// parameter file fills it from a password placeholder, which is why the
+// scan sees it.
+const leakPlainParameter = "the template declares this password a plain string parameter (smtp_pass): the manifests carry it as the template does"
 
 // checkLeaks fails on every secret value that reached an output, except
 // the known ones, and on known leaks that are gone.
