@@ -215,7 +215,14 @@ func (cs *cascadeScan) groupList(ctx context.Context, cf *cascadeFind, rg string
 func (cf *cascadeFind) noteContent(rg string, in []*item, c map[string]any, managed map[string]bool) {
 	cid, _ := c["id"].(string)
 	typ, _ := c["type"].(string)
-	if _, perr := armid.Parse(cid); perr != nil || typ == "" || !armid.Contains(rg, cid) {
+	_, perr := armid.Parse(cid)
+	if perr == nil && typ != "" && !armid.Contains(rg, cid) {
+		// Outside the group (a type's list at a group's scope includes
+		// the built-in role definitions, whose IDs are the
+		// subscription's): a group's DELETE does not take it.
+		return
+	}
+	if perr != nil || typ == "" {
 		u := plan.CascadeItem{ID: "an entry of " + armid.Printable(rg) + "/resources without a valid id and type (" + armid.Printable(cid) + ")", Type: unknownType}
 		for _, it := range in {
 			cf.found[it][u.ID] = u
