@@ -50,6 +50,8 @@ const (
 	ReasonContested       = "Contested"
 	ReasonUnconvergeable  = "Unconvergeable"
 	ReasonRetrying        = "Retrying"
+	ReasonProvisioning    = "Provisioning"
+	ReasonProvisionFailed = "ProvisioningFailed"
 	ReasonNotStalled      = "NotStalled"
 	ReasonNotReconciling  = "Idle"
 	maxConditionMessage   = 1024
@@ -478,7 +480,8 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 		return
 	}
 	st.ID, st.State, st.History = rs.ID, rs.State, historyOf(rs)
-	if out, ok := k.Controller.OutputsOf(rs.ID); ok {
+	out, read := k.Controller.OutputsOf(rs.ID)
+	if read {
 		st.ProvisioningState, st.Outputs = out.ProvisioningState, out.Values
 	}
 	if !rs.LastObserved.IsZero() {
@@ -487,7 +490,14 @@ func (k *KubeStatus) fromLoop(ctx context.Context, st *ObjectStatus, v *verdict,
 	drift := driftPaths(rs.Changes)
 	switch rs.State {
 	case StateInSync:
-		st.Conditions = v.ready()
+		if !read {
+			// Judged from the write's answer; Ready waits for the read
+			// that gives its provisioning state and outputs, so the
+			// status moves once, not twice.
+			st.Conditions = v.reconciling(ReasonProvisioning, "reading it back from Azure")
+			break
+		}
+		st.Conditions = v.readyWhenProvisioned(st.ProvisioningState)
 		if prev.LastApplied == "" || prev.State != StateInSync {
 			st.LastApplied = orKeep(k.appliedAt(ctx, in, rs.ID), prev.LastApplied)
 		}
@@ -585,6 +595,21 @@ func (v verdict) ready() []Condition {
 	return []Condition{v.cond(ConditionReady, true, ReasonInSync, "Azure matches the manifest"),
 		v.cond(ConditionReconciling, false, ReasonNotReconciling, ""), v.cond(ConditionStalled, false, ReasonNotStalled, ""),
 		v.cond(ConditionDrifted, false, ReasonNoDrift, "")}
+}
+
+// readyWhenProvisioned: the manifest matches Azure, and the resource is
+// ready once its provider says its provisioning ended well. Until then it
+// is in progress (kstatus reads Reconciling), so `kubectl wait` does not
+// return for a resource Azure is still creating; a failed provisioning is
+// not Ready.
+func (v verdict) readyWhenProvisioned(state string) []Condition {
+	switch strings.ToLower(state) {
+	case "", "succeeded":
+		return v.ready()
+	case "failed", "canceled":
+		return v.notReady(ReasonProvisionFailed, "Azure reports provisioningState "+state+" although its body matches the manifest", false, false)
+	}
+	return v.reconciling(ReasonProvisioning, "Azure is still provisioning it (provisioningState "+state+")")
 }
 
 func (v verdict) reconciling(reason, msg string) []Condition {

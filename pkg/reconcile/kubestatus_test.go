@@ -97,3 +97,26 @@ func TestGoodGenerationOfTheSetBeforeStands(t *testing.T) {
 		t.Error("no set answers")
 	}
 }
+
+// A resource whose body matches is Ready only once its provider says its
+// provisioning succeeded: kubectl wait must not return while Azure is
+// still creating it, and a failed provisioning is not Ready.
+func TestReadyWaitsForProvisioning(t *testing.T) {
+	v := verdict{gen: 1, now: "2026-01-01T00:00:00Z"}
+	for _, c := range []struct{ state, ready, reconciling, reason string }{
+		{"", "True", "False", ReasonInSync},
+		{"Succeeded", "True", "False", ReasonInSync},
+		{"Updating", "False", "True", ReasonProvisioning},
+		{"Creating", "False", "True", ReasonProvisioning},
+		{"Failed", "False", "False", ReasonProvisionFailed},
+	} {
+		cs := v.readyWhenProvisioned(c.state)
+		got := map[string]Condition{}
+		for _, x := range cs {
+			got[x.Type] = x
+		}
+		if got[ConditionReady].Status != c.ready || got[ConditionReconciling].Status != c.reconciling || got[ConditionReady].Reason != c.reason {
+			t.Errorf("provisioningState %q: %+v", c.state, cs)
+		}
+	}
+}
