@@ -16,7 +16,7 @@ fi
 
 # -p 2: the machine has 2 cores; the timeout bounds a hung test, not a slow one.
 # Tests read only the repository (testdata/ holds the corpora they need).
-go test -p 2 -timeout 25m -count=1 ./...
+go test -p 2 -timeout 35m -count=1 ./...
 
 # The emulator driven by the real Azure SDK for Go clients (its own module).
 hack/conformance.sh
