@@ -132,6 +132,9 @@ type item struct {
 	// whole resource.
 	envelope bool
 	full     bool
+	// viaParent is the parent's body as read, for a resource read through
+	// it (mergeread.go), until decide finds the resource's entries there.
+	viaParent map[string]any
 }
 
 // desired is the body to diff and write: the manifest's, with deferred
@@ -582,7 +585,7 @@ func (e *Engine) warnf(format string, args ...any) {
 
 // read GETs one resource: 404 means it does not exist.
 func (e *Engine) read(ctx context.Context, it *item) error {
-	resp, err := e.client().Get(ctx, it.id, it.ver)
+	resp, err := e.getItem(ctx, it)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		it.live, it.liveEtag = nil, ""
@@ -636,7 +639,7 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session ReadSession
 		if len(it.refNeed) > 0 {
 			need = append(need, it.refNeed...)
 		}
-		r := ReadRequest{ID: it.id, APIVersion: it.ver, Need: need, Envelope: e.envelopeReadable(it)}
+		r := ReadRequest{ID: readID(it), APIVersion: it.ver, Need: need, Envelope: e.envelopeReadable(it)}
 		if r.Envelope {
 			r.WrittenAt = it.record.Updated
 		}
@@ -659,6 +662,9 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session ReadSession
 			return fmt.Errorf("reading %s: the generic list answered a read that needs the whole resource (a bug: report it)", it.display())
 		default:
 			it.live, it.liveEtag = r.Body, r.Etag
+			if readID(it) != it.id {
+				takeParentRead(it, r.Body)
+			}
 		}
 		it.read = true
 	}
@@ -677,7 +683,7 @@ func (e *Engine) readAll(ctx context.Context, items []*item, session ReadSession
 func (e *Engine) envelopeReadable(it *item) bool {
 	return !it.full && it.res != nil && it.record != nil && it.record.Baseline != nil && it.record.LastApplied != nil &&
 		it.otherSet == "" && len(it.record.Accepted) == 0 && len(it.secrets) == 0 && len(it.unknown) == 0 &&
-		e.Options.Mode == plan.ModeNormal && !e.replaceRequested(it)
+		e.Options.Mode == plan.ModeNormal && !e.replaceRequested(it) && readID(it) == it.id
 }
 
 // envelopeMembers are what ARM's generic list carries of a resource
@@ -756,6 +762,7 @@ func (e *Engine) concurrency() int {
 
 // decide computes the diff and the action for one item.
 func (e *Engine) decide(it *item, p *Prepared) {
+	settleParentRead(it)
 	pr := it.planBase()
 	switch {
 	case it.res == nil || e.Options.deletes():

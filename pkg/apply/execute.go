@@ -667,7 +667,7 @@ func (e *Engine) settleWrite(ctx context.Context, p *Prepared, it *item, werr er
 		// which records what exists without trusting the write.
 		return werr
 	}
-	resp, err := e.client().Get(ctx, it.id, it.ver)
+	resp, err := e.getItem(ctx, it)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		_ = e.Store.CommitIntent(ctx, it.id)
@@ -732,7 +732,7 @@ func (e *Engine) landed(p *Prepared, it *item, live map[string]any) bool {
 // recordAfterRead GETs the resource and records L = D and B = projection of
 // live on owned paths.
 func (e *Engine) recordAfterRead(ctx context.Context, p *Prepared, it *item) error {
-	resp, err := e.client().Get(ctx, it.id, it.ver)
+	resp, err := e.getItem(ctx, it)
 	if err == nil && (resp == nil || resp.Body == nil) {
 		err = errNoBody
 	}
@@ -751,7 +751,7 @@ func (e *Engine) refreshRecord(ctx context.Context, p *Prepared, it *item) error
 	if it.planned.Action != plan.ActionUpdate || it.record == nil || it.result == nil {
 		return nil
 	}
-	resp, err := e.client().Get(ctx, it.id, it.ver)
+	resp, err := e.getItem(ctx, it)
 	if err == nil && (resp == nil || resp.Body == nil) {
 		err = errNoBody
 	}
@@ -909,7 +909,7 @@ func (e *Engine) settleDelete(ctx context.Context, it *item, derr error) error {
 	if ctx.Err() != nil {
 		return derr
 	}
-	_, err := e.client().Get(ctx, it.id, it.ver)
+	_, err := e.getItem(ctx, it)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return nil

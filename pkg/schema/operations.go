@@ -30,6 +30,10 @@ var deleteByName = map[string][]string{
 var removalHints = map[string]string{
 	"microsoft.keyvault/vaults/secrets": "delete it through Key Vault's data plane (az keyvault secret delete --vault-name VAULT --name NAME) or delete its vault",
 	"microsoft.keyvault/vaults/keys":    "delete it through Key Vault's data plane (az keyvault key delete --vault-name VAULT --name NAME) or delete its vault",
+	// An access policy operation has no DELETE either (keyvault.json
+	// 2023-07-01 defines PUT only): its entries leave the vault with a PUT
+	// of the same body to accessPolicies/remove.
+	"microsoft.keyvault/vaults/accesspolicies": "take its entries out of the vault with `az keyvault delete-policy --name VAULT --object-id ID` (a PUT of the same body to .../accessPolicies/remove), or delete its vault",
 }
 
 // CanDelete reports whether ARM accepts a DELETE of the resource of type
