@@ -939,8 +939,8 @@ func (e *Engine) deleteOne(ctx context.Context, p *Prepared, it *item) (err erro
 	if err := e.Store.BeginIntent(ctx, state.Intent{ID: it.id, Op: state.OpDelete, Type: it.typ, APIVersion: it.ver, Started: time.Now().UTC()}); err != nil {
 		return fmt.Errorf("journaling the delete of %s: %w", it.display(), err)
 	}
-	e.event(it, StatusWriting, string(plan.MethodDelete))
-	if _, err := e.client().Delete(ctx, it.id, it.ver); err != nil {
+	e.event(it, StatusWriting, string(it.planned.Method))
+	if err := e.sendDelete(ctx, it); err != nil {
 		if err := e.settleDelete(ctx, it, fmt.Errorf("DELETE %s: %w", it.display(), err)); err != nil {
 			return err
 		}

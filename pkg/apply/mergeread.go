@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 )
 
@@ -86,6 +87,24 @@ func settleParentRead(it *item) {
 	it.viaParent = nil
 }
 
+// sendDelete deletes the item: a DELETE, or for a merge child the PUT of
+// its entries to the parent's remover (planUndeletable chose which).
+func (e *Engine) sendDelete(ctx context.Context, it *item) error {
+	mr, ok := mergeReadOf(it)
+	if !ok || it.planned.Method != plan.MethodPut {
+		_, err := e.client().Delete(ctx, it.id, it.ver)
+		return err
+	}
+	entries, _ := listAt(it.live, mr.child.Property)
+	body := map[string]any{}
+	put(body, mr.child.Property, entries)
+	// The remover is the item's sibling: .../accessPolicies/remove.
+	remover := strings.TrimRight(it.id, "/")
+	remover = remover[:strings.LastIndexByte(remover, '/')+1] + mr.child.Remover
+	_, err := e.client().Put(ctx, remover, it.ver, body, WriteOptions{})
+	return err
+}
+
 // project finds the item's entries in the parent's body.
 func (mr mergeRead) project(it *item, parent map[string]any) map[string]any {
 	var want map[string]any
@@ -104,7 +123,9 @@ func (mr mergeRead) project(it *item, parent map[string]any) map[string]any {
 			continue
 		}
 		if h := mr.match(wm, have); h != nil {
-			found = append(found, mr.entry(wm, h))
+			if en := mr.entry(wm, h); !mr.union || holdsAny(en) {
+				found = append(found, en)
+			}
 		}
 	}
 	if len(found) == 0 {
@@ -170,6 +191,24 @@ func unionView(w, h map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// holdsAny reports whether a union view still holds a value of a list:
+// one with every list empty is an entry whose values were all taken away
+// (another principal's permissions left on it are not the item's).
+func holdsAny(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, x := range t {
+			if holdsAny(x) {
+				return true
+			}
+		}
+		return false
+	case []any:
+		return len(t) > 0
+	}
+	return false
 }
 
 // heldOf is the values of want that have holds (strings compared without

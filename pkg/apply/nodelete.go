@@ -42,6 +42,11 @@ func (e *Engine) planUndeletable(items []*item) {
 			pr.Changes = []plan.Change{{Path: "", Before: "(exists)", After: nil, Kind: plan.KindRemove, Reason: pr.Reason}}
 			continue
 		}
+		if mr, ok := mergeReadOf(it); ok && mr.child.Remover != "" {
+			pr.Method = plan.MethodPut
+			pr.BecauseOf(plan.ReasonNoDelete, "ARM has no DELETE for "+it.typ+": its entries are taken out of "+mr.parent+" with a PUT to "+mr.child.Remover)
+			continue
+		}
 		it.stays = "ARM has no DELETE for " + it.typ + ", so it stays in Azure: " + schema.RemovalHint(it.typ)
 		pr.Action, pr.Method, pr.Changes = plan.ActionNoOp, plan.MethodNone, []plan.Change{}
 		pr.BecauseOf(plan.ReasonNoDelete, it.stays)

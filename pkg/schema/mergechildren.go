@@ -21,6 +21,9 @@ type MergeChild struct {
 	// Readable are the child names whose effect a read can confirm
 	// (remove takes entries away: nothing of it is left to read).
 	Readable []string
+	// Remover is the child name whose PUT takes entries away again: how
+	// one of the others is deleted, ARM having no DELETE for any.
+	Remover string
 }
 
 // mergeChildren by lower-cased type. Key Vault: "Vaults - Update Access
@@ -33,6 +36,7 @@ var mergeChildren = map[string]MergeChild{
 		Keys:     []string{"tenantId", "objectId", "applicationId"},
 		Unions:   []string{"add"},
 		Readable: []string{"add", "replace"},
+		Remover:  "remove",
 	},
 }
 
