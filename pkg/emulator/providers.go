@@ -141,6 +141,9 @@ func (s *Server) providerTypes() map[string]map[string][]string {
 			for _, v := range tl.Versions(t) {
 				nsVersions[key][v] = true
 			}
+			for _, v := range retiredOf(ns) {
+				nsVersions[key][v] = true
+			}
 		}
 		for key, names := range typeNames {
 			ns := mostUsed(spellings[key])

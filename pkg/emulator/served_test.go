@@ -3,6 +3,7 @@ package emulator
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -115,4 +116,30 @@ func TestProvidersListServedVersions(t *testing.T) {
 		t.Fatalf("storageAccounts/localUsers versions lack 2021-04-01: %v", asMap(rt)["apiVersions"])
 	}
 	t.Fatalf("no storageAccounts/localUsers in %s", truncate(r.Raw, 300))
+}
+
+// Retired versions public templates deployed with (DevTest Labs'
+// 2018-10-15-preview, SQL's 2014-04-01-preview) are listed as served,
+// as ARM's providers API listed them when those templates ran.
+func TestProvidersListRetiredVersions(t *testing.T) {
+	s := startTest(t, nil)
+	for _, c := range []struct{ ns, typ, version string }{
+		{"Microsoft.DevTestLab", "labs", "2018-10-15-preview"},
+		{"Microsoft.Sql", "servers", "2014-04-01-preview"},
+	} {
+		r := do(t, http.MethodGet, s.URL()+"/subscriptions/"+testSub+"/providers/"+c.ns+"?api-version=2021-04-01", nil)
+		rts, _ := r.Body["resourceTypes"].([]any)
+		found := false
+		for _, rt := range rts {
+			if !strings.EqualFold(str(rt, "resourceType"), c.typ) {
+				continue
+			}
+			for _, v := range asMap(rt)["apiVersions"].([]any) {
+				found = found || v == c.version
+			}
+		}
+		if !found {
+			t.Errorf("%s/%s: %s is not listed as served", c.ns, c.typ, c.version)
+		}
+	}
 }
