@@ -318,11 +318,29 @@ func (v *validator) required(obj map[string]any, path []string, sp Path, active 
 		// deploy today omit an App Insights component's kind). Only a
 		// refusal on record makes it an error (RefusesMissing).
 		sev := Warning
-		if sp == "" && RefusesMissing(v.t.Name, v.t.APIVersion, c) {
+		if sp == "" && RefusesMissing(v.t.Name, v.t.APIVersion, c) && (c != "location" || v.t.tracked()) {
 			sev = Error
 		}
 		v.add(cp, sev, KindRequired, "required: %s %s needs %s when it is created; add it to the manifest", v.t.Name, v.t.APIVersion, JoinPath(cp))
 	}
+}
+
+// tracked reports whether ARM treats the type as a tracked resource, one
+// whose create needs a location: its newest api-version requires one.
+// Old specs modelled proxy children on a base with a required location
+// (Microsoft.Web 2015-08-01's sites/config); ARM never asked for one
+// there, and later specs dropped it.
+func (t *Type) tracked() bool {
+	newest := t
+	if t.x != nil && t.x.siblings != nil {
+		for _, o := range t.x.siblings() {
+			if o.APIVersion > newest.APIVersion {
+				newest = o
+			}
+		}
+	}
+	p := newest.Properties["location"]
+	return p != nil && p.Required
 }
 
 func hasKeyFold(obj map[string]any, k string) bool {

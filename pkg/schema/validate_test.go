@@ -129,3 +129,32 @@ func TestValidateRealSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingLocationRefusedOnlyForTrackedTypes: ARM asks a tracked
+// resource for a location; Microsoft.Web 2015-08-01's spec marks one
+// required on sites/config too (a proxy child whose later specs have
+// none), and ARM creates that without it.
+func TestMissingLocationRefusedOnlyForTrackedTypes(t *testing.T) {
+	for _, c := range []struct {
+		typ, version string
+		want         Severity
+	}{
+		{"Microsoft.Web/sites/config", "2015-08-01", Warning},
+		{"Microsoft.Storage/storageAccounts", "2023-05-01", Error},
+		{"Microsoft.Web/sites", "2015-08-01", Error},
+	} {
+		ty, res := Default().Lookup(c.typ, c.version)
+		if !res.Found || ty == nil {
+			t.Fatalf("%s@%s is not in the index", c.typ, c.version)
+		}
+		got := Severity(-1)
+		for _, is := range ty.ValidateWith(map[string]any{"properties": map[string]any{}}, ValidateOptions{Create: true, Name: "appsettings"}) {
+			if is.Path == "location" {
+				got = is.Severity
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s@%s without location: severity %v, want %v", c.typ, c.version, got, c.want)
+		}
+	}
+}
