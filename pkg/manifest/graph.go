@@ -60,28 +60,41 @@ func (l *loader) checkCycles() {
 	}
 }
 
-// breakLiteralCycle drops one literal edge of the first cycle that has
-// one, and says whether it did.
+// breakLiteralCycle drops one edge of the first cycle that has one that
+// gives way (an unsent readonly value's first, else a literal ID's), and
+// says whether it did.
 func (l *loader) breakLiteralCycle() bool {
 	broke := false
 	l.findCycles(func(c []*entry) {
-		if broke {
-			return
-		}
-		for k, from := range c {
-			to := c[(k+1)%len(c)]
-			for i, ed := range from.edges {
-				if ed.to != to || !ed.literal {
-					continue
-				}
-				from.edges = append(from.edges[:i:i], from.edges[i+1:]...)
-				l.warn(from.res.Origin, ed.path, "the ID of %s here would close a dependency cycle, so it orders nothing: the two may be written in either order (write the link as a child resource of its own if ARM needs the other to exist first)", to.describe())
-				broke = true
+		for _, weak := range []func(edge) bool{
+			func(ed edge) bool { return ed.unsent },
+			func(ed edge) bool { return ed.literal },
+		} {
+			if broke {
 				return
 			}
+			broke = l.breakAt(c, weak)
 		}
 	})
 	return broke
+}
+
+// breakAt drops the first edge of cycle c that weak accepts.
+func (l *loader) breakAt(c []*entry, weak func(edge) bool) bool {
+	for k, from := range c {
+		to := c[(k+1)%len(c)]
+		for i, ed := range from.edges {
+			if ed.to != to || !weak(ed) {
+				continue
+			}
+			from.edges = append(from.edges[:i:i], from.edges[i+1:]...)
+			if !ed.unsent { // an unsent value was reported as ignored already
+				l.warn(from.res.Origin, ed.path, "the ID of %s here would close a dependency cycle, so it orders nothing: the two may be written in either order (write the link as a child resource of its own if ARM needs the other to exist first)", to.describe())
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // findCycles reports each cycle among resolved resources to onCycle.

@@ -305,6 +305,10 @@ type edge struct {
 	// literal: inferred from an ARM ID written out (no ${ref:...}); such an
 	// edge gives way when it alone closes a cycle (see checkCycles).
 	literal bool
+	// unsent: from a readonly value the loader removed (it is never sent,
+	// so ARM needs nothing of it); it orders the two resources, but gives
+	// way to a cycle like a literal edge.
+	unsent bool
 }
 
 func (e *entry) describe() string {
@@ -411,13 +415,15 @@ func (l *loader) resolve() {
 		e.body = nil // the resource holds the resolved body now
 	}
 	l.checkInlineChildren()
-	l.checkCycles()
 	l.checkVersions()
 	for _, e := range l.entries {
 		if e.state == idDone {
 			l.schema(e)
 		}
 	}
+	// After the schema: a readonly back-reference it removed (an NSG's
+	// networkInterfaces naming the NIC that names the NSG) orders nothing.
+	l.checkCycles()
 	for _, e := range l.entries {
 		seen := map[string]bool{}
 		var deps []*entry

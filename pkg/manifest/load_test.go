@@ -764,3 +764,47 @@ spec: {type: Microsoft.Resources/resourceGroups@2021-04-01, body: {location: wes
 		t.Errorf("the reference is no longer a dependency: %v", r.DependsOn)
 	}
 }
+
+// A readonly back-reference the loader removes (a template's NSG listing
+// the NIC that names it in networkInterfaces) does not make a cycle of the
+// reference that is sent: the NIC still waits for the NSG.
+func TestIgnoredReadonlyBackReferenceClosesNoCycle(t *testing.T) {
+	validator := func(_, _, name string, body map[string]any) ([]SchemaIssue, string) {
+		if name == "nsg" {
+			return []SchemaIssue{{Path: "properties.networkInterfaces", Severity: SchemaIgnored, Message: "readonly"}}, ""
+		}
+		return nil, ""
+	}
+	doc := rgDoc + `---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: nic}
+spec:
+  type: Microsoft.Network/networkInterfaces@2023-09-01
+  resourceGroup: rg-demo
+  body: {location: westeurope, properties: {networkSecurityGroup: {id: "${ref:nsg}"}}}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: nsg}
+spec:
+  type: Microsoft.Network/networkSecurityGroups@2023-09-01
+  resourceGroup: rg-demo
+  body: {location: westeurope, properties: {networkInterfaces: [{id: "${ref:nic}"}]}}
+`
+	o := stdin(doc)
+	o.Schema = validator
+	s := load(t, o)
+	for _, r := range s.Resources {
+		switch r.Name {
+		case "nic":
+			if !slices.ContainsFunc(r.DependsOn, func(id string) bool { return strings.HasSuffix(id, "/nsg") }) {
+				t.Errorf("the NIC no longer waits for its NSG: %v", r.DependsOn)
+			}
+		case "nsg":
+			if slices.ContainsFunc(r.DependsOn, func(id string) bool { return strings.HasSuffix(id, "/nic") }) {
+				t.Errorf("the NSG waits for the NIC through a value never sent: %v", r.DependsOn)
+			}
+		}
+	}
+}

@@ -121,6 +121,7 @@ func (l *loader) schema(e *entry) {
 			}
 			removePath(e.res.Body, is.Path)
 			e.res.dropUnder(is.Path)
+			e.unsentUnder("spec.body." + is.Path)
 			ignored = append(ignored, is.Path)
 		}
 	}
@@ -332,4 +333,14 @@ func (r *Resource) dependOn(id string) {
 	}
 	r.DependsOn = append(r.DependsOn, id)
 	slices.Sort(r.DependsOn)
+}
+
+// unsentUnder marks the dependencies that values at or below a body path
+// the loader removed gave the entry: they order, but a cycle breaks there.
+func (e *entry) unsentUnder(path string) {
+	for i, ed := range e.edges {
+		if rest, ok := strings.CutPrefix(ed.path, path); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			e.edges[i].unsent = true
+		}
+	}
 }
