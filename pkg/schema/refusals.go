@@ -44,10 +44,51 @@ func RefusesUnknownMembers(typ string) bool {
 // (a child resource without a location). The refusal evidence
 // (RefusesUnknownMembers) is about members inside the provider's model.
 func RefusesUnknownMember(typ, path string) bool {
-	if frontDoorMembers[path] {
+	if frontDoorMembers[path] || takenUndeclared[strings.ToLower(typ)][indexless(path)] {
 		return false
 	}
 	return RefusesUnknownMembers(typ)
+}
+
+// takenUndeclared are members no api-version's spec declares that the
+// Network provider takes all the same: public templates with them deploy
+// (Azure/azure-quickstart-templates at ef296f0f, each run by the
+// repository's pipeline), so its model knows them. Keys: lower-cased type,
+// then the body path without array indexes. Evidence, in order:
+// web-app-with-app-gateway-v2 (a probe's backendHttpSettings),
+// multi-tier-loadbalancing (a backend pool's requestRoutingRules),
+// application-gateway-rewrite (a rewrite rule set's type),
+// kemp-loadmaster-ha-pair (an IP configuration's networkSecurityGroup at
+// 2015-06-15).
+var takenUndeclared = map[string]map[string]bool{
+	"microsoft.network/applicationgateways": {
+		"properties.probes.properties.backendHttpSettings":              true,
+		"properties.backendAddressPools.properties.requestRoutingRules": true,
+		"properties.rewriteRuleSets.type":                               true,
+	},
+	"microsoft.network/networkinterfaces": {
+		"properties.ipConfigurations.properties.networkSecurityGroup": true,
+	},
+}
+
+// indexless is a body path without its array indexes ("a[0].b" → "a.b").
+func indexless(path string) string {
+	if !strings.Contains(path, "[") {
+		return path
+	}
+	var b strings.Builder
+	depth := 0
+	for _, c := range path {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case depth == 0:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }
 
 // frontDoorMembers are top-level members ARM reads before the provider.

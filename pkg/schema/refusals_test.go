@@ -83,3 +83,23 @@ func TestTagRulesAreErrors(t *testing.T) {
 		t.Errorf("valid tags: %v", is)
 	}
 }
+
+// Members public templates deploy with although no spec declares them are
+// taken; any other undeclared Network member is still refused.
+func TestNetworkTakesUndeclaredMembersTemplatesDeployWith(t *testing.T) {
+	for _, c := range []struct {
+		typ, path string
+		refused   bool
+	}{
+		{"Microsoft.Network/applicationGateways", "properties.probes[0].properties.backendHttpSettings", false},
+		{"Microsoft.Network/applicationGateways", "properties.backendAddressPools[2].properties.requestRoutingRules", false},
+		{"Microsoft.Network/applicationGateways", "properties.rewriteRuleSets[0].type", false},
+		{"Microsoft.Network/networkInterfaces", "properties.ipConfigurations[0].properties.networkSecurityGroup", false},
+		{"Microsoft.Network/applicationGateways", "properties.probes[0].properties.bogus", true},
+		{"Microsoft.Network/networkInterfaces", "properties.networkSecurityGroupz", true},
+	} {
+		if got := schema.RefusesUnknownMember(c.typ, c.path); got != c.refused {
+			t.Errorf("RefusesUnknownMember(%s, %s) = %v, want %v", c.typ, c.path, got, c.refused)
+		}
+	}
+}
