@@ -63,8 +63,9 @@ type Input struct {
 	IgnoreChanges []string
 	// Unknown are body paths whose desired value Azure generates during
 	// this apply: never compared, always planned as a change whose After is
-	// plan.KnownAfterApply. Patch and PutBody write whatever Desired holds
-	// there, so the engine substitutes the real value before writing.
+	// plan.Unknown (Desired holds that marker there). Patch and PutBody
+	// write whatever Desired holds, so the engine substitutes the real
+	// value before writing.
 	Unknown []string
 	// SecretPaths are body paths whose values came from valueFrom: hashed
 	// in L, compared by hash, always shown as (sensitive). Map members may
@@ -327,9 +328,7 @@ func (r *Result) addUnknown(p prepared, live map[string]any) {
 		if !has {
 			kind = plan.KindAdd
 		}
-		r.add(p, entry{path: up, sp: schema.PathOf(up, p.f.isMap), kind: kind}, before, plan.KnownAfterApply, reasonUnknown, plan.CauseUser)
-		r.Changes[len(r.Changes)-1].KnownAfterApply = true
-		r.Changes[len(r.Changes)-1].After = plan.KnownAfterApply
+		r.add(p, entry{path: up, sp: schema.PathOf(up, p.f.isMap), kind: kind}, before, plan.Unknown{}, reasonUnknown, plan.CauseUser)
 	}
 }
 
@@ -569,6 +568,11 @@ func (r *Result) add(p prepared, e entry, before, after any, reason string, caus
 		if ch.After != nil {
 			ch.After = plan.Sensitive
 		}
+	}
+	if plan.IsUnknown(after) && e.kind != plan.KindRemove {
+		// The marker, not a mask: a value not yet known is shown as such,
+		// secret or not, and never as a concrete value.
+		ch.KnownAfterApply, ch.After = true, after
 	}
 	ch.CreateOnly = createOnlyPath(f, e.path)
 	r.Changes = append(r.Changes, ch)
