@@ -345,7 +345,7 @@ func secretValue(c *comparer, v pair) bool {
 // map of protected settings (answered as ""): it cannot be compared.
 func maskedByGET(c *comparer, v pair) bool {
 	ys, ok := v.y.(string)
-	if !ok || !(masked(ys) || ys == "" && v.x != "" && c.blankedSetting()) {
+	if !ok || !(secret.Masked(ys) || ys == "" && v.x != "" && c.blankedSetting()) {
 		return false
 	}
 	if xs, ok := v.x.(string); ok && xs == ys {

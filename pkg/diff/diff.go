@@ -312,7 +312,7 @@ func (r *Result) addUnverifiable(p prepared, paths []bodypath.Path) {
 			kind = plan.KindAdd
 		}
 		ys, _ := y.(string)
-		sens := masked(ys) || secret.IsHash(x) || p.f.isSecret(sp) || secret.Name(u.LastMember(), x) ||
+		sens := secret.Masked(ys) || secret.IsHash(x) || p.f.isSecret(sp) || secret.Name(u.LastMember(), x) ||
 			underSecretPath(u) || underAny(u, p.secrets)
 		// What live holds there (nothing, null, a mask) is not the value,
 		// so the change has no before: the plan says it does not know.
