@@ -833,7 +833,8 @@ func (e *Engine) decideDelete(it *item, pr *plan.Resource) {
 func (e *Engine) compare(it *item, p *Prepared, pr *plan.Resource) diff.Result {
 	in := diff.Input{Desired: it.desired(), Live: it.live, Schema: it.schema, Plugin: it.plugin,
 		SecretKey: state.SecretKeyFor(p.key, it.record), Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
-		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets}
+		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets,
+		Secrets: diff.SecretRule(it.id, it.schema)}
 	if it.record != nil && it.live != nil {
 		in.LastApplied, in.Baseline = it.record.LastApplied, it.record.Baseline
 	}

@@ -326,7 +326,7 @@ func hashedInB(c *comparer, v pair) bool {
 // container that GET does return are compared like any value; Result
 // marks them sensitive for display.)
 func secretValue(c *comparer, v pair) bool {
-	if !c.f.isSecret(v.sp) && !secret.Name(v.key, v.x) && !underAny(c.path, c.secrets) {
+	if !c.secretValueAt(v.sp, v.key, v.x) {
 		return false
 	}
 	if ok, rule := c.deepEqual(v.sp, v.key, v.x, v.y); ok {
@@ -345,13 +345,13 @@ func secretValue(c *comparer, v pair) bool {
 // map of protected settings (answered as ""): it cannot be compared.
 func maskedByGET(c *comparer, v pair) bool {
 	ys, ok := v.y.(string)
-	if !ok || !(masked(ys) || ys == "" && v.x != "" && c.blankedSetting()) {
+	if !ok || !(secret.Masked(ys) || ys == "" && v.x != "" && c.blankedSetting()) {
 		return false
 	}
 	if xs, ok := v.x.(string); ok && xs == ys {
 		return false // the very value: nothing is hidden
 	}
-	if ys != "" && len(ys) < 3 && !c.f.isSecret(v.sp) && !secret.Name(v.key, v.x) && !underSecretPath(c.path) && !underAny(c.path, c.secrets) {
+	if ys != "" && len(ys) < 3 && !c.secretValueAt(v.sp, v.key, v.x) && !c.underSecret() {
 		// "*" or "**" where no secret lives is a wildcard (a security
 		// rule's any address or port, a CORS origin): a value to compare,
 		// and a change to it is drift, not something hidden.
@@ -579,14 +579,20 @@ func (c *comparer) tag() bool {
 	return len(c.path) == 2 && c.path[0].Kind == bodypath.Member && c.path[0].Name == "tags"
 }
 
+// secretAt reports whether a change the comparer emits hides its value:
+// a secret value (secretValueAt) or a hash from state.
 func (c *comparer) secretAt(sp schema.Path, key string, v any) bool {
-	if c.f.isSecret(sp) {
-		return true
-	}
-	if secret.IsHash(v) || underAny(c.path, c.secrets) {
-		return true
-	}
-	return secret.Name(key, v)
+	return secret.IsHash(v) || c.secretValueAt(sp, key, v)
+}
+
+// secretValueAt is the comparers' one question whether the value v under
+// member key at the current path is a secret in itself, which decides
+// that it is compared by hash or in clear and never as a mask: the schema
+// marks it, its name is a credential's, or it is at or below a valueFrom
+// path or a secret path of its type. Where it sits (a credential
+// container) is asked apart, by the rules that care.
+func (c *comparer) secretValueAt(sp schema.Path, key string, v any) bool {
+	return c.f.isSecret(sp) || secret.Name(key, v) || underAny(c.path, c.secrets)
 }
 
 // undeclared reports whether the spec has no readable property at sp (or

@@ -63,9 +63,14 @@ type Input struct {
 	IgnoreChanges []string
 	// Unknown are body paths whose desired value Azure generates during
 	// this apply: never compared, always planned as a change whose After is
-	// plan.KnownAfterApply. Patch and PutBody write whatever Desired holds
-	// there, so the engine substitutes the real value before writing.
+	// plan.Unknown (Desired holds that marker there). Patch and PutBody
+	// write whatever Desired holds, so the engine substitutes the real
+	// value before writing.
 	Unknown []string
+	// Secrets is the resource's secret rule (see SecretRule, which nil
+	// stands for): it decides which planned changes are Sensitive, with
+	// SecretPaths. The printers show their values as (sensitive).
+	Secrets *secret.Rule
 	// SecretPaths are body paths whose values came from valueFrom: hashed
 	// in L, compared by hash, always shown as (sensitive). Map members may
 	// be given as tags."a.b" or tags["a.b"] (see bodypath.JoinMember).
@@ -153,7 +158,11 @@ type prepared struct {
 	// unknown are the resolved paths of Input.Unknown in D; secrets those
 	// of Input.SecretPaths in D and L.
 	unknown, secrets []bodypath.Path
-	ownedElsewhere   func(item map[string]any, path bodypath.Path) bool
+	// rule is Input.Secrets (or SecretRule); fromValue the resolved
+	// Input.SecretPaths in D and L, which with rule make the verdict.
+	rule           *secret.Rule
+	fromValue      []bodypath.Path
+	ownedElsewhere func(item map[string]any, path bodypath.Path) bool
 	// whole holds B's record of declared collections (by segsKey).
 	whole map[string]collRecord
 }
@@ -163,6 +172,15 @@ func prepare(in Input) prepared {
 	if p.b != nil {
 		p.b, p.whole = wholeCollections(p.b)
 	}
+	p.rule = in.Secrets
+	if p.rule == nil {
+		p.rule = SecretRule(in.ID, in.Schema)
+	}
+	for _, sp := range parsePatterns(in.SecretPaths) {
+		p.fromValue = append(p.fromValue, resolve(p.f, p.d, sp)...)
+		p.fromValue = append(p.fromValue, resolve(p.f, p.l, sp)...)
+	}
+	// The comparers also compare by hash at the type's secret paths.
 	for _, sp := range parsePatterns(append(secret.TypePathsOf(in.ID), in.SecretPaths...)) {
 		p.secrets = append(p.secrets, resolve(p.f, p.d, sp)...)
 		p.secrets = append(p.secrets, resolve(p.f, p.l, sp)...)
@@ -311,8 +329,7 @@ func (r *Result) addUnverifiable(p prepared, paths []bodypath.Path) {
 			kind = plan.KindAdd
 		}
 		ys, _ := y.(string)
-		sens := masked(ys) || secret.IsHash(x) || p.f.isSecret(sp) || secret.Name(u.LastMember(), x) ||
-			underSecretPath(u) || underAny(u, p.secrets)
+		sens := secret.Masked(ys) || secret.IsHash(x) || p.sensitive(u, x)
 		// What live holds there (nothing, null, a mask) is not the value,
 		// so the change has no before: the plan says it does not know.
 		r.add(p, entry{path: u, sp: sp, kind: kind, secret: sens}, nil, x, reasonUnverifiable, CauseUnverifiable)
@@ -327,9 +344,7 @@ func (r *Result) addUnknown(p prepared, live map[string]any) {
 		if !has {
 			kind = plan.KindAdd
 		}
-		r.add(p, entry{path: up, sp: schema.PathOf(up, p.f.isMap), kind: kind}, before, plan.KnownAfterApply, reasonUnknown, plan.CauseUser)
-		r.Changes[len(r.Changes)-1].KnownAfterApply = true
-		r.Changes[len(r.Changes)-1].After = plan.KnownAfterApply
+		r.add(p, entry{path: up, sp: schema.PathOf(up, p.f.isMap), kind: kind}, before, plan.Unknown{}, reasonUnknown, plan.CauseUser)
 	}
 }
 
@@ -560,8 +575,7 @@ func (r *Result) add(p prepared, e entry, before, after any, reason string, caus
 		ch.After = nil
 		ch.ChildDelete = childItem(f, e.path)
 	}
-	if e.secret || secretPath(f, e.sp, e.path.LastMember(), after) || secretPath(f, e.sp, e.path.LastMember(), before) ||
-		(isScalar(after) && isScalar(before) && underSecretPath(e.path)) || underAny(e.path, p.secrets) {
+	if e.secret || p.sensitive(e.path, after, before) {
 		ch.Sensitive = true
 		if ch.Before != nil {
 			ch.Before = plan.Sensitive
@@ -569,6 +583,11 @@ func (r *Result) add(p prepared, e entry, before, after any, reason string, caus
 		if ch.After != nil {
 			ch.After = plan.Sensitive
 		}
+	}
+	if plan.IsUnknown(after) && e.kind != plan.KindRemove {
+		// The marker, not a mask: a value not yet known is shown as such,
+		// secret or not, and never as a concrete value.
+		ch.KnownAfterApply, ch.After = true, after
 	}
 	ch.CreateOnly = createOnlyPath(f, e.path)
 	r.Changes = append(r.Changes, ch)
@@ -656,13 +675,6 @@ func ownedElsewhereFunc(in Input) func(map[string]any, bodypath.Path) bool {
 		}
 		return in.OwnedElsewhere(armid.Key(in.ID + "/" + coll.LastMember() + "/" + name))
 	}
-}
-
-func secretPath(f *facts, sp schema.Path, key string, v any) bool {
-	if f.isSecret(sp) {
-		return true
-	}
-	return secret.Name(key, v)
 }
 
 // createOnlyPath reports whether the path or any ancestor is create-only.

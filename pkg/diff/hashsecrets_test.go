@@ -38,7 +38,7 @@ func HashSecrets(body map[string]any, s *schema.Type, key []byte, secretPaths ..
 			return v
 		}
 		under = under || underAny(c.path, forced)
-		if isScalar(v) && (under || secretPath(f, sp, k, v) || secret.UnderContainer(c.path)) {
+		if isScalar(v) && (under || f.isSecret(sp) || secret.Name(k, v) || secret.UnderContainer(c.path)) {
 			if secret.IsHash(v) {
 				return v
 			}

@@ -360,7 +360,8 @@ func TestIgnoreChanges(t *testing.T) {
 }
 
 func TestUnknownValues(t *testing.T) {
-	d := obj(t, `{"properties":{"subnetRef":"(pending)","mode":"Enabled"}}`)
+	d := obj(t, `{"properties":{"subnetRef":null,"mode":"Enabled"}}`)
+	d["properties"].(map[string]any)["subnetRef"] = plan.Unknown{}
 	s := obj(t, `{"properties":{"subnetRef":"/old","mode":"Enabled"}}`)
 	for _, live := range []map[string]any{s, nil} {
 		in := Input{Desired: d, LastApplied: d, Live: live, Schema: testSchema, Unknown: []string{"properties.subnetRef"}}
@@ -369,7 +370,7 @@ func TestUnknownValues(t *testing.T) {
 		}
 		r := Compute(in)
 		c := change(t, r, "properties.subnetRef")
-		if !c.KnownAfterApply || c.After != plan.KnownAfterApply || c.Cause != plan.CauseUser {
+		if !c.KnownAfterApply || !plan.IsUnknown(c.After) || c.Cause != plan.CauseUser {
 			t.Errorf("live=%v: change = %+v", live != nil, c)
 		}
 		if live != nil && (c.Before != "/old" || c.Kind != plan.KindChange || len(r.Changes) != 1) {
@@ -385,6 +386,23 @@ func TestUnknownValues(t *testing.T) {
 			if got := mustJSON(t, Patch(in, r)); got != `{"properties":{"subnetRef":"/new"}}` {
 				t.Errorf("patch = %s", got)
 			}
+		}
+	}
+}
+
+// TestUnknownMarkerNeverEqual: the marker is unknown by its type, also
+// where Input.Unknown does not list its path: it never equals a live
+// value, not even one that spells its display form, and its change says
+// known after apply rather than showing a value.
+func TestUnknownMarkerNeverEqual(t *testing.T) {
+	for _, liveValue := range []string{`"(known after apply)"`, `"/old"`} {
+		live := obj(t, `{"properties":{"subnetRef":`+liveValue+`,"mode":"Enabled"}}`)
+		d := obj(t, `{"properties":{"mode":"Enabled"}}`)
+		d["properties"].(map[string]any)["subnetRef"] = plan.Unknown{}
+		r := Compute(Input{Desired: d, Live: live, Schema: testSchema})
+		c := change(t, r, "properties.subnetRef")
+		if !c.KnownAfterApply || !plan.IsUnknown(c.After) || len(r.Changes) != 1 {
+			t.Errorf("live %s: changes = %+v", liveValue, r.Changes)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// Value helpers of the comparison: exact numbers, masks, zero and scalar
+// Value helpers of the comparison: exact numbers, zero and scalar
 // values, and the string form of identifiers.
 
 // numbersDiffer reports whether x and y are both JSON numbers with
@@ -37,22 +37,6 @@ func exactNumber(v any) (*big.Rat, bool) {
 	}
 	r, ok := new(big.Rat).SetString(s)
 	return r, ok
-}
-
-// masked reports whether s could be a server-side mask of a withheld
-// value: asterisks only ("*****"; some services mask per character, so a
-// one-letter secret reads "*"). maskedByGET tells a short one from a
-// wildcard.
-func masked(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] != '*' {
-			return false
-		}
-	}
-	return true
 }
 
 func zeroValue(v any) bool {

@@ -116,7 +116,7 @@ func (m *minimizer) value(segs []string, key string, v any, mapValue bool) (any,
 		return nil, false
 	}
 	if m.secret(segs, v) {
-		if str, ok := v.(string); ok && str != "" && !masked(str) {
+		if str, ok := v.(string); ok && str != "" && !secret.Masked(str) {
 			// A value GET returned: the manifest reads it from valueFrom,
 			// never in clear.
 			env := map[string]any{"env": ""}
@@ -291,11 +291,6 @@ func withSecretValues(body map[string]any) map[string]any {
 		})
 	}
 	return out
-}
-
-// masked reports whether GET answered a mask ("*****") instead of the value.
-func masked(s string) bool {
-	return strings.Trim(s, "*") == ""
 }
 
 // displayPath renders concrete segments as the plan does (dotted, items

@@ -34,7 +34,7 @@ func (l *loader) walk(e *entry, v any, docPath, bodyPath string) (out any, chang
 			}
 			l.idEdges(e, docPath, x, strings.Join(known, "\x00"))
 			e.defer_(bodyPath, d)
-			return knownAfterApply, true, true
+			return unknown, true, true
 		}
 		l.idEdges(e, docPath, x, val)
 		if x == val {
@@ -323,7 +323,7 @@ func (l *loader) action(e *entry, v any, bodyPath, path string) (any, bool) {
 		e.res.Actions = map[string]*ActionRef{}
 	}
 	e.res.Actions[bodyPath] = a
-	return knownAfterApply, true
+	return unknown, true
 }
 
 // actionRef checks {resource, name, path, apiVersion} and makes the
@@ -441,7 +441,7 @@ func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (an
 	}
 	if d != nil {
 		e.defer_(bodyPath, d)
-		return knownAfterApply, true
+		return unknown, true
 	}
 	l.opts.SecretValues.Register(val)
 	return val, true

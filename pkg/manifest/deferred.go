@@ -103,7 +103,7 @@ func (d *Deferred) ResolveFor(reg *secret.Registry, get func(ValueRef) (any, boo
 
 // ActionRef is a secret read from a POST action of a managed resource at
 // apply time (valueFrom.action): listKeys, listConnectionStrings, ... It
-// is never stored; the body holds plan.KnownAfterApply at its path.
+// is never stored; the body holds plan.Unknown at its path.
 type ActionRef struct {
 	// Target is the ARM ID of the resource whose action is called.
 	Target string
@@ -244,5 +244,12 @@ func LookupPath(body any, path string) (any, bool) {
 	return p.LookupRef(body)
 }
 
-// knownAfterApply is what the body holds where a value is deferred.
-const knownAfterApply = plan.KnownAfterApply
+// unknown is what the body holds where a value is deferred: a typed
+// marker, never a string a comparison or a write could take for a value.
+var unknown = plan.Unknown{}
+
+// nameKnownAfterApply is the last segment of a deferred name's ARM ID
+// (and its Name) until IDForName gives the real one. An ID is a string, so
+// it holds the display form the plan shows; NameDeferred, not this value,
+// says that the name is deferred.
+const nameKnownAfterApply = plan.KnownAfterApply

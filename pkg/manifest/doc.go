@@ -26,7 +26,7 @@
 // a placeholder changes them. BenchmarkLoad10000 measures it.
 //
 // Values that need live data (${ref:NAME.PATH}, valueFrom.action, names
-// over them) are not resolved here: the body holds plan.KnownAfterApply and
+// over them) are not resolved here: the body holds the plan.Unknown marker and
 // Resource.Deferred, Resource.Actions or Resource.NameDeferred say how the
 // apply engine fills them in.
 //

@@ -127,7 +127,7 @@ func TestDeferredLiveValues(t *testing.T) {
 	))
 	ra := byName(t, s, "ra-app")
 	idID := rgID + "/providers/Microsoft.ManagedIdentity/userAssignedIdentities/id.app"
-	if got := ra.Body["properties"].(map[string]any)["principalId"]; got != plan.KnownAfterApply {
+	if got := ra.Body["properties"].(map[string]any)["principalId"]; !plan.IsUnknown(got) {
 		t.Errorf("body holds %v, want the known-after-apply marker", got)
 	}
 	d := ra.Deferred["properties.principalId"]
@@ -175,7 +175,7 @@ func TestGuidName(t *testing.T) {
 	if want := rgID + "/providers/Microsoft.Authorization/roleAssignments/" + fixed; r.ID != want {
 		t.Errorf("ID = %s, want %s", r.ID, want)
 	}
-	late := byName(t, s, plan.KnownAfterApply)
+	late := byName(t, s, nameKnownAfterApply)
 	if late.NameDeferred == nil {
 		t.Fatal("a name over a live value is not deferred")
 	}
@@ -252,7 +252,7 @@ func TestValueFromAction(t *testing.T) {
 	if !app.IsSecret("properties.key") || !contains(app.DependsOn, stID) {
 		t.Errorf("SecretPaths = %v, DependsOn = %v", app.SecretPaths, app.DependsOn)
 	}
-	if v := app.Body["properties"].(map[string]any)["key"]; v != plan.KnownAfterApply {
+	if v := app.Body["properties"].(map[string]any)["key"]; !plan.IsUnknown(v) {
 		t.Errorf("body holds %v", v)
 	}
 }

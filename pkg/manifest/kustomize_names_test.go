@@ -25,7 +25,7 @@ func TestKustomizePerEnvironmentNames(t *testing.T) {
 			if !contains(st.DependsOn, rg) {
 				t.Errorf("storage DependsOn = %v", st.DependsOn)
 			}
-			ra := byName(t, s, knownAfterApply)
+			ra := byName(t, s, nameKnownAfterApply)
 			if ra.NameDeferred == nil || !contains(ra.DependsOn, st.ID) || !contains(ra.DependsOn, id.ID) {
 				t.Errorf("role assignment: deferred=%v DependsOn=%v", ra.NameDeferred, ra.DependsOn)
 			}

@@ -45,7 +45,7 @@ type Resource struct {
 
 	// Deferred holds the body values that need live data, keyed by body
 	// path (the diff's rendered path syntax); the body holds
-	// plan.KnownAfterApply there until the engine resolves them.
+	// plan.Unknown there until the engine resolves them.
 	Deferred map[string]*Deferred
 	// NameDeferred is set when metadata.name needs live data (a guid over
 	// a principal ID); Name and ID then hold plan.KnownAfterApply as the
@@ -234,9 +234,13 @@ func (e *entry) refName() string {
 // names returns the lowered names references may use for e, without
 // duplicates.
 func (e *entry) names() []string {
+	cands := []string{e.symbol, e.sourceName}
+	if e.res.NameDeferred == nil {
+		cands = append(cands, e.res.Name) // a deferred name is no name yet
+	}
 	var out []string
-	for _, n := range []string{e.symbol, e.sourceName, e.res.Name} {
-		if n == "" || n == knownAfterApply {
+	for _, n := range cands {
+		if n == "" {
 			continue
 		}
 		n = strings.ToLower(n)
@@ -465,7 +469,7 @@ func (l *loader) checkInlineChildren() {
 			for i, it := range items {
 				m, _ := it.(map[string]any)
 				name, _ := m["name"].(string)
-				if name == "" || strings.Contains(name, "/") || name == knownAfterApply {
+				if name == "" || strings.Contains(name, "/") {
 					continue
 				}
 				c := l.byID.get(e.res.ID + "/" + k + "/" + name)

@@ -100,7 +100,7 @@ func (l *loader) resolveID(e *entry) bool {
 
 // resolveName evaluates a metadata.name expression (${guid:...} over IDs
 // or live values). A name that needs live data becomes NameDeferred, and
-// the name in the ID is plan.KnownAfterApply until the engine resolves it.
+// the name in the ID is its display form until the engine resolves it.
 func (l *loader) resolveName(e *entry) bool {
 	n := e.res.Name
 	if !strings.Contains(n, "${") {
@@ -112,7 +112,7 @@ func (l *loader) resolveName(e *entry) bool {
 	}
 	if d != nil {
 		e.res.NameDeferred = d
-		e.res.Name = knownAfterApply
+		e.res.Name = nameKnownAfterApply
 		return true
 	}
 	name := v

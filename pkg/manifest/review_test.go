@@ -6,7 +6,7 @@ import "testing"
 // whose name is known after apply are still named.
 func TestRoleAssignmentReview(t *testing.T) {
 	s := load(t, LoadOptions{Kustomize: "../../testdata/templates/dev"})
-	ra := byName(t, s, knownAfterApply)
+	ra := byName(t, s, nameKnownAfterApply)
 	role, principal, scope, ok := ra.RoleAssignment()
 	rg := "/subscriptions/" + testSub + "/resourceGroups/rg-app-dev"
 	wantScope := rg + "/providers/Microsoft.Storage/storageAccounts/st" + ARMUniqueString(rg)

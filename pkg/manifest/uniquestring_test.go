@@ -60,7 +60,7 @@ func TestUniqueStringPlaceholder(t *testing.T) {
 	if got := st.Body["tags"].(map[string]any)["u"]; got != ARMUniqueString(other, testSub) {
 		t.Errorf("tags.u = %v", got)
 	}
-	late := byName(t, s, knownAfterApply)
+	late := byName(t, s, nameKnownAfterApply)
 	v, known, err := late.NameDeferred.Resolve(func(ValueRef) (any, bool) { return "pid", true })
 	if err != nil || !known || v != "s"+ARMUniqueString("pid") {
 		t.Errorf("Resolve = %v, %v, %v", v, known, err)

@@ -16,8 +16,11 @@ import (
 // compactJSON renders a value the way it would appear in an ARM body, on one
 // line, so strings keep their quotes and "1" is told apart from 1.
 func compactJSON(v any) string {
+	if plan.IsUnknown(v) {
+		return plan.KnownAfterApply // a marker, not a value: no quotes
+	}
 	if s, ok := v.(string); ok && s == plan.KnownAfterApply {
-		return s // a marker, not a value: no quotes
+		return s // the marker as a saved plan holds it
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -74,26 +74,26 @@ func ForIDBody(id string, facts Facts, body map[string]any, extra ...string) *Ru
 // be nil when the caller does not hold the value yet; it is then judged
 // as a string.
 func (r *Rule) At(p bodypath.Path, v any) bool {
+	if v == nil {
+		v = ""
+	}
+	return r.Declared(p, v) || UnderContainer(p)
+}
+
+// Declared reports whether the value v at body path p is secret by what
+// it is rather than by where it sits: a caller's pattern or its type's
+// secret paths cover it (Covered), the schema marks it, or it is a string
+// under a credential name the schema does not call plain. At adds the
+// credential containers. A nil v is no string.
+func (r *Rule) Declared(p bodypath.Path, v any) bool {
 	if len(p) == 0 {
 		return false
 	}
-	if r != nil {
-		if r.Covered(p) {
-			return true
-		}
-		if r.facts != nil && r.facts.SecretAt(p) {
-			return true
-		}
+	if r.Covered(p) || r != nil && r.facts != nil && r.facts.SecretAt(p) {
+		return true
 	}
-	if last := p[len(p)-1]; last.Kind == bodypath.Member && !r.plain(p) {
-		if v == nil {
-			v = ""
-		}
-		if Name(last.Name, v) {
-			return true
-		}
-	}
-	return UnderContainer(p)
+	last := p[len(p)-1]
+	return last.Kind == bodypath.Member && !r.plain(p) && Name(last.Name, v)
 }
 
 // PlainFacts is a Facts that also knows when a property cannot hold a

@@ -1,0 +1,48 @@
+package diff
+
+import (
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+)
+
+// SecretRule is the rule a diff of the resource with ARM ID id asks when
+// Input.Secrets is nil: its type's secret paths, what the schema s marks
+// secret (and knows to be plain: an enum or a boolean named like a
+// credential), credential names and containers. A caller that passes its
+// own rule (Input.Secrets) should build it the same way, so the plan and
+// the write judge alike.
+func SecretRule(id string, s *schema.Type) *secret.Rule {
+	return secret.ForID(id, ruleFacts{factsFor(s, nil)})
+}
+
+// ruleFacts adapts the diff's schema facts to secret.Rule.
+type ruleFacts struct{ f *facts }
+
+func (r ruleFacts) SecretAt(p bodypath.Path) bool {
+	return r.f.isSecret(schema.PathOf(p, r.f.isMap))
+}
+
+// Plain reports an enum or boolean property that is not marked secret:
+// Grafana's apiKey is "Enabled" or "Disabled", never a credential.
+func (r ruleFacts) Plain(p bodypath.Path) bool {
+	prop := r.f.prop(schema.PathOf(p, r.f.isMap))
+	return prop != nil && !prop.Secret && (len(prop.Enum) > 0 || prop.Type == schema.TypeBoolean)
+}
+
+// sensitive is the diff's one verdict on whether a planned change hides
+// its values: the resource's rule declares one of vals secret at path
+// (its type's paths, the schema, a credential name), path lies at or below
+// a valueFrom path of the manifest or the record (resolved exactly
+// against the bodies), or it lies inside a credential container and every
+// value is a scalar (an object there is shown member by member).
+func (p prepared) sensitive(path bodypath.Path, vals ...any) bool {
+	scalars := true
+	for _, v := range vals {
+		if p.rule.Declared(path, v) {
+			return true
+		}
+		scalars = scalars && isScalar(v)
+	}
+	return underAny(path, p.fromValue) || scalars && secret.UnderContainer(path)
+}
