@@ -587,6 +587,11 @@ func (e *Engine) put(ctx context.Context, p *Prepared, it *item, body map[string
 // resource back and records L and B. Writes under one parent that ARM
 // serialises wait for each other.
 func (e *Engine) write(ctx context.Context, p *Prepared, it *item, method plan.Method, body map[string]any, ifMatch string) error {
+	if at, ok := plan.FindUnknown(body); ok {
+		// Every value known only after apply is resolved before its
+		// write (resolveAtApply); one left would reach Azure as text.
+		return fmt.Errorf("%s: %s is still known only after apply, so nothing was sent (a bug: report it)", it.display(), at)
+	}
 	rec, err := e.newRecord(p, it, nil, "")
 	if err != nil {
 		return err
