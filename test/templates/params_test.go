@@ -183,7 +183,8 @@ func TestPrereqOutputsReplaceQuotedPlaceholders(t *testing.T) {
 	if u := unresolved(substitution{text: got + `"GET-PREREQ-cmk_key_uri"`}); strings.Join(u, " ") != "GET-PREREQ-vnetName GET-PREREQ-missing GET-PREREQ-cmk_key_uri" {
 		t.Fatalf("unresolved = %q", u)
 	}
-	li := &liveIndex{ids: map[string]string{"nsg": "/subscriptions/s/nsg"}, bodies: map[string]map[string]any{"nsg": {"properties": map[string]any{"rules": []any{map[string]any{"name": "r0"}}}}}}
+	li := newLiveIndex()
+	li.add("nsg", "Microsoft.Network/networkSecurityGroups", "/subscriptions/s/nsg", map[string]any{"properties": map[string]any{"rules": []any{map[string]any{"name": "r0"}}}})
 	if v, ok := li.resolve(`["${ref:nsg}","${ref:nsg.properties.rules[0].name}","${subscriptionId}"]`); !ok || v != `["/subscriptions/s/nsg","r0","`+harness.Sub+`"]` {
 		t.Fatalf("resolve = %q, %v", v, ok)
 	}
@@ -200,5 +201,37 @@ func TestArtifactsLocationOnlyWhenDeclared(t *testing.T) {
 	}
 	if !hasArtifactsLocation(corpusDir + "/application-workloads/elastic/elasticsearch-jmeter/azuredeploy.json") {
 		t.Fatal("a template declaring _artifactsLocation is not given one")
+	}
+}
+
+func TestLiveIndexResolvesReferencesAsTheToolSplitsThem(t *testing.T) {
+	const rg = "/subscriptions/s/resourceGroups/g/providers/"
+	site, core := rg+"Microsoft.MobileNetwork/mobileNetworks/n/sites/s1", rg+"Microsoft.MobileNetwork/packetCoreControlPlanes/s1"
+	li := newLiveIndex()
+	// Two resources of one template share a name: convert names the
+	// second by TYPE/NAME.
+	li.add("s1", "Microsoft.MobileNetwork/packetCoreControlPlanes", core, map[string]any{"properties": map[string]any{"state": "core"}})
+	li.add("sites-s1", "Microsoft.MobileNetwork/mobileNetworks/sites", site, map[string]any{"properties": map[string]any{"state": "site"}})
+	li.add("app.v2", "Microsoft.Web/sites", rg+"Microsoft.Web/sites/app", map[string]any{"properties": map[string]any{"host": "h"}})
+	li.add("app", "Microsoft.Web/sites", rg+"Microsoft.Web/sites/other", nil)
+	for _, tc := range []struct{ in, want string }{
+		{"${ref:s1}", core},
+		// The TYPE/NAME form holds the dot of its namespace; NAME is the ARM name.
+		{"${ref:Microsoft.MobileNetwork/mobileNetworks/sites/s1}", site},
+		{"${ref:microsoft.mobilenetwork/mobilenetworks/sites/S1.properties.state}", "site"},
+		{"${ref:Microsoft.MobileNetwork/mobileNetworks/sites/sites-s1}", site},
+		// The longest name that is a manifest wins over a shorter one.
+		{"${ref:app.v2.properties.host}", "h"},
+		{"${ref:app.v2}", rg + "Microsoft.Web/sites/app"},
+		{"${ref:app}", rg + "Microsoft.Web/sites/other"},
+	} {
+		if got, ok := li.resolve(tc.in); !ok || got != tc.want {
+			t.Errorf("resolve(%s) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+	for _, in := range []string{"${ref:Microsoft.MobileNetwork/mobileNetworks/sites/s2}", "${ref:s1.properties.missing}", "${ref:Microsoft.Web/sites/s1}"} {
+		if got, ok := li.resolve(in); ok {
+			t.Errorf("resolve(%s) = %q, want no value", in, got)
+		}
 	}
 }

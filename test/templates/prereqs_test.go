@@ -61,10 +61,33 @@ func (c *cycle) prepare(rel string) (*substitution, bool) {
 	sub.text = fillPrereqOutputs(sub.text, outs)
 	sub.prerequisites = unresolved(sub)
 	if left := prereqOutputRE.FindAllString(sub.text, -1); len(left) > 0 {
-		c.res.fail(classPrerequisite, "prereqs", fmt.Sprintf("convert lists no value for %s among the prereqs' outputs%s", strings.Join(left, ", "), c.outputsWarning))
+		c.res.fail(classPrerequisite, "prereqs", missingOutputs(rel, left)+c.outputsWarning)
 		return nil, false
 	}
 	return &sub, true
+}
+
+// missingOutputs says why placeholders are left: the prereqs template
+// declares no such output (the sample's parameters are wrong, upstream's
+// pipeline would fail too), or convert gave it no value.
+func missingOutputs(rel string, left []string) string {
+	declared := outputTypes(filepath.Join(corpusDir, path.Dir(rel), prereqTemplate))
+	var absent, unknown []string
+	for _, ph := range left {
+		if _, ok := declared[strings.ToLower(strings.TrimPrefix(ph, "GET-PREREQ-"))]; ok {
+			unknown = append(unknown, ph)
+		} else {
+			absent = append(absent, ph)
+		}
+	}
+	var why []string
+	if len(absent) > 0 {
+		why = append(why, fmt.Sprintf("%s declares no output for %s", prereqTemplate, strings.Join(absent, ", ")))
+	}
+	if len(unknown) > 0 {
+		why = append(why, fmt.Sprintf("convert lists no value for %s among the prereqs' outputs", strings.Join(unknown, ", ")))
+	}
+	return strings.Join(why, "; ")
 }
 
 // unresolved lists the placeholders still standing for something that
@@ -272,14 +295,34 @@ func outputTypes(file string) map[string]string {
 }
 
 // liveIndex answers the references convert leaves in outputs: each
-// manifest's metadata.name, its ARM ID and its body as get read it.
+// manifest's ARM ID and its body as get read it.
 type liveIndex struct {
+	// ids maps every way a reference names a manifest, lower-cased, to
+	// its ARM ID: its metadata.name, and TYPE/NAME with NAME the
+	// metadata.name or the ARM name (the form convert writes when two
+	// resources of a template share a name, a site and a packet core).
 	ids    map[string]string
-	bodies map[string]map[string]any
+	bodies map[string]map[string]any // by ARM ID
+}
+
+func newLiveIndex() *liveIndex {
+	return &liveIndex{ids: map[string]string{}, bodies: map[string]map[string]any{}}
+}
+
+// add indexes one resource read back. A metadata.name two resources
+// share names the first; the TYPE/NAME forms tell them apart.
+func (li *liveIndex) add(name, typ, id string, body map[string]any) {
+	leaf := id[strings.LastIndex(id, "/")+1:]
+	for _, k := range []string{typ + "/" + name, typ + "/" + leaf, name} {
+		if _, taken := li.ids[strings.ToLower(k)]; !taken {
+			li.ids[strings.ToLower(k)] = id
+		}
+	}
+	li.bodies[id] = body
 }
 
 // readLive reads every resource of a stage with `kubectl azure get -o json`
-// and names each by its manifest's metadata.name.
+// and names each by its manifest.
 func (c *cycle) readLive(st stage) (*liveIndex, string) {
 	set, err := manifest.Load(context.Background(), manifest.LoadOptions{Filenames: []string{st.out}, Subscription: harness.Sub, Tenant: tenantID})
 	if err != nil {
@@ -301,16 +344,16 @@ func (c *cycle) readLive(st stage) (*liveIndex, string) {
 	if err != nil || len(got) != len(set.Resources) {
 		return nil, fmt.Sprintf("get -o json of the prereqs: %d resources for %d manifests (%v)", len(got), len(set.Resources), err)
 	}
-	li := &liveIndex{ids: map[string]string{}, bodies: map[string]map[string]any{}}
+	li := newLiveIndex()
 	for i, res := range set.Resources {
-		li.ids[res.Name] = got[i].ID
-		li.bodies[res.Name] = got[i].Body
+		li.add(res.Name, res.Type, got[i].ID, got[i].Body)
 	}
 	return li, ""
 }
 
-// refRE is a reference convert leaves in a value.
-var refRE = regexp.MustCompile(`\$\{(ref:([^.}]+)(?:\.([^}]*))?|subscriptionId|tenantId)\}`)
+// refRE is a reference convert leaves in a value: ${ref:ARG}, ARG a
+// manifest and, after a dot, a path into its body.
+var refRE = regexp.MustCompile(`\$\{(ref:([^}]+)|subscriptionId|tenantId)\}`)
 
 // resolve replaces every reference in v; false when one names nothing read.
 func (li *liveIndex) resolve(v string) (string, bool) {
@@ -323,37 +366,35 @@ func (li *liveIndex) resolve(v string) (string, bool) {
 		case "tenantId":
 			return tenantID
 		}
-		name := li.name(g[2])
-		if g[3] == "" {
-			id, found := li.ids[name]
-			ok = ok && found
+		id, p := li.split(g[2])
+		if id == "" {
+			ok = false
+			return m
+		}
+		if p == "" {
 			return id
 		}
-		val, found := lookup(li.bodies[name], g[3])
+		val, found := lookup(li.bodies[id], p)
 		ok = ok && found
 		return val
 	})
 	return out, ok && !strings.Contains(out, "${")
 }
 
-// name is the manifest a reference names: by metadata.name, or by
-// TYPE/NAME (the form convert writes for a resource whose name it also
-// gives as an ARM name).
-func (li *liveIndex) name(ref string) string {
-	if _, ok := li.ids[ref]; ok || !strings.Contains(ref, "/") {
-		return ref
-	}
-	i := strings.LastIndex(ref, "/")
-	typ, leaf := ref[:i], ref[i+1:]
-	ns, _, _ := strings.Cut(typ, "/")
-	last := typ[strings.LastIndex(typ, "/")+1:]
-	for n, id := range li.ids {
-		low := strings.ToLower(id)
-		if strings.HasSuffix(low, strings.ToLower("/"+last+"/"+leaf)) && strings.Contains(low, strings.ToLower("/providers/"+ns+"/")) {
-			return n
+// split divides a reference's argument into the ID of the manifest it
+// names ("" when none) and the path after it, as the tool does: the
+// longest prefix ending before a dot that names a manifest wins, since a
+// TYPE/NAME form holds its namespace's dot and a name may hold dots too.
+func (li *liveIndex) split(arg string) (id, path string) {
+	for k := len(arg); k > 0; k-- {
+		if k < len(arg) && arg[k] != '.' && arg[k] != '[' {
+			continue
+		}
+		if id := li.ids[strings.ToLower(arg[:k])]; id != "" {
+			return id, strings.TrimPrefix(arg[k:], ".")
 		}
 	}
-	return ref
+	return "", ""
 }
 
 // lookup reads a dotted path (items as [n]) of a body as text.
