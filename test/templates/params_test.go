@@ -1,8 +1,12 @@
 package templates_test
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -46,6 +50,9 @@ func substitute(template, text string) substitution {
 		n++
 		if f, ok := fixedValues[ph]; ok && !f.object {
 			s.need(f.needs)
+			if f.secret {
+				s.secrets = append(s.secrets, f.value)
+			}
 			return f.value
 		}
 		v, secret, prereq := placeholderValue(template, ph, n)
@@ -233,5 +240,42 @@ func TestLiveIndexResolvesReferencesAsTheToolSplitsThem(t *testing.T) {
 		if got, ok := li.resolve(in); ok {
 			t.Errorf("resolve(%s) = %q, want no value", in, got)
 		}
+	}
+}
+
+func TestDataPlaceholdersAreTheCertificateNotPrerequisites(t *testing.T) {
+	in := `{"pfx":{"value":"GEN-SELFSIGNED-CERT-PFXDATA"},"cer":{"value":"GEN-SELFSIGNED-CERT-CERDATA"},"pw":{"value":"GEN-SELFSIGNED-CERT-PASSWORD"},"dns":{"value":"GEN-SELFSIGNED-CERT-DNSNAME"},"tp":{"value":"GEN-SELFSIGNED-CERT-THUMBPRINT"},"uri":{"value":"GEN-YELLOW-PARQUET-URI"},"ssl":{"value":"GEN-KEYVAULT-SSL-SECRET-NAME"}}`
+	s := substitute("x/azuredeploy.json", in)
+	if len(s.prerequisites) != 0 {
+		t.Fatalf("data placeholders flagged as prerequisites: %q", s.prerequisites)
+	}
+	if len(s.secrets) != 1 || s.secrets[0] != certPassword {
+		t.Fatalf("secrets %q, want the certificate's password only", s.secrets)
+	}
+	var got map[string]struct{ Value string }
+	if err := json.Unmarshal([]byte(s.text), &got); err != nil {
+		t.Fatal(err)
+	}
+	der, err := base64.StdEncoding.DecodeString(got["cer"].Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatalf("GEN-SELFSIGNED-CERT-CERDATA is no certificate: %v", err)
+	}
+	if cert.Subject.CommonName != got["dns"].Value || len(cert.DNSNames) != 1 || cert.DNSNames[0] != got["dns"].Value {
+		t.Fatalf("the certificate is for %s %v, the DNS name given %s", cert.Subject.CommonName, cert.DNSNames, got["dns"].Value)
+	}
+	sum := sha1.Sum(der)
+	if got["tp"].Value != strings.ToUpper(hex.EncodeToString(sum[:])) {
+		t.Fatalf("thumbprint %s is not the certificate's", got["tp"].Value)
+	}
+	if pfx, err := base64.StdEncoding.DecodeString(got["pfx"].Value); err != nil || len(pfx) < len(der) {
+		t.Fatalf("GEN-SELFSIGNED-CERT-PFXDATA is no PFX holding the certificate: %d bytes, %v", len(pfx), err)
+	}
+	// The vault certificate is a resource the run makes.
+	if !s.fixed[fixedVault] || !s.fixed[fixedSSLCert] || got["ssl"].Value != genSSLSecret {
+		t.Fatalf("GEN-KEYVAULT-SSL-SECRET-NAME: %q, fixed %v", got["ssl"].Value, s.fixed)
 	}
 }
