@@ -86,11 +86,21 @@ func (r *result) scanLeaks() {
 // cannot hold; every other refusal is the converter's.
 var inexpressibleRE = regexp.MustCompile(`(?i)known only (while deploying|at deploy time|when)|linked template|not expressible|cannot be expressed|is not available in a|members cannot be read|a secret cannot be part of`)
 
+// noValueRE is convert's refusal of a parameter the template gives no
+// default and the sample's parameter file no value.
+var noValueRE = regexp.MustCompile(`parameter \S+ has no value: give it`)
+
 // classifyConvert judges convert's first error line: later lines may name
-// other problems.
+// other problems. A parameter nobody gives a value is no fault of the
+// converter: it names something the sample expects to exist (a failover
+// cluster, a container of secrets), and upstream's pipeline has no value
+// for it either.
 func classifyConvert(first string) class {
-	if inexpressibleRE.MatchString(first) {
+	switch {
+	case inexpressibleRE.MatchString(first):
 		return classInexpressible
+	case noValueRE.MatchString(first):
+		return classPrerequisite
 	}
 	return classConverter
 }

@@ -68,3 +68,19 @@ func TestTableGivesEachClassAgainstKnownAndTheTarget(t *testing.T) {
 		}
 	}
 }
+
+func TestClassifyConvertBlamesTheConverterOnlyForItsOwnFaults(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want class
+	}{
+		{"error: #0 (line 19): parameters._secretsLocation: parameter _secretsLocation has no value: give it with --param _secretsLocation=VALUE or in a --parameters file", classPrerequisite},
+		{"error: #0 (line 216): resources[0].properties.templateLink: a linked template (templateLink) is not converted: download it", classInexpressible},
+		{"error: #0 (line 254): resources[7].properties.value: listAccountSas needs a value known only at deploy time (an action called with a request body)", classInexpressible},
+		{"error: #0 (line 12): resources[0].name: unknown function foo", classConverter},
+	} {
+		if got := classifyConvert(c.line); got != c.want {
+			t.Errorf("classifyConvert(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
