@@ -32,7 +32,11 @@ const (
 	classEmulator = class("emulator")
 	// classPrerequisite: an apply failure in a template whose parameters
 	// name a resource that must exist before it (GEN-VNET-NAME, ...), which the
-	// empty emulator does not hold; Azure would refuse it as well.
+	// empty emulator does not hold; Azure would refuse it as well. Also a
+	// sample that lacks what it needs: a parameter nobody gives a value, a
+	// GET-PREREQ-* value its prereqs/ template does not make. The prereqs'
+	// own failures are classed as a template's (converter, not expressible,
+	// tool, emulator), step "prereqs".
 	classPrerequisite = class("needs prerequisites")
 	// classSchema: a resource type the schema index does not know; the
 	// template is skipped.

@@ -84,3 +84,31 @@ func TestClassifyConvertBlamesTheConverterOnlyForItsOwnFaults(t *testing.T) {
 		}
 	}
 }
+
+func TestPrereqFailuresAreClassedByWhoseFaultTheyAre(t *testing.T) {
+	for _, c := range []struct {
+		rel  string
+		left []string
+		want class
+	}{
+		// Its prereqs declare no output existingSliceName: the sample lacks it.
+		{"quickstarts/microsoft.mobilenetwork/mobilenetwork-update-packet-core-control-plane/azuredeploy.json", []string{"GET-PREREQ-existingSliceName"}, classPrerequisite},
+		// A declared output convert gives no value (a connection string with a key).
+		{"quickstarts/microsoft.datafactory/data-factory-v2-transform-using-spark/azuredeploy.json", []string{"GET-PREREQ-AzureStorage_connectionString"}, classInexpressible},
+	} {
+		if got, why := missingOutputs(c.rel, c.left); got != c.want || !strings.Contains(why, c.left[0]) {
+			t.Errorf("missingOutputs(%s) = %q, %q; want %q naming %s", c.rel, got, why, c.want, c.left[0])
+		}
+	}
+	for _, c := range []struct {
+		stderr string
+		want   class
+	}{
+		{"error: -o jsonpath on /subscriptions/s/resourceGroups/g/providers/Microsoft.KeyVault/vaults/v/keys/k: keyUriWithVersion is not found", classEmulator},
+		{"error: manifests/m.yaml#1: spec.type: unknown type", classTool},
+	} {
+		if got := getClass(c.stderr); got != c.want {
+			t.Errorf("getClass(%q) = %q, want %q", c.stderr, got, c.want)
+		}
+	}
+}
