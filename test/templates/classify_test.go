@@ -116,11 +116,15 @@ func classifyConvert(first string) class {
 var armRefusalRE = regexp.MustCompile(`\b[45]\d\d [A-Za-z ]+\([A-Za-z.]+\):|answer of \S+ has no |has no value in Azure after`)
 
 func classifyRun(stderr string) class {
-	if armRefusalRE.MatchString(stderr) {
+	if armRefusalRE.MatchString(stderr) || servedRE.MatchString(stderr) {
 		return classEmulator
 	}
 	return classTool
 }
+
+// servedRE is the tool refusing an api-version because ARM's provider list
+// (the emulator's) does not name it: the emulator's answer, whoever prints it.
+var servedRE = regexp.MustCompile(`ARM does not serve api-version`)
 
 // envRE finds the variables convert names on stderr for secure parameters.
 var envRE = regexp.MustCompile(`environment variable ([A-Za-z_][A-Za-z0-9_]*)`)

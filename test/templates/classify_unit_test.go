@@ -17,6 +17,9 @@ func TestFailureLineKeepsARMsAnswer(t *testing.T) {
 	if c := classifyRun(out); c != classEmulator {
 		t.Fatalf("an ARM answer is classed %q, want %q", c, classEmulator)
 	}
+	if c := classifyRun("error: m.yaml#1 (line 15): spec.type: ARM does not serve api-version 2017-03-15-preview of Microsoft.OperationalInsights/workspaces; did you mean 2017-03-01-preview?"); c != classEmulator {
+		t.Fatalf("a version the emulator's provider list lacks is classed %q, want %q", c, classEmulator)
+	}
 	if c := classifyRun("error: dependency cycle: a -> b -> a"); c != classTool {
 		t.Fatalf("a client-side error is classed %q, want %q", c, classTool)
 	}
