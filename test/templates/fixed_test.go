@@ -34,6 +34,10 @@ const (
 	// PFX in base64 (genSSLSecretEnv).
 	genSSLSecret    = "corpus-ssl-cert"
 	genSSLSecretEnv = "CORPUS_GEN_VAULT_SSL_CERT"
+	// genStorage and genContainer hold the private artifacts of
+	// GEN-PRIVATE-STORAGE-ARTIFACTS.
+	genStorage   = "stcorpusgenartifacts"
+	genContainer = "artifacts"
 )
 
 // The self-signed certificate of the GEN-SELFSIGNED-CERT-* values: upstream
@@ -66,6 +70,7 @@ const (
 	fixedSecret   = "vault secret"
 	fixedIdentity = "identity"
 	fixedSSLCert  = "vault certificate"
+	fixedStorage  = "artifacts container"
 )
 
 // fixedValue is what a GEN-* placeholder naming a fixed resource becomes.
@@ -74,6 +79,9 @@ type fixedValue struct {
 	needs []string
 	// secret: value is a password the outputs must not show.
 	secret bool
+	// flag: the value names something the run cannot make whole, so it
+	// stays flagged as a prerequisite.
+	flag bool
 	// object: value is JSON that replaces the quoted placeholder whole (a
 	// Key Vault reference), as the pipeline writes objects.
 	object bool
@@ -106,6 +114,11 @@ var fixedValues = map[string]fixedValue{
 	"GEN-SELFSIGNED-CERT-PASSWORD":   {value: certPassword, secret: true},
 	"GEN-SELFSIGNED-CERT-THUMBPRINT": {value: certThumbprint()},
 	"GEN-SELFSIGNED-CERT-DNSNAME":    {value: certDNSName},
+	// The URIs of private blobs a custom script extension downloads with
+	// the fixed identity: upstream's pipeline writes an array. The account
+	// and its container are made; a blob is data ARM cannot write, so the
+	// value stays flagged.
+	"GEN-PRIVATE-STORAGE-ARTIFACTS": {value: `["https://` + genStorage + `.blob.core.windows.net/` + genContainer + `/corpus.ps1"]`, needs: []string{fixedStorage}, object: true, flag: true},
 	// A public file of upstream's artifacts, the value the template's own
 	// description gives for testing: ARM reads no data at the URI.
 	"GEN-YELLOW-PARQUET-URI": {value: "https://azbotstorage.blob.core.windows.net/sample-artifacts/yellow_tripdata_2022-04.parquet"},
@@ -117,6 +130,9 @@ func (s *substitution) fillFixedObjects(text string) string {
 		if f.object && strings.Contains(text, `"`+ph+`"`) {
 			text = strings.ReplaceAll(text, `"`+ph+`"`, f.value)
 			s.need(f.needs)
+			if f.flag {
+				s.prerequisites = append(s.prerequisites, ph)
+			}
 		}
 	}
 	return text
@@ -175,6 +191,33 @@ spec:
     properties:
       contentType: application/x-pkcs12
       value: {valueFrom: {env: ` + genSSLSecretEnv + `}}
+`,
+	fixedStorage: `metadata: {name: ` + genStorage + `}
+spec:
+  type: Microsoft.Storage/storageAccounts@2023-05-01
+  resourceGroup: ` + genGroup + `
+  body:
+    location: ` + location + `
+    kind: StorageV2
+    sku: {name: Standard_LRS}
+    properties: {allowBlobPublicAccess: false}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: ` + genStorage + `-default}
+spec:
+  type: Microsoft.Storage/storageAccounts/blobServices@2023-05-01
+  parent: ` + genStorage + `
+  name: default
+  body: {properties: {}}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: ` + genContainer + `}
+spec:
+  type: Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01
+  parent: ` + genStorage + `-default
+  body: {properties: {publicAccess: None}}
 `,
 	fixedIdentity: `metadata: {name: ` + genIdentity + `}
 spec:

@@ -279,3 +279,17 @@ func TestDataPlaceholdersAreTheCertificateNotPrerequisites(t *testing.T) {
 		t.Fatalf("GEN-KEYVAULT-SSL-SECRET-NAME: %q, fixed %v", got["ssl"].Value, s.fixed)
 	}
 }
+
+func TestPrivateArtifactsAreAnArrayStillFlagged(t *testing.T) {
+	s := substitute("x/azuredeploy.json", `{"fileUris":{"value":"GEN-PRIVATE-STORAGE-ARTIFACTS"}}`)
+	var got map[string]struct{ Value []string }
+	if err := json.Unmarshal([]byte(s.text), &got); err != nil || len(got["fileUris"].Value) != 1 {
+		t.Fatalf("GEN-PRIVATE-STORAGE-ARTIFACTS is not an array of URIs: %s (%v)", s.text, err)
+	}
+	if !strings.HasPrefix(got["fileUris"].Value[0], "https://"+genStorage+".blob.core.windows.net/"+genContainer+"/") || !s.fixed[fixedStorage] {
+		t.Fatalf("the URI %s is not in the fixed container (fixed %v)", got["fileUris"].Value[0], s.fixed)
+	}
+	if strings.Join(s.prerequisites, " ") != "GEN-PRIVATE-STORAGE-ARTIFACTS" {
+		t.Fatalf("prerequisites %q: the blob is not made, the value must stay flagged", s.prerequisites)
+	}
+}
