@@ -32,7 +32,11 @@ const (
 	classEmulator = class("emulator")
 	// classPrerequisite: an apply failure in a template whose parameters
 	// name a resource that must exist before it (GEN-VNET-NAME, ...), which the
-	// empty emulator does not hold; Azure would refuse it as well.
+	// empty emulator does not hold; Azure would refuse it as well. Also a
+	// sample that lacks what it needs: a parameter nobody gives a value, a
+	// GET-PREREQ-* value its prereqs/ template does not make. The prereqs'
+	// own failures are classed as a template's (converter, not expressible,
+	// tool, emulator), step "prereqs".
 	classPrerequisite = class("needs prerequisites")
 	// classSchema: a resource type the schema index does not know; the
 	// template is skipped.
@@ -86,11 +90,21 @@ func (r *result) scanLeaks() {
 // cannot hold; every other refusal is the converter's.
 var inexpressibleRE = regexp.MustCompile(`(?i)known only (while deploying|at deploy time|when)|linked template|not expressible|cannot be expressed|is not available in a|members cannot be read|a secret cannot be part of`)
 
+// noValueRE is convert's refusal of a parameter the template gives no
+// default and the sample's parameter file no value.
+var noValueRE = regexp.MustCompile(`parameter \S+ has no value: give it`)
+
 // classifyConvert judges convert's first error line: later lines may name
-// other problems.
+// other problems. A parameter nobody gives a value is no fault of the
+// converter: it names something the sample expects to exist (a failover
+// cluster, a container of secrets), and upstream's pipeline has no value
+// for it either.
 func classifyConvert(first string) class {
-	if inexpressibleRE.MatchString(first) {
+	switch {
+	case inexpressibleRE.MatchString(first):
 		return classInexpressible
+	case noValueRE.MatchString(first):
+		return classPrerequisite
 	}
 	return classConverter
 }
@@ -102,11 +116,15 @@ func classifyConvert(first string) class {
 var armRefusalRE = regexp.MustCompile(`\b[45]\d\d [A-Za-z ]+\([A-Za-z.]+\):|answer of \S+ has no |has no value in Azure after`)
 
 func classifyRun(stderr string) class {
-	if armRefusalRE.MatchString(stderr) {
+	if armRefusalRE.MatchString(stderr) || servedRE.MatchString(stderr) {
 		return classEmulator
 	}
 	return classTool
 }
+
+// servedRE is the tool refusing an api-version because ARM's provider list
+// (the emulator's) does not name it: the emulator's answer, whoever prints it.
+var servedRE = regexp.MustCompile(`ARM does not serve api-version`)
 
 // envRE finds the variables convert names on stderr for secure parameters.
 var envRE = regexp.MustCompile(`environment variable ([A-Za-z_][A-Za-z0-9_]*)`)

@@ -17,6 +17,9 @@ func TestFailureLineKeepsARMsAnswer(t *testing.T) {
 	if c := classifyRun(out); c != classEmulator {
 		t.Fatalf("an ARM answer is classed %q, want %q", c, classEmulator)
 	}
+	if c := classifyRun("error: m.yaml#1 (line 15): spec.type: ARM does not serve api-version 2017-03-15-preview of Microsoft.OperationalInsights/workspaces; did you mean 2017-03-01-preview?"); c != classEmulator {
+		t.Fatalf("a version the emulator's provider list lacks is classed %q, want %q", c, classEmulator)
+	}
 	if c := classifyRun("error: dependency cycle: a -> b -> a"); c != classTool {
 		t.Fatalf("a client-side error is classed %q, want %q", c, classTool)
 	}
@@ -65,6 +68,50 @@ func TestTableGivesEachClassAgainstKnownAndTheTarget(t *testing.T) {
 	} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
+		}
+	}
+}
+
+func TestClassifyConvertBlamesTheConverterOnlyForItsOwnFaults(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want class
+	}{
+		{"error: #0 (line 19): parameters._secretsLocation: parameter _secretsLocation has no value: give it with --param _secretsLocation=VALUE or in a --parameters file", classPrerequisite},
+		{"error: #0 (line 216): resources[0].properties.templateLink: a linked template (templateLink) is not converted: download it", classInexpressible},
+		{"error: #0 (line 254): resources[7].properties.value: listAccountSas needs a value known only at deploy time (an action called with a request body)", classInexpressible},
+		{"error: #0 (line 12): resources[0].name: unknown function foo", classConverter},
+	} {
+		if got := classifyConvert(c.line); got != c.want {
+			t.Errorf("classifyConvert(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
+
+func TestPrereqFailuresAreClassedByWhoseFaultTheyAre(t *testing.T) {
+	for _, c := range []struct {
+		rel  string
+		left []string
+		want class
+	}{
+		// Its prereqs declare no output existingSliceName: the sample lacks it.
+		{"quickstarts/microsoft.mobilenetwork/mobilenetwork-update-packet-core-control-plane/azuredeploy.json", []string{"GET-PREREQ-existingSliceName"}, classPrerequisite},
+		// A declared output convert gives no value (a connection string with a key).
+		{"quickstarts/microsoft.datafactory/data-factory-v2-transform-using-spark/azuredeploy.json", []string{"GET-PREREQ-AzureStorage_connectionString"}, classInexpressible},
+	} {
+		if got, why := missingOutputs(c.rel, c.left); got != c.want || !strings.Contains(why, c.left[0]) {
+			t.Errorf("missingOutputs(%s) = %q, %q; want %q naming %s", c.rel, got, why, c.want, c.left[0])
+		}
+	}
+	for _, c := range []struct {
+		stderr string
+		want   class
+	}{
+		{"error: -o jsonpath on /subscriptions/s/resourceGroups/g/providers/Microsoft.KeyVault/vaults/v/keys/k: keyUriWithVersion is not found", classEmulator},
+		{"error: manifests/m.yaml#1: spec.type: unknown type", classTool},
+	} {
+		if got := getClass(c.stderr); got != c.want {
+			t.Errorf("getClass(%q) = %q, want %q", c.stderr, got, c.want)
 		}
 	}
 }

@@ -341,8 +341,13 @@ func (c *cycle) firstDiff() bool {
 	case 1:
 		return true
 	case 2:
-		// The tool refused what convert wrote: the converter's output does not load.
-		c.res.fail(classConverter, "diff (load)", firstLine(r.Stderr))
+		// The tool refused what convert wrote: the converter's output does
+		// not load, unless the emulator's provider list refused its version.
+		cls := classConverter
+		if servedRE.MatchString(r.Stderr) {
+			cls = classEmulator
+		}
+		c.res.fail(cls, "diff (load)", firstLine(r.Stderr))
 	case 0:
 		c.res.fail(classTool, "diff", "the first plan has no changes")
 	default:

@@ -1,8 +1,12 @@
 package templates_test
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -46,6 +50,9 @@ func substitute(template, text string) substitution {
 		n++
 		if f, ok := fixedValues[ph]; ok && !f.object {
 			s.need(f.needs)
+			if f.secret {
+				s.secrets = append(s.secrets, f.value)
+			}
 			return f.value
 		}
 		v, secret, prereq := placeholderValue(template, ph, n)
@@ -183,7 +190,8 @@ func TestPrereqOutputsReplaceQuotedPlaceholders(t *testing.T) {
 	if u := unresolved(substitution{text: got + `"GET-PREREQ-cmk_key_uri"`}); strings.Join(u, " ") != "GET-PREREQ-vnetName GET-PREREQ-missing GET-PREREQ-cmk_key_uri" {
 		t.Fatalf("unresolved = %q", u)
 	}
-	li := &liveIndex{ids: map[string]string{"nsg": "/subscriptions/s/nsg"}, bodies: map[string]map[string]any{"nsg": {"properties": map[string]any{"rules": []any{map[string]any{"name": "r0"}}}}}}
+	li := newLiveIndex()
+	li.add("nsg", "Microsoft.Network/networkSecurityGroups", "/subscriptions/s/nsg", map[string]any{"properties": map[string]any{"rules": []any{map[string]any{"name": "r0"}}}})
 	if v, ok := li.resolve(`["${ref:nsg}","${ref:nsg.properties.rules[0].name}","${subscriptionId}"]`); !ok || v != `["/subscriptions/s/nsg","r0","`+harness.Sub+`"]` {
 		t.Fatalf("resolve = %q, %v", v, ok)
 	}
@@ -200,5 +208,88 @@ func TestArtifactsLocationOnlyWhenDeclared(t *testing.T) {
 	}
 	if !hasArtifactsLocation(corpusDir + "/application-workloads/elastic/elasticsearch-jmeter/azuredeploy.json") {
 		t.Fatal("a template declaring _artifactsLocation is not given one")
+	}
+}
+
+func TestLiveIndexResolvesReferencesAsTheToolSplitsThem(t *testing.T) {
+	const rg = "/subscriptions/s/resourceGroups/g/providers/"
+	site, core := rg+"Microsoft.MobileNetwork/mobileNetworks/n/sites/s1", rg+"Microsoft.MobileNetwork/packetCoreControlPlanes/s1"
+	li := newLiveIndex()
+	// Two resources of one template share a name: convert names the
+	// second by TYPE/NAME.
+	li.add("s1", "Microsoft.MobileNetwork/packetCoreControlPlanes", core, map[string]any{"properties": map[string]any{"state": "core"}})
+	li.add("sites-s1", "Microsoft.MobileNetwork/mobileNetworks/sites", site, map[string]any{"properties": map[string]any{"state": "site"}})
+	li.add("app.v2", "Microsoft.Web/sites", rg+"Microsoft.Web/sites/app", map[string]any{"properties": map[string]any{"host": "h"}})
+	li.add("app", "Microsoft.Web/sites", rg+"Microsoft.Web/sites/other", nil)
+	for _, tc := range []struct{ in, want string }{
+		{"${ref:s1}", core},
+		// The TYPE/NAME form holds the dot of its namespace; NAME is the ARM name.
+		{"${ref:Microsoft.MobileNetwork/mobileNetworks/sites/s1}", site},
+		{"${ref:microsoft.mobilenetwork/mobilenetworks/sites/S1.properties.state}", "site"},
+		{"${ref:Microsoft.MobileNetwork/mobileNetworks/sites/sites-s1}", site},
+		// The longest name that is a manifest wins over a shorter one.
+		{"${ref:app.v2.properties.host}", "h"},
+		{"${ref:app.v2}", rg + "Microsoft.Web/sites/app"},
+		{"${ref:app}", rg + "Microsoft.Web/sites/other"},
+	} {
+		if got, ok := li.resolve(tc.in); !ok || got != tc.want {
+			t.Errorf("resolve(%s) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+	for _, in := range []string{"${ref:Microsoft.MobileNetwork/mobileNetworks/sites/s2}", "${ref:s1.properties.missing}", "${ref:Microsoft.Web/sites/s1}"} {
+		if got, ok := li.resolve(in); ok {
+			t.Errorf("resolve(%s) = %q, want no value", in, got)
+		}
+	}
+}
+
+func TestDataPlaceholdersAreTheCertificateNotPrerequisites(t *testing.T) {
+	in := `{"pfx":{"value":"GEN-SELFSIGNED-CERT-PFXDATA"},"cer":{"value":"GEN-SELFSIGNED-CERT-CERDATA"},"pw":{"value":"GEN-SELFSIGNED-CERT-PASSWORD"},"dns":{"value":"GEN-SELFSIGNED-CERT-DNSNAME"},"tp":{"value":"GEN-SELFSIGNED-CERT-THUMBPRINT"},"uri":{"value":"GEN-YELLOW-PARQUET-URI"},"ssl":{"value":"GEN-KEYVAULT-SSL-SECRET-NAME"}}`
+	s := substitute("x/azuredeploy.json", in)
+	if len(s.prerequisites) != 0 {
+		t.Fatalf("data placeholders flagged as prerequisites: %q", s.prerequisites)
+	}
+	if len(s.secrets) != 1 || s.secrets[0] != certPassword {
+		t.Fatalf("secrets %q, want the certificate's password only", s.secrets)
+	}
+	var got map[string]struct{ Value string }
+	if err := json.Unmarshal([]byte(s.text), &got); err != nil {
+		t.Fatal(err)
+	}
+	der, err := base64.StdEncoding.DecodeString(got["cer"].Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatalf("GEN-SELFSIGNED-CERT-CERDATA is no certificate: %v", err)
+	}
+	if cert.Subject.CommonName != got["dns"].Value || len(cert.DNSNames) != 1 || cert.DNSNames[0] != got["dns"].Value {
+		t.Fatalf("the certificate is for %s %v, the DNS name given %s", cert.Subject.CommonName, cert.DNSNames, got["dns"].Value)
+	}
+	sum := sha1.Sum(der)
+	if got["tp"].Value != strings.ToUpper(hex.EncodeToString(sum[:])) {
+		t.Fatalf("thumbprint %s is not the certificate's", got["tp"].Value)
+	}
+	if pfx, err := base64.StdEncoding.DecodeString(got["pfx"].Value); err != nil || len(pfx) < len(der) {
+		t.Fatalf("GEN-SELFSIGNED-CERT-PFXDATA is no PFX holding the certificate: %d bytes, %v", len(pfx), err)
+	}
+	// The vault certificate is a resource the run makes.
+	if !s.fixed[fixedVault] || !s.fixed[fixedSSLCert] || got["ssl"].Value != genSSLSecret {
+		t.Fatalf("GEN-KEYVAULT-SSL-SECRET-NAME: %q, fixed %v", got["ssl"].Value, s.fixed)
+	}
+}
+
+func TestPrivateArtifactsAreAnArrayStillFlagged(t *testing.T) {
+	s := substitute("x/azuredeploy.json", `{"fileUris":{"value":"GEN-PRIVATE-STORAGE-ARTIFACTS"}}`)
+	var got map[string]struct{ Value []string }
+	if err := json.Unmarshal([]byte(s.text), &got); err != nil || len(got["fileUris"].Value) != 1 {
+		t.Fatalf("GEN-PRIVATE-STORAGE-ARTIFACTS is not an array of URIs: %s (%v)", s.text, err)
+	}
+	if !strings.HasPrefix(got["fileUris"].Value[0], "https://"+genStorage+".blob.core.windows.net/"+genContainer+"/") || !s.fixed[fixedStorage] {
+		t.Fatalf("the URI %s is not in the fixed container (fixed %v)", got["fileUris"].Value[0], s.fixed)
+	}
+	if strings.Join(s.prerequisites, " ") != "GEN-PRIVATE-STORAGE-ARTIFACTS" {
+		t.Fatalf("prerequisites %q: the blob is not made, the value must stay flagged", s.prerequisites)
 	}
 }

@@ -61,10 +61,40 @@ func (c *cycle) prepare(rel string) (*substitution, bool) {
 	sub.text = fillPrereqOutputs(sub.text, outs)
 	sub.prerequisites = unresolved(sub)
 	if left := prereqOutputRE.FindAllString(sub.text, -1); len(left) > 0 {
-		c.res.fail(classPrerequisite, "prereqs", fmt.Sprintf("convert lists no value for %s among the prereqs' outputs%s", strings.Join(left, ", "), c.outputsWarning))
+		cls, why := missingOutputs(rel, left)
+		c.res.fail(cls, "prereqs", why+c.outputsWarning)
 		return nil, false
 	}
 	return &sub, true
+}
+
+// missingOutputs says why placeholders are left: the prereqs template
+// declares no such output (the sample's parameters are wrong, upstream's
+// pipeline would fail too: a prerequisite the sample lacks), or convert
+// gave it no value (a secret, or a value known only while deploying:
+// not expressible).
+func missingOutputs(rel string, left []string) (class, string) {
+	declared := outputTypes(filepath.Join(corpusDir, path.Dir(rel), prereqTemplate))
+	var absent, unknown []string
+	for _, ph := range left {
+		if _, ok := declared[strings.ToLower(strings.TrimPrefix(ph, "GET-PREREQ-"))]; ok {
+			unknown = append(unknown, ph)
+		} else {
+			absent = append(absent, ph)
+		}
+	}
+	var why []string
+	if len(absent) > 0 {
+		why = append(why, fmt.Sprintf("%s declares no output for %s", prereqTemplate, strings.Join(absent, ", ")))
+	}
+	cls := classPrerequisite
+	if len(unknown) > 0 {
+		why = append(why, fmt.Sprintf("convert lists no value for %s among the prereqs' outputs", strings.Join(unknown, ", ")))
+		if len(absent) == 0 {
+			cls = classInexpressible
+		}
+	}
+	return cls, strings.Join(why, "; ")
 }
 
 // unresolved lists the placeholders still standing for something that
@@ -128,16 +158,18 @@ func (c *cycle) deployPrereq(rel string) (map[string]string, bool) {
 		c.outputsWarning = " (" + clip(strings.TrimSpace(exprRE.ReplaceAllString(m, ": "))) + ")"
 	}
 	if conv.Code != 0 {
+		// The pipeline deploys the prereqs as it does any template: what
+		// stops them is the converter's, or not expressible, as for a sample.
 		reason := convertReason(conv.Stderr)
-		c.res.fail(classPrerequisite, "prereqs", fmt.Sprintf("%s does not convert (%s): %s", prereqTemplate, classifyConvert(reason), reason))
+		c.res.fail(classifyConvert(reason), "prereqs", fmt.Sprintf("%s does not convert: %s", prereqTemplate, reason))
 		return nil, false
 	}
 	if !c.applyStage(st) {
 		return nil, false
 	}
-	outs, why := c.prereqOutputs(tpl, st, conv.Stderr)
+	outs, cls, why := c.prereqOutputs(tpl, st, conv.Stderr)
 	if why != "" {
-		c.res.fail(classPrerequisite, "prereqs", why)
+		c.res.fail(cls, "prereqs", why)
 		return nil, false
 	}
 	return outs, true
@@ -157,12 +189,15 @@ func sameGroup(rel string) bool {
 	return json.Unmarshal(raw, &s) == nil && s.Suffix != nil && *s.Suffix == ""
 }
 
-// applyStage applies a stage's manifests and queues its delete.
+// applyStage applies a stage's manifests and queues its delete. A stage
+// that fails to apply is the tool's or the emulator's failure, as the
+// template's own apply would be: it holds what the test made or the
+// sample's prereqs, never something missing.
 func (c *cycle) applyStage(st stage) bool {
 	c.stages = append(c.stages, st)
 	r := c.record(st.label+" apply", harness.Run(c.arm.URL, st.state, "apply", "-f", st.out, "--yes"))
 	if r.Code != 0 {
-		c.res.fail(classPrerequisite, st.label, fmt.Sprintf("apply of the %s failed (%s): %s", st.label, classifyRun(r.Stdout+r.Stderr), failure(r)))
+		c.res.fail(classifyRun(r.Stdout+r.Stderr), st.label, fmt.Sprintf("apply of the %s failed: %s", st.label, failure(r)))
 		return false
 	}
 	return true
@@ -189,30 +224,24 @@ var outputsWarningRE = regexp.MustCompile(`(?m)outputs: .*$`)
 var outputLineRE = regexp.MustCompile(`(?m)^output ([^:\s]+): (.*?)(?: \(after apply: kubectl azure get -f MANIFESTS (\S+) -o jsonpath='([^']*)'\))?$`)
 
 // prereqOutputs reads every output convert listed, with the tool once the
-// prerequisites are applied. why says which output could not be read.
-func (c *cycle) prereqOutputs(tpl string, st stage, stderr string) (map[string]string, string) {
+// prerequisites are applied. why says which output could not be read, and
+// cls whose failure that is.
+func (c *cycle) prereqOutputs(tpl string, st stage, stderr string) (outs map[string]string, cls class, why string) {
 	types := outputTypes(filepath.Join(corpusDir, tpl))
 	var live *liveIndex
-	outs := map[string]string{}
+	outs = map[string]string{}
 	for _, m := range outputLineRE.FindAllStringSubmatch(stderr, -1) {
 		name, value := m[1], m[2]
 		if m[3] != "" {
 			r := c.record("prereqs get", harness.Run(c.arm.URL, st.state, "get", "-f", st.out, m[3], "-o", "jsonpath="+m[4]))
 			if r.Code != 0 {
-				return nil, fmt.Sprintf("output %s of the prereqs: get %s failed: %s", name, m[3], firstLine(r.Stderr))
+				return nil, getClass(r.Stderr), fmt.Sprintf("output %s of the prereqs: get %s failed: %s", name, m[3], firstLine(r.Stderr))
 			}
 			value = strings.TrimSpace(r.Stdout)
 		}
 		if strings.Contains(value, "${") {
-			if live == nil {
-				var why string
-				if live, why = c.readLive(st); why != "" {
-					return nil, why
-				}
-			}
-			var ok bool
-			if value, ok = live.resolve(value); !ok {
-				return nil, fmt.Sprintf("output %s of the prereqs is %q: a reference the test cannot read", name, m[2])
+			if value, cls, why = c.resolveLive(&live, st, value); why != "" {
+				return nil, cls, fmt.Sprintf("output %s of the prereqs is %q: %s", name, m[2], why)
 			}
 		}
 		if strings.HasPrefix(value, "(") && strings.HasSuffix(value, ")") {
@@ -228,7 +257,34 @@ func (c *cycle) prereqOutputs(tpl string, st stage, stderr string) (map[string]s
 			delete(outs, n)
 		}
 	}
-	return outs, ""
+	return outs, "", ""
+}
+
+// resolveLive replaces the references in an output's value with what the
+// stage's resources hold, reading them once (live).
+func (c *cycle) resolveLive(live **liveIndex, st stage, value string) (string, class, string) {
+	if *live == nil {
+		li, why := c.readLive(st)
+		if why != "" {
+			return "", classTool, why
+		}
+		*live = li
+	}
+	v, ok := (*live).resolve(value)
+	if !ok {
+		return "", classPrerequisite, "a reference the test cannot read"
+	}
+	return v, "", ""
+}
+
+// getClass judges a failed get of an output: a path the answer lacks is a
+// value Azure fills in that the emulator does not (a key's versioned URI,
+// a script's outputs); anything else is judged as a run is.
+func getClass(stderr string) class {
+	if strings.Contains(stderr, " is not found") {
+		return classEmulator
+	}
+	return classifyRun(stderr)
 }
 
 // outputJSON is an output's value as the JSON text that replaces a
@@ -272,14 +328,34 @@ func outputTypes(file string) map[string]string {
 }
 
 // liveIndex answers the references convert leaves in outputs: each
-// manifest's metadata.name, its ARM ID and its body as get read it.
+// manifest's ARM ID and its body as get read it.
 type liveIndex struct {
+	// ids maps every way a reference names a manifest, lower-cased, to
+	// its ARM ID: its metadata.name, and TYPE/NAME with NAME the
+	// metadata.name or the ARM name (the form convert writes when two
+	// resources of a template share a name, a site and a packet core).
 	ids    map[string]string
-	bodies map[string]map[string]any
+	bodies map[string]map[string]any // by ARM ID
+}
+
+func newLiveIndex() *liveIndex {
+	return &liveIndex{ids: map[string]string{}, bodies: map[string]map[string]any{}}
+}
+
+// add indexes one resource read back. A metadata.name two resources
+// share names the first; the TYPE/NAME forms tell them apart.
+func (li *liveIndex) add(name, typ, id string, body map[string]any) {
+	leaf := id[strings.LastIndex(id, "/")+1:]
+	for _, k := range []string{typ + "/" + name, typ + "/" + leaf, name} {
+		if _, taken := li.ids[strings.ToLower(k)]; !taken {
+			li.ids[strings.ToLower(k)] = id
+		}
+	}
+	li.bodies[id] = body
 }
 
 // readLive reads every resource of a stage with `kubectl azure get -o json`
-// and names each by its manifest's metadata.name.
+// and names each by its manifest.
 func (c *cycle) readLive(st stage) (*liveIndex, string) {
 	set, err := manifest.Load(context.Background(), manifest.LoadOptions{Filenames: []string{st.out}, Subscription: harness.Sub, Tenant: tenantID})
 	if err != nil {
@@ -301,16 +377,16 @@ func (c *cycle) readLive(st stage) (*liveIndex, string) {
 	if err != nil || len(got) != len(set.Resources) {
 		return nil, fmt.Sprintf("get -o json of the prereqs: %d resources for %d manifests (%v)", len(got), len(set.Resources), err)
 	}
-	li := &liveIndex{ids: map[string]string{}, bodies: map[string]map[string]any{}}
+	li := newLiveIndex()
 	for i, res := range set.Resources {
-		li.ids[res.Name] = got[i].ID
-		li.bodies[res.Name] = got[i].Body
+		li.add(res.Name, res.Type, got[i].ID, got[i].Body)
 	}
 	return li, ""
 }
 
-// refRE is a reference convert leaves in a value.
-var refRE = regexp.MustCompile(`\$\{(ref:([^.}]+)(?:\.([^}]*))?|subscriptionId|tenantId)\}`)
+// refRE is a reference convert leaves in a value: ${ref:ARG}, ARG a
+// manifest and, after a dot, a path into its body.
+var refRE = regexp.MustCompile(`\$\{(ref:([^}]+)|subscriptionId|tenantId)\}`)
 
 // resolve replaces every reference in v; false when one names nothing read.
 func (li *liveIndex) resolve(v string) (string, bool) {
@@ -323,37 +399,35 @@ func (li *liveIndex) resolve(v string) (string, bool) {
 		case "tenantId":
 			return tenantID
 		}
-		name := li.name(g[2])
-		if g[3] == "" {
-			id, found := li.ids[name]
-			ok = ok && found
+		id, p := li.split(g[2])
+		if id == "" {
+			ok = false
+			return m
+		}
+		if p == "" {
 			return id
 		}
-		val, found := lookup(li.bodies[name], g[3])
+		val, found := lookup(li.bodies[id], p)
 		ok = ok && found
 		return val
 	})
 	return out, ok && !strings.Contains(out, "${")
 }
 
-// name is the manifest a reference names: by metadata.name, or by
-// TYPE/NAME (the form convert writes for a resource whose name it also
-// gives as an ARM name).
-func (li *liveIndex) name(ref string) string {
-	if _, ok := li.ids[ref]; ok || !strings.Contains(ref, "/") {
-		return ref
-	}
-	i := strings.LastIndex(ref, "/")
-	typ, leaf := ref[:i], ref[i+1:]
-	ns, _, _ := strings.Cut(typ, "/")
-	last := typ[strings.LastIndex(typ, "/")+1:]
-	for n, id := range li.ids {
-		low := strings.ToLower(id)
-		if strings.HasSuffix(low, strings.ToLower("/"+last+"/"+leaf)) && strings.Contains(low, strings.ToLower("/providers/"+ns+"/")) {
-			return n
+// split divides a reference's argument into the ID of the manifest it
+// names ("" when none) and the path after it, as the tool does: the
+// longest prefix ending before a dot that names a manifest wins, since a
+// TYPE/NAME form holds its namespace's dot and a name may hold dots too.
+func (li *liveIndex) split(arg string) (id, path string) {
+	for k := len(arg); k > 0; k-- {
+		if k < len(arg) && arg[k] != '.' && arg[k] != '[' {
+			continue
+		}
+		if id := li.ids[strings.ToLower(arg[:k])]; id != "" {
+			return id, strings.TrimPrefix(arg[k:], ".")
 		}
 	}
-	return ref
+	return "", ""
 }
 
 // lookup reads a dotted path (items as [n]) of a body as text.
