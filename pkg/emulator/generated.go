@@ -144,6 +144,21 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 		if sku, _ := asMap(body["sku"])["name"].(string); strings.HasSuffix(strings.ToLower(sku), "azurefrontdoor") {
 			props["frontDoorId"] = derivedGUID(id, "frontDoorId")
 		}
+	case "microsoft.cdn/profiles/endpoints":
+		// "Endpoints - Get": hostName, "structured as
+		// {endpointName}.{DNSZone}, e.g. contoso.azureedge.net" (the
+		// Microsoft.Cdn REST specification, 2024-02-01).
+		if len(p.Names) == 2 {
+			props["hostName"] = strings.ToLower(p.Names[1]) + ".azureedge.net"
+		}
+	case "microsoft.cdn/profiles/afdendpoints":
+		// Front Door Standard/Premium endpoint names are the endpoint's
+		// name, a hash Front Door picks and its base domain, "generally
+		// z01.azurefd.net" (Microsoft Learn, "Endpoints in Azure Front
+		// Door": endpoint domain names).
+		if len(p.Names) == 2 {
+			props["hostName"] = strings.ToLower(p.Names[1]) + "-" + derivedHex(id, "afdHostHash", 16) + ".z01.azurefd.net"
+		}
 	case "microsoft.cache/redis":
 		// "Redis - Get": hostName, port 6379, sslPort 6380.
 		props["hostName"] = strings.ToLower(p.Name()) + ".redis.cache.windows.net"

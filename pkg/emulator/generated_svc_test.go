@@ -21,6 +21,19 @@ func TestServiceComputedValues(t *testing.T) {
 	}{
 		{"Microsoft.Cdn/profiles/fd1?api-version=2023-05-01", map[string]any{"location": "global", "sku": map[string]any{"name": "Standard_AzureFrontDoor"}},
 			[]string{"frontDoorId"}, func(v string) bool { return len(v) == 36 }},
+		{"Microsoft.Cdn/profiles/cdn-gen-1?api-version=2024-02-01", map[string]any{"location": "global", "sku": map[string]any{"name": "Standard_Microsoft"}},
+			nil, func(string) bool { return true }},
+		// "hostName": "{endpointName}.{DNSZone}, e.g. contoso.azureedge.net"
+		// (Microsoft.Cdn REST specification, Endpoint properties).
+		{"Microsoft.Cdn/profiles/cdn-gen-1/endpoints/Ep-Gen-1?api-version=2024-02-01", map[string]any{"location": "global", "properties": map[string]any{
+			"origins": []any{map[string]any{"name": "o", "properties": map[string]any{"hostName": "example.org"}}}}},
+			[]string{"hostName"}, func(v string) bool { return v == "ep-gen-1.azureedge.net" }},
+		// Front Door's "{name}-{hash}.z01.azurefd.net" (Microsoft Learn,
+		// "Endpoints in Azure Front Door").
+		{"Microsoft.Cdn/profiles/fd1/afdEndpoints/Fd-Ep?api-version=2023-05-01", map[string]any{"location": "global", "properties": map[string]any{"enabledState": "Enabled"}},
+			[]string{"hostName"}, func(v string) bool {
+				return strings.HasPrefix(v, "fd-ep-") && strings.HasSuffix(v, ".z01.azurefd.net") && len(v) == len("fd-ep-")+16+len(".z01.azurefd.net")
+			}},
 		{"Microsoft.Cache/redis/cache-gen-1?api-version=2023-08-01", map[string]any{"location": "westeurope", "properties": map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}},
 			[]string{"hostName"}, func(v string) bool { return v == "cache-gen-1.redis.cache.windows.net" }},
 		{"Microsoft.CognitiveServices/accounts/ai-gen-1?api-version=2023-05-01", map[string]any{"location": "westeurope", "kind": "OpenAI", "sku": map[string]any{"name": "S0"}, "properties": map[string]any{"customSubDomainName": "ai-gen-1"}},
