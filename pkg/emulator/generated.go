@@ -144,6 +144,34 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 		if sku, _ := asMap(body["sku"])["name"].(string); strings.HasSuffix(strings.ToLower(sku), "azurefrontdoor") {
 			props["frontDoorId"] = derivedGUID(id, "frontDoorId")
 		}
+	case "microsoft.network/loadbalancers":
+		// An inbound NAT pool is a SubResource with an ID, an etag and a
+		// type (InboundNatPool, allOf SubResource, in the Microsoft.Network
+		// REST specification, loadBalancer.json) but no child type of its
+		// own, so the inline-children sync does not stamp it; scale sets
+		// read its ID with reference().
+		pools, _ := props["inboundNatPools"].([]any)
+		for _, it := range pools {
+			if m := asMap(it); m != nil && str0(m["name"]) != "" {
+				m["id"] = id + "/inboundNatPools/" + str0(m["name"])
+				m["type"] = "Microsoft.Network/loadBalancers/inboundNatPools"
+				m["etag"] = `W/"` + derivedGUID(m["id"].(string), "etag") + `"`
+				if pp := asMap(m["properties"]); pp != nil {
+					pp["provisioningState"] = "Succeeded"
+				}
+			}
+		}
+	case "microsoft.apimanagement/service":
+		apimGenerated(id, p.Name(), props)
+	case "microsoft.digitaltwins/digitaltwinsinstances":
+		// "DigitalTwins - Get": hostName {name}.api.{region code}.
+		// digitaltwins.azure.net, the name's case kept (the REST example
+		// answers myDigitalTwinsService.api.wcus...; public West Europe
+		// instances are ....api.weu...). Regions whose code is not known
+		// here get no host name rather than a made-up one.
+		if code, ok := digitalTwinsRegions[LocationKey(loc)]; ok {
+			props["hostName"] = p.Name() + ".api." + code + ".digitaltwins.azure.net"
+		}
 	case "microsoft.cdn/profiles/endpoints":
 		// "Endpoints - Get": hostName, "structured as
 		// {endpointName}.{DNSZone}, e.g. contoso.azureedge.net" (the
@@ -384,6 +412,22 @@ func (s *Server) assignFrontendIPs(typ string, body, prev map[string]any) {
 				fp["privateIPAddress"], fp["privateIPAllocationMethod"] = ip, "Dynamic"
 			}
 		}
+	case "microsoft.apimanagement/service":
+		// "privateIPAddresses: Private Static Load Balanced IP addresses
+		// of the API Management service ... deployed in an Internal
+		// Virtual Network" (ApiManagementServiceProperties, REST).
+		subnet := str0(asMap(props["virtualNetworkConfiguration"])["subnetResourceId"])
+		if !strings.EqualFold(str0(props["virtualNetworkType"]), "Internal") || subnet == "" {
+			delete(props, "privateIPAddresses")
+			return
+		}
+		if was, _ := asMap(prev["properties"])["privateIPAddresses"].([]any); len(was) > 0 {
+			props["privateIPAddresses"] = was
+			return
+		}
+		if ip := s.freeIPIn(subnet, id); ip != "" {
+			props["privateIPAddresses"] = []any{ip}
+		}
 	case "microsoft.containerinstance/containergroups":
 		ip := asMap(props["ipAddress"])
 		subnet := s.containerGroupSubnet(props)
@@ -445,3 +489,33 @@ func (s *Server) freeIPIn(subnetID, id string) string {
 	prefix, _ := asMap(sub.Body["properties"])["addressPrefix"].(string)
 	return firstFreeHost(prefix, s.subnetIPsInUse(subnetID, id, nil))
 }
+
+// apimGenerated fills what API Management answers for every service: its
+// endpoints on azure-api.net, the default Proxy host name with its
+// built-in certificate, and the gateway's public address ("Api Management
+// Service - Get" responses, as recorded by the Azure CLI: gatewayUrl
+// https://{name}.azure-api.net, developerPortalUrl
+// https://{name}.developer.azure-api.net, hostnameConfigurations [{type
+// Proxy, hostName {name}.azure-api.net, certificateSource BuiltIn,
+// defaultSslBinding true, negotiateClientCertificate false}]).
+func apimGenerated(id, name string, props map[string]any) {
+	host := strings.ToLower(name) + ".azure-api.net"
+	props["gatewayUrl"] = "https://" + host
+	props["developerPortalUrl"] = "https://" + strings.ToLower(name) + ".developer.azure-api.net"
+	props["portalUrl"] = "https://" + strings.ToLower(name) + ".portal.azure-api.net"
+	props["managementApiUrl"] = "https://" + strings.ToLower(name) + ".management.azure-api.net"
+	props["scmUrl"] = "https://" + strings.ToLower(name) + ".scm.azure-api.net"
+	props["publicIPAddresses"] = []any{derivedPublicIP(id)}
+	// A service created without host names answers the default one; one
+	// created with its own keeps what it was given.
+	if hcs, _ := props["hostnameConfigurations"].([]any); len(hcs) == 0 {
+		props["hostnameConfigurations"] = []any{map[string]any{
+			"type": "Proxy", "hostName": host, "certificateSource": "BuiltIn",
+			"defaultSslBinding": true, "negotiateClientCertificate": false,
+		}}
+	}
+}
+
+// digitalTwinsRegions are the region codes of Azure Digital Twins host
+// names seen in public material.
+var digitalTwinsRegions = map[string]string{"westcentralus": "wcus", "westeurope": "weu"}
