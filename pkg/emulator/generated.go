@@ -167,7 +167,8 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 		// "DigitalTwins - Get": hostName {name}.api.{region code}.
 		// digitaltwins.azure.net, the name's case kept (the REST example
 		// answers myDigitalTwinsService.api.wcus...; public West Europe
-		// instances are ....api.weu...). Regions whose code is not known
+		// instances are ....api.weu..., Azure PowerShell's recorded East US one
+		// ...api.eus...). Regions whose code is not known
 		// here get no host name rather than a made-up one.
 		if code, ok := digitalTwinsRegions[LocationKey(loc)]; ok {
 			props["hostName"] = p.Name() + ".api." + code + ".digitaltwins.azure.net"
@@ -518,4 +519,4 @@ func apimGenerated(id, name string, props map[string]any) {
 
 // digitalTwinsRegions are the region codes of Azure Digital Twins host
 // names seen in public material.
-var digitalTwinsRegions = map[string]string{"westcentralus": "wcus", "westeurope": "weu"}
+var digitalTwinsRegions = map[string]string{"westcentralus": "wcus", "westeurope": "weu", "eastus": "eus"}

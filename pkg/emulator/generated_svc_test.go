@@ -122,6 +122,16 @@ func TestTemplateListActionShapes(t *testing.T) {
 	if r.Status != 200 || !strings.HasPrefix(str(r.Body, "value"), "https://prod-00.westeurope.logic.azure.com:443/integrationAccounts/") {
 		t.Errorf("listCallbackUrl: %d %s", r.Status, r.Raw)
 	}
+	// A self-hosted integration runtime's keys, in the form public setup
+	// scripts register with: IR@{guid}@{factory}@ServiceEndpoint=
+	// {factory}.{region}.datafactory.azure.net@{key}.
+	put(t, pv+"Microsoft.DataFactory/factories/Df-List?api-version=2018-06-01", map[string]any{"location": "westeurope", "properties": map[string]any{}})
+	put(t, pv+"Microsoft.DataFactory/factories/Df-List/integrationRuntimes/shir?api-version=2018-06-01", map[string]any{"properties": map[string]any{"type": "SelfHosted"}})
+	r = do(t, "POST", pv+"Microsoft.DataFactory/factories/Df-List/integrationRuntimes/shir/listAuthKeys?api-version=2018-06-01", nil)
+	k1, k2 := str(r.Body, "authKey1"), str(r.Body, "authKey2")
+	if r.Status != 200 || !strings.HasPrefix(k1, "IR@") || !strings.Contains(k1, "@Df-List@ServiceEndpoint=df-list.westeurope.datafactory.azure.net@") || k1 == k2 || k1[:40] != k2[:40] {
+		t.Errorf("listAuthKeys: %d %s", r.Status, r.Raw)
+	}
 }
 
 // Writes under a parent ARM routes through without a resource (Cosmos
