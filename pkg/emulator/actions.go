@@ -83,6 +83,8 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 			"primaryMasterKey": derivedKey(id, "primaryMasterKey", 64), "secondaryMasterKey": derivedKey(id, "secondaryMasterKey", 64),
 			"primaryReadonlyMasterKey": derivedKey(id, "primaryReadonlyMasterKey", 64), "secondaryReadonlyMasterKey": derivedKey(id, "secondaryReadonlyMasterKey", 64),
 		})
+	case action == "listauthkeys" && typ == "microsoft.datafactory/factories/integrationruntimes":
+		return ok(s.integrationRuntimeKeys(res))
 	case action == "listcredentials" && typ == "microsoft.containerregistry/registries":
 		return ok(map[string]any{"username": p.Names[len(p.Names)-1], "passwords": []any{
 			map[string]any{"name": "password", "value": derivedKey(id, "password", 24)},
@@ -393,4 +395,22 @@ func logicCallback(res *resource) map[string]any {
 	base := "https://prod-00." + loc + ".logic.azure.com:443/" + kind + "/" + derivedHex(res.ID, "logicId", 32)
 	return map[string]any{"value": base + "?api-version=2016-06-01&sp=%2F%2F%2A&sv=1.0&sig=" + derivedHex(res.ID, "logicSig", 43),
 		"method": "POST", "basePath": base}
+}
+
+// integrationRuntimeKeys answers "Integration Runtimes - List Auth Keys"
+// (authKey1, authKey2) in the form self-hosted runtimes register with, as
+// public setup scripts show it:
+// IR@{guid}@{factory}@ServiceEndpoint={factory}.{region}.datafactory.azure.net@{base64 key}.
+// Caller holds s.mu.
+func (s *Server) integrationRuntimeKeys(ir *resource) map[string]any {
+	factoryID := ir.ID[:strings.LastIndex(strings.ToLower(ir.ID), "/integrationruntimes/")]
+	factory := factoryID[strings.LastIndex(factoryID, "/")+1:]
+	region := "westeurope"
+	if f := s.store.get(factoryID); f != nil {
+		if l, _ := f.Body["location"].(string); l != "" {
+			region = LocationKey(l)
+		}
+	}
+	prefix := "IR@" + derivedGUID(factoryID, "integrationRuntimeKeys") + "@" + factory + "@ServiceEndpoint=" + strings.ToLower(factory) + "." + region + ".datafactory.azure.net@"
+	return map[string]any{"authKey1": prefix + derivedKey(ir.ID, "authKey1", 32), "authKey2": prefix + derivedKey(ir.ID, "authKey2", 32)}
 }

@@ -26,10 +26,11 @@ import (
 // (Deployments - Create Or Update, REST reference; the error shape of
 // public deployment failures).
 //
+// A template whose values read the resources it deploys (reference(),
+// list*()) is evaluated in rounds as they are deployed (deployrounds.go).
 // What the emulator cannot do is said, never faked: a linked template
-// (templateLink, parametersLink) is not fetched, and a template whose
-// values need a deployed resource (reference(), list*()) fails with
-// InvalidTemplate naming that.
+// (templateLink, parametersLink) is not fetched, and a function the
+// evaluator lacks fails the deployment with EmulatorCannotEvaluate.
 
 // deploymentUA names the emulator's own writes in the statistics.
 const deploymentUA = "arm-emulator-deployment"
@@ -60,7 +61,9 @@ func (s *Server) serveDeployment(r *http.Request, p armid.Path, apiVersion strin
 		switch strings.ToLower(p.Types[1]) {
 		case "validate":
 			_, _, err := s.evaluateDeployment(p, body)
-			if err != nil {
+			// ARM validates a template that reads what it deploys
+			// without deploying it: those reads are not checked here.
+			if err != nil && !readsDeployed(err) {
 				return reply{err: err}, true
 			}
 			return ok200(map[string]any{"properties": map[string]any{"provisioningState": "Succeeded", "mode": mode(body)}}), true
@@ -81,47 +84,11 @@ func mode(body map[string]any) string {
 }
 
 // evaluateDeployment evaluates a deployment body's template for the scope
-// p names.
+// p names, as far as it can before anything is deployed.
 func (s *Server) evaluateDeployment(p armid.Path, body map[string]any) ([]convert.Resource, map[string]any, *armError) {
-	props := asMap(body["properties"])
-	if props == nil {
-		return nil, nil, newError(http.StatusBadRequest, "InvalidDeployment", "The deployment must have properties with a template.")
-	}
-	if props["templateLink"] != nil || props["parametersLink"] != nil {
-		return nil, nil, newError(http.StatusBadRequest, "InvalidTemplate",
-			"The ARM emulator does not fetch linked templates (templateLink, parametersLink): send the template and parameters inline.")
-	}
-	m := mode(body)
-	if !strings.EqualFold(m, "Incremental") && !strings.EqualFold(m, "Complete") {
-		return nil, nil, newError(http.StatusBadRequest, "InvalidDeploymentMode", "The deployment mode '%s' is not valid: use Incremental or Complete.", m)
-	}
-	tpl, ok := props["template"].(map[string]any)
-	if !ok {
-		return nil, nil, newError(http.StatusBadRequest, "InvalidTemplate", "The deployment has no template: properties.template must be an object.")
-	}
-	raw, _ := json.Marshal(tpl)
-	t, err := convert.Parse(p.Name()+".json", raw)
-	if err != nil {
-		return nil, nil, templateError(err)
-	}
-	params := map[string]any{}
-	for k, v := range asMap(props["parameters"]) {
-		pv := asMap(v)
-		if pv["reference"] != nil {
-			return nil, nil, newError(http.StatusBadRequest, "InvalidTemplate",
-				"The ARM emulator does not resolve Key Vault references in parameters (parameter '%s'): pass the value.", k)
-		}
-		params[k] = pv["value"]
-	}
-	scope := convert.Scope{Subscription: p.Subscription, ResourceGroup: p.ResourceGroup, Tenant: emulatorTenant, Parameters: params}
-	if p.ResourceGroup != "" {
-		g := s.store.get("/subscriptions/" + p.Subscription + "/resourceGroups/" + p.ResourceGroup)
-		if g == nil {
-			return nil, nil, newError(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", p.ResourceGroup)
-		}
-		scope.Location, _ = g.Body["location"].(string)
-	} else if loc, ok := body["location"].(string); ok {
-		scope.Location = loc
+	t, scope, aerr := s.prepareDeployment(p, body)
+	if aerr != nil {
+		return nil, nil, aerr
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -130,6 +97,53 @@ func (s *Server) evaluateDeployment(p armid.Path, body map[string]any) ([]conver
 		return nil, nil, templateError(err)
 	}
 	return res, outs, nil
+}
+
+// prepareDeployment parses a deployment body's template and gives the
+// scope it evaluates in. It is called with s.mu held.
+func (s *Server) prepareDeployment(p armid.Path, body map[string]any) (*convert.Template, convert.Scope, *armError) {
+	var none convert.Scope
+	props := asMap(body["properties"])
+	if props == nil {
+		return nil, none, newError(http.StatusBadRequest, "InvalidDeployment", "The deployment must have properties with a template.")
+	}
+	if props["templateLink"] != nil || props["parametersLink"] != nil {
+		return nil, none, newError(http.StatusBadRequest, "InvalidTemplate",
+			"The ARM emulator does not fetch linked templates (templateLink, parametersLink): send the template and parameters inline.")
+	}
+	m := mode(body)
+	if !strings.EqualFold(m, "Incremental") && !strings.EqualFold(m, "Complete") {
+		return nil, none, newError(http.StatusBadRequest, "InvalidDeploymentMode", "The deployment mode '%s' is not valid: use Incremental or Complete.", m)
+	}
+	tpl, ok := props["template"].(map[string]any)
+	if !ok {
+		return nil, none, newError(http.StatusBadRequest, "InvalidTemplate", "The deployment has no template: properties.template must be an object.")
+	}
+	raw, _ := json.Marshal(tpl)
+	t, err := convert.Parse(p.Name()+".json", raw)
+	if err != nil {
+		return nil, none, templateError(err)
+	}
+	params := map[string]any{}
+	for k, v := range asMap(props["parameters"]) {
+		pv := asMap(v)
+		if pv["reference"] != nil {
+			return nil, none, newError(http.StatusBadRequest, "InvalidTemplate",
+				"The ARM emulator does not resolve Key Vault references in parameters (parameter '%s'): pass the value.", k)
+		}
+		params[k] = pv["value"]
+	}
+	scope := convert.Scope{Subscription: p.Subscription, ResourceGroup: p.ResourceGroup, Tenant: emulatorTenant, Parameters: params}
+	if p.ResourceGroup != "" {
+		g := s.store.get("/subscriptions/" + p.Subscription + "/resourceGroups/" + p.ResourceGroup)
+		if g == nil {
+			return nil, none, newError(http.StatusNotFound, "ResourceGroupNotFound", "Resource group '%s' could not be found.", p.ResourceGroup)
+		}
+		scope.Location, _ = g.Body["location"].(string)
+	} else if loc, ok := body["location"].(string); ok {
+		scope.Location = loc
+	}
+	return t, scope, nil
 }
 
 // beyondEmulator says whether a template the evaluator refused may still
@@ -159,12 +173,19 @@ func (s *Server) startDeployment(r *http.Request, p armid.Path, apiVersion strin
 	}
 	resources, outputs, aerr := s.evaluateDeployment(p, body)
 	var cannot *armError
-	if aerr != nil && beyondEmulator(aerr) {
+	var reads *convert.Template
+	var readScope convert.Scope
+	switch {
+	case aerr != nil && readsDeployed(aerr):
+		// The template reads what it deploys (reference(), list*()):
+		// it is evaluated again as its resources are deployed.
+		reads, readScope, _ = s.prepareDeployment(p, body)
+	case aerr != nil && beyondEmulator(aerr):
 		// ARM would deploy this; the emulator cannot evaluate it. The
 		// deployment is taken and then fails saying so, never refused as
 		// if the template were wrong, and never reported as deployed.
 		cannot, resources, outputs = aerr, nil, nil
-	} else if aerr != nil {
+	case aerr != nil:
 		return reply{err: aerr}
 	}
 	now := s.now()
@@ -187,14 +208,12 @@ func (s *Server) startDeployment(r *http.Request, p armid.Path, apiVersion strin
 	}
 	s.store.put(res)
 	base := s.baseURL(r)
-	if cannot != nil {
-		go s.setDeployment(res.ID, func(props map[string]any) {
-			props["provisioningState"] = "Failed"
-			props["error"] = map[string]any{"code": "DeploymentFailed",
-				"message": "At least one resource deployment operation failed. Please list deployment operations for details.",
-				"details": []any{map[string]any{"code": "EmulatorCannotEvaluate", "message": "The ARM emulator cannot deploy this template: " + cannot.Message}}}
-		})
-	} else {
+	switch {
+	case cannot != nil:
+		go s.setDeployment(res.ID, func(props map[string]any) { failDeployment(props, cannotEvaluate(cannot.Message)) })
+	case reads != nil:
+		go s.deployInRounds(base, res.ID, reads, readScope)
+	default:
 		go s.deploy(base, res.ID, resources, outputs)
 	}
 	// Polled at the deployment's URL until provisioningState is terminal.
@@ -243,25 +262,40 @@ func (s *Server) deploy(base, id string, resources []convert.Resource, outputs m
 		written = append(written, map[string]any{"id": res.ID})
 	}
 	s.setDeployment(id, func(props map[string]any) {
-		props["outputResources"] = written
-		props["duration"] = isoDuration(time.Since(start))
-		props["timestamp"] = s.now().UTC().Format(time.RFC3339Nano)
-		if len(failures) > 0 {
-			props["provisioningState"] = "Failed"
-			props["error"] = map[string]any{
-				"code":    "DeploymentFailed",
-				"message": "At least one resource deployment operation failed. Please list deployment operations for details.",
-				"details": failures,
-			}
-			return
-		}
-		props["provisioningState"] = "Succeeded"
-		typed := map[string]any{}
-		for k, v := range outputs {
-			typed[k] = map[string]any{"type": jsonType(v), "value": v}
-		}
-		props["outputs"] = typed
+		s.settle(props, start, written, failures, outputs)
 	})
+}
+
+// settle writes a deployment's terminal state: Failed with ARM's
+// DeploymentFailed error naming each failure, else Succeeded with the
+// outputs typed as ARM reports them.
+func (s *Server) settle(props map[string]any, start time.Time, written, failures []any, outputs map[string]any) {
+	props["outputResources"] = written
+	props["duration"] = isoDuration(time.Since(start))
+	props["timestamp"] = s.now().UTC().Format(time.RFC3339Nano)
+	if len(failures) > 0 {
+		failDeployment(props, failures...)
+		return
+	}
+	props["provisioningState"] = "Succeeded"
+	typed := map[string]any{}
+	for k, v := range outputs {
+		typed[k] = map[string]any{"type": jsonType(v), "value": v}
+	}
+	props["outputs"] = typed
+}
+
+func failDeployment(props map[string]any, details ...any) {
+	props["provisioningState"] = "Failed"
+	props["error"] = map[string]any{
+		"code":    "DeploymentFailed",
+		"message": "At least one resource deployment operation failed. Please list deployment operations for details.",
+		"details": details,
+	}
+}
+
+func cannotEvaluate(msg string) map[string]any {
+	return map[string]any{"code": "EmulatorCannotEvaluate", "message": "The ARM emulator cannot deploy this template: " + msg}
 }
 
 func (s *Server) setDeployment(id string, edit func(map[string]any)) {

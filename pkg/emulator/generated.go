@@ -144,6 +144,50 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 		if sku, _ := asMap(body["sku"])["name"].(string); strings.HasSuffix(strings.ToLower(sku), "azurefrontdoor") {
 			props["frontDoorId"] = derivedGUID(id, "frontDoorId")
 		}
+	case "microsoft.network/loadbalancers":
+		// An inbound NAT pool is a SubResource with an ID, an etag and a
+		// type (InboundNatPool, allOf SubResource, in the Microsoft.Network
+		// REST specification, loadBalancer.json) but no child type of its
+		// own, so the inline-children sync does not stamp it; scale sets
+		// read its ID with reference().
+		pools, _ := props["inboundNatPools"].([]any)
+		for _, it := range pools {
+			if m := asMap(it); m != nil && str0(m["name"]) != "" {
+				m["id"] = id + "/inboundNatPools/" + str0(m["name"])
+				m["type"] = "Microsoft.Network/loadBalancers/inboundNatPools"
+				m["etag"] = `W/"` + derivedGUID(m["id"].(string), "etag") + `"`
+				if pp := asMap(m["properties"]); pp != nil {
+					pp["provisioningState"] = "Succeeded"
+				}
+			}
+		}
+	case "microsoft.apimanagement/service":
+		apimGenerated(id, p.Name(), props)
+	case "microsoft.digitaltwins/digitaltwinsinstances":
+		// "DigitalTwins - Get": hostName {name}.api.{region code}.
+		// digitaltwins.azure.net, the name's case kept (the REST example
+		// answers myDigitalTwinsService.api.wcus...; public West Europe
+		// instances are ....api.weu..., Azure PowerShell's recorded East US one
+		// ...api.eus...). Regions whose code is not known
+		// here get no host name rather than a made-up one.
+		if code, ok := digitalTwinsRegions[LocationKey(loc)]; ok {
+			props["hostName"] = p.Name() + ".api." + code + ".digitaltwins.azure.net"
+		}
+	case "microsoft.cdn/profiles/endpoints":
+		// "Endpoints - Get": hostName, "structured as
+		// {endpointName}.{DNSZone}, e.g. contoso.azureedge.net" (the
+		// Microsoft.Cdn REST specification, 2024-02-01).
+		if len(p.Names) == 2 {
+			props["hostName"] = strings.ToLower(p.Names[1]) + ".azureedge.net"
+		}
+	case "microsoft.cdn/profiles/afdendpoints":
+		// Front Door Standard/Premium endpoint names are the endpoint's
+		// name, a hash Front Door picks and its base domain, "generally
+		// z01.azurefd.net" (Microsoft Learn, "Endpoints in Azure Front
+		// Door": endpoint domain names).
+		if len(p.Names) == 2 {
+			props["hostName"] = strings.ToLower(p.Names[1]) + "-" + derivedHex(id, "afdHostHash", 16) + ".z01.azurefd.net"
+		}
 	case "microsoft.cache/redis":
 		// "Redis - Get": hostName, port 6379, sslPort 6380.
 		props["hostName"] = strings.ToLower(p.Name()) + ".redis.cache.windows.net"
@@ -369,6 +413,22 @@ func (s *Server) assignFrontendIPs(typ string, body, prev map[string]any) {
 				fp["privateIPAddress"], fp["privateIPAllocationMethod"] = ip, "Dynamic"
 			}
 		}
+	case "microsoft.apimanagement/service":
+		// "privateIPAddresses: Private Static Load Balanced IP addresses
+		// of the API Management service ... deployed in an Internal
+		// Virtual Network" (ApiManagementServiceProperties, REST).
+		subnet := str0(asMap(props["virtualNetworkConfiguration"])["subnetResourceId"])
+		if !strings.EqualFold(str0(props["virtualNetworkType"]), "Internal") || subnet == "" {
+			delete(props, "privateIPAddresses")
+			return
+		}
+		if was, _ := asMap(prev["properties"])["privateIPAddresses"].([]any); len(was) > 0 {
+			props["privateIPAddresses"] = was
+			return
+		}
+		if ip := s.freeIPIn(subnet, id); ip != "" {
+			props["privateIPAddresses"] = []any{ip}
+		}
 	case "microsoft.containerinstance/containergroups":
 		ip := asMap(props["ipAddress"])
 		subnet := s.containerGroupSubnet(props)
@@ -430,3 +490,33 @@ func (s *Server) freeIPIn(subnetID, id string) string {
 	prefix, _ := asMap(sub.Body["properties"])["addressPrefix"].(string)
 	return firstFreeHost(prefix, s.subnetIPsInUse(subnetID, id, nil))
 }
+
+// apimGenerated fills what API Management answers for every service: its
+// endpoints on azure-api.net, the default Proxy host name with its
+// built-in certificate, and the gateway's public address ("Api Management
+// Service - Get" responses, as recorded by the Azure CLI: gatewayUrl
+// https://{name}.azure-api.net, developerPortalUrl
+// https://{name}.developer.azure-api.net, hostnameConfigurations [{type
+// Proxy, hostName {name}.azure-api.net, certificateSource BuiltIn,
+// defaultSslBinding true, negotiateClientCertificate false}]).
+func apimGenerated(id, name string, props map[string]any) {
+	host := strings.ToLower(name) + ".azure-api.net"
+	props["gatewayUrl"] = "https://" + host
+	props["developerPortalUrl"] = "https://" + strings.ToLower(name) + ".developer.azure-api.net"
+	props["portalUrl"] = "https://" + strings.ToLower(name) + ".portal.azure-api.net"
+	props["managementApiUrl"] = "https://" + strings.ToLower(name) + ".management.azure-api.net"
+	props["scmUrl"] = "https://" + strings.ToLower(name) + ".scm.azure-api.net"
+	props["publicIPAddresses"] = []any{derivedPublicIP(id)}
+	// A service created without host names answers the default one; one
+	// created with its own keeps what it was given.
+	if hcs, _ := props["hostnameConfigurations"].([]any); len(hcs) == 0 {
+		props["hostnameConfigurations"] = []any{map[string]any{
+			"type": "Proxy", "hostName": host, "certificateSource": "BuiltIn",
+			"defaultSslBinding": true, "negotiateClientCertificate": false,
+		}}
+	}
+}
+
+// digitalTwinsRegions are the region codes of Azure Digital Twins host
+// names seen in public material.
+var digitalTwinsRegions = map[string]string{"westcentralus": "wcus", "westeurope": "weu", "eastus": "eus"}

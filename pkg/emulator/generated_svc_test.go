@@ -21,6 +21,34 @@ func TestServiceComputedValues(t *testing.T) {
 	}{
 		{"Microsoft.Cdn/profiles/fd1?api-version=2023-05-01", map[string]any{"location": "global", "sku": map[string]any{"name": "Standard_AzureFrontDoor"}},
 			[]string{"frontDoorId"}, func(v string) bool { return len(v) == 36 }},
+		{"Microsoft.Cdn/profiles/cdn-gen-1?api-version=2024-02-01", map[string]any{"location": "global", "sku": map[string]any{"name": "Standard_Microsoft"}},
+			nil, func(string) bool { return true }},
+		// "hostName": "{endpointName}.{DNSZone}, e.g. contoso.azureedge.net"
+		// (Microsoft.Cdn REST specification, Endpoint properties).
+		{"Microsoft.Cdn/profiles/cdn-gen-1/endpoints/Ep-Gen-1?api-version=2024-02-01", map[string]any{"location": "global", "properties": map[string]any{
+			"origins": []any{map[string]any{"name": "o", "properties": map[string]any{"hostName": "example.org"}}}}},
+			[]string{"hostName"}, func(v string) bool { return v == "ep-gen-1.azureedge.net" }},
+		// Front Door's "{name}-{hash}.z01.azurefd.net" (Microsoft Learn,
+		// "Endpoints in Azure Front Door").
+		{"Microsoft.Cdn/profiles/fd1/afdEndpoints/Fd-Ep?api-version=2023-05-01", map[string]any{"location": "global", "properties": map[string]any{"enabledState": "Enabled"}},
+			[]string{"hostName"}, func(v string) bool {
+				return strings.HasPrefix(v, "fd-ep-") && strings.HasSuffix(v, ".z01.azurefd.net") && len(v) == len("fd-ep-")+16+len(".z01.azurefd.net")
+			}},
+		// "DigitalTwins - Get": {name}.api.{region code}.digitaltwins.azure.net,
+		// the name's case kept (REST example: ...api.wcus...; public West
+		// Europe instances: ...api.weu...).
+		{"Microsoft.DigitalTwins/digitalTwinsInstances/Dt-Gen?api-version=2023-01-31", map[string]any{"location": "westeurope", "properties": map[string]any{}},
+			[]string{"hostName"}, func(v string) bool { return v == "Dt-Gen.api.weu.digitaltwins.azure.net" }},
+		// A workspace PUT with a location alone still gets the customerId
+		// the service generates (the recorded profile's added values).
+		{"Microsoft.OperationalInsights/workspaces/ws-gen?api-version=2020-08-01", map[string]any{"location": "westeurope"},
+			[]string{"customerId"}, func(v string) bool { return len(v) == 36 }},
+		// "Api Management Service - Get", as the Azure CLI records it.
+		{"Microsoft.ApiManagement/service/Apim-Gen?api-version=2022-08-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Developer", "capacity": 1},
+			"properties": map[string]any{"publisherEmail": "a@example.org", "publisherName": "a"}},
+			[]string{"gatewayUrl"}, func(v string) bool { return v == "https://apim-gen.azure-api.net" }},
+		{"Microsoft.ApiManagement/service/Apim-Gen?api-version=2022-08-01", nil,
+			[]string{"hostnameConfigurations"}, func(v string) bool { return true }},
 		{"Microsoft.Cache/redis/cache-gen-1?api-version=2023-08-01", map[string]any{"location": "westeurope", "properties": map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}},
 			[]string{"hostName"}, func(v string) bool { return v == "cache-gen-1.redis.cache.windows.net" }},
 		{"Microsoft.CognitiveServices/accounts/ai-gen-1?api-version=2023-05-01", map[string]any{"location": "westeurope", "kind": "OpenAI", "sku": map[string]any{"name": "S0"}, "properties": map[string]any{"customSubDomainName": "ai-gen-1"}},
@@ -93,6 +121,16 @@ func TestTemplateListActionShapes(t *testing.T) {
 	r = do(t, "POST", pv+"Microsoft.Logic/integrationAccounts/ia-list-1/listCallbackUrl?api-version=2019-05-01", map[string]any{})
 	if r.Status != 200 || !strings.HasPrefix(str(r.Body, "value"), "https://prod-00.westeurope.logic.azure.com:443/integrationAccounts/") {
 		t.Errorf("listCallbackUrl: %d %s", r.Status, r.Raw)
+	}
+	// A self-hosted integration runtime's keys, in the form public setup
+	// scripts register with: IR@{guid}@{factory}@ServiceEndpoint=
+	// {factory}.{region}.datafactory.azure.net@{key}.
+	put(t, pv+"Microsoft.DataFactory/factories/Df-List?api-version=2018-06-01", map[string]any{"location": "westeurope", "properties": map[string]any{}})
+	put(t, pv+"Microsoft.DataFactory/factories/Df-List/integrationRuntimes/shir?api-version=2018-06-01", map[string]any{"properties": map[string]any{"type": "SelfHosted"}})
+	r = do(t, "POST", pv+"Microsoft.DataFactory/factories/Df-List/integrationRuntimes/shir/listAuthKeys?api-version=2018-06-01", nil)
+	k1, k2 := str(r.Body, "authKey1"), str(r.Body, "authKey2")
+	if r.Status != 200 || !strings.HasPrefix(k1, "IR@") || !strings.Contains(k1, "@Df-List@ServiceEndpoint=df-list.westeurope.datafactory.azure.net@") || k1 == k2 || k1[:40] != k2[:40] {
+		t.Errorf("listAuthKeys: %d %s", r.Status, r.Raw)
 	}
 }
 
@@ -167,5 +205,51 @@ func TestReferencesToBuiltInChildren(t *testing.T) {
 	}
 	if r := do(t, "PUT", item, body("Mine")); errCode(r) != "InvalidResourceReference" || !strings.Contains(r.Raw, "backupPolicies/Mine") {
 		t.Errorf("a policy never created: %d %s", r.Status, r.Raw)
+	}
+}
+
+// An API Management service answers its default Proxy host name and, in
+// an Internal virtual network, the private address it takes in the
+// subnet ("privateIPAddresses: ... deployed in an Internal Virtual
+// Network", ApiManagementServiceProperties); a load balancer's inbound
+// NAT pools carry their SubResource IDs (InboundNatPool, allOf
+// SubResource, loadBalancer.json), which scale sets read.
+func TestAPIManagementAndNATPoolValues(t *testing.T) {
+	u, g := startWithGroup(t, "rg-gen-net")
+	pv := u + g + "/providers/"
+	put(t, pv+"Microsoft.Network/virtualNetworks/vn?api-version=2023-04-01", map[string]any{"location": "westeurope", "properties": map[string]any{
+		"addressSpace": map[string]any{"addressPrefixes": []any{"10.8.0.0/16"}},
+		"subnets":      []any{map[string]any{"name": "apim", "properties": map[string]any{"addressPrefix": "10.8.1.0/24"}}}}})
+	subnet := g + "/providers/Microsoft.Network/virtualNetworks/vn/subnets/apim"
+	apim := pv + "Microsoft.ApiManagement/service/apim-int?api-version=2022-08-01"
+	put(t, apim, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Developer", "capacity": 1},
+		"properties": map[string]any{"publisherEmail": "a@example.org", "publisherName": "a", "virtualNetworkType": "Internal",
+			"virtualNetworkConfiguration": map[string]any{"subnetResourceId": subnet}}})
+	b := get(t, apim)
+	ips, _ := at(b, "properties", "privateIPAddresses").([]any)
+	hcs, _ := at(b, "properties", "hostnameConfigurations").([]any)
+	if len(ips) != 1 || ips[0] != "10.8.1.4" {
+		t.Errorf("privateIPAddresses = %v", at(b, "properties", "privateIPAddresses"))
+	}
+	if len(hcs) != 1 || at(hcs[0], "hostName") != "apim-int.azure-api.net" || at(hcs[0], "type") != "Proxy" || at(hcs[0], "certificateSource") != "BuiltIn" {
+		t.Errorf("hostnameConfigurations = %s", jsonText(hcs))
+	}
+	// Written again, it keeps its address.
+	put(t, apim, map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Developer", "capacity": 1},
+		"properties": map[string]any{"publisherEmail": "a@example.org", "publisherName": "a", "virtualNetworkType": "Internal",
+			"virtualNetworkConfiguration": map[string]any{"subnetResourceId": subnet}}})
+	if again, _ := at(get(t, apim), "properties", "privateIPAddresses").([]any); len(again) != 1 || again[0] != "10.8.1.4" {
+		t.Errorf("privateIPAddresses after a second PUT = %v", again)
+	}
+
+	lb := pv + "Microsoft.Network/loadBalancers/lb?api-version=2023-04-01"
+	put(t, pv+"Microsoft.Network/publicIPAddresses/pip?api-version=2023-04-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "Standard"}, "properties": map[string]any{"publicIPAllocationMethod": "Static"}})
+	put(t, lb, map[string]any{"location": "westeurope", "properties": map[string]any{
+		"frontendIPConfigurations": []any{map[string]any{"name": "fe", "properties": map[string]any{"publicIPAddress": map[string]any{"id": g + "/providers/Microsoft.Network/publicIPAddresses/pip"}}}},
+		"inboundNatPools": []any{map[string]any{"name": "ssh", "properties": map[string]any{"frontendIPConfiguration": map[string]any{"id": g + "/providers/Microsoft.Network/loadBalancers/lb/frontendIPConfigurations/fe"},
+			"protocol": "Tcp", "frontendPortRangeStart": 50000, "frontendPortRangeEnd": 50100, "backendPort": 22}}}}})
+	pools, _ := at(get(t, lb), "properties", "inboundNatPools").([]any)
+	if len(pools) != 1 || at(pools[0], "id") != g+"/providers/Microsoft.Network/loadBalancers/lb/inboundNatPools/ssh" || at(pools[0], "type") != "Microsoft.Network/loadBalancers/inboundNatPools" {
+		t.Errorf("inboundNatPools = %s", jsonText(pools))
 	}
 }

@@ -100,6 +100,13 @@ func addDefaults(tp *TypeProfile, tc templateCtx, body, prev map[string]any) {
 		}
 		return paths[i] < paths[j]
 	})
+	if _, has := body["properties"]; !has && addsUnderProperties(tp, paths) {
+		// A service fills its defaults and generated values (a Log
+		// Analytics workspace's customerId) whether the PUT carried an
+		// empty properties object or none: templates create workspaces
+		// with a location alone and read customerId back.
+		body["properties"] = map[string]any{}
+	}
 	for _, path := range paths {
 		if ownsDefault(tp.Type, path) {
 			continue // the defaults table decides (rpdefaults.go)
@@ -118,6 +125,17 @@ func addDefaults(tp *TypeProfile, tc templateCtx, body, prev map[string]any) {
 			obj[key] = tc.instantiate(tmpl)
 		})
 	}
+}
+
+// addsUnderProperties says whether the profile adds a key under
+// properties that the defaults table does not own.
+func addsUnderProperties(tp *TypeProfile, paths []string) bool {
+	for _, p := range paths {
+		if strings.HasPrefix(p, "properties.") && !ownsDefault(tp.Type, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // mapValue looks a request value up in a put→get value map.

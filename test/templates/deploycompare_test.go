@@ -49,44 +49,18 @@ func TestDeploymentAndConvertLeaveTheSameResources(t *testing.T) {
 		if compared >= limit {
 			break
 		}
-		if unknownTypes(filepath.Join(corpusDir, rel)) != "" {
-			continue
-		}
-		work := t.TempDir()
-		args, sub, err := convertArgs(rel, filepath.Join(work, "params.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(sub.secrets) > 0 || len(sub.prerequisites) > 0 || len(sub.fixed) > 0 || hasSecureParameter(t, rel) {
+		switch outcome, diff := compareTemplate(t, rel); outcome {
+		case compareSecure:
 			skippedSecure++
-			continue
-		}
-		deployed := harness.StartARM(t, corpusOptions())
-		deployed.SeedGroup(group)
-		if reason := deploy(t, deployed, rel, filepath.Join(work, "params.json"), args); reason != "" {
+		case compareUndeployable:
 			skippedDeploy++
-			deployed.Stop()
-			continue
-		}
-		applied := harness.StartARM(t, corpusOptions())
-		out := filepath.Join(work, "manifests")
-		if r := harness.RunRaw(append(args, "--output-dir", out)...); r.Code != 0 {
-			deployed.Stop()
-			applied.Stop()
-			continue // the corpus test classifies convert failures
-		}
-		if r := harness.Run(applied.URL, filepath.Join(work, "state.json"), "apply", "-f", out, "--yes"); r.Code != 0 {
-			deployed.Stop()
-			applied.Stop()
-			continue // likewise apply failures
-		}
-		compared++
-		if diff := compareLive(liveBodies(t, deployed), liveBodies(t, applied)); diff != "" {
+		case compareSame:
+			compared++
+		case compareDiffer:
+			compared++
 			mismatched++
 			notes = append(notes, rel+": "+diff)
 		}
-		deployed.Stop()
-		applied.Stop()
 	}
 	t.Logf("compared %d templates (%d with secure or prerequisite parameters left out, %d the emulator could not deploy)", compared, skippedSecure, skippedDeploy)
 	if compared < limit/2 {
@@ -95,6 +69,89 @@ func TestDeploymentAndConvertLeaveTheSameResources(t *testing.T) {
 	for _, n := range notes {
 		t.Errorf("deployment and convert+apply differ: %s", n)
 	}
+}
+
+// readingTemplates are public quickstarts whose resources read each
+// other with reference() or list*(): a web app's subnet is the
+// network's first, its settings the Cosmos DB account's endpoint and
+// keys, a CDN or Front Door origin the web app's host name, a role
+// assignment's principal the cluster's identity. ARM deploys the read resource
+// first and evaluates the reader's values from it; the emulator's
+// deployment must do the same and leave what convert + apply leaves.
+var readingTemplates = []string{
+	"quickstarts/microsoft.web/app-service-regional-vnet-integration/azuredeploy.json",
+	"quickstarts/microsoft.documentdb/cosmosdb-webapp/azuredeploy.json",
+	"quickstarts/microsoft.cdn/front-door-standard-premium-app-service-public/azuredeploy.json",
+	"quickstarts/microsoft.cdn/cdn-with-web-app/azuredeploy.json",
+	"quickstarts/microsoft.devices/iothub-device-provisioning/azuredeploy.json",
+	"quickstarts/microsoft.apimanagement/api-management-create-with-external-redis-cache/azuredeploy.json",
+	"quickstarts/microsoft.kusto/kusto-event-hub/azuredeploy.json",
+}
+
+// TestDeploymentOfReadingTemplatesLeavesTheSameResources: each of
+// readingTemplates deploys through the deployments API and leaves the
+// same resources as convert + apply; none may be skipped.
+func TestDeploymentOfReadingTemplatesLeavesTheSameResources(t *testing.T) {
+	t.Setenv("AZURE_TENANT_ID", emulatorTenant)
+	for _, rel := range readingTemplates {
+		t.Run(filepath.Base(filepath.Dir(rel)), func(t *testing.T) {
+			switch outcome, diff := compareTemplate(t, rel); outcome {
+			case compareSame:
+			case compareDiffer:
+				t.Errorf("deployment and convert+apply differ: %s", diff)
+			default:
+				t.Errorf("not compared: %s (%s)", outcome, diff)
+			}
+		})
+	}
+}
+
+// compareOutcome is what comparing one template gave.
+type compareOutcome string
+
+const (
+	compareSame         compareOutcome = "same"
+	compareDiffer       compareOutcome = "differ"
+	compareSecure       compareOutcome = "secure or prerequisite parameters"
+	compareUndeployable compareOutcome = "the emulator could not deploy it"
+	compareUnknownType  compareOutcome = "a type the emulator does not know"
+	compareNotApplied   compareOutcome = "convert or apply failed"
+)
+
+// compareTemplate deploys rel on one emulator and converts and applies it
+// on another, and compares what both hold; the string says how they
+// differ, or why they were not compared.
+func compareTemplate(t *testing.T, rel string) (compareOutcome, string) {
+	if u := unknownTypes(filepath.Join(corpusDir, rel)); u != "" {
+		return compareUnknownType, u
+	}
+	work := t.TempDir()
+	args, sub, err := convertArgs(rel, filepath.Join(work, "params.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sub.secrets) > 0 || len(sub.prerequisites) > 0 || len(sub.fixed) > 0 || hasSecureParameter(t, rel) {
+		return compareSecure, ""
+	}
+	deployed := harness.StartARM(t, corpusOptions())
+	defer deployed.Stop()
+	deployed.SeedGroup(group)
+	if reason := deploy(t, deployed, rel, filepath.Join(work, "params.json"), args); reason != "" {
+		return compareUndeployable, reason
+	}
+	applied := harness.StartARM(t, corpusOptions())
+	defer applied.Stop()
+	out := filepath.Join(work, "manifests")
+	if r := harness.RunRaw(append(args, "--output-dir", out)...); r.Code != 0 {
+		return compareNotApplied, "convert" // the corpus test classifies convert failures
+	}
+	if r := harness.Run(applied.URL, filepath.Join(work, "state.json"), "apply", "-f", out, "--yes"); r.Code != 0 {
+		return compareNotApplied, "apply" // likewise apply failures
+	}
+	if diff := compareLive(liveBodies(t, deployed), liveBodies(t, applied)); diff != "" {
+		return compareDiffer, diff
+	}
+	return compareSame, ""
 }
 
 func hasSecureParameter(t *testing.T, rel string) bool {
@@ -155,7 +212,8 @@ func deploy(t *testing.T, arm *harness.ARM, rel, params string, args []string) s
 		}
 		var d struct {
 			Properties struct {
-				ProvisioningState string `json:"provisioningState"`
+				ProvisioningState string          `json:"provisioningState"`
+				Error             json.RawMessage `json:"error"`
 			} `json:"properties"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&d)
@@ -164,7 +222,7 @@ func deploy(t *testing.T, arm *harness.ARM, rel, params string, args []string) s
 		case "Succeeded":
 			return ""
 		case "Failed", "Canceled":
-			return d.Properties.ProvisioningState
+			return d.Properties.ProvisioningState + ": " + clip(string(d.Properties.Error))
 		}
 	}
 	return "timed out"
