@@ -17,6 +17,7 @@ var builtinRoles = map[string]string{
 	"b24988ac-6180-42a0-ab88-20f7382dd24c": "Contributor",
 	"acdd72a7-3385-48ef-bd42-f606fba81ae7": "Reader",
 	"18d7d88d-d35e-4fb5-a5c3-7773c20a72d9": "User Access Administrator",
+	"423170ca-a8f6-4b0f-8487-9e4eb8f49bfa": "Azure Maps Data Reader",
 	"f58310d9-a9f6-439a-9e8d-f62e7b41a168": "Role Based Access Control Administrator",
 	"ba92f5b4-2d11-453d-a403-e96b0029c9fe": "Storage Blob Data Contributor",
 	"2a2b9908-6ea1-4ae2-8e65-a410df84e7d1": "Storage Blob Data Reader",

@@ -63,7 +63,7 @@ func (p Path) LookupRef(body any) (any, bool) {
 	for _, s := range p {
 		switch c := cur.(type) {
 		case map[string]any:
-			v, ok := c[s.Name]
+			v, ok := memberFold(c, s.Name)
 			if !ok {
 				return nil, false
 			}
@@ -78,4 +78,24 @@ func (p Path) LookupRef(body any) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// memberFold is obj's member name: the exact spelling, else the one
+// member that differs from it only in case. A template's reference()
+// reads properties without regard to case (dnsSettings.FQDN reads fqdn,
+// PrimaryEndpoints.Blob reads primaryEndpoints.blob), and references
+// converted from templates keep the template's spelling. Two members
+// that match only in case make it ambiguous: none.
+func memberFold(obj map[string]any, name string) (any, bool) {
+	if v, ok := obj[name]; ok {
+		return v, true
+	}
+	var found any
+	n := 0
+	for k, v := range obj {
+		if strings.EqualFold(k, name) {
+			found, n = v, n+1
+		}
+	}
+	return found, n == 1
 }

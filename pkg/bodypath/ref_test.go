@@ -50,3 +50,35 @@ func TestParseRefLookup(t *testing.T) {
 		}
 	}
 }
+
+// A reference reads a member whatever its case, as a template's
+// reference() does, unless two members match it only in case.
+func TestLookupRefIgnoresCase(t *testing.T) {
+	body := map[string]any{
+		"properties": map[string]any{
+			"dnsSettings":      map[string]any{"fqdn": "pip.westeurope.cloudapp.azure.com"},
+			"primaryEndpoints": map[string]any{"blob": "https://st.blob.core.windows.net/"},
+			"Both":             1, "both": 2,
+		},
+	}
+	for _, c := range []struct {
+		path string
+		want any
+		ok   bool
+	}{
+		{"properties.dnsSettings.FQDN", "pip.westeurope.cloudapp.azure.com", true},
+		{"properties.PrimaryEndpoints.Blob", "https://st.blob.core.windows.net/", true},
+		{"properties.both", 2, true},
+		{"properties.BOTH", nil, false},
+		{"properties.missing", nil, false},
+	} {
+		p, err := ParseRef(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := p.LookupRef(body)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: %v %v, want %v %v", c.path, got, ok, c.want, c.ok)
+		}
+	}
+}
