@@ -1,0 +1,69 @@
+package convert_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/convert"
+)
+
+// storageEndpointTemplate is the hdinsight quickstarts' storage profile: a
+// host name cut out of the account's blob endpoint with replace().
+func storageEndpointTemplate(account, ref string) string {
+	return `{` + schema + `,
+  "resources": [
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "location": "westeurope", "sku": {"name": "Standard_LRS"}, ` + account + `},
+    {"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
+     "properties": {"tags": {"host": "[replace(replace(` + ref + `, 'https://', ''), '/', '')]",
+                             "raw": "[reference(resourceId('Microsoft.Storage/storageAccounts', 'stdata01')).primaryEndpoints.blob]"}}}]}`
+}
+
+// TestStorageEndpoints: a primary endpoint of an account the template
+// creates is known from its name when its kind offers the service and its
+// endpoints are the standard ones, so string functions over it evaluate;
+// anything else stays a deploy-time value, refused under replace().
+func TestStorageEndpoints(t *testing.T) {
+	const byID = "reference(resourceId('Microsoft.Storage/storageAccounts', 'stdata01')).primaryEndpoints"
+	for _, tc := range []struct {
+		name, account, ref string
+		want               string // the host; "" when refused
+	}{
+		{"blob by ID", `"name": "stdata01", "kind": "StorageV2"`, byID + ".blob", "stdata01.blob.core.windows.net"},
+		{"upper-case name", `"name": "StData01", "kind": "StorageV2"`, "reference(resourceId('Microsoft.Storage/storageAccounts', 'StData01')).primaryEndpoints.blob", "stdata01.blob.core.windows.net"},
+		{"full reference", `"name": "stdata01", "kind": "Storage"`, "reference(resourceId('Microsoft.Storage/storageAccounts', 'stdata01'), '2023-05-01', 'Full').properties.primaryEndpoints.queue", "stdata01.queue.core.windows.net"},
+		{"relative ID", `"name": "stdata01", "kind": "StorageV2"`, "reference('Microsoft.Storage/storageAccounts/stdata01', '2023-05-01').primaryEndpoints.table", "stdata01.table.core.windows.net"},
+		{"bare name", `"name": "stdata01", "kind": "FileStorage"`, "reference('stdata01').primaryEndpoints.file", "stdata01.file.core.windows.net"},
+		{"computed name", `"name": "[concat('st', 'data01')]", "kind": "StorageV2"`, byID + ".blob", "stdata01.blob.core.windows.net"},
+		{"standard endpoint type", `"name": "stdata01", "kind": "StorageV2", "properties": {"dnsEndpointType": "Standard"}`, byID + ".blob", "stdata01.blob.core.windows.net"},
+		{"DNS zone endpoints", `"name": "stdata01", "kind": "StorageV2", "properties": {"dnsEndpointType": "AzureDnsZone"}`, byID + ".blob", ""},
+		{"web endpoint holds a zone", `"name": "stdata01", "kind": "StorageV2"`, byID + ".web", ""},
+		{"kind without the service", `"name": "stdata01", "kind": "FileStorage"`, byID + ".blob", ""},
+		{"no kind", `"name": "stdata01"`, byID + ".blob", ""},
+		{"account not in the template", `"name": "stother", "kind": "StorageV2"`, byID + ".blob", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmpl, err := convert.Parse("t.json", []byte(storageEndpointTemplate(tc.account, tc.ref)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := tmpl.Convert(context.Background(), convert.Options{Scope: convert.Scope{ResourceGroup: "rg-app", Location: "westeurope"}})
+			if tc.want == "" {
+				if err == nil || !strings.Contains(err.Error(), "replace needs a value known only at deploy time") {
+					t.Fatalf("want replace() refused, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf strings.Builder
+			if err := convert.Write(&buf, res.Manifests, "yaml"); err != nil {
+				t.Fatal(err)
+			}
+			// The endpoint written as it is stays a reference: it orders
+			// the tags after the account.
+			wantAll(t, buf.String(), "host: "+tc.want, "raw: ${ref:")
+		})
+	}
+}
