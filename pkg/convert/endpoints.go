@@ -7,17 +7,32 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/convert/expr"
 )
 
-// A storage account's primary service endpoints are fixed by its name in
-// the cloud's storage suffix (Microsoft Learn "Storage account overview",
-// Standard endpoints: https://NAME.blob.core.windows.net/), so
-// reference(account).primaryEndpoints.blob of an account this template
-// creates is known now when the name is. Templates strip the scheme and
-// slash off it (replace(..., 'https://', '')), which a placeholder could
-// not do. Not predicted: an account with Azure DNS zone endpoints (their
-// host holds a zone Azure picks), the web and dfs endpoints (web's host
-// holds the zone too), and a service the account's kind does not offer.
+// Some values Azure computes are fixed by a resource's name in the
+// cloud's DNS suffixes, so reference() of a resource this template
+// creates knows them now when the name is known. Templates cut them with
+// string functions (replace(..., 'https://', ''), endsWith(..., '/')),
+// which a placeholder could not carry. Each has its documented form:
+//
+//   - a storage account's primary blob, file, queue and table endpoints:
+//     https://NAME.blob.core.windows.net/ (Microsoft Learn "Storage account
+//     overview", standard endpoints), for a kind that offers the service
+//     and standard (not Azure DNS zone) endpoints; web and dfs are not
+//     predicted (web's host holds a zone Azure picks);
+//   - a key vault's vaultUri: https://NAME.vault.azure.net/ (Microsoft
+//     Learn "About Azure Key Vault": the vault's DNS name);
+//   - a SQL logical server's fullyQualifiedDomainName:
+//     NAME.database.windows.net (Microsoft Learn "What is a logical server").
 
-const storageAccountType = "Microsoft.Storage/storageAccounts"
+// predictor computes one value of a resource from its declaration, or
+// says it cannot.
+type predictor func(d *doc, name string, path []string) (string, bool)
+
+// predictors are keyed by lower-case type.
+var predictors = map[string]predictor{
+	"microsoft.storage/storageaccounts": storageEndpoint,
+	"microsoft.keyvault/vaults":         vaultURI,
+	"microsoft.sql/servers":             sqlServerFQDN,
+}
 
 // storageServices are the kinds that offer each predicted endpoint.
 var storageServices = map[string][]string{
@@ -27,56 +42,69 @@ var storageServices = map[string][]string{
 	"table": {"Storage", "StorageV2"},
 }
 
-// Resolve is the value of a reference() path that is known now: a
-// primary endpoint of a storage account this template creates. Only the
-// functions that need a concrete value ask (replace(), a hash); a value
-// written as it is stays ${ref:...}, which keeps the order of the writes.
+// Resolve is the value of a reference() path that is known now (above).
+// Only the functions that need a concrete value ask (replace(), a hash);
+// a value written as it is stays ${ref:...}, which keeps the order of the
+// writes.
 func (r *refValue) Resolve() (any, bool) {
-	if len(r.path) != 3 || r.dep == nil {
+	if r.dep == nil || len(r.path) < 2 {
 		return nil, false
 	}
-	props, _ := r.path[0].(string)
-	eps, _ := r.path[1].(string)
-	svc, _ := r.path[2].(string)
-	if !strings.EqualFold(props, "properties") || !strings.EqualFold(eps, "primaryEndpoints") {
+	path := make([]string, len(r.path))
+	for i, p := range r.path {
+		s, ok := p.(string)
+		if !ok {
+			return nil, false
+		}
+		path[i] = strings.ToLower(s)
+	}
+	if path[0] != "properties" {
 		return nil, false
 	}
-	d := r.dep.r.storageDoc(r.target)
+	d := r.dep.r.predictable(r.target)
 	if d == nil {
 		return nil, false
 	}
-	if ep, ok := d.storageEndpoint(strings.ToLower(svc)); ok {
-		return ep, true
+	name, ok := expr.Known(d.name)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	v, ok := predictors[strings.ToLower(d.typ)](d, strings.ToLower(fmt.Sprint(name)), path[1:])
+	if !ok {
+		return nil, false
+	}
+	return v, true
 }
 
-// storageDoc finds the storage account a reference() names among the
-// accounts the template creates: by ID, relative ID, symbolic name or name.
-func (r *run) storageDoc(target any) *doc {
-	name, symbolic := "", false
+// predictable finds the resource a reference() names, by ID, relative ID,
+// symbolic name or name, among the ones this template creates whose type
+// has a predictor.
+func (r *run) predictable(target any) *doc {
+	typ, name, symbolic := "", "", false
 	switch t := target.(type) {
 	case *idRef:
-		if !strings.EqualFold(t.typ, storageAccountType) || len(t.names) != 1 {
+		if len(t.names) != 1 {
 			return nil
 		}
 		n, ok := expr.Known(t.names[0])
 		if !ok {
 			return nil
 		}
-		name = fmt.Sprint(n)
+		typ, name = t.typ, fmt.Sprint(n)
 	case string:
 		name, symbolic = t, true
-		if i := strings.LastIndex(strings.ToLower(t), strings.ToLower(storageAccountType)+"/"); i >= 0 {
-			name, symbolic = t[i+len(storageAccountType)+1:], false
-		} else if strings.Contains(t, "/") {
-			return nil
+		if strings.Contains(t, "/") {
+			segs := strings.Split(strings.Trim(t, "/"), "/")
+			if len(segs) < 3 {
+				return nil
+			}
+			typ, name, symbolic = segs[len(segs)-3]+"/"+segs[len(segs)-2], segs[len(segs)-1], false
 		}
 	default:
 		return nil
 	}
 	for _, d := range r.docs {
-		if !strings.EqualFold(d.typ, storageAccountType) || d.existing || d.skip {
+		if predictors[strings.ToLower(d.typ)] == nil || d.existing || d.skip || typ != "" && !strings.EqualFold(typ, d.typ) {
 			continue
 		}
 		if symbolic && d.symbolic != "" && strings.EqualFold(d.symbolic, name) {
@@ -89,13 +117,11 @@ func (r *run) storageDoc(target any) *doc {
 	return nil
 }
 
-// storageEndpoint is the account's primary endpoint of service svc, when
-// its name, kind and endpoint type are known and fix it.
-func (d *doc) storageEndpoint(svc string) (string, bool) {
-	name, ok := expr.Known(d.name)
-	if !ok {
+func storageEndpoint(d *doc, name string, path []string) (string, bool) {
+	if len(path) != 2 || path[0] != "primaryendpoints" {
 		return "", false
 	}
+	svc := path[1]
 	kind, ok := d.rawString("kind")
 	if !ok || !offers(storageServices[svc], kind) {
 		return "", false
@@ -106,11 +132,24 @@ func (d *doc) storageEndpoint(svc string) (string, bool) {
 			return "", false
 		}
 	}
-	suffix, ok := storageSuffix()
-	if !ok {
+	suffix, ok := cloudSuffix("storage")
+	return "https://" + name + "." + svc + "." + suffix + "/", ok
+}
+
+func vaultURI(_ *doc, name string, path []string) (string, bool) {
+	if len(path) != 1 || path[0] != "vaulturi" {
 		return "", false
 	}
-	return "https://" + strings.ToLower(fmt.Sprint(name)) + "." + svc + "." + suffix + "/", true
+	suffix, ok := cloudSuffix("keyvaultDns")
+	return "https://" + name + suffix + "/", ok
+}
+
+func sqlServerFQDN(_ *doc, name string, path []string) (string, bool) {
+	if len(path) != 1 || path[0] != "fullyqualifieddomainname" {
+		return "", false
+	}
+	suffix, ok := cloudSuffix("sqlServerHostname")
+	return name + suffix, ok
 }
 
 func offers(kinds []string, kind string) bool {
@@ -142,14 +181,14 @@ func (d *doc) rawString(keys ...string) (string, bool) {
 	return s, ok && isStr
 }
 
-// storageSuffix is environment().suffixes.storage of the cloud convert
+// cloudSuffix is environment().suffixes[key] of the cloud convert
 // evaluates for.
-func storageSuffix() (string, bool) {
+func cloudSuffix(key string) (string, bool) {
 	env, err := mustBuiltin("environment")(&expr.Ctx{Funcs: noFuncs}, nil)
 	if err != nil {
 		return "", false
 	}
 	m, _ := env.(map[string]any)
-	s, ok := memberOf(asObject(m["suffixes"]), "storage").(string)
-	return s, ok
+	s, ok := memberOf(asObject(m["suffixes"]), key).(string)
+	return s, ok && s != ""
 }

@@ -9,21 +9,27 @@ import (
 )
 
 // storageEndpointTemplate is the hdinsight quickstarts' storage profile: a
-// host name cut out of the account's blob endpoint with replace().
+// host name cut out of the account's blob endpoint with replace(); account
+// is the storage account's members, or a whole resource of another type.
 func storageEndpointTemplate(account, ref string) string {
+	if !strings.Contains(account, `"type"`) {
+		account = `"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "location": "westeurope", "sku": {"name": "Standard_LRS"}, ` + account
+	}
 	return `{` + schema + `,
   "resources": [
-    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "location": "westeurope", "sku": {"name": "Standard_LRS"}, ` + account + `},
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "stfixed01", "location": "westeurope", "sku": {"name": "Standard_LRS"}, "kind": "StorageV2"},
+    {` + account + `},
     {"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
      "properties": {"tags": {"host": "[replace(replace(` + ref + `, 'https://', ''), '/', '')]",
-                             "raw": "[reference(resourceId('Microsoft.Storage/storageAccounts', 'stdata01')).primaryEndpoints.blob]"}}}]}`
+                             "raw": "[reference(resourceId('Microsoft.Storage/storageAccounts', 'stfixed01')).primaryEndpoints.blob]"}}}]}`
 }
 
-// TestStorageEndpoints: a primary endpoint of an account the template
-// creates is known from its name when its kind offers the service and its
-// endpoints are the standard ones, so string functions over it evaluate;
-// anything else stays a deploy-time value, refused under replace().
-func TestStorageEndpoints(t *testing.T) {
+// TestPredictedValues: a primary endpoint of a storage account the
+// template creates is known from its name when its kind offers the service
+// and its endpoints are the standard ones, as are a vault's URI and a SQL
+// server's FQDN, so string functions over them evaluate; anything else
+// stays a deploy-time value, refused under replace().
+func TestPredictedValues(t *testing.T) {
 	const byID = "reference(resourceId('Microsoft.Storage/storageAccounts', 'stdata01')).primaryEndpoints"
 	for _, tc := range []struct {
 		name, account, ref string
@@ -40,7 +46,10 @@ func TestStorageEndpoints(t *testing.T) {
 		{"web endpoint holds a zone", `"name": "stdata01", "kind": "StorageV2"`, byID + ".web", ""},
 		{"kind without the service", `"name": "stdata01", "kind": "FileStorage"`, byID + ".blob", ""},
 		{"no kind", `"name": "stdata01"`, byID + ".blob", ""},
-		{"account not in the template", `"name": "stother", "kind": "StorageV2"`, byID + ".blob", ""},
+		{"account not in the template", `"name": "stother", "kind": "StorageV2"`, "reference(resourceId('Microsoft.Storage/storageAccounts', 'stnone')).primaryEndpoints.blob", ""},
+		{"vault URI", `"type": "Microsoft.KeyVault/vaults", "apiVersion": "2023-07-01", "name": "KV-App", "location": "westeurope"`, "reference(resourceId('Microsoft.KeyVault/vaults', 'KV-App')).vaultUri", "kv-app.vault.azure.net"},
+		{"SQL server FQDN", `"type": "Microsoft.Sql/servers", "apiVersion": "2023-05-01-preview", "name": "sql-app", "location": "westeurope"`, "reference('sql-app').fullyQualifiedDomainName", "sql-app.database.windows.net"},
+		{"other values of a vault", `"type": "Microsoft.KeyVault/vaults", "apiVersion": "2023-07-01", "name": "kv-app", "location": "westeurope"`, "reference(resourceId('Microsoft.KeyVault/vaults', 'kv-app')).hsmPoolResourceId", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmpl, err := convert.Parse("t.json", []byte(storageEndpointTemplate(tc.account, tc.ref)))
