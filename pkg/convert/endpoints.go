@@ -21,7 +21,13 @@ import (
 //   - a key vault's vaultUri: https://NAME.vault.azure.net/ (Microsoft
 //     Learn "About Azure Key Vault": the vault's DNS name);
 //   - a SQL logical server's fullyQualifiedDomainName:
-//     NAME.database.windows.net (Microsoft Learn "What is a logical server").
+//     NAME.database.windows.net (Microsoft Learn "What is a logical server");
+//   - an API Management service's gatewayUrl, developerPortalUrl,
+//     managementApiUrl and scmUrl: https://NAME.azure-api.net,
+//     https://NAME.developer.azure-api.net, ... (Microsoft Learn "Configure
+//     a custom domain name for your Azure API Management instance", the
+//     default endpoints), for the classic tiers (Consumption: the gateway
+//     only; the v2 tiers are not predicted).
 
 // predictor computes one value of a resource from its declaration, or
 // says it cannot.
@@ -32,7 +38,20 @@ var predictors = map[string]predictor{
 	"microsoft.storage/storageaccounts": storageEndpoint,
 	"microsoft.keyvault/vaults":         vaultURI,
 	"microsoft.sql/servers":             sqlServerFQDN,
+	"microsoft.apimanagement/service":   apimURL,
 }
+
+// apimHosts are the host prefixes of API Management's default endpoints.
+var apimHosts = map[string]string{
+	"gatewayurl":         "",
+	"developerportalurl": "developer.",
+	"managementapiurl":   "management.",
+	"scmurl":             "scm.",
+}
+
+// apimTiers are the tiers whose default endpoints are predicted, and
+// whether they have more than the gateway.
+var apimTiers = map[string]bool{"developer": true, "basic": true, "standard": true, "premium": true, "consumption": false}
 
 // storageServices are the kinds that offer each predicted endpoint.
 var storageServices = map[string][]string{
@@ -150,6 +169,19 @@ func sqlServerFQDN(_ *doc, name string, path []string) (string, bool) {
 	}
 	suffix, ok := cloudSuffix("sqlServerHostname")
 	return name + suffix, ok
+}
+
+func apimURL(d *doc, name string, path []string) (string, bool) {
+	if len(path) != 1 {
+		return "", false
+	}
+	prefix, known := apimHosts[path[0]]
+	sku, ok := d.rawString("sku", "name")
+	all, tier := apimTiers[strings.ToLower(sku)]
+	if !known || !ok || !tier || prefix != "" && !all {
+		return "", false
+	}
+	return "https://" + name + "." + prefix + "azure-api.net", true
 }
 
 func offers(kinds []string, kind string) bool {
