@@ -92,6 +92,11 @@ func (r *refValue) Resolve() (any, bool) {
 	if !ok {
 		return nil, false
 	}
+	// reference() orders a deployment after the resource it reads, also
+	// when the value is known now: the reader keeps that order.
+	if from := r.dep.r.evaluating; from != nil && from != d {
+		from.dependsOn = append(from.dependsOn, r.dep.r.docID(d))
+	}
 	return v, true
 }
 

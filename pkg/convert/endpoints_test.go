@@ -74,9 +74,9 @@ func TestPredictedValues(t *testing.T) {
 			if err := convert.Write(&buf, res.Manifests, "yaml"); err != nil {
 				t.Fatal(err)
 			}
-			// The endpoint written as it is stays a reference: it orders
-			// the tags after the account.
-			wantAll(t, buf.String(), "host: "+tc.want, "raw: ${ref:")
+			// The endpoint written as it is stays a reference, and the
+			// value known now still orders the tags after its resource.
+			wantAll(t, buf.String(), "host: "+tc.want, "raw: ${ref:", "azure.kubectl.io/depends-on: ")
 		})
 	}
 }
