@@ -28,6 +28,9 @@ type run struct {
 	sub      *placeholder
 	tenant   *placeholder
 	reader   Reader // Evaluate's reference() and list*(), when given
+	// evaluating is the doc whose body is being evaluated, if any: a
+	// value read from another resource orders it after that one.
+	evaluating *doc
 }
 
 // envVar is an environment variable a secret is read from.
@@ -99,7 +102,10 @@ func (r *run) evaluate(ctx context.Context) error {
 			return err
 		}
 		if !d.skip && d.inner == nil && !d.existing {
-			if err := d.evalBody(); err != nil {
+			r.evaluating = d
+			err := d.evalBody()
+			r.evaluating = nil
+			if err != nil {
 				r.fail(err)
 				d.failed = true
 			}
