@@ -145,9 +145,17 @@ func envNames(stderr string) []string {
 // the table's reader has the template.
 var exprRE = regexp.MustCompile(`: \[.*\]: `)
 
-// convertReason is convert's first error without the expression it quotes.
-func convertReason(stderr string) string {
-	return firstLine(exprRE.ReplaceAllString(stderr, ": "))
+// convertVerdict classes convert's refusal on its whole first error line
+// (clipped, "known only when deployed" may be cut off) and gives the
+// reason the table shows: that line without the expression it quotes,
+// clipped.
+func convertVerdict(stderr string) (class, string) {
+	line := convertLine(stderr)
+	return classifyConvert(line), clip(line)
+}
+
+func convertLine(stderr string) string {
+	return fullFirstLine(exprRE.ReplaceAllString(stderr, ": "))
 }
 
 // failure is the line of an apply or delete that says what failed: a
@@ -180,7 +188,10 @@ func clip(s string) string {
 }
 
 // firstLine is the first line that says what went wrong.
-func firstLine(s string) string {
+func firstLine(s string) string { return clip(fullFirstLine(s)) }
+
+// fullFirstLine is firstLine unclipped.
+func fullFirstLine(s string) string {
 	var first string
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
@@ -195,7 +206,7 @@ func firstLine(s string) string {
 			break
 		}
 	}
-	return clip(first)
+	return first
 }
 
 // unknownTypes names the resource types of a template the schema index

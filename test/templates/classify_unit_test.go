@@ -115,3 +115,17 @@ func TestPrereqFailuresAreClassedByWhoseFaultTheyAre(t *testing.T) {
 		}
 	}
 }
+
+// A refusal whose "known only when deployed" comes after the first 300
+// characters is still not expressible: convert's line is classed whole.
+func TestConvertVerdictReadsTheWholeLine(t *testing.T) {
+	line := "error: #0 (line 326): resources[5].properties.virtualMachineProfile.extensionProfile.extensions[0].properties.settings." +
+		strings.Repeat("x", 300) + ": reference(resourceId('Microsoft.KeyVault/vaults', ...)) is known only when deployed: it cannot be in a manifest"
+	cl, reason := convertVerdict(line + "\n")
+	if cl != classInexpressible {
+		t.Errorf("class %q, want %q", cl, classInexpressible)
+	}
+	if len(reason) > 303 {
+		t.Errorf("the reason is not clipped: %d characters", len(reason))
+	}
+}

@@ -236,8 +236,8 @@ func (c *cycle) convert(rel string, sub *substitution) bool {
 	case 0:
 		return true
 	case 2:
-		reason := convertReason(r.Stderr)
-		c.res.fail(classifyConvert(reason), "convert", reason)
+		cl, reason := convertVerdict(r.Stderr)
+		c.res.fail(cl, "convert", reason)
 	default:
 		c.res.fail(classConverter, "convert", fmt.Sprintf("exit %d: %s", r.Code, firstLine(r.Stderr)))
 	}

@@ -160,8 +160,8 @@ func (c *cycle) deployPrereq(rel string) (map[string]string, bool) {
 	if conv.Code != 0 {
 		// The pipeline deploys the prereqs as it does any template: what
 		// stops them is the converter's, or not expressible, as for a sample.
-		reason := convertReason(conv.Stderr)
-		c.res.fail(classifyConvert(reason), "prereqs", fmt.Sprintf("%s does not convert: %s", prereqTemplate, reason))
+		cl, reason := convertVerdict(conv.Stderr)
+		c.res.fail(cl, "prereqs", fmt.Sprintf("%s does not convert: %s", prereqTemplate, reason))
 		return nil, false
 	}
 	if !c.applyStage(st) {
