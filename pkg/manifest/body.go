@@ -395,10 +395,15 @@ func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (an
 		return nil, false
 	}
 	for k := range m {
-		if k != "template" && k != "secrets" {
-			l.ps.add(o, path+"."+k, "unknown field; a template has template and secrets")
+		if k != "template" && k != "secrets" && k != "encoding" {
+			l.ps.add(o, path+"."+k, "unknown field; a template has template, secrets and encoding")
 			return nil, false
 		}
+	}
+	encoding, isStr := m["encoding"].(string)
+	if m["encoding"] != nil && (!isStr || encoding != encodingBase64) {
+		l.ps.add(o, path+".encoding", "must be %q (the whole value, base64-encoded, as a template's base64() gives it), or left out", encodingBase64)
+		return nil, false
 	}
 	srcs, isMap := m["secrets"].(map[string]any)
 	if m["secrets"] != nil && !isMap {
@@ -440,10 +445,15 @@ func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (an
 		return nil, false
 	}
 	if d != nil {
+		d.encoding = encoding
 		e.defer_(bodyPath, d)
 		return unknown, true
 	}
 	l.opts.SecretValues.Register(val)
+	if encoding != "" {
+		val = encode(encoding, val)
+		l.opts.SecretValues.Register(val)
+	}
 	return val, true
 }
 

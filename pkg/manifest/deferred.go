@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"crypto/sha1"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -55,6 +56,21 @@ type Deferred struct {
 	// secrets is the registry of the load that made it: ResolveWith
 	// registers action results there.
 	secrets *secret.Registry
+	// encoding is how a valueFrom.template's result is written
+	// (encodingBase64), or "".
+	encoding string
+}
+
+// encodingBase64 is valueFrom.template's encoding: base64, the value a
+// template's base64() of the same string gives (standard alphabet, padded,
+// over its UTF-8 bytes).
+const encodingBase64 = "base64"
+
+func encode(encoding, s string) string {
+	if encoding == encodingBase64 {
+		return base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	return s
 }
 
 // Resolve evaluates the expression, reading live values through get (which
@@ -84,7 +100,7 @@ func (d *Deferred) ResolveFor(reg *secret.Registry, get func(ValueRef) (any, boo
 	if reg == nil {
 		reg = d.secrets
 	}
-	if len(d.terms) == 1 && d.terms[0].ref != nil {
+	if len(d.terms) == 1 && d.terms[0].ref != nil && d.encoding == "" {
 		v, ok := get(*d.terms[0].ref)
 		if !ok {
 			return nil, false, nil
@@ -96,6 +112,12 @@ func (d *Deferred) ResolveFor(reg *secret.Registry, get func(ValueRef) (any, boo
 		return nil, known, err
 	}
 	if len(d.Actions) > 0 {
+		reg.Register(s)
+	}
+	if d.encoding != "" {
+		// A template's value is secret as a whole, in either form.
+		reg.Register(s)
+		s = encode(d.encoding, s)
 		reg.Register(s)
 	}
 	return s, true, nil

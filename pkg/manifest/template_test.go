@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -64,12 +65,49 @@ func TestValueFromTemplate(t *testing.T) {
 		{`{tags: {a: "${secret:key}"}}`, "only known inside valueFrom.template"},
 		{`{tags: {a: {valueFrom: {template: "x${secret:nope}", secrets: {key: {env: DB_PW}}}}}}`, `no secret "nope" under secrets`},
 		{`{tags: {a: {valueFrom: {template: "x", secrets: {key: {env: UNSET}}}}}}`, "environment variable UNSET is not set"},
-		{`{tags: {a: {valueFrom: {template: "x", extra: 1}}}}`, "unknown field; a template has template and secrets"},
+		{`{tags: {a: {valueFrom: {template: "x", extra: 1}}}}`, "unknown field; a template has template, secrets and encoding"},
 	} {
 		o := docs(doc(rgDocT, rgType, "", "{location: westeurope}"), doc("st2", stType, "resourceGroup: rg-demo", tt.body))
 		o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "DB_PW": "x"})
 		if ve := loadErr(t, o); !strings.Contains(ve.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.body, ve, tt.want)
 		}
+	}
+}
+
+// TestValueFromTemplateBase64: encoding: base64 writes the template's
+// value as a template's base64() of the same string does, known now or
+// at apply time, and both forms stay secret.
+func TestValueFromTemplateBase64(t *testing.T) {
+	const vm = "Microsoft.Compute/virtualMachines@2024-03-01"
+	o := docs(
+		doc(rgDocT, rgType, "", "{location: westeurope}"),
+		doc("st1", stType, "resourceGroup: rg-demo", "{location: westeurope, sku: {name: Standard_LRS}, kind: StorageV2}"),
+		doc("vm1", vm, "resourceGroup: rg-demo", `{location: westeurope, properties: {osProfile: {
+  customData: {valueFrom: {template: "admin:${secret:pw}", secrets: {pw: {env: VM_PW}}, encoding: base64}},
+  adminPassword: {valueFrom: {template: "#!/bin/sh\necho ${ref:st1.properties.primaryEndpoints.blob}", encoding: base64}}}}}`),
+	)
+	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "VM_PW": "pw-s3cret-9"})
+	s := load(t, o)
+	r := byName(t, s, "vm1")
+	os := r.Body["properties"].(map[string]any)["osProfile"].(map[string]any)
+	if got := os["customData"]; got != "YWRtaW46cHctczNjcmV0LTk=" { // base64("admin:pw-s3cret-9")
+		t.Errorf("customData = %v", got)
+	}
+	if got := s.Secrets.Scrub("x YWRtaW46cHctczNjcmV0LTk= y"); strings.Contains(got, "YWRtaW46") {
+		t.Errorf("the encoded value is not scrubbed: %s", got)
+	}
+	d := r.Deferred["properties.osProfile.adminPassword"]
+	if d == nil {
+		t.Fatalf("no deferred value: %v", r.Deferred)
+	}
+	v, known, err := d.Resolve(func(ValueRef) (any, bool) { return "https://st1.blob.core.windows.net/", true })
+	if err != nil || !known || v != "IyEvYmluL3NoCmVjaG8gaHR0cHM6Ly9zdDEuYmxvYi5jb3JlLndpbmRvd3MubmV0Lw==" {
+		t.Errorf("Resolve = %v, %v, %v", v, known, err)
+	}
+	bad := docs(doc(rgDocT, rgType, "", `{location: westeurope, tags: {a: {valueFrom: {template: "x", encoding: hex}}}}`))
+	bad.LookupEnv = o.LookupEnv
+	if _, err := Load(context.Background(), bad); err == nil || !strings.Contains(err.Error(), `must be "base64"`) {
+		t.Errorf("encoding hex: %v", err)
 	}
 }
