@@ -38,7 +38,8 @@ func contestRecord(st *resState) *ContestRecord {
 
 // restoreContests seeds this term's resources with the contest counting
 // of the last status file this set's loop wrote: corrections still inside
-// the window, the times contested, the total, and a back-off not yet over.
+// the window, the times contested, the total, a back-off not yet over,
+// and an unconvergeable verdict (unconvergeable.go).
 // A file of another set, or none, starts from nothing.
 func (c *Controller) restoreContests() {
 	prev := c.previousStatus()
@@ -61,7 +62,8 @@ func (c *Controller) restoreContests() {
 		if r.State == StateContested && r.Until != nil && now.Before(*r.Until) {
 			st.state, st.until, st.message, st.changes = StateContested, *r.Until, r.Message, r.Changes
 		}
-		if st.total == 0 && st.contested == 0 && len(st.corrections) == 0 && st.until.IsZero() {
+		restoreStuck(st, r)
+		if st.total == 0 && st.contested == 0 && len(st.corrections) == 0 && st.until.IsZero() && st.stuckManifest == "" {
 			continue
 		}
 		c.res[armid.Key(r.ID)] = st

@@ -120,10 +120,13 @@ type resState struct {
 	contested   int // times contested so far
 	until       time.Time
 	total       int // corrections ever
-	// stuckOn is the set an unconvergeable verdict was reached with: the
+	// stuckOn is the set an unconvergeable verdict was reached with, and
+	// stuckManifest the fingerprint of the resource's manifest in it: the
 	// record now holds Azure's value, so later sweeps look in sync, and
-	// the verdict stands until the manifests change.
-	stuckOn *manifest.Set
+	// the verdict stands until that manifest changes. The fingerprint is
+	// what a new term (a restart, a new leader) restores it by.
+	stuckOn       *manifest.Set
+	stuckManifest string
 	// serial is the state record's serial as the loop last took it (known:
 	// there was one), with the manifest it took it under (foreign.go).
 	serial     int64

@@ -99,19 +99,30 @@ func (k *KubeSource) Start(ctx context.Context) error {
 	return nil
 }
 
-// Objects are the objects the informer holds, by name.
+// Objects are the objects the informer holds, by name. The names are
+// read once: GetName walks the object's map, and a sort comparing
+// 10,000 objects by it took a fifth of the controller's CPU (the
+// reflector and the status pass list every second or two).
 func (k *KubeSource) Objects() ([]*unstructured.Unstructured, error) {
 	objs, err := k.lister.List(labels.Everything())
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*unstructured.Unstructured, 0, len(objs))
+	type named struct {
+		name string
+		obj  *unstructured.Unstructured
+	}
+	byName := make([]named, 0, len(objs))
 	for _, o := range objs {
 		if u, ok := o.(*unstructured.Unstructured); ok {
-			out = append(out, u)
+			byName = append(byName, named{u.GetName(), u})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	sort.Slice(byName, func(i, j int) bool { return byName[i].name < byName[j].name })
+	out := make([]*unstructured.Unstructured, len(byName))
+	for i, n := range byName {
+		out[i] = n.obj
+	}
 	return out, nil
 }
 

@@ -102,6 +102,16 @@ type ObjectHistory struct {
 	ContestedUntil string `json:"contestedUntil,omitempty"`
 	// Recent are the corrections inside the contest window.
 	Recent []CorrectionRecord `json:"recent,omitempty"`
+	// Unconvergeable is the verdict that Azure does not keep the
+	// manifest's value, while it stands.
+	Unconvergeable *StuckHistory `json:"unconvergeable,omitempty"`
+}
+
+// StuckHistory is an unconvergeable verdict: the fingerprint of the
+// manifest it was reached under and the paths Azure keeps its value at.
+type StuckHistory struct {
+	Manifest string   `json:"manifest"`
+	Paths    []string `json:"paths,omitempty"`
 }
 
 // historyOf is rs's history for the status; nil when there is none.
@@ -113,7 +123,8 @@ func historyOf(rs ResourceStatus) *ObjectHistory {
 	if rs.Until != nil {
 		h.ContestedUntil = rs.Until.UTC().Format(time.RFC3339)
 	}
-	if h.Corrections == 0 && h.Contested == 0 && len(h.Recent) == 0 && h.ContestedUntil == "" {
+	h.Unconvergeable = stuckHistory(rs)
+	if h.Corrections == 0 && h.Contested == 0 && len(h.Recent) == 0 && h.ContestedUntil == "" && h.Unconvergeable == nil {
 		return nil
 	}
 	return h
@@ -137,6 +148,9 @@ func (k *KubeStatus) History() *Status {
 			Contest: &ContestRecord{Contested: h.Contested, Corrections: h.Recent}}
 		if u, err := time.Parse(time.RFC3339, h.ContestedUntil); err == nil {
 			rs.Until = &u
+		}
+		if h.Unconvergeable != nil {
+			rs.StuckManifest, rs.Changes = h.Unconvergeable.Manifest, h.Unconvergeable.changesOf()
 		}
 		for _, c := range st.Conditions {
 			if c.Type == ConditionStalled && c.Status == "True" {
@@ -207,8 +221,11 @@ func (k *KubeStatus) now() time.Time {
 }
 
 // statusWorkers are the objects a pass writes at once: a write is a
-// round trip to the API server, and a first sync writes every object.
-const statusWorkers = 8
+// round trip to the API server, and a first sync writes every object
+// twice (its finalizer, its status). With 8, 10,000 objects were bound
+// by the round trips' latency on a busy API server, well under the
+// client's own QPS limit (KubeQPS), which is what bounds them now.
+const statusWorkers = 32
 
 // Sync writes every object's status that changed. Deleted objects are
 // finalized one at a time (deletion.go serialises on the state lock
@@ -352,7 +369,7 @@ func waiting(st ObjectStatus) bool {
 
 // patchStatus writes st as o's status and remembers its hash h.
 func (k *KubeStatus) patchStatus(ctx context.Context, o *unstructured.Unstructured, st ObjectStatus, h string) error {
-	body, err := json.Marshal(map[string]any{"status": st})
+	body, err := statusPatch(o, st)
 	if err != nil {
 		return err
 	}
@@ -367,6 +384,43 @@ func (k *KubeStatus) patchStatus(ctx context.Context, o *unstructured.Unstructur
 	k.written[o.GetName()] = h
 	k.mu.Unlock()
 	return nil
+}
+
+// statusPatch is the merge patch that makes o's status st. A merge patch
+// leaves alone what it does not name, so a field st no longer has (an
+// ended verdict in history, outputs no longer read) is named as null:
+// otherwise it would stay in the status, and a later term would read it.
+func statusPatch(o *unstructured.Unstructured, st ObjectStatus) ([]byte, error) {
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return nil, err
+	}
+	var want map[string]any
+	if err := json.Unmarshal(raw, &want); err != nil {
+		return nil, err
+	}
+	if old, ok := o.Object["status"].(map[string]any); ok {
+		nullRemoved(old, want)
+	}
+	return json.Marshal(map[string]any{"status": want})
+}
+
+// nullRemoved sets to null in want every key old has and want has not,
+// through the objects both have (lists are replaced whole by a merge
+// patch).
+func nullRemoved(old, want map[string]any) {
+	for k, ov := range old {
+		wv, ok := want[k]
+		if !ok {
+			want[k] = nil
+			continue
+		}
+		om, oIsMap := ov.(map[string]any)
+		wm, wIsMap := wv.(map[string]any)
+		if oIsMap && wIsMap {
+			nullRemoved(om, wm)
+		}
+	}
 }
 
 func orKeep(v, old string) string {

@@ -120,3 +120,52 @@ func TestReadyWaitsForProvisioning(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusPatchNamesRemovedFieldsNull: a merge patch leaves alone what
+// it does not name, so what the new status no longer has is sent as null.
+func TestStatusPatchNamesRemovedFieldsNull(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		old  map[string]any
+		st   ObjectStatus
+		want string
+	}{
+		{"first status", nil, ObjectStatus{State: StateInSync}, `{"status":{"state":"in-sync"}}`},
+		{"ended verdict", map[string]any{"state": StateUnconvergeable, "history": map[string]any{"corrections": int64(1), "unconvergeable": map[string]any{"manifest": "ab"}}},
+			ObjectStatus{State: StateInSync, History: &ObjectHistory{Corrections: 1}},
+			`{"status":{"history":{"corrections":1,"unconvergeable":null},"state":"in-sync"}}`},
+		{"no history left", map[string]any{"state": StateContested, "history": map[string]any{"contested": int64(1)}, "outputs": map[string]any{"a": "b"}},
+			ObjectStatus{State: StateInSync}, `{"status":{"history":null,"outputs":null,"state":"in-sync"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &unstructured.Unstructured{Object: map[string]any{}}
+			if tc.old != nil {
+				o.Object["status"] = tc.old
+			}
+			got, err := statusPatch(o, tc.st)
+			if err != nil || string(got) != tc.want {
+				t.Errorf("got %s (%v), want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestManifestDigestLeavesSecretsOut: the digest an object's status keeps
+// does not depend on a secret value (it could be recovered by hashing
+// guesses), and does on everything else.
+func TestManifestDigestLeavesSecretsOut(t *testing.T) {
+	res := func(pw, tag string) *manifest.Resource {
+		return &manifest.Resource{ID: "/subscriptions/s/resourceGroups/g/providers/P.X/y/n", Type: "P.X/y", APIVersion: "2024-01-01",
+			Body: map[string]any{"tags": map[string]any{"env": tag}, "properties": map[string]any{"password": pw}}}
+	}
+	regA, regB := secret.NewRegistry(), secret.NewRegistry()
+	regA.Register("Secret-Value-A-1234")
+	regB.Register("Secret-Value-B-5678")
+	a := manifestDigest(res("Secret-Value-A-1234", "prod"), regA)
+	if b := manifestDigest(res("Secret-Value-B-5678", "prod"), regB); a != b {
+		t.Errorf("the digest depends on the secret value: %s vs %s", a, b)
+	}
+	if c := manifestDigest(res("Secret-Value-A-1234", "dev"), regA); a == c {
+		t.Errorf("a changed tag kept the digest %s", a)
+	}
+}

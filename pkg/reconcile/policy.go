@@ -152,7 +152,7 @@ func (c *Controller) blocked(pr plan.Resource, policy string, st *resState, set 
 		return StateDrifted, "changed in Azure outside this tool; policy detect: not corrected"
 	case now.Before(st.until):
 		return StateContested, ""
-	case st.state == StateUnconvergeable && st.stuckOn == set:
+	case st.stuckUnder(set, armid.Key(pr.ID)):
 		return StateUnconvergeable, ""
 	}
 	return "", ""
@@ -163,7 +163,7 @@ func (c *Controller) inSync(key, id, policy string, at time.Time) {
 	defer c.mu.Unlock()
 	st := c.state(key, id)
 	st.policy, st.lastObserved = policy, at
-	if st.state == StateUnconvergeable && st.stuckOn == c.set {
+	if st.stuckUnder(c.set, key) {
 		return
 	}
 	st.state, st.changes, st.message = StateInSync, nil, ""
@@ -186,7 +186,8 @@ func (c *Controller) drifted(key, id, policy string, drift, all []plan.Change, a
 	switch {
 	case st.state == StateUnconvergeable && known:
 		// Azure would not take the value last time: writing again would
-		// only repeat that. A manifest change or a restart tries again.
+		// only repeat that. A change of its manifest tries again; a
+		// restart does not (unconvergeable.go).
 	case at.Before(st.until):
 		st.state = StateContested
 	case policy == PolicyDetect:

@@ -91,6 +91,9 @@ func (c *Controller) Snapshot() *Status {
 			rs.Until = &u
 		}
 		rs.Contest = contestRecord(r)
+		if r.state == StateUnconvergeable {
+			rs.StuckManifest = r.stuckManifest
+		}
 		counts[r.state]++
 		st.Resources = append(st.Resources, rs)
 	}

@@ -72,6 +72,10 @@ type ResourceStatus struct {
 	// a restarted loop of the same set goes on counting instead of
 	// correcting a contested path afresh.
 	Contest *ContestRecord `json:"contest,omitempty"`
+	// StuckManifest is, for an unconvergeable resource, the fingerprint
+	// of the manifest the verdict was reached under (secret values left
+	// out): a restarted loop leaves the resource alone until it changes.
+	StuckManifest string `json:"stuckManifest,omitempty"`
 }
 
 // ContestRecord is the recent corrections of a resource and how often it

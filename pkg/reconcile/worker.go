@@ -293,6 +293,10 @@ func (c *Controller) written(ctx context.Context, set *manifest.Set, pr plan.Res
 	}
 	if len(kept) > 0 {
 		st.state, st.changes, st.stuckOn = StateUnconvergeable, kept, set
+		st.stuckManifest = ""
+		if res := declared(set, key); res != nil {
+			st.stuckManifest = manifestDigest(res, set.Secrets)
+		}
 		st.message = "written, but Azure still holds the drifted value at " + strings.Join(pathsOf(kept), ", ") + ": not corrected again until the manifests change (the service may refuse or override that value)"
 		c.logf("unconvergeable: %s: %s", pr.ID, st.message)
 		c.event(EventUnconvergeable, pr.ID, st.message, true)
