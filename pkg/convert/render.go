@@ -437,6 +437,9 @@ func (rd *renderer) build(t *textBuilder, v any, path string) error {
 		t.secret(map[string]any{"action": src})
 	case *secretValue:
 		t.secret(map[string]any{"env": x.env})
+	case *expr.Encoded:
+		// Only a whole value can be written encoded (unknown).
+		return &evalError{path: path, msg: (&expr.DeferredError{Func: "base64", What: x.Of.(expr.Unknown).Describe()}).Error(), deferred: true}
 	default:
 		return &evalError{path: path, msg: fmt.Sprintf("a %s cannot be part of a string", expr.TypeName(v))}
 	}
@@ -807,6 +810,9 @@ func (rd *renderer) key(k, path string) (string, error) {
 // unknown renders a deploy-time value: a placeholder string, or valueFrom
 // when it holds a secret.
 func (rd *renderer) unknown(u expr.Unknown, path string) (any, error) {
+	if enc, ok := u.(*expr.Encoded); ok {
+		return rd.encoded(enc, path)
+	}
 	var t textBuilder
 	if err := rd.build(&t, u, path); err != nil {
 		return nil, err
@@ -823,6 +829,25 @@ func (rd *renderer) unknown(u expr.Unknown, path string) (any, error) {
 		secrets[s.name] = s.src
 	}
 	return map[string]any{"valueFrom": map[string]any{"template": text, "secrets": secrets}}, nil
+}
+
+// encoded renders base64() of a deploy-time string as the whole value: a
+// template with encoding: base64, secret as every template is (it is what
+// customData and protected settings carry).
+func (rd *renderer) encoded(enc *expr.Encoded, path string) (any, error) {
+	var t textBuilder
+	if err := rd.build(&t, enc.Of, path); err != nil {
+		return nil, err
+	}
+	vf := map[string]any{"template": t.b.String(), "encoding": "base64"}
+	if len(t.secrets) > 0 {
+		secrets := map[string]any{}
+		for _, s := range t.secrets {
+			secrets[s.name] = s.src
+		}
+		vf["secrets"] = secrets
+	}
+	return map[string]any{"valueFrom": vf}, nil
 }
 
 // dependsOn lists the dependsOn targets no body, parent or scope implies.

@@ -58,6 +58,17 @@ func (c *Concat) Describe() string {
 	}
 	return b.String()
 }
+
+// Encoded is base64() of a string known only at deploy time. A manifest
+// can say it only of a whole value (valueFrom.template with encoding:
+// base64); inside a longer string it stays beyond a manifest.
+type Encoded struct{ Of any }
+
+func (e *Encoded) Access(any) (any, error) {
+	return nil, fmt.Errorf("cannot read a property of base64(...)")
+}
+func (e *Encoded) Describe() string { return "base64(" + describe(e.Of) + ")" }
+
 func (h *Hash) Access(any) (any, error) {
 	return nil, fmt.Errorf("cannot read a property of %s()", h.Func)
 }

@@ -22,7 +22,7 @@ func init() {
 		"trim": strFunc(strings.TrimSpace), "substring": fSubstring, "replace": fReplace,
 		"split": fSplit, "join": fJoin, "startswith": fStartsWith, "endswith": fEndsWith,
 		"indexof": fIndexOf, "lastindexof": fLastIndexOf, "padleft": fPadLeft,
-		"base64":         strFunc(func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }),
+		"base64":         fBase64,
 		"base64tostring": fBase64ToString, "base64tojson": fBase64ToJSON,
 		"uri": fURI, "uricomponent": strFunc(uriComponent), "uricomponenttostring": fURIComponentToString,
 		"datauri": fDataURI, "datauritostring": fDataURIToString,
@@ -39,6 +39,23 @@ var builtins = map[string]Func{}
 func Builtin(name string) (Func, bool) {
 	f, ok := builtins[strings.ToLower(name)]
 	return f, ok
+}
+
+// fBase64 is base64(): of a string known now, its encoding; of one known
+// only at deploy time, an Encoded the renderer writes as a template with
+// encoding: base64 where it is a whole value.
+func fBase64(c *Ctx, args []any) (any, error) {
+	if err := nargs(args, 1, 1); err != nil {
+		return nil, err
+	}
+	if _, known := Known(args[0]); !known {
+		return &Encoded{Of: args[0]}, nil
+	}
+	s, err := strArg(c, args, 0)
+	if err != nil {
+		return nil, err
+	}
+	return base64.StdEncoding.EncodeToString([]byte(s)), nil
 }
 
 func strFunc(f func(string) string) Func {
