@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -710,12 +711,21 @@ func refPath(path []any) string {
 }
 
 func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) {
-	target := rd.target(a.target, a.dep)
+	target, under := rd.target(a.target, a.dep), ""
+	if target == nil {
+		// A child the service makes under a converted resource (a
+		// workflow's trigger, a namespace's RootManageSharedAccessKey): the
+		// action is called below the managed resource.
+		target, under = rd.serviceChild(a.target)
+	}
 	if target == nil {
 		return nil, &evalError{path: path, msg: rd.outsideAction(a), deferred: true}
 	}
 	rd.edges[target] = true
 	src := map[string]any{"resource": target.refKey, "name": a.name}
+	if under != "" {
+		src["under"] = under
+	}
 	if p := refPath(a.path); p != "" {
 		src["path"] = p
 	}
@@ -723,6 +733,32 @@ func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) 
 		src["apiVersion"] = a.apiVersion
 	}
 	return src, nil
+}
+
+// serviceChild is the converted resource an unconverted action target is
+// under and the path from it, when that path is TYPE/NAME pairs (the
+// service's own children); nil otherwise.
+func (rd *renderer) serviceChild(target any) (*doc, string) {
+	up := rd.ancestorOf(target)
+	if up == nil {
+		return nil, ""
+	}
+	// The same text as literalText, in the template's own casing: the
+	// child's name is sent as written.
+	saved, savedEdges := rd.literal, rd.edges
+	rd.literal, rd.edges = true, map[*doc]bool{}
+	text, err := rd.text(target, "")
+	rd.literal, rd.edges = saved, savedEdges
+	text = strings.TrimSuffix(text, "/")
+	key := rd.docKey(up)
+	if err != nil || len(text) <= len(key)+1 || !strings.EqualFold(text[:len(key)], key) {
+		return nil, ""
+	}
+	rest := strings.Trim(text[len(key):], "/")
+	if segs := strings.Split(rest, "/"); len(segs)%2 != 0 || slices.Contains(segs, "") {
+		return nil, ""
+	}
+	return up, rest
 }
 
 // outsideAction says why an action of an unconverted resource is not

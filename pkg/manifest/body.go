@@ -337,15 +337,18 @@ func (l *loader) actionRef(e *entry, v any, path string) (*ActionRef, bool) {
 	}
 	for k := range a {
 		switch k {
-		case "resource", "name", "path", "apiVersion":
+		case "resource", "under", "name", "path", "apiVersion":
 		default:
-			l.ps.add(o, path+"."+k, "unknown field; action has resource, name, path and apiVersion")
+			l.ps.add(o, path+"."+k, "unknown field; action has resource, under, name, path and apiVersion")
 			return nil, false
 		}
 	}
 	get := func(k string) string { s, _ := a[k].(string); return strings.TrimSpace(s) }
 	target, name, sub, ver := get("resource"), get("name"), get("path"), get("apiVersion")
-	ok := true
+	under, ok := actionUnder(get("under"))
+	if !ok {
+		l.ps.add(o, path+".under", "must be a path below the resource, TYPE/NAME pairs such as triggers/manual or authorizationRules/RootManageSharedAccessKey")
+	}
 	if target == "" {
 		l.ps.add(o, path+".resource", "missing; name the managed resource whose action is called (NAME or TYPE/NAME)")
 		ok = false
@@ -380,7 +383,25 @@ func (l *loader) actionRef(e *entry, v any, path string) (*ActionRef, bool) {
 	if ver == "" {
 		ver = t.res.APIVersion
 	}
-	return &ActionRef{Target: t.res.ID, Action: name, APIVersion: ver, Path: sub}, true
+	return &ActionRef{Target: t.res.ID, Under: under, Action: name, APIVersion: ver, Path: sub}, true
+}
+
+// actionUnder checks an action's under: segments in TYPE/NAME pairs, none
+// empty or a dot segment, nothing a URL would read otherwise.
+func actionUnder(s string) (string, bool) {
+	if s == "" {
+		return "", true
+	}
+	segs := strings.Split(strings.Trim(s, "/"), "/")
+	if len(segs)%2 != 0 || strings.ContainsAny(s, "?#%\\ ") {
+		return "", false
+	}
+	for _, g := range segs {
+		if g == "" || g == "." || g == ".." {
+			return "", false
+		}
+	}
+	return strings.Join(segs, "/"), true
 }
 
 // template resolves {valueFrom: {template: "...", secrets: {NAME: SOURCE}}}:

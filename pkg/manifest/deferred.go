@@ -129,6 +129,11 @@ func (d *Deferred) ResolveFor(reg *secret.Registry, get func(ValueRef) (any, boo
 type ActionRef struct {
 	// Target is the ARM ID of the resource whose action is called.
 	Target string
+	// Under is a path below Target the action is on, when that is a child
+	// the service makes rather than a managed resource (a workflow's
+	// triggers/manual, a namespace's authorizationRules/RootManageSharedAccessKey),
+	// or "".
+	Under string
 	// Action is the action's name, e.g. "listKeys".
 	Action string
 	// APIVersion is the api-version of the call: the one given in the
@@ -136,6 +141,15 @@ type ActionRef struct {
 	APIVersion string
 	// Path picks the value in the action's response, e.g. "keys[0].value".
 	Path string
+}
+
+// URLPath is what the action is POSTed to: Target[/Under]/Action.
+func (a ActionRef) URLPath() string {
+	p := strings.TrimRight(a.Target, "/")
+	if a.Under != "" {
+		p += "/" + a.Under
+	}
+	return p + "/" + a.Action
 }
 
 // IDForName returns the resource's ARM ID with its last segment replaced

@@ -111,3 +111,34 @@ func TestValueFromTemplateBase64(t *testing.T) {
 		t.Errorf("encoding hex: %v", err)
 	}
 }
+
+// TestActionUnder: an action on a child the service makes (a namespace's
+// RootManageSharedAccessKey) is called below the managed resource, which
+// stays the dependency; under must be TYPE/NAME pairs.
+func TestActionUnder(t *testing.T) {
+	const sb = "Microsoft.ServiceBus/namespaces@2022-10-01-preview"
+	mk := func(under string) LoadOptions {
+		o := docs(
+			doc(rgDocT, rgType, "", "{location: westeurope}"),
+			doc("sb1", sb, "resourceGroup: rg-demo", "{location: westeurope, sku: {name: Standard}}"),
+			doc("rg2", rgType, "", `{location: westeurope, tags: {c: {valueFrom: {action: {resource: sb1, under: "`+under+`", name: listKeys, path: primaryConnectionString}}}}}`),
+		)
+		o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub})
+		return o
+	}
+	s := load(t, mk("authorizationRules/RootManageSharedAccessKey"))
+	r := byName(t, s, "rg2")
+	a := r.Actions["tags.c"]
+	sbID := rgID + "/providers/Microsoft.ServiceBus/namespaces/sb1"
+	if a == nil || a.Target != sbID || a.URLPath() != sbID+"/authorizationRules/RootManageSharedAccessKey/listKeys" {
+		t.Fatalf("action = %+v", a)
+	}
+	if !contains(r.DependsOn, sbID) {
+		t.Errorf("DependsOn = %v", r.DependsOn)
+	}
+	for _, bad := range []string{"authorizationRules", "a/../b", "a/b?x=1"} {
+		if _, err := Load(context.Background(), mk(bad)); err == nil || !strings.Contains(err.Error(), "must be a path below the resource") {
+			t.Errorf("under %q: %v", bad, err)
+		}
+	}
+}
