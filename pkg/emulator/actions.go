@@ -44,6 +44,9 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 	target := p.ParentID()
 	res := s.store.get(target)
 	if res == nil {
+		if r, ok := s.serviceChildAction(p, action); ok {
+			return r
+		}
 		tp, ok := armid.ParsePath(target)
 		if !ok {
 			return reply{err: errNotFound(p)}

@@ -268,7 +268,7 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 	case armid.PathCollection:
 		// A provider's locations are not resources: their actions have
 		// no parent to find.
-		if !(m == http.MethodPost && locationScoped(p)) {
+		if !(m == http.MethodPost && (locationScoped(p) || serviceChildOf(p) != "")) {
 			if err := s.checkParents(p, "read"); err != nil {
 				return reply{err: err}
 			}
