@@ -49,6 +49,9 @@ func (s *Server) isReferenceKey(t *schema.Type, concrete []string) bool {
 	if schema.IsItem(last) && len(concrete) > 1 {
 		last = concrete[len(concrete)-2] // an array of IDs
 	}
+	if t != nil && underAnyJSON(t, concrete) {
+		return false
+	}
 	if t != nil {
 		if _, prop := t.Resolve(concrete); prop != nil {
 			if prop.ReadOnly {
@@ -60,6 +63,26 @@ func (s *Server) isReferenceKey(t *schema.Type, concrete []string) bool {
 		}
 	}
 	return last == "id" || strings.HasSuffix(last, "Id") || strings.HasSuffix(last, "ID") || strings.HasSuffix(last, "Ids") || strings.HasSuffix(last, "IDs")
+}
+
+// underAnyJSON reports whether the value at concrete lies below a member the
+// spec types as any JSON (a portal dashboard part's inputs and settings):
+// the service stores it as given, so an "id" there is the user's data,
+// not a reference it resolves. Only a complete (Bicep index) type says so.
+func underAnyJSON(t *schema.Type, concrete []string) bool {
+	if !t.Detailed || t.Fallback() {
+		return false
+	}
+	for i := 1; i < len(concrete); i++ {
+		sp, p := t.Resolve(concrete[:i])
+		if p == nil {
+			return false
+		}
+		if p.Type == "" && len(t.Children(sp)) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) checkReference(p armid.Path, self, path, v string) *armError {

@@ -40,3 +40,24 @@ func TestServiceChildActions(t *testing.T) {
 		t.Errorf("a trigger of a workflow that does not exist: %d %s", r.Status, r.Raw)
 	}
 }
+
+// A dashboard part's inputs are any JSON the portal stores as given: an
+// ID there names what a tile shows, and a missing resource is the tile's
+// problem, not a refused write. A reference where the spec declares an
+// ID is still checked.
+func TestIDsInsideAnyJSONAreNotReferences(t *testing.T) {
+	u, g := startWithGroup(t, "dash")
+	gone := g + "/providers/Microsoft.Insights/components/gone"
+	body := map[string]any{"location": "westeurope", "properties": map[string]any{"lenses": []any{map[string]any{"order": 0, "parts": []any{
+		map[string]any{"position": map[string]any{"x": 0, "y": 0, "colSpan": 2, "rowSpan": 1},
+			"metadata": map[string]any{"type": "Extension/HubsExtension/PartType/MarkdownPart",
+				"inputs": []any{map[string]any{"name": "id", "value": map[string]any{"resourceMetadata": map[string]any{"id": gone}}}}}}}}}}}
+	if r := do(t, http.MethodPut, u+g+"/providers/Microsoft.Portal/dashboards/d1?api-version=2020-09-01-preview", body); r.Status >= 300 {
+		t.Errorf("a dashboard naming a missing component in a part's inputs: %d %s", r.Status, r.Raw)
+	}
+	nic := map[string]any{"location": "westeurope", "properties": map[string]any{"networkSecurityGroup": map[string]any{"id": g + "/providers/Microsoft.Network/networkSecurityGroups/gone"},
+		"ipConfigurations": []any{}}}
+	if r := do(t, http.MethodPut, u+g+"/providers/Microsoft.Network/networkInterfaces/n1?api-version=2023-09-01", nic); r.Status != 400 || errCode(r) != "InvalidResourceReference" {
+		t.Errorf("a NIC naming a missing NSG: %d %s, want 400 InvalidResourceReference", r.Status, r.Raw)
+	}
+}
