@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -652,49 +651,40 @@ func (e *Engine) actionConsent(ctx context.Context, it *item, a manifest.ActionR
 // setPath stores v at a dotted path ([n] array items, [key] members) that
 // already exists in body (it holds the placeholder).
 func setPath(body map[string]any, path string, v any) error {
-	segs, err := splitPath(path)
+	// Deferred and action paths are in the diff's path syntax (the loader
+	// keys them with bodypath.JoinMember: setParameters."Database Server"),
+	// not a reference's.
+	segs, err := bodypath.Parse(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("body path %s: %w", path, err)
 	}
 	var cur any = body
 	for i, s := range segs {
 		last := i == len(segs)-1
 		switch c := cur.(type) {
 		case map[string]any:
+			if s.Kind != bodypath.Member {
+				return fmt.Errorf("body path %s: %s is not a member", path, bodypath.Path{s})
+			}
 			if last {
-				c[s] = v
+				c[s.Name] = v
 				return nil
 			}
-			cur = c[s]
+			cur = c[s.Name]
 		case []any:
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 0 || n >= len(c) {
-				return fmt.Errorf("body path %s: no array item %s", path, s)
+			if s.Kind != bodypath.Index || s.Index < 0 || s.Index >= len(c) {
+				return fmt.Errorf("body path %s: no array item %s", path, bodypath.Path{s})
 			}
 			if last {
-				c[n] = v
+				c[s.Index] = v
 				return nil
 			}
-			cur = c[n]
+			cur = c[s.Index]
 		default:
-			return fmt.Errorf("body path %s: %s is not inside an object or array", path, s)
+			return fmt.Errorf("body path %s: %s is not inside an object or array", path, bodypath.Path{s})
 		}
 	}
 	return nil
-}
-
-// splitPath splits a dotted path with [n] / [key] / ["key"] segments: the
-// reference path syntax, parsed by bodypath.ParseRef.
-func splitPath(p string) ([]string, error) {
-	path, err := bodypath.ParseRef(p)
-	if err != nil {
-		return nil, fmt.Errorf("body path: %w", err)
-	}
-	out := make([]string, len(path))
-	for i, s := range path {
-		out[i] = s.Name // a position keeps its text in Name
-	}
-	return out, nil
 }
 
 // deepCopyMap copies a decoded JSON body so resolved values never leak into

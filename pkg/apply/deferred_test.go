@@ -2,7 +2,6 @@ package apply
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/plan"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
@@ -318,7 +318,10 @@ func TestSetPath(t *testing.T) {
 	}{
 		{"properties.a", `{"properties":{"a":"V","b":[1,{"c":2}]},"tags":{"x.y":"1"}}`},
 		{"properties.b[1].c", `{"properties":{"a":1,"b":[1,{"c":"V"}]},"tags":{"x.y":"1"}}`},
-		{`tags["x.y"]`, `{"properties":{"a":1,"b":[1,{"c":2}]},"tags":{"x.y":"V"}}`},
+		{`tags."x.y"`, `{"properties":{"a":1,"b":[1,{"c":2}]},"tags":{"x.y":"V"}}`},
+		// The loader's key for a member with a space (an MSDeploy
+		// extension's setParameters."Database Server").
+		{`properties."Database Server"`, `{"properties":{"Database Server":"V","a":1,"b":[1,{"c":2}]},"tags":{"x.y":"1"}}`},
 	} {
 		b := map[string]any{"properties": map[string]any{"a": 1, "b": []any{1, map[string]any{"c": 2}}}, "tags": map[string]any{"x.y": "1"}}
 		if err := setPath(b, tc.path, "V"); err != nil {
@@ -347,16 +350,14 @@ func FuzzSetPath(f *testing.F) {
 		if err := setPath(b, path, "V"); err != nil {
 			return
 		}
-		segs, _ := splitPath(path)
+		segs, _ := bodypath.Parse(path)
 		var cur any = b
 		for _, s := range segs {
 			switch c := cur.(type) {
 			case map[string]any:
-				cur = c[s]
+				cur = c[s.Name]
 			case []any:
-				n := 0
-				fmt.Sscan(s, &n)
-				cur = c[n]
+				cur = c[s.Index]
 			}
 		}
 		if cur != "V" {
