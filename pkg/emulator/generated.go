@@ -199,6 +199,15 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 			props["secretUri"] = uri
 			props["secretUriWithVersion"] = uri + "/" + derivedHex(id, "secretVersion", 32)
 		}
+	case "microsoft.keyvault/vaults/keys":
+		// "Keys - Get" (Microsoft.KeyVault keys.json 2023-07-01,
+		// KeyProperties): keyUri and keyUriWithVersion, read-only, the
+		// key's data-plane address (its version a 32-digit hex string).
+		if len(p.Names) == 2 {
+			uri := "https://" + strings.ToLower(p.Names[0]) + ".vault.azure.net/keys/" + p.Names[1]
+			props["keyUri"] = uri
+			props["keyUriWithVersion"] = uri + "/" + derivedHex(id, "keyVersion", 32)
+		}
 	case "microsoft.cognitiveservices/accounts":
 		props["endpoint"] = cognitiveEndpoint(body, props, loc)
 	case "microsoft.servicefabric/clusters":

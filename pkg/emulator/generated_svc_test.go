@@ -90,6 +90,11 @@ func TestServiceComputedValues(t *testing.T) {
 	if strings.Contains(jsonText(sec), "not-shown") {
 		t.Errorf("a secret's value is answered: %s", jsonText(sec))
 	}
+	put(t, u+kv+"/keys/k1?api-version=2023-07-01", map[string]any{"properties": map[string]any{"kty": "RSA", "keySize": 2048}})
+	key := get(t, u+kv+"/keys/k1?api-version=2023-07-01")
+	if at(key, "properties", "keyUri") != "https://kv-gen-1.vault.azure.net/keys/k1" || len(str(key, "properties", "keyUriWithVersion")) != len("https://kv-gen-1.vault.azure.net/keys/k1/")+32 {
+		t.Errorf("key %s", jsonText(key))
+	}
 }
 
 // TestTemplateListActionShapes: the list actions old and common templates read answer the shapes they
