@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -397,7 +398,12 @@ func (e *Engine) finishPlan(ctx context.Context, set *manifest.Set, run *Prepare
 	p.Warnings = append(p.Warnings, warnings...)
 	for _, it := range items {
 		p.Resources = append(p.Resources, it.planned)
-		p.Warnings = append(p.Warnings, softDeleteNotes(it.planned, true)...)
+		// A vault deleted with its group is named by both deletes: once.
+		for _, n := range softDeleteNotes(it.planned, true) {
+			if !slices.Contains(p.Warnings, n) {
+				p.Warnings = append(p.Warnings, n)
+			}
+		}
 	}
 	p.Subscriptions = subscriptions(items)
 	order(p, items)

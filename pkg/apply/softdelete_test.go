@@ -121,3 +121,32 @@ func TestReplacingASoftDeleteTypeIsRefused(t *testing.T) {
 		t.Fatalf("a refused plan wrote: %v -> %v", before, after)
 	}
 }
+
+// Deleting a vault together with its group names the vault in both
+// deletes; the plan warns of it once.
+func TestSoftDeleteWarningOncePerResource(t *testing.T) {
+	ctx := context.Background()
+	_, c, vault, vb, vr := softVault(t)
+	rr := recordOf(rg1, body(), DefaultSet)
+	rr.APIVersion = "2021-04-01"
+	g := res(rg1, body())
+	g.APIVersion = "2021-04-01"
+	v := res(vault, vb)
+	v.APIVersion = "2023-07-01"
+	o := DefaultOptions()
+	o.Mode = plan.ModeDelete
+	e := &Engine{Client: FromARM(c), Store: newMemStore(vr, rr), Schemas: schema.Default(), Options: o}
+	p, err := e.Plan(ctx, &manifest.Set{Resources: []*manifest.Resource{g, v}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, w := range p.Plan.Warnings {
+		if strings.Contains(w, "kv-soft") && strings.Contains(w, "name stays reserved") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d warnings name kv-soft's reserved name, want 1: %q", n, p.Plan.Warnings)
+	}
+}
