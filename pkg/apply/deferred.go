@@ -337,7 +337,7 @@ func planActions(ctx context.Context, e *Engine, it *item, byKey map[string]*ite
 		if d == nil || d.live == nil || d.planned.Action == plan.ActionCreate || d.planned.Action == plan.ActionReplace {
 			return nil, errNoAnswerYet
 		}
-		if d.record == nil && !e.Options.Adopt {
+		if d.record == nil && !e.Options.Adopt && !a.Existing {
 			// Unmanaged: apply refuses it (or Check does, for the plan).
 			return nil, errNoAnswerYet
 		}
@@ -635,7 +635,9 @@ func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef)
 // plan of the whole set; a resource this run created is recorded by the
 // time its dependants are written.
 func (e *Engine) actionConsent(ctx context.Context, it *item, a manifest.ActionRef) error {
-	if e.Options.Adopt {
+	if e.Options.Adopt || a.Existing {
+		// --adopt, or the set declared the resource existing: both say
+		// reading it is meant.
 		return nil
 	}
 	rec, err := e.Store.Get(ctx, a.Target)

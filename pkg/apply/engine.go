@@ -215,9 +215,13 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 		return nil, err
 	}
 	items := e.manifestItems(set, st.byKey)
-	declared := make(map[string]bool, len(items))
+	declared := make(map[string]bool, len(items)+len(set.Existing))
 	for _, it := range items {
 		declared[it.key] = true
+	}
+	for _, r := range set.Existing {
+		// Declared as not this set's: never pruned, even if once recorded.
+		declared[armid.Key(r.ID)] = true
 	}
 	run := &Prepared{key: secretKey, declared: declared}
 	items = e.withPrunes(items, st, declared)
@@ -227,8 +231,18 @@ func (e *Engine) Plan(ctx context.Context, set *manifest.Set) (*Prepared, error)
 		sc.byKey[it.key] = it
 	}
 	if !e.Options.deletes() { // a delete resolves no value
+		existing, err := e.readExisting(ctx, set, sc.byKey)
+		if err != nil {
+			return nil, err
+		}
 		if run.readOnly, err = e.readReferenced(ctx, items, sc.byKey); err != nil {
 			return nil, err
+		}
+		for k, t := range existing {
+			if run.readOnly == nil {
+				run.readOnly = map[string]*item{}
+			}
+			run.readOnly[k] = t
 		}
 	}
 	needReferenced(items, sc.byKey)

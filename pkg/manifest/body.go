@@ -383,7 +383,7 @@ func (l *loader) actionRef(e *entry, v any, path string) (*ActionRef, bool) {
 	if ver == "" {
 		ver = t.res.APIVersion
 	}
-	return &ActionRef{Target: t.res.ID, Under: under, Action: name, APIVersion: ver, Path: sub}, true
+	return &ActionRef{Target: t.res.ID, Under: under, Action: name, APIVersion: ver, Path: sub, Existing: t.existing}, true
 }
 
 // actionUnder checks an action's under: segments in TYPE/NAME pairs, none

@@ -141,6 +141,10 @@ type ActionRef struct {
 	APIVersion string
 	// Path picks the value in the action's response, e.g. "keys[0].value".
 	Path string
+	// Existing is set when Target is annotated azure.kubectl.io/existing:
+	// the set declared it is read, which is the consent to call its
+	// actions although this tool does not manage it.
+	Existing bool
 }
 
 // URLPath is what the action is POSTed to: Target[/Under]/Action.

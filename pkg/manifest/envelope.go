@@ -153,6 +153,16 @@ func (l *loader) envelope(d document) *entry {
 	default:
 		bad("spec.body", "must be a mapping (the ARM request body), got %s", jsonKind(b))
 	}
+	if e.existing = res.Annotations[AnnotationExisting] == "true"; e.existing {
+		for _, k := range existingRefuses {
+			if res.Annotations[k] != "" {
+				bad("metadata.annotations."+k, "means nothing on a resource annotated %s: true, which this set only reads; remove one of the two", AnnotationExisting)
+			}
+		}
+		if len(e.body) > 0 {
+			bad("spec.body", "a resource annotated %s: true is only read, never written: remove spec.body, or remove the annotation to manage the resource", AnnotationExisting)
+		}
+	}
 	if !ok {
 		return nil
 	}
@@ -241,12 +251,21 @@ const (
 	// the controller's Resource object does to the resource; a manifest
 	// file removed from a set never deletes anything, whatever it says.
 	AnnotationDeletionPolicy = "azure.kubectl.io/deletion-policy"
+	// AnnotationExisting "true" declares a resource this set reads but does
+	// not manage (Bicep's `existing`): its live values and actions feed
+	// other resources; it is never written, deleted or recorded, and it
+	// must exist in Azure.
+	AnnotationExisting = "azure.kubectl.io/existing"
 )
+
+// existingRefuses are the annotations that act on writes and deletes, which
+// an existing resource never has.
+var existingRefuses = []string{AnnotationPreventDestroy, AnnotationIgnoreChanges, AnnotationDependsOn, AnnotationDriftPolicy, AnnotationDeletionPolicy}
 
 // annotationPrefix is the prefix of the tool's own annotation keys.
 const annotationPrefix = "azure.kubectl.io/"
 
-var knownAnnotations = []string{AnnotationPreventDestroy, AnnotationIgnoreChanges, AnnotationDependsOn, AnnotationDriftPolicy, AnnotationDeletionPolicy}
+var knownAnnotations = []string{AnnotationPreventDestroy, AnnotationIgnoreChanges, AnnotationDependsOn, AnnotationDriftPolicy, AnnotationDeletionPolicy, AnnotationExisting}
 
 // stringMap reads metadata.labels or metadata.annotations at path: a
 // mapping whose values are strings (notString says how to fix one that is
@@ -305,7 +324,7 @@ func (l *loader) share(m map[string]string) map[string]string {
 // error naming the key to write.
 func checkAnnotation(k, v string) string {
 	switch k {
-	case AnnotationPreventDestroy:
+	case AnnotationPreventDestroy, AnnotationExisting:
 		if v != "true" && v != "false" {
 			return fmt.Sprintf("must be \"true\" or \"false\", got %q", v)
 		}

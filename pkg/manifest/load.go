@@ -81,6 +81,10 @@ type Set struct {
 	// on that -l left out: the engine must find them in Azure (they are
 	// neither created nor changed by this run). Sorted, no duplicates.
 	Unselected []string
+	// Existing are the resources annotated azure.kubectl.io/existing, in
+	// load order: the set reads them and declares them as not its own, so
+	// nothing plans, prunes or records them.
+	Existing []*Resource
 	// Secrets is the registry the load registered its secret values in
 	// (LoadOptions.SecretValues, or the one Load made): the run scrubs its
 	// output with it.
@@ -121,7 +125,7 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 		l.origins = l.origins || d.lines.text != nil
 		l.checkConfusable(d)
 		if e := l.envelope(d); e != nil {
-			e.selected = selector == nil || selector.Matches(labels.Set(e.res.Labels))
+			e.selected = !e.existing && (selector == nil || selector.Matches(labels.Set(e.res.Labels)))
 			l.entries = append(l.entries, e)
 		}
 	}}
@@ -147,8 +151,13 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 		return nil, err
 	}
 	for _, e := range l.entries {
-		if e.selected {
+		switch {
+		case e.selected:
 			set.Resources = append(set.Resources, e.res)
+		case e.existing:
+			if e.state == idDone {
+				set.Existing = append(set.Existing, e.res)
+			}
 		}
 	}
 	if len(set.Resources) == 0 {
@@ -164,9 +173,13 @@ func Load(ctx context.Context, opts LoadOptions) (*Set, error) {
 		}
 		var deps []string
 		for _, d := range e.deps {
-			if d.selected {
+			switch {
+			case d.selected:
 				deps = append(deps, d.res.ID)
-			} else {
+			case d.existing:
+				// Read, never written: nothing to order, and the engine
+				// checks it exists from Set.Existing.
+			default:
 				unselected[armid.Key(d.res.ID)] = d.res.ID
 			}
 		}
@@ -207,6 +220,8 @@ type entry struct {
 	// selected is false when -l leaves the resource out: it is still
 	// validated and can be referenced, but its secrets are not read.
 	selected bool
+	// existing is set by AnnotationExisting: never selected, only read.
+	existing bool
 	// symbol is metadata.name as loaded; sourceName is metadata.name as
 	// written in the source file when kustomize renamed it (namePrefix,
 	// nameSuffix), else "". References find the resource by either, and by
@@ -421,7 +436,7 @@ func (l *loader) resolve() {
 	l.checkInlineChildren()
 	l.checkVersions()
 	for _, e := range l.entries {
-		if e.state == idDone {
+		if e.state == idDone && !e.existing { // an existing resource has no body to judge
 			l.schema(e)
 		}
 	}
