@@ -292,7 +292,7 @@ func (e *evalCtx) fReference(_ *expr.Ctx, args []any) (any, error) {
 	if got, asked, err := e.read(args[0], q); asked {
 		return got, err
 	}
-	v := &refValue{target: args[0], full: full, dep: e.d}
+	v := &refValue{target: args[0], apiVersion: q.APIVersion, full: full, dep: e.d}
 	if !full {
 		v.path = []any{"properties"}
 	}

@@ -110,6 +110,12 @@ type renderer struct {
 	// literal renders IDs as IDs, never as references: the form lookups
 	// compare.
 	literal bool
+	// outside are the resources read but not created, by ID key, in the
+	// order first read (outside.go).
+	outside      map[string]*outside
+	outsideOrder []string
+	// placing is set while a placement is rendered: no live value there.
+	placing bool
 }
 
 func newRenderer(r *run) *renderer {
@@ -227,6 +233,7 @@ func (rd *renderer) render() *Result {
 		res.Manifests = append(res.Manifests, m)
 	}
 	res.Outputs = rd.outputs()
+	res.Manifests = append(res.Manifests, rd.outsideManifests()...)
 	return res
 }
 
@@ -290,6 +297,8 @@ func (rd *renderer) fileOf(d *doc) string {
 
 // place writes the doc's one placement: scope, parent, group or none.
 func (rd *renderer) place(d *doc, spec *Ordered) error {
+	rd.placing = true
+	defer func() { rd.placing = false }()
 	switch {
 	case d.scopeVal != nil:
 		s, err := rd.scopeText(d, d.scopeVal)
@@ -677,9 +686,17 @@ func (rd *renderer) lookupTypeName(s string) *doc {
 func (rd *renderer) buildRef(t *textBuilder, r *refValue, path string) error {
 	target := rd.target(r.target, r.dep)
 	if target == nil {
+		target = rd.outsideDoc(r.target, r.apiVersion)
+	}
+	if target == nil {
 		return &evalError{path: path, msg: fmt.Sprintf("%s is known only when deployed: it reads a resource this template does not create", r.Describe()), deferred: true}
 	}
 	p := refPath(r.path)
+	if rd.placing && p != "" {
+		// A manifest's parent, scope and group are IDs known when it
+		// loads; a live value there would place the resource at apply.
+		return &evalError{path: path, msg: fmt.Sprintf("%s decides where the resource is (its parent, scope or group), which a manifest must know before any read", r.Describe()), deferred: true}
+	}
 	if p == "" {
 		return &evalError{path: path, msg: fmt.Sprintf("%s reads the whole resource; only a property of it can be a placeholder", r.Describe()), deferred: true}
 	}
@@ -719,6 +736,9 @@ func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) 
 		target, under = rd.serviceChild(a.target)
 	}
 	if target == nil {
+		target = rd.outsideDoc(a.target, a.apiVersion)
+	}
+	if target == nil {
 		return nil, &evalError{path: path, msg: rd.outsideAction(a), deferred: true}
 	}
 	rd.edges[target] = true
@@ -755,7 +775,9 @@ func (rd *renderer) serviceChild(target any) (*doc, string) {
 		return nil, ""
 	}
 	rest := strings.Trim(text[len(key):], "/")
-	if segs := strings.Split(rest, "/"); len(segs)%2 != 0 || slices.Contains(segs, "") {
+	if segs := strings.Split(rest, "/"); len(segs)%2 != 0 || slices.Contains(segs, "") || strings.EqualFold(segs[0], "providers") {
+		// providers/NS/...: a resource of its own in a group or under an
+		// extension scope, not one the service makes below its parent.
 		return nil, ""
 	}
 	return up, rest

@@ -118,6 +118,9 @@ func mustBuiltin(name string) expr.Func {
 // refValue is reference(): a resource's body at deploy time, read by path.
 type refValue struct {
 	target any   // the resource: an idRef, or a name
+	// apiVersion is the one the call gave, "" for none: a resource the
+	// template does not create is read with it.
+	apiVersion string
 	full   bool  // 'Full': the path starts at the top of the body
 	path   []any // members (string) and indexes (int64)
 	dep    *deployment
@@ -129,7 +132,7 @@ func (r *refValue) Access(k any) (any, error) {
 	default:
 		return nil, fmt.Errorf("a reference() path takes names and integers, got %s", expr.TypeName(k))
 	}
-	return &refValue{target: r.target, full: r.full, path: append(append([]any{}, r.path...), k), dep: r.dep}, nil
+	return &refValue{target: r.target, apiVersion: r.apiVersion, full: r.full, path: append(append([]any{}, r.path...), k), dep: r.dep}, nil
 }
 
 func (r *refValue) Describe() string { return "reference(" + describeTarget(r.target) + ")" }

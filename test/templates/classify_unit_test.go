@@ -23,6 +23,13 @@ func TestFailureLineKeepsARMsAnswer(t *testing.T) {
 	if c := classifyRun("error: dependency cycle: a -> b -> a"); c != classTool {
 		t.Fatalf("a client-side error is classed %q, want %q", c, classTool)
 	}
+	const absent = "error: Microsoft.HybridCompute/machines/Node1 (manifests/%s.yaml#0) is annotated azure.kubectl.io/existing: true, but it does not exist in Azure; nothing was written."
+	if c := classifyRun(strings.Replace(absent, "%s", "SingleNodeNoStorage", 1)); c != classPrerequisite {
+		t.Fatalf("an existing resource of a group nobody makes is classed %q, want %q", c, classPrerequisite)
+	}
+	if c := classifyRun(strings.Replace(absent, "%s", "rg-corpus-prereq", 1)); c != classTool {
+		t.Fatalf("an existing resource absent from a group the corpus makes is classed %q, want %q", c, classTool)
+	}
 }
 
 func TestUnknownTypesNamesWhatTheSchemaLacks(t *testing.T) {

@@ -143,6 +143,9 @@ func (c *cycle) deployPrereq(rel string) (map[string]string, bool) {
 	if raw, err := os.ReadFile(filepath.Join(corpusDir, paramsOf(tpl))); err == nil {
 		s := substitute(tpl, string(raw))
 		c.res.secrets = append(c.res.secrets, s.secrets...)
+		if len(s.fixed) > 0 && !c.makeFixed(s.fixed) {
+			return nil, false // the prereqs' own GEN-* resources
+		}
 		sub = &s
 	}
 	args, err := convertCommand(tpl, rg, sub, filepath.Join(c.work, "prereq.azuredeploy.parameters.json"))

@@ -1,0 +1,55 @@
+package convert_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/convert"
+)
+
+// TestOutsideResourcesAreExisting: reference() and listKeys() of resources
+// the template does not create (oms-extension-ubuntu-vm's workspace, a
+// vault in another group) become existing manifests placed by ID, which
+// the values reference; one resource read twice is declared once.
+func TestOutsideResourcesAreExisting(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "parameters": {"workspaceName": {"type": "string", "defaultValue": "ws1"}},
+  "resources": [
+    {"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
+     "properties": {"tags": {
+       "ws": "[reference(resourceId('Microsoft.OperationalInsights/workspaces/', parameters('workspaceName')), '2020-08-01').customerId]",
+       "kv": "[reference(resourceId('rg-shared', 'Microsoft.KeyVault/vaults', 'kv-shared'), '2023-07-01').vaultUri]"}}},
+    {"type": "Microsoft.Web/sites", "apiVersion": "2023-12-01", "name": "app1", "location": "westeurope",
+     "properties": {"siteConfig": {"appSettings": [{"name": "KEY", "value": "[listKeys(resourceId('Microsoft.OperationalInsights/workspaces', 'ws1'), '2020-08-01').primarySharedKey]"}]}}}]}`, convert.Scope{})
+	wantAll(t, out,
+		"ws: ${ref:ws1.properties.customerId}",
+		"kv: ${ref:kv-shared.properties.vaultUri}",
+		"name: listKeys\n                  path: primarySharedKey\n                  resource: ws1",
+		"metadata:\n  name: ws1\n  annotations:\n    azure.kubectl.io/existing: \"true\"\nspec:\n  type: Microsoft.OperationalInsights/workspaces@2020-08-01\n  id: /subscriptions/${subscriptionId}/resourceGroups/rg-app/providers/Microsoft.OperationalInsights/workspaces/ws1",
+		"type: Microsoft.KeyVault/vaults@2023-07-01\n  id: /subscriptions/${subscriptionId}/resourceGroups/rg-shared/providers/Microsoft.KeyVault/vaults/kv-shared",
+	)
+	if n := strings.Count(out, "azure.kubectl.io/existing"); n != 2 {
+		t.Errorf("%d existing manifests, want 2 (ws1 once):\n%s", n, out)
+	}
+}
+
+// TestOutsideReadsThatCannotBeExisting: a read without an api-version (ARM
+// requires one outside the template), and a live value that would place a
+// resource, stay problems.
+func TestOutsideReadsThatCannotBeExisting(t *testing.T) {
+	msg := convertErr(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
+     "properties": {"tags": {"ws": "[reference(resourceId('Microsoft.OperationalInsights/workspaces', 'ws1')).customerId]"}}}]}`)
+	if !strings.Contains(msg, "reads a resource this template does not create") {
+		t.Errorf("no api-version: %s", msg)
+	}
+	msg = convertErr(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Network/privateDnsZones/A", "apiVersion": "2020-06-01",
+     "name": "[concat(reference(resourceId('Microsoft.Web/hostingEnvironments/configurations', 'ase1', 'networking'), '2022-03-01').dnsSuffix, '/app')]",
+     "properties": {"ttl": 3600}}]}`)
+	if !strings.Contains(msg, "decides where the resource is") {
+		t.Errorf("a live value in the parent: %s", msg)
+	}
+}
