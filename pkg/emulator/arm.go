@@ -350,6 +350,9 @@ func (s *Server) route(r *http.Request, p armid.Path, apiVersion string, body ma
 func (s *Server) getResource(p armid.Path) reply {
 	res := s.store.get(p.Raw)
 	if res == nil {
+		if r, ok := s.serviceChildGet(p); ok {
+			return r
+		}
 		return reply{err: s.notFound(p)}
 	}
 	return reply{status: http.StatusOK, body: deepCopy(res.Body), etag: res.Etag}
