@@ -117,13 +117,13 @@ func mustBuiltin(name string) expr.Func {
 
 // refValue is reference(): a resource's body at deploy time, read by path.
 type refValue struct {
-	target any   // the resource: an idRef, or a name
+	target any // the resource: an idRef, or a name
 	// apiVersion is the one the call gave, "" for none: a resource the
 	// template does not create is read with it.
 	apiVersion string
-	full   bool  // 'Full': the path starts at the top of the body
-	path   []any // members (string) and indexes (int64)
-	dep    *deployment
+	full       bool  // 'Full': the path starts at the top of the body
+	path       []any // members (string) and indexes (int64)
+	dep        *deployment
 }
 
 func (r *refValue) Access(k any) (any, error) {
