@@ -47,3 +47,4 @@ func existingDisplay(r *manifest.Resource) string {
 	}
 	return s
 }
+

@@ -5,75 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/cli"
 )
-
-// outsideSet is made by another team (its own state): the resources the
-// reading set declares existing.
-const outsideSet = `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: rg-shared}
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body: {location: westeurope}
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: stshared001}
-spec:
-  type: Microsoft.Storage/storageAccounts@2023-05-01
-  resourceGroup: rg-shared
-  body:
-    location: westeurope
-    sku: {name: Standard_LRS}
-    kind: StorageV2
-`
-
-// readingSet reads the shared account's endpoint and key into a vault
-// secret and tags of its own group, and declares the account existing.
-const readingSet = `apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata:
-  name: stshared001
-  annotations: {azure.kubectl.io/existing: "true"}
-spec:
-  type: Microsoft.Storage/storageAccounts@2023-05-01
-  resourceGroup: rg-shared
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: rg-app}
-spec:
-  type: Microsoft.Resources/resourceGroups@2021-04-01
-  body:
-    location: westeurope
-    tags:
-      blob: ${ref:stshared001.properties.primaryEndpoints.blob}
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: kv-app-001}
-spec:
-  type: Microsoft.KeyVault/vaults@2023-07-01
-  resourceGroup: rg-app
-  body:
-    location: westeurope
-    properties:
-      tenantId: 8e2a4c1d-3b5f-4e7a-9c0d-6f1b2a3c4d5e
-      sku: {family: A, name: standard}
-      enableRbacAuthorization: true
----
-apiVersion: azure.kubectl.io/v1alpha1
-kind: Resource
-metadata: {name: shared-key}
-spec:
-  type: Microsoft.KeyVault/vaults/secrets@2023-07-01
-  parent: ${ref:kv-app-001}
-  body:
-    properties:
-      value:
-        valueFrom:
-          action: {resource: stshared001, name: listKeys, path: "keys[0].value"}
-`
 
 // TestExistingResourceIsReadNeverManaged: a resource annotated
 // azure.kubectl.io/existing feeds live values and an action to the set,
@@ -83,7 +17,7 @@ func TestExistingResourceIsReadNeverManaged(t *testing.T) {
 	e := newEnv(t, nil)
 	outside := filepath.Join(t.TempDir(), "outside")
 	reading := filepath.Join(t.TempDir(), "reading")
-	for dir, text := range map[string]string{outside: outsideSet, reading: readingSet} {
+	for dir, text := range map[string]string{outside: cli.ExistingOutsideSet, reading: cli.ExistingReadingSet} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -138,14 +72,14 @@ func TestExistingResourceIsReadNeverManaged(t *testing.T) {
 		t.Errorf("second apply sent %d POSTs, want 1 (listKeys, to compare the secret)", n)
 	}
 	// A body on an existing resource is bad input: exit 2, naming the line.
-	bad := strings.Replace(readingSet, "  resourceGroup: rg-shared\n", "  resourceGroup: rg-shared\n  body: {tags: {a: b}}\n", 1)
+	bad := strings.Replace(cli.ExistingReadingSet, "  resourceGroup: rg-shared\n", "  resourceGroup: rg-shared\n  body: {tags: {a: b}}\n", 1)
 	if err := os.WriteFile(filepath.Join(reading, "set.yaml"), []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, errOut, code := e.run("diff", "-f", reading); code != 2 || !strings.Contains(errOut, "spec.body") || !strings.Contains(errOut, "only read") {
 		t.Errorf("body on an existing resource: exit %d\n%s", code, errOut)
 	}
-	if err := os.WriteFile(filepath.Join(reading, "set.yaml"), []byte(readingSet), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(reading, "set.yaml"), []byte(cli.ExistingReadingSet), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e.mustRun(0, "delete", "-f", reading, "--yes")
