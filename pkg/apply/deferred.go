@@ -609,7 +609,7 @@ func (e *Engine) callAction(ctx context.Context, it *item, a manifest.ActionRef)
 	if err := e.actionConsent(ctx, it, a); err != nil {
 		return nil, err
 	}
-	resp, err := e.client().Post(ctx, a.URLPath(), a.APIVersion, nil)
+	resp, err := e.client().Post(ctx, a.URLPath(), a.APIVersion, a.RequestBody())
 	if err != nil {
 		return nil, fmt.Errorf("%s: calling %s on %s: %w", it.display(), a.Action, armid.Printable(a.Target), err)
 	}

@@ -354,10 +354,17 @@ func (e *evalCtx) fList(name string) expr.Func {
 		if got, asked, err := e.read(args[0], q); asked {
 			return got, err
 		}
-		if len(args) == 3 {
-			return nil, &expr.DeferredError{Func: c.Func, What: "an action called with a request body"}
-		}
 		a := &actionValue{target: args[0], name: c.Func, dep: e.d}
+		if len(args) == 3 {
+			// The body goes with the call when every part of it is known;
+			// one with deploy-time parts would be a different call each plan.
+			body, known := expr.DeepKnown(args[2])
+			m, isMap := body.(map[string]any)
+			if !known || !isMap {
+				return nil, &expr.DeferredError{Func: c.Func, What: "an action called with a request body known only at deploy time"}
+			}
+			a.body = m
+		}
 		if len(args) > 1 {
 			a.apiVersion, _ = args[1].(string)
 		}

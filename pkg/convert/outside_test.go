@@ -53,3 +53,24 @@ func TestOutsideReadsThatCannotBeExisting(t *testing.T) {
 		t.Errorf("a live value in the parent: %s", msg)
 	}
 }
+
+// TestActionWithBody: list*() with a request body known when converting
+// (web-app-diagnostics-logs-blob-container's listAccountSas) is an action
+// with that body; one with deploy-time parts stays a problem.
+func TestActionWithBody(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "variables": {"sas": {"signedServices": "b", "signedPermission": "rwdl", "signedExpiry": "2030-01-01T00:00:00Z", "signedResourceTypes": "sco"}},
+  "resources": [
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "st1", "location": "westeurope", "kind": "StorageV2", "sku": {"name": "Standard_LRS"}},
+    {"type": "Microsoft.Web/sites", "apiVersion": "2023-12-01", "name": "app1", "location": "westeurope",
+     "properties": {"siteConfig": {"appSettings": [{"name": "SAS", "value": "[listAccountSas('st1', '2023-05-01', variables('sas')).accountSasToken]"}]}}}]}`, convert.Scope{})
+	wantAll(t, out, "name: listAccountSas", "path: accountSasToken", "signedPermission: rwdl", "resource: st1")
+	msg := convertErr(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "st1", "location": "westeurope", "kind": "StorageV2", "sku": {"name": "Standard_LRS"}},
+    {"type": "Microsoft.Web/sites", "apiVersion": "2023-12-01", "name": "app1", "location": "westeurope",
+     "properties": {"siteConfig": {"appSettings": [{"name": "SAS", "value": "[listAccountSas('st1', '2023-05-01', createObject('signedExpiry', reference('st1').creationTime)).accountSasToken]"}]}}}]}`)
+	if !strings.Contains(msg, "request body known only at deploy time") {
+		t.Errorf("a body with deploy-time parts: %s", msg)
+	}
+}

@@ -752,6 +752,9 @@ func (rd *renderer) action(a *actionValue, path string) (map[string]any, error) 
 	if a.apiVersion != "" {
 		src["apiVersion"] = a.apiVersion
 	}
+	if a.body != nil {
+		src["body"] = a.body
+	}
 	return src, nil
 }
 

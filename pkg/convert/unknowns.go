@@ -153,12 +153,13 @@ type actionValue struct {
 	target     any
 	name       string
 	apiVersion string
+	body       map[string]any // the request body, nil for none
 	path       []any
 	dep        *deployment
 }
 
 func (a *actionValue) Access(k any) (any, error) {
-	return &actionValue{target: a.target, name: a.name, apiVersion: a.apiVersion, path: append(append([]any{}, a.path...), k), dep: a.dep}, nil
+	return &actionValue{target: a.target, name: a.name, apiVersion: a.apiVersion, body: a.body, path: append(append([]any{}, a.path...), k), dep: a.dep}, nil
 }
 
 func (a *actionValue) Describe() string { return a.name + "(" + describeTarget(a.target) + ")" }

@@ -77,6 +77,10 @@ func (s *Server) postAction(p armid.Path, apiVersion string, body map[string]any
 		return ok(storageKeys(res, s.now()))
 	case action == "listaccountsas":
 		return ok(map[string]any{"accountSasToken": sasToken(id, "account", body)})
+	case action == "listsas" && typ == "microsoft.maps/accounts":
+		// Azure Maps "Accounts - List Sas" (2023-06-01 AccountSasToken):
+		// one token for the body's signing key, principal and expiry.
+		return ok(map[string]any{"accountSasToken": "jwt-sv1." + derivedKey(id, fmt.Sprint("maps-sas|", body["signingKey"], "|", body["principalId"], "|", body["expiry"]), 48)})
 	case action == "listservicesas":
 		return ok(map[string]any{"serviceSasToken": sasToken(id, "service", body)})
 	case strings.HasPrefix(action, "listcluster") && strings.HasSuffix(action, "credential"):

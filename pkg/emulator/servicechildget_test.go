@@ -25,3 +25,19 @@ func TestServiceChildGet(t *testing.T) {
 		t.Errorf("a trigger of a workflow that does not exist: %d %s", r.Status, r.Raw)
 	}
 }
+
+// Azure Maps "Accounts - List Sas" answers an accountSasToken, one per
+// body: another expiry is another token.
+func TestMapsListSas(t *testing.T) {
+	u, g := startWithGroup(t, "mapssas")
+	acct := g + "/providers/Microsoft.Maps/accounts/map1"
+	do(t, http.MethodPut, u+acct+"?api-version=2021-12-01-preview", map[string]any{"location": "global", "sku": map[string]any{"name": "G2"}, "kind": "Gen2", "properties": map[string]any{}})
+	body := map[string]any{"signingKey": "primaryKey", "principalId": "p1", "maxRatePerSecond": 500, "expiry": "2030-01-01T00:00:00Z"}
+	a := do(t, http.MethodPost, u+acct+"/listSas?api-version=2021-12-01-preview", body)
+	b := do(t, http.MethodPost, u+acct+"/listSas?api-version=2021-12-01-preview", body)
+	body["expiry"] = "2031-01-01T00:00:00Z"
+	c := do(t, http.MethodPost, u+acct+"/listSas?api-version=2021-12-01-preview", body)
+	if a.Status != 200 || str0(a.Body["accountSasToken"]) == "" || str0(a.Body["accountSasToken"]) != str0(b.Body["accountSasToken"]) || str0(c.Body["accountSasToken"]) == str0(a.Body["accountSasToken"]) {
+		t.Errorf("list sas: %d %s / %s / %s", a.Status, a.Raw, b.Raw, c.Raw)
+	}
+}

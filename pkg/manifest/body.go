@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -337,11 +338,15 @@ func (l *loader) actionRef(e *entry, v any, path string) (*ActionRef, bool) {
 	}
 	for k := range a {
 		switch k {
-		case "resource", "under", "name", "path", "apiVersion":
+		case "resource", "under", "name", "path", "apiVersion", "body":
 		default:
-			l.ps.add(o, path+"."+k, "unknown field; action has resource, under, name, path and apiVersion")
+			l.ps.add(o, path+"."+k, "unknown field; action has resource, under, name, path, apiVersion and body")
 			return nil, false
 		}
+	}
+	body, bodyOK := actionBody(a["body"])
+	if !bodyOK {
+		l.ps.add(o, path+".body", "must be a mapping, the action's request body as ARM takes it (e.g. listAccountSas's signedServices, signedExpiry, ...), with no ${...} placeholders")
 	}
 	get := func(k string) string { s, _ := a[k].(string); return strings.TrimSpace(s) }
 	target, name, sub, ver := get("resource"), get("name"), get("path"), get("apiVersion")
@@ -365,7 +370,7 @@ func (l *loader) actionRef(e *entry, v any, path string) (*ActionRef, bool) {
 		l.ps.add(o, path+".apiVersion", "api-version %q is malformed; use YYYY-MM-DD or YYYY-MM-DD-preview", ver)
 		ok = false
 	}
-	if !ok {
+	if !ok || !bodyOK {
 		return nil, false
 	}
 	t, found := l.lookup(e, path+".resource", target, "")
@@ -383,7 +388,25 @@ func (l *loader) actionRef(e *entry, v any, path string) (*ActionRef, bool) {
 	if ver == "" {
 		ver = t.res.APIVersion
 	}
-	return &ActionRef{Target: t.res.ID, Under: under, Action: name, APIVersion: ver, Path: sub, Existing: t.existing}, true
+	return &ActionRef{Target: t.res.ID, Under: under, Action: name, APIVersion: ver, Path: sub, Body: body, Existing: t.existing}, true
+}
+
+// actionBody is an action's request body as canonical JSON ("" for none):
+// a mapping of literal values, since the answer is compared across plans
+// and a body that changed between them would be a different call.
+func actionBody(v any) (string, bool) {
+	if v == nil {
+		return "", true
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return "", false
+	}
+	raw, err := json.Marshal(m) // sorted keys: one text per body
+	if err != nil || strings.Contains(string(raw), "${") {
+		return "", false
+	}
+	return string(raw), true
 }
 
 // actionUnder checks an action's under: segments in TYPE/NAME pairs, none

@@ -141,10 +141,25 @@ type ActionRef struct {
 	APIVersion string
 	// Path picks the value in the action's response, e.g. "keys[0].value".
 	Path string
+	// Body is the request body as canonical JSON, or "" for none (most
+	// list* actions take none; listAccountSas takes the token's terms).
+	Body string
 	// Existing is set when Target is annotated azure.kubectl.io/existing:
 	// the set declared it is read, which is the consent to call its
 	// actions although this tool does not manage it.
 	Existing bool
+}
+
+// RequestBody decodes Body; nil when there is none.
+func (a ActionRef) RequestBody() map[string]any {
+	if a.Body == "" {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(a.Body), &m) != nil {
+		return nil // Load wrote it from a mapping: cannot fail
+	}
+	return m
 }
 
 // URLPath is what the action is POSTed to: Target[/Under]/Action.

@@ -57,6 +57,10 @@ func Known(v any) (any, bool) {
 	return v, true
 }
 
+// DeepKnown resolves v and everything inside it; false when any part is
+// known only at deploy time.
+func DeepKnown(v any) (any, bool) { return deepKnown(v) }
+
 // deepKnown resolves v and everything inside it.
 func deepKnown(v any) (any, bool) {
 	v, ok := Known(v)
