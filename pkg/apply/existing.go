@@ -47,4 +47,3 @@ func existingDisplay(r *manifest.Resource) string {
 	}
 	return s
 }
-
