@@ -34,3 +34,33 @@ func TestActionBody(t *testing.T) {
 		}
 	}
 }
+
+// TestExistingEnvelope: an existing resource is read, never written: a
+// body, a write-side annotation or a name known only after apply is bad
+// input; a good one is in Set.Existing, not Set.Resources, and orders
+// nothing.
+func TestExistingEnvelope(t *testing.T) {
+	const st = "Microsoft.Storage/storageAccounts@2023-05-01"
+	ex := func(name, annotations, body string) string {
+		return "apiVersion: azure.kubectl.io/v1alpha1\nkind: Resource\nmetadata:\n  name: \"" + name + "\"\n  annotations: {azure.kubectl.io/existing: \"true\"" + annotations + "}\n" +
+			"spec:\n  type: " + st + "\n  resourceGroup: rg-shared\n" + body
+	}
+	reader := doc(rgDocT, rgType, "", `{location: westeurope, tags: {blob: "${ref:st1.properties.primaryEndpoints.blob}"}}`)
+	o := docs(ex("st1", "", ""), reader)
+	o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub})
+	s := load(t, o)
+	if len(s.Resources) != 1 || len(s.Existing) != 1 || s.Existing[0].Name != "st1" || len(s.Resources[0].DependsOn) != 0 || len(s.Unselected) != 0 {
+		t.Fatalf("resources %d, existing %v, depends %v, unselected %v", len(s.Resources), s.Existing, s.Resources[0].DependsOn, s.Unselected)
+	}
+	for _, c := range []struct{ doc, want string }{
+		{ex("st1", "", "  body: {tags: {a: b}}\n"), "spec.body: a resource annotated azure.kubectl.io/existing: true is only read"},
+		{ex("st1", ", azure.kubectl.io/prevent-destroy: \"true\"", ""), "metadata.annotations.azure.kubectl.io/prevent-destroy: means nothing"},
+		{ex("${guid:${ref:rg-demo.properties.provisioningState}}", "", ""), "known only after apply"},
+	} {
+		o := docs(c.doc, doc(rgDocT, rgType, "", "{location: westeurope}"))
+		o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub})
+		if ve := loadErr(t, o); !strings.Contains(ve.Error(), c.want) {
+			t.Errorf("want %q in:\n%v", c.want, ve)
+		}
+	}
+}

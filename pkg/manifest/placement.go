@@ -110,6 +110,10 @@ func (l *loader) resolveName(e *entry) bool {
 	if !ok {
 		return false
 	}
+	if d != nil && e.existing {
+		l.ps.add(e.res.Origin, e.namePath, "a resource annotated %s: true is read by its name, which must be known before any write; %s is known only after apply", AnnotationExisting, n)
+		return false
+	}
 	if d != nil {
 		e.res.NameDeferred = d
 		e.res.Name = nameKnownAfterApply
