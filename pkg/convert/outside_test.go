@@ -74,3 +74,32 @@ func TestActionWithBody(t *testing.T) {
 		t.Errorf("a body with deploy-time parts: %s", msg)
 	}
 }
+
+// TestStringFunctionsOverDeployTimeValues: replace() and split()[i] (and
+// first/last of a split) of a whole value known only at deploy time are a
+// template with transform steps (the HDInsight quickstarts' storage host,
+// a gateway's BGP address); inside a longer string they stay a problem.
+func TestStringFunctionsOverDeployTimeValues(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "st1", "location": "westeurope", "kind": "StorageV2", "sku": {"name": "Standard_LRS"}},
+    {"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
+     "properties": {"tags": {
+       "host": "[replace(replace(reference('st1', '2023-05-01').primaryEndpoints.web, 'https://', ''), '/', '')]",
+       "first": "[first(split(reference('st1', '2023-05-01').primaryLocation, ','))]",
+       "last": "[last(split(reference('st1', '2023-05-01').primaryLocation, ','))]",
+       "second": "[split(reference('st1', '2023-05-01').primaryLocation, ',')[1]]"}}}]}`, convert.Scope{})
+	wantAll(t, out, "template: ${ref:st1.properties.primaryEndpoints.web}", "old: https://", "old: /",
+		"template: ${ref:st1.properties.primaryLocation}", "index: 0", "index: -1", "index: 1", "separator: ','")
+	if n := strings.Count(out, "transform:"); n != 4 {
+		t.Errorf("%d transforms, want 4:\n%s", n, out)
+	}
+	msg := convertErr(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "st1", "location": "westeurope", "kind": "StorageV2", "sku": {"name": "Standard_LRS"}},
+    {"type": "Microsoft.Resources/tags", "apiVersion": "2022-09-01", "name": "default",
+     "properties": {"tags": {"host": "[concat('host=', replace(reference('st1', '2023-05-01').primaryEndpoints.web, 'https://', ''))]"}}}]}`)
+	if !strings.Contains(msg, "only a whole value can be transformed") {
+		t.Errorf("inside a longer string: %s", msg)
+	}
+}

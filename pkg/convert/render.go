@@ -450,6 +450,9 @@ func (rd *renderer) build(t *textBuilder, v any, path string) error {
 	case *expr.Encoded:
 		// Only a whole value can be written encoded (unknown).
 		return &evalError{path: path, msg: (&expr.DeferredError{Func: "base64", What: x.Of.(expr.Unknown).Describe()}).Error(), deferred: true}
+	case *expr.Transformed, *expr.Parts:
+		// Only a whole value can be transformed (unknown).
+		return &evalError{path: path, msg: fmt.Sprintf("%s needs a value known only at deploy time inside a longer string; only a whole value can be transformed", x.(expr.Unknown).Describe()), deferred: true}
 	default:
 		return &evalError{path: path, msg: fmt.Sprintf("a %s cannot be part of a string", expr.TypeName(v))}
 	}
@@ -871,8 +874,13 @@ func (rd *renderer) key(k, path string) (string, error) {
 // unknown renders a deploy-time value: a placeholder string, or valueFrom
 // when it holds a secret.
 func (rd *renderer) unknown(u expr.Unknown, path string) (any, error) {
-	if enc, ok := u.(*expr.Encoded); ok {
-		return rd.encoded(enc, path)
+	switch x := u.(type) {
+	case *expr.Encoded:
+		return rd.encoded(x, path)
+	case *expr.Transformed:
+		return rd.transformed(x, path)
+	case *expr.Parts:
+		return nil, &evalError{path: path, msg: x.Describe() + " is an array known only at deploy time; only one item of it (split(...)[0]) can be a value", deferred: true}
 	}
 	var t textBuilder
 	if err := rd.build(&t, u, path); err != nil {
@@ -896,11 +904,33 @@ func (rd *renderer) unknown(u expr.Unknown, path string) (any, error) {
 // template with encoding: base64, secret as every template is (it is what
 // customData and protected settings carry).
 func (rd *renderer) encoded(enc *expr.Encoded, path string) (any, error) {
+	of, steps := enc.Of, []expr.Step(nil)
+	if tr, ok := of.(*expr.Transformed); ok {
+		of, steps = tr.Of, tr.Steps
+	}
+	return rd.templateOf(of, steps, "base64", path)
+}
+
+// transformed renders replace()/split()[i] of a deploy-time string as the
+// whole value: a template with those steps, applied at apply time.
+func (rd *renderer) transformed(tr *expr.Transformed, path string) (any, error) {
+	return rd.templateOf(tr.Of, tr.Steps, "", path)
+}
+
+// templateOf writes a valueFrom.template over of, with transform steps
+// and an encoding.
+func (rd *renderer) templateOf(of any, steps []expr.Step, encoding, path string) (any, error) {
 	var t textBuilder
-	if err := rd.build(&t, enc.Of, path); err != nil {
+	if err := rd.build(&t, of, path); err != nil {
 		return nil, err
 	}
-	vf := map[string]any{"template": t.b.String(), "encoding": "base64"}
+	vf := map[string]any{"template": t.b.String()}
+	if encoding != "" {
+		vf["encoding"] = encoding
+	}
+	if len(steps) > 0 {
+		vf["transform"] = transformSteps(steps)
+	}
 	if len(t.secrets) > 0 {
 		secrets := map[string]any{}
 		for _, s := range t.secrets {
@@ -1016,4 +1046,27 @@ func (rd *renderer) getCommand(v any) string {
 		p = "." + p
 	}
 	return fmt.Sprintf("kubectl azure get -f MANIFESTS %s/%s -o jsonpath='{.body%s}'", target.typ, leaf, p)
+}
+
+// transformSteps writes transform steps as a manifest takes them.
+func transformSteps(steps []expr.Step) []any {
+	out := make([]any, 0, len(steps))
+	for _, st := range steps {
+		if st.Replace {
+			out = append(out, map[string]any{"replace": map[string]any{"old": st.Old, "new": st.New}})
+			continue
+		}
+		sp := map[string]any{"index": st.Index}
+		if len(st.Seps) == 1 {
+			sp["separator"] = st.Seps[0]
+		} else {
+			seps := make([]any, len(st.Seps))
+			for i, s := range st.Seps {
+				seps[i] = s
+			}
+			sp["separators"] = seps
+		}
+		out = append(out, map[string]any{"split": sp})
+	}
+	return out
 }

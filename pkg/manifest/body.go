@@ -439,10 +439,14 @@ func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (an
 		return nil, false
 	}
 	for k := range m {
-		if k != "template" && k != "secrets" && k != "encoding" {
-			l.ps.add(o, path+"."+k, "unknown field; a template has template, secrets and encoding")
+		if k != "template" && k != "secrets" && k != "encoding" && k != "transform" {
+			l.ps.add(o, path+"."+k, "unknown field; a template has template, secrets, transform and encoding")
 			return nil, false
 		}
+	}
+	steps, tok := l.parseTransform(o, m["transform"], path+".transform")
+	if !tok {
+		return nil, false
 	}
 	encoding, isStr := m["encoding"].(string)
 	if m["encoding"] != nil && (!isStr || encoding != encodingBase64) {
@@ -489,9 +493,15 @@ func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (an
 		return nil, false
 	}
 	if d != nil {
-		d.encoding = encoding
+		d.encoding, d.transform = encoding, steps
 		e.defer_(bodyPath, d)
 		return unknown, true
+	}
+	l.opts.SecretValues.Register(val)
+	val, err := applyTransform(steps, val)
+	if err != nil {
+		l.ps.add(o, path+".transform", "%v", err)
+		return nil, false
 	}
 	l.opts.SecretValues.Register(val)
 	if encoding != "" {

@@ -59,6 +59,8 @@ type Deferred struct {
 	// encoding is how a valueFrom.template's result is written
 	// (encodingBase64), or "".
 	encoding string
+	// transform are a valueFrom.template's steps, applied before encoding.
+	transform []transformStep
 }
 
 // encodingBase64 is valueFrom.template's encoding: base64, the value a
@@ -100,7 +102,7 @@ func (d *Deferred) ResolveFor(reg *secret.Registry, get func(ValueRef) (any, boo
 	if reg == nil {
 		reg = d.secrets
 	}
-	if len(d.terms) == 1 && d.terms[0].ref != nil && d.encoding == "" {
+	if len(d.terms) == 1 && d.terms[0].ref != nil && d.encoding == "" && len(d.transform) == 0 {
 		v, ok := get(*d.terms[0].ref)
 		if !ok {
 			return nil, false, nil
@@ -113,6 +115,16 @@ func (d *Deferred) ResolveFor(reg *secret.Registry, get func(ValueRef) (any, boo
 	}
 	if len(d.Actions) > 0 {
 		reg.Register(s)
+	}
+	if len(d.transform) > 0 {
+		// A part of a secret is secret; a part of a live value is not.
+		secret := reg.Registered(s)
+		if s, err = applyTransform(d.transform, s); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", d.Expr, err)
+		}
+		if secret {
+			reg.Register(s)
+		}
 	}
 	if d.encoding != "" {
 		// A template's value is secret as a whole, in either form.

@@ -65,7 +65,7 @@ func TestValueFromTemplate(t *testing.T) {
 		{`{tags: {a: "${secret:key}"}}`, "only known inside valueFrom.template"},
 		{`{tags: {a: {valueFrom: {template: "x${secret:nope}", secrets: {key: {env: DB_PW}}}}}}`, `no secret "nope" under secrets`},
 		{`{tags: {a: {valueFrom: {template: "x", secrets: {key: {env: UNSET}}}}}}`, "environment variable UNSET is not set"},
-		{`{tags: {a: {valueFrom: {template: "x", extra: 1}}}}`, "unknown field; a template has template, secrets and encoding"},
+		{`{tags: {a: {valueFrom: {template: "x", extra: 1}}}}`, "unknown field; a template has template, secrets, transform and encoding"},
 	} {
 		o := docs(doc(rgDocT, rgType, "", "{location: westeurope}"), doc("st2", stType, "resourceGroup: rg-demo", tt.body))
 		o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub, "DB_PW": "x"})

@@ -340,3 +340,62 @@ func (h *Hash) Resolve() (any, bool) {
 }
 
 func noFuncs(string) (Func, bool) { return nil, false }
+
+// Transformed is replace() or split()[i] over a string known only at
+// deploy time. A manifest can say it of a whole value (valueFrom.template
+// with transform steps, applied at apply time with ARM's semantics);
+// inside a longer string it stays beyond a manifest.
+type Transformed struct {
+	Of    any
+	Steps []Step
+}
+
+// Step is one transform: Replace (every Old becomes New), else the
+// Index-th part of a split at any of Seps (-1: the last, last()).
+type Step struct {
+	Replace  bool
+	Old, New string
+	Seps     []string
+	Index    int64
+}
+
+func (t *Transformed) Access(any) (any, error) {
+	return nil, fmt.Errorf("cannot read a property of a string function's result")
+}
+
+func (t *Transformed) Describe() string {
+	s := describe(t.Of)
+	for _, st := range t.Steps {
+		if st.Replace {
+			s = fmt.Sprintf("replace(%s, %q, %q)", s, st.Old, st.New)
+		} else {
+			s = fmt.Sprintf("split(%s, %q)[%d]", s, st.Seps, st.Index)
+		}
+	}
+	return s
+}
+
+// then is t (or a new Transformed over v) with one more step.
+func then(v any, st Step) *Transformed {
+	if t, ok := v.(*Transformed); ok {
+		return &Transformed{Of: t.Of, Steps: append(append([]Step{}, t.Steps...), st)}
+	}
+	return &Transformed{Of: v, Steps: []Step{st}}
+}
+
+// Parts is split() of a string known only at deploy time: an item of it
+// is a Transformed; anything else about it (its length) is not known.
+type Parts struct {
+	Of   any
+	Seps []string
+}
+
+func (p *Parts) Access(k any) (any, error) {
+	i, ok := k.(int64)
+	if !ok || i < 0 {
+		return nil, fmt.Errorf("an item of split(...) is read by a non-negative index, got %v", k)
+	}
+	return then(p.Of, Step{Seps: p.Seps, Index: i}), nil
+}
+
+func (p *Parts) Describe() string { return fmt.Sprintf("split(%s, %q)", describe(p.Of), p.Seps) }

@@ -334,6 +334,14 @@ func firstLast(last bool) Func {
 		if err := nargs(args, 1, 1); err != nil {
 			return nil, err
 		}
+		if p, isParts := args[0].(*Parts); isParts {
+			// split() always gives at least one part: first is [0], last
+			// the part counted -1 from the end.
+			if last {
+				return then(p.Of, Step{Seps: p.Seps, Index: -1}), nil
+			}
+			return p.Access(int64(0))
+		}
 		v, ok := Known(args[0])
 		if !ok {
 			return nil, deferred(c, args[0])

@@ -404,6 +404,9 @@ func fReplace(c *Ctx, args []any) (any, error) {
 	if s, ok := absentQuery(args[0], args[1]); ok {
 		return s, nil
 	}
+	if t, ok := deployTimeReplace(args); ok {
+		return t, nil
+	}
 	var s [3]string
 	for i := range s {
 		v, err := strArg(c, args, i)
@@ -432,6 +435,9 @@ func absentQuery(in, old any) (string, bool) {
 func fSplit(c *Ctx, args []any) (any, error) {
 	if err := nargs(args, 2, 2); err != nil {
 		return nil, err
+	}
+	if p, ok := deployTimeSplit(args); ok {
+		return p, nil
 	}
 	s, err := strArg(c, args, 0)
 	if err != nil {
@@ -748,4 +754,54 @@ func hashFunc(name string) Func {
 		}
 		return manifest.ARMUniqueString(strs...), nil
 	}
+}
+
+// deployTimeReplace is replace() of a string known only at deploy time by
+// known strings: a transform the manifest applies at apply time.
+func deployTimeReplace(args []any) (any, bool) {
+	if _, known := Known(args[0]); known {
+		return nil, false
+	}
+	if _, enc := args[0].(*Encoded); enc {
+		return nil, false
+	}
+	old, okOld := Known(args[1])
+	nw, okNew := Known(args[2])
+	os, isOld := old.(string)
+	ns, isNew := nw.(string)
+	if !okOld || !okNew || !isOld || !isNew {
+		return nil, false
+	}
+	return then(args[0], Step{Replace: true, Old: os, New: ns}), true
+}
+
+// deployTimeSplit is split() of a string known only at deploy time at
+// known delimiters: its items are transforms.
+func deployTimeSplit(args []any) (any, bool) {
+	if _, known := Known(args[0]); known {
+		return nil, false
+	}
+	if _, enc := args[0].(*Encoded); enc {
+		return nil, false
+	}
+	d, ok := DeepKnown(args[1])
+	if !ok {
+		return nil, false
+	}
+	var seps []string
+	switch x := d.(type) {
+	case string:
+		seps = []string{x}
+	case []any:
+		for _, e := range x {
+			s, isStr := e.(string)
+			if !isStr {
+				return nil, false
+			}
+			seps = append(seps, s)
+		}
+	default:
+		return nil, false
+	}
+	return &Parts{Of: args[0], Seps: seps}, true
 }
