@@ -28,6 +28,7 @@ type run struct {
 	sub      *placeholder
 	tenant   *placeholder
 	reader   Reader // Evaluate's reference() and list*(), when given
+	links    []Link // where linked templates are read from
 	// evaluating is the doc whose body is being evaluated, if any: a
 	// value read from another resource orders it after that one.
 	evaluating *doc
@@ -92,7 +93,7 @@ func (r *run) evaluate(ctx context.Context) error {
 	if r.t.scope != "resourceGroup" {
 		group = ""
 	}
-	r.top = &deployment{r: r, tmpl: r.t.root, name: r.t.name, sub: r.sub, group: group, scope: r.t.scope, location: r.scope.Location}
+	r.top = &deployment{r: r, tmpl: r.t.root, file: r.t.src.file, uri: r.ownURI(r.t.src.file), name: r.t.name, sub: r.sub, group: group, scope: r.t.scope, location: r.scope.Location}
 	if err := r.top.init(r.scope.Parameters, true); err != nil {
 		return err
 	}
@@ -120,6 +121,8 @@ type deployment struct {
 	r        *run
 	tmpl     map[string]any
 	base     string // JSON path of tmpl in the file
+	file     string // the file tmpl was read from: where relativePath starts
+	uri      string // the URI it is deployed from, when known (a mapped file)
 	name     string
 	sub      any // string or *placeholder
 	group    any // the group of a resource-group deployment, else ""

@@ -19,6 +19,8 @@ type Options struct {
 	Scope
 	// Partial writes what converted and reports the rest as warnings.
 	Partial bool
+	// Links are the local copies of linked templates (--linked-templates).
+	Links []Link
 }
 
 // Manifest is one converted document.
@@ -76,6 +78,7 @@ type EnvVar struct{ Name, Param string }
 // exactly is a problem (a *Problems error) unless o.Partial.
 func (t *Template) Convert(ctx context.Context, o Options) (*Result, error) {
 	r := newRun(t, o.Scope, true)
+	r.links = o.Links
 	if err := r.evaluate(ctx); err != nil {
 		return nil, err
 	}
