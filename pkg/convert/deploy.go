@@ -177,7 +177,7 @@ func (d *deployment) init(given map[string]any, top bool) error {
 	if top {
 		for k := range given {
 			if _, ok := d.paramDefs[strings.ToLower(k)]; !ok {
-				return problems(manifest.Problem{File: d.r.t.src.file, Line: d.r.t.src.line("parameters"), Path: "parameters", Message: fmt.Sprintf("the template has no parameter %q (it has %s)", k, d.paramList())})
+				return problems(manifest.Problem{File: d.r.t.src.file, Line: d.r.t.src.line("parameters"), Path: "parameters", Message: fmt.Sprintf("the template has no parameter %q (it has %s); %s for a parameter it does not declare", k, d.paramList(), armRefuses)})
 			}
 		}
 	}

@@ -138,6 +138,11 @@ func splitTypeArgs(args []any) (int, error) {
 
 func checkNames(typ string, names []any) error {
 	want := strings.Count(typ, "/")
+	if len(names) < want {
+		// ARM's own message: "the type 'T' requires 'N' resource name
+		// argument(s)".
+		return fmt.Errorf("the type %s requires %d resource name argument(s), got %d (%s)", typ, want, len(names), armRefuses)
+	}
 	if len(names) != want {
 		return fmt.Errorf("type %s takes %d name(s), got %d", typ, want, len(names))
 	}
