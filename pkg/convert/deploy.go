@@ -88,21 +88,14 @@ func (r *run) errors() bool {
 
 // evaluate expands every deployment and evaluates every resource.
 func (r *run) evaluate(ctx context.Context) error {
-	r.ctx = ctx
-	group := any(r.scope.ResourceGroup)
-	if r.t.scope != "resourceGroup" {
-		group = ""
-	}
-	r.top = &deployment{r: r, tmpl: r.t.root, file: r.t.src.file, uri: r.ownURI(r.t.src.file), name: r.t.name, sub: r.sub, group: group, scope: r.t.scope, location: r.scope.Location}
-	if err := r.top.init(r.scope.Parameters, true); err != nil {
+	if err := r.start(ctx); err != nil {
 		return err
 	}
-	r.top.expand()
 	for _, d := range r.docs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !d.skip && d.inner == nil && !d.existing {
+		if d.declares() {
 			r.evaluating = d
 			err := d.evalBody()
 			r.evaluating = nil
@@ -114,6 +107,27 @@ func (r *run) evaluate(ctx context.Context) error {
 	}
 	return nil
 }
+
+// start sets up the top deployment and expands every deployment, ready
+// for the resources' bodies to be evaluated.
+func (r *run) start(ctx context.Context) error {
+	r.ctx = ctx
+	group := any(r.scope.ResourceGroup)
+	if r.t.scope != "resourceGroup" {
+		group = ""
+	}
+	file := r.t.src.file
+	r.top = &deployment{r: r, tmpl: r.t.root, file: file, uri: r.ownURI(file), name: r.t.name, sub: r.sub, group: group, scope: r.t.scope, location: r.scope.Location}
+	if err := r.top.init(r.scope.Parameters, true); err != nil {
+		return err
+	}
+	r.top.expand()
+	return nil
+}
+
+// declares: the doc is a resource this deployment writes, not one
+// skipped, a nested deployment or an existing resource.
+func (d *doc) declares() bool { return !d.skip && d.inner == nil && !d.existing }
 
 // deployment is a template being deployed: the top one or an inlined
 // nested one.
