@@ -129,6 +129,46 @@ func (rd *renderer) sameResource(t, b *doc) bool {
 	return t != nil && (t == b || rd.docKey(t) == rd.docKey(b))
 }
 
+// selfReads: a body that reads the resource's own live body (a template
+// that updates an existing subnet with reference(subnet).addressPrefix)
+// needs the value before the write; a manifest cannot read itself.
+func (rd *renderer) selfReads() {
+	for _, d := range rd.docs {
+		if d.skip || d.decl == nil {
+			continue
+		}
+		if p, ok := rd.readsSelf(d, d.body, d.path); ok {
+			rd.r.problem(p, manifest.SeverityError, "reads the live body of the resource it writes (%s): a value known only when deployed, which a manifest cannot read from itself", rd.docKeyName(d))
+		}
+	}
+}
+
+func (rd *renderer) readsSelf(d *doc, v any, path string) (string, bool) {
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			if p, ok := rd.readsSelf(d, e, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, true
+			}
+		}
+	case map[string]any:
+		for _, k := range expr.SortedKeys(x) {
+			if p, ok := rd.readsSelf(d, x[k], joinPath(path, k)); ok {
+				return p, true
+			}
+		}
+	case *expr.Concat:
+		for _, e := range x.Parts {
+			if _, ok := rd.readsSelf(d, e, path); ok {
+				return path, true
+			}
+		}
+	case *refValue:
+		return path, rd.sameResource(rd.target(x.target, d.decl.d), d)
+	}
+	return "", false
+}
+
 // docKeyName is a doc's type and name, for messages.
 func (rd *renderer) docKeyName(d *doc) string {
 	n, err := rd.text(d.name, "")

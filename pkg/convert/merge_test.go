@@ -115,3 +115,16 @@ func TestRepeatedResourceAfterDependents(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfRead: a write that reads its own resource's live body
+// (vnet-nsg-for-redis updates an existing subnet with its addressPrefix) is
+// a problem at the reading path, not a manifest that cannot load.
+func TestSelfRead(t *testing.T) {
+	msg := convertErr(t, `{`+schema+`,
+  "resources": [{"type": "Microsoft.Network/virtualNetworks/subnets", "apiVersion": "2023-09-01", "name": "vnet1/snet",
+    "properties": {"addressPrefix": "[reference(resourceId('Microsoft.Network/virtualNetworks/subnets', 'vnet1', 'snet'), '2023-09-01').addressPrefix]"}}]}`)
+	want := "resources[0].properties.addressPrefix: reads the live body of the resource it writes (Microsoft.Network/virtualNetworks/subnets"
+	if !strings.Contains(msg, want) || !strings.Contains(msg, "known only when deployed") {
+		t.Errorf("want %q in:\n%s", want, msg)
+	}
+}

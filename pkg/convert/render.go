@@ -129,6 +129,7 @@ func newRenderer(r *run) *renderer {
 	}
 	rd.mergeRepeats()
 	rd.mergeInlineChildren()
+	rd.selfReads()
 	rd.names()
 	return rd
 }
