@@ -128,3 +128,23 @@ func TestSelfRead(t *testing.T) {
 		t.Errorf("want %q in:\n%s", want, msg)
 	}
 }
+
+// TestIDAgainstDependsOn: a body names, by resourceId, a resource whose
+// dependsOn orders it after this one (web-app-ase-ilb-configure-default-ssl:
+// the certificate names the ASE, the ASE depends on the certificate). ARM
+// orders by dependsOn alone, so the ID is written out, not ${ref:}, and the
+// depends-on annotation keeps ARM's order.
+func TestIDAgainstDependsOn(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Web/certificates", "apiVersion": "2022-09-01", "name": "cert1", "location": "westeurope",
+     "properties": {"hostingEnvironmentProfile": {"id": "[resourceId('Microsoft.Web/hostingEnvironments', 'ase1')]"}}},
+    {"type": "Microsoft.Web/hostingEnvironments", "apiVersion": "2022-09-01", "name": "ase1", "location": "westeurope",
+     "dependsOn": ["[resourceId('Microsoft.Web/certificates', 'cert1')]"], "properties": {"clusterSettings": []}}]}`, convert.Scope{})
+	wantAll(t, out,
+		"id: /subscriptions/${subscriptionId}/resourceGroups/rg-app/providers/Microsoft.Web/hostingEnvironments/ase1",
+		"azure.kubectl.io/depends-on: cert1")
+	if strings.Contains(out, "${ref:ase1}") {
+		t.Errorf("the certificate references the ASE, which is written after it:\n%s", out)
+	}
+}

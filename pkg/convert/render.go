@@ -113,6 +113,7 @@ type renderer struct {
 	// literal renders IDs as IDs, never as references: the form lookups
 	// compare.
 	literal bool
+	cur     *doc // the document being rendered
 }
 
 func newRenderer(r *run) *renderer {
@@ -246,6 +247,8 @@ func (rd *renderer) fail(d *doc, err error) {
 // manifest renders one doc.
 func (rd *renderer) manifest(d *doc) (Manifest, error) {
 	rd.edges = map[*doc]bool{}
+	rd.cur = d
+	defer func() { rd.cur = nil }()
 	spec := Ordered{}
 	spec.set("type", d.typ+"@"+d.apiVersion)
 	leaf, err := rd.nameText(d.segs[len(d.segs)-1], joinPath(d.path, "name"))
@@ -507,13 +510,40 @@ func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
 			return nil
 		}
 	}
-	if target := rd.lookup(id); target != nil {
+	if target := rd.lookup(id); target != nil && !rd.writtenAfter(target, rd.cur) {
 		rd.edges[target] = true
 		t.b.WriteString("${ref:" + target.refKey + "}")
 		return nil
 	}
 	rd.ancestorEdge(id)
 	return rd.build(t, id.concat(), path)
+}
+
+// writtenAfter: the template's dependsOn orders t after d, directly or
+// through others. ARM orders only by dependsOn; an ID in d's body is a
+// string to it. A reference would order t first and close a cycle with
+// t's depends-on, so d names t by its ID, an edge the loader lets give way.
+func (rd *renderer) writtenAfter(t, d *doc) bool {
+	if d == nil || t == d {
+		return false
+	}
+	seen := map[*doc]bool{t: true}
+	queue := []*doc{t}
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		for _, b := range rd.docs {
+			if seen[b] || b.skip || !rd.dependsOnDoc(a, b) {
+				continue
+			}
+			if b == d {
+				return true
+			}
+			seen[b] = true
+			queue = append(queue, b)
+		}
+	}
+	return false
 }
 
 // ancestorEdge records the nearest converted ancestor of an ID written
