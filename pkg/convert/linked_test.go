@@ -110,3 +110,31 @@ func TestParseLink(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateLinked: Evaluate inlines linked templates from the same
+// local copies, with the module's parameters and defaults.
+func TestEvaluateLinked(t *testing.T) {
+	file := filepath.Join("testdata", "linked", "repo", "app", "azuredeploy.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := convert.Parse(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := convert.Scope{Subscription: "00000000-0000-0000-0000-000000000001", ResourceGroup: "rg-app", Location: "westeurope"}
+	res, _, err := tmpl.Evaluate(context.Background(), s, convert.WithLinks(convert.Link{Prefix: "https://example.com/repo/main/", Dir: filepath.Join("testdata", "linked", "repo")}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skus := map[string]any{}
+	for _, r := range res {
+		if r.Type == "Microsoft.Storage/storageAccounts" {
+			skus[r.Name] = r.Body["sku"].(map[string]any)["name"]
+		}
+	}
+	if skus["stbyuri"] != "Standard_LRS" || skus["stfromfile"] != "Premium_LRS" || len(res) != 5 {
+		t.Errorf("resources = %+v", res)
+	}
+}
