@@ -72,6 +72,9 @@ func TestARMRefuses(t *testing.T) {
 		{"resourceId without every name", `{` + schema + `, "resources": [{"type": "Microsoft.Network/networkInterfaces", "apiVersion": "2023-09-01", "name": "nic1",
   "properties": {"subnet": "[resourceId('Microsoft.Network/virtualNetworks/subnets', 'snet')]"}}]}`,
 			"the type Microsoft.Network/virtualNetworks/subnets requires 2 resource name argument(s), got 1 (ARM refuses the template: InvalidTemplate)"},
+		{"extension name without its segments", `{` + schema + `, "resources": [{"type": "Microsoft.Network/virtualNetworks/subnets/providers/roleAssignments", "apiVersion": "2022-04-01", "name": "00000000-0000-0000-0000-000000000001",
+  "properties": {"roleDefinitionId": "x", "principalId": "y"}}]}`,
+			"must have 4 segments (the resource's name, the provider namespace, the extension's name), got 1: ARM finds incorrect segment lengths (ARM refuses the template: InvalidTemplate)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if msg := convertErr(t, c.text); !strings.Contains(msg, c.want) {

@@ -217,7 +217,7 @@ func (dd *doc) extensionForm() error {
 	}
 	n := strings.Count(base, "/")
 	if len(dd.segs) != n+2 {
-		return dd.ctx.errorf(joinPath(dd.path, "name"), "the name of a %s must have %d segments (the resource's name, the provider namespace, the extension's name), got %d", dd.typ, n+2, len(dd.segs))
+		return dd.ctx.errorf(joinPath(dd.path, "name"), "the name of a %s must have %d segments (the resource's name, the provider namespace, the extension's name), got %d: ARM finds incorrect segment lengths (%s)", dd.typ, n+2, len(dd.segs), armRefuses)
 	}
 	ns, ok := expr.Known(dd.segs[n])
 	if !ok {
