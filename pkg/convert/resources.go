@@ -389,6 +389,11 @@ func (dd *doc) placeDeployment(inner *deployment) error {
 		if err != nil {
 			return err
 		}
+		if id, ok := s.(string); ok && id != "" && strings.EqualFold(id, dd.decl.d.r.scope.Subscription) {
+			// The target subscription by its ID (--subscription): the
+			// same subscription, not another one.
+			s = dd.decl.d.r.sub
+		}
 		inner.sub = s
 		if inner.scope == "resourceGroup" {
 			inner.scope, inner.group = "subscription", ""
