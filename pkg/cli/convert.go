@@ -33,6 +33,8 @@ type convertOptions struct {
 	outputDir     string
 	partial       bool
 	format        string
+	linked        []string
+	links         []convert.Link
 }
 
 func newConvertCommand(g *GlobalOptions, streams genericiooptions.IOStreams) *cobra.Command {
@@ -45,9 +47,19 @@ bicep CLI) into manifests: the template's expressions are evaluated where
 their values are known now, and what only a deployment knows becomes a
 placeholder (${ref:...}, valueFrom). Anything that cannot be translated
 exactly is reported with its file, JSON path and line, and nothing is
-written (exit 2), unless --partial.`,
+written (exit 2), unless --partial.
+
+Linked templates (templateLink) are read from local copies, never
+downloaded: --linked-templates URL_PREFIX=DIR reads a link whose URI starts
+with URL_PREFIX from DIR and inlines it as a nested deployment. A
+relativePath link is read relative to the linking template's file, and a
+template under a mapped DIR is taken to be deployed from its URL, so
+_artifactsLocation defaulted from deployment().properties.templateLink
+resolves to the files beside it.`,
 		Example: `  kubectl azure convert azuredeploy.json --parameters azuredeploy.parameters.json --resource-group rg-demo --location westeurope
-  kubectl azure convert main.bicep --param prefix=demo --resource-group rg-demo --location westeurope --output-dir infra/`,
+  kubectl azure convert main.bicep --param prefix=demo --resource-group rg-demo --location westeurope --output-dir infra/
+  kubectl azure convert quickstarts/app/azuredeploy.json --resource-group rg-demo --location westeurope \
+      --linked-templates https://raw.githubusercontent.com/Azure/azure-quickstart-templates/master/=.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return withCode(ExitValidation, fmt.Errorf("convert takes one FILE (an ARM template or a .bicep/.bicepparam file), got %d", len(args)))
@@ -63,6 +75,7 @@ written (exit 2), unless --partial.`,
 	fs.StringVar(&o.resourceGroup, "resource-group", "", "the resource group a resource-group template deploys to (emitted as a document)")
 	fs.StringVar(&o.location, "location", "", "the group's location: resourceGroup().location")
 	fs.StringVar(&o.outputDir, "output-dir", "", "write one file per resource group or module into this directory instead of one stream on stdout")
+	fs.StringArrayVar(&o.linked, "linked-templates", nil, "URL_PREFIX=DIR: read linked templates whose URI starts with URL_PREFIX from DIR (repeatable; nothing is downloaded)")
 	fs.BoolVar(&o.partial, "partial", false, "write what converted and report the rest as warnings (exit 0)")
 	return cmd
 }
@@ -85,6 +98,17 @@ func (o *convertOptions) Validate() error {
 			return withCode(ExitValidation, fmt.Errorf("--param %q: want NAME=VALUE", p))
 		}
 	}
+	o.links = nil
+	for _, s := range o.linked {
+		l, err := convert.ParseLink(s)
+		if err != nil {
+			return withCode(ExitValidation, err)
+		}
+		if fi, err := os.Stat(l.Dir); err != nil || !fi.IsDir() {
+			return withCode(ExitValidation, fmt.Errorf("--linked-templates %q: %s is not a directory", s, l.Dir))
+		}
+		o.links = append(o.links, l)
+	}
 	return nil
 }
 
@@ -101,7 +125,7 @@ func (o *convertOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return withCode(ExitValidation, err)
 	}
-	res, err := t.Convert(ctx, convert.Options{Partial: o.partial, Scope: convert.Scope{
+	res, err := t.Convert(ctx, convert.Options{Partial: o.partial, Links: o.links, Scope: convert.Scope{
 		Subscription: o.g.Subscription, ResourceGroup: o.resourceGroup, Location: o.location, Parameters: params,
 	}})
 	if err != nil {

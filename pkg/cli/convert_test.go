@@ -133,7 +133,9 @@ func TestConvertBadInput(t *testing.T) {
  "name": "[newGuid()]"}]}`, "t.json#0 (line 3): resources[0].name: [newGuid()]: newGuid needs a value known only at deploy time", nil},
 		{"linked", head + `"resources": [{"type": "Microsoft.Resources/deployments", "apiVersion": "2022-09-01", "name": "linked",
  "properties": {"mode": "Incremental",
-   "templateLink": {"uri": "https://example.org/t.json"}}}]}`, "t.json#0 (line 4): resources[0].properties.templateLink: a linked template", nil},
+   "templateLink": {"uri": "https://example.org/t.json"}}}]}`, "t.json#0 (line 4): resources[0].properties.templateLink: a linked template (https://example.org/t.json) is not converted: give --linked-templates URL_PREFIX=DIR", nil},
+		{"linked-flag-without-dir", head + `"resources": []}`, "--linked-templates \"https://example.org/\": want URL_PREFIX=DIR", []string{"--linked-templates", "https://example.org/"}},
+		{"linked-dir-missing", head + `"resources": []}`, "no-such-dir is not a directory", []string{"--linked-templates", "https://example.org/=no-such-dir"}},
 		{"outside-reference", head + `"resources": [{"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-01-01", "name": "st1",
  "properties": {"x": "[reference(resourceId('Microsoft.Network/virtualNetworks', 'other')).y]"}}]}`, "resources[0].properties.x: reference(resourceId('Microsoft.Network/virtualNetworks', ...)) is known only when deployed: it reads a resource this template does not create", nil},
 	}

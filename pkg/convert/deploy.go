@@ -28,6 +28,7 @@ type run struct {
 	sub      *placeholder
 	tenant   *placeholder
 	reader   Reader // Evaluate's reference() and list*(), when given
+	links    []Link // where linked templates are read from
 	// evaluating is the doc whose body is being evaluated, if any: a
 	// value read from another resource orders it after that one.
 	evaluating *doc
@@ -87,21 +88,14 @@ func (r *run) errors() bool {
 
 // evaluate expands every deployment and evaluates every resource.
 func (r *run) evaluate(ctx context.Context) error {
-	r.ctx = ctx
-	group := any(r.scope.ResourceGroup)
-	if r.t.scope != "resourceGroup" {
-		group = ""
-	}
-	r.top = &deployment{r: r, tmpl: r.t.root, name: r.t.name, sub: r.sub, group: group, scope: r.t.scope, location: r.scope.Location}
-	if err := r.top.init(r.scope.Parameters, true); err != nil {
+	if err := r.start(ctx); err != nil {
 		return err
 	}
-	r.top.expand()
 	for _, d := range r.docs {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !d.skip && d.inner == nil && !d.existing {
+		if d.declares() {
 			r.evaluating = d
 			err := d.evalBody()
 			r.evaluating = nil
@@ -114,12 +108,35 @@ func (r *run) evaluate(ctx context.Context) error {
 	return nil
 }
 
+// start sets up the top deployment and expands every deployment, ready
+// for the resources' bodies to be evaluated.
+func (r *run) start(ctx context.Context) error {
+	r.ctx = ctx
+	group := any(r.scope.ResourceGroup)
+	if r.t.scope != "resourceGroup" {
+		group = ""
+	}
+	file := r.t.src.file
+	r.top = &deployment{r: r, tmpl: r.t.root, file: file, uri: r.ownURI(file), name: r.t.name, sub: r.sub, group: group, scope: r.t.scope, location: r.scope.Location}
+	if err := r.top.init(r.scope.Parameters, true); err != nil {
+		return err
+	}
+	r.top.expand()
+	return nil
+}
+
+// declares: the doc is a resource this deployment writes, not one
+// skipped, a nested deployment or an existing resource.
+func (d *doc) declares() bool { return !d.skip && d.inner == nil && !d.existing }
+
 // deployment is a template being deployed: the top one or an inlined
 // nested one.
 type deployment struct {
 	r        *run
 	tmpl     map[string]any
 	base     string // JSON path of tmpl in the file
+	file     string // the file tmpl was read from: where relativePath starts
+	uri      string // the URI it is deployed from, when known (a mapped file)
 	name     string
 	sub      any // string or *placeholder
 	group    any // the group of a resource-group deployment, else ""
@@ -174,7 +191,7 @@ func (d *deployment) init(given map[string]any, top bool) error {
 	if top {
 		for k := range given {
 			if _, ok := d.paramDefs[strings.ToLower(k)]; !ok {
-				return problems(manifest.Problem{File: d.r.t.src.file, Line: d.r.t.src.line("parameters"), Path: "parameters", Message: fmt.Sprintf("the template has no parameter %q (it has %s)", k, d.paramList())})
+				return problems(manifest.Problem{File: d.r.t.src.file, Line: d.r.t.src.line("parameters"), Path: "parameters", Message: fmt.Sprintf("the template has no parameter %q (it has %s); %s for a parameter it does not declare", k, d.paramList(), armRefuses)})
 			}
 		}
 	}

@@ -201,7 +201,7 @@ func (e *evalCtx) str(s, path string) (any, error) {
 	}
 	n, err := e.d.r.parse(s)
 	if err != nil {
-		return nil, e.errorf(path, "%s: %v", oneLine(s), err)
+		return nil, e.errorf(path, "%s: %v (%s)", oneLine(s), err, armRefuses)
 	}
 	c := &expr.Ctx{Funcs: e.funcs}
 	e2 := e.with(path)
@@ -220,6 +220,11 @@ func (e *evalCtx) str(s, path string) (any, error) {
 	}
 	return v, nil
 }
+
+// armRefuses marks a problem ARM's own validation of the template shares:
+// the deployment fails with InvalidTemplate before anything is written,
+// so it is the template's fault, not the conversion's.
+const armRefuses = "ARM refuses the template: InvalidTemplate"
 
 // oneLine is an expression as a message quotes it: a problem is one line,
 // and an expression broken over lines would bury the reason after it.

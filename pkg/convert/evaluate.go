@@ -16,7 +16,7 @@ func (r *run) resources() ([]Resource, map[string]any, error) {
 	}
 	var out []Resource
 	for _, d := range r.docs {
-		if d.skip || d.failed || d.inner != nil || d.existing {
+		if !d.declares() || d.failed {
 			continue
 		}
 		res, err := r.resource(d)
@@ -26,19 +26,7 @@ func (r *run) resources() ([]Resource, map[string]any, error) {
 		}
 		out = append(out, res)
 	}
-	outs, err := r.top.outputsOf()
-	if err != nil {
-		r.fail(err)
-	}
-	values := map[string]any{}
-	for k, o := range outs {
-		v, err := resolveDeep(o.(map[string]any)["value"])
-		if err != nil {
-			r.problem(joinPath("outputs", k), manifest.SeverityError, "%v", err)
-			continue
-		}
-		values[k] = v
-	}
+	values := r.outputValues()
 	if r.errors() {
 		return nil, nil, &Problems{Problems: r.problems}
 	}

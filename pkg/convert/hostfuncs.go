@@ -138,6 +138,11 @@ func splitTypeArgs(args []any) (int, error) {
 
 func checkNames(typ string, names []any) error {
 	want := strings.Count(typ, "/")
+	if len(names) < want {
+		// ARM's own message: "the type 'T' requires 'N' resource name
+		// argument(s)".
+		return fmt.Errorf("the type %s requires %d resource name argument(s), got %d (%s)", typ, want, len(names), armRefuses)
+	}
 	if len(names) != want {
 		return fmt.Errorf("type %s takes %d name(s), got %d", typ, want, len(names))
 	}
@@ -425,12 +430,16 @@ func (e *evalCtx) fManagementGroup(_ *expr.Ctx, args []any) (any, error) {
 	}, nil
 }
 
-// fDeployment is deployment(): its name and location; a converted
-// template has no templateLink.
+// fDeployment is deployment(): its name and location, and its
+// templateLink when the template is a mapped local copy (--linked-templates).
 func (e *evalCtx) fDeployment(_ *expr.Ctx, args []any) (any, error) {
+	var link any = templateLink{}
+	if e.d.uri != "" {
+		link = map[string]any{"uri": e.d.uri, "contentVersion": memberOf(e.d.tmpl, "contentVersion")}
+	}
 	out := map[string]any{
 		"name":       e.d.name,
-		"properties": map[string]any{"template": map[string]any{"contentVersion": memberOf(e.d.tmpl, "contentVersion")}, "mode": "Incremental", "templateLink": templateLink{}},
+		"properties": map[string]any{"template": map[string]any{"contentVersion": memberOf(e.d.tmpl, "contentVersion")}, "mode": "Incremental", "templateLink": link},
 	}
 	if e.d.scope != "resourceGroup" && e.d.r.scope.Location != "" {
 		out["location"] = e.d.r.scope.Location
@@ -509,12 +518,13 @@ func (r *run) groupLocation(group any) (any, error) {
 	return r.scope.Location, nil
 }
 
-// templateLink is deployment().properties.templateLink: a converted
-// template was not deployed from a URI, so nothing relative to one (the
-// _artifactsLocation of linked scripts and templates) can be known.
+// templateLink is deployment().properties.templateLink of a template
+// that is not a mapped local copy: it was not deployed from a URI, so
+// nothing relative to one (the _artifactsLocation of linked scripts and
+// templates) can be known.
 type templateLink struct{}
 
 func (templateLink) Access(any) (any, error) {
-	return nil, &expr.DeferredError{Func: "deployment().properties.templateLink", What: "the URI a template is deployed from; give the parameter that uses it a value (--param)"}
+	return nil, &expr.DeferredError{Func: "deployment().properties.templateLink", What: "the URI a template is deployed from; give the parameter that uses it a value (--param), or map the template's directory with --linked-templates"}
 }
 func (templateLink) Describe() string { return "deployment().properties.templateLink" }

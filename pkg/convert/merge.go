@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/convert/expr"
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 )
 
 // A template may write one resource twice (a nested deployment that
@@ -32,6 +33,12 @@ func (rd *renderer) mergeRepeats() {
 		} else if rd.dependsOnDoc(d, first) || !rd.dependsOnDoc(first, d) {
 			keep, drop = d, first
 		}
+		if dep := rd.writtenBetween(drop, keep); dep != nil {
+			// ARM writes the resource, then dep, then the resource again
+			// with a body that needs dep: one document per resource has no
+			// order for that.
+			rd.r.problem(keep.path, manifest.SeverityError, "writes %s again after %s, which needs its first write (%s): this second write after its dependents cannot be expressed in manifests, which declare a resource once", rd.docKeyName(keep), dep.path, drop.path)
+		}
 		rd.r.notes = append(rd.r.notes, fmt.Sprintf("%s and %s write the same resource; the manifests hold the state ARM ends in (%s)", first.path, d.path, keep.path))
 		for i, x := range out {
 			if x == first {
@@ -42,6 +49,133 @@ func (rd *renderer) mergeRepeats() {
 		drop.skip = true
 	}
 	rd.docs = out
+}
+
+// writtenBetween is a resource that needs the earlier write of a resource
+// written twice (it depends on it, names or reads it, or is its child)
+// while the later write needs it in turn, directly or through others: a
+// cycle only ARM's two writes resolve. Nil when there is none.
+func (rd *renderer) writtenBetween(earlier, later *doc) *doc {
+	key := rd.docKey(earlier)
+	reach := map[*doc]bool{later: true}
+	queue := []*doc{later}
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		for _, b := range rd.docs {
+			if b == a || b == earlier || b == later || reach[b] || b.skip {
+				continue
+			}
+			// The later write's own dependsOn only orders it (the
+			// annotation gives way); its body is what needs b.
+			if a == later && !rd.bodyNeeds(a, a.body, b) && !rd.namesID(a.body, rd.docKey(b)) || a != later && !rd.needs(a, b) {
+				continue
+			}
+			if rd.needsKey(b, earlier, later, key) {
+				return b
+			}
+			reach[b] = true
+			queue = append(queue, b)
+		}
+	}
+	return nil
+}
+
+// needs: a's dependsOn names b, or a's body names or reads b.
+func (rd *renderer) needs(a, b *doc) bool {
+	return rd.dependsOnDoc(a, b) || rd.bodyNeeds(a, a.body, b) || rd.namesID(a.body, rd.docKey(b))
+}
+
+// needsKey: b needs the resource whose ID is key (written by earlier).
+func (rd *renderer) needsKey(b, earlier, later *doc, key string) bool {
+	bk := rd.docKey(b)
+	return rd.dependsOnDoc(b, earlier) || strings.HasPrefix(bk, key+"/") || rd.namesID(b.body, key) || rd.bodyNeeds(b, b.body, earlier) || rd.bodyNeeds(b, b.body, later)
+}
+
+// bodyNeeds: v holds an ID of b, a reference() to it or an action of it.
+func (rd *renderer) bodyNeeds(from *doc, v any, b *doc) bool {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if rd.bodyNeeds(from, e, b) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if rd.bodyNeeds(from, e, b) {
+				return true
+			}
+		}
+	case *expr.Concat:
+		for _, e := range x.Parts {
+			if rd.bodyNeeds(from, e, b) {
+				return true
+			}
+		}
+	case *idRef:
+		return rd.sameResource(rd.target(x, from.decl.d), b)
+	case *refValue:
+		return rd.sameResource(rd.target(x.target, from.decl.d), b)
+	case *actionValue:
+		return rd.sameResource(rd.target(x.target, from.decl.d), b)
+	}
+	return false
+}
+
+// sameResource: t is b, or another write of the same resource (lookups
+// may find the write a merge dropped).
+func (rd *renderer) sameResource(t, b *doc) bool {
+	return t != nil && (t == b || rd.docKey(t) == rd.docKey(b))
+}
+
+// selfReads: a body that reads the resource's own live body (a template
+// that updates an existing subnet with reference(subnet).addressPrefix)
+// needs the value before the write; a manifest cannot read itself.
+func (rd *renderer) selfReads() {
+	for _, d := range rd.docs {
+		if d.skip || d.decl == nil {
+			continue
+		}
+		if p, ok := rd.readsSelf(d, d.body, d.path); ok {
+			rd.r.problem(p, manifest.SeverityError, "reads the live body of the resource it writes (%s): a value known only when deployed, which a manifest cannot read from itself", rd.docKeyName(d))
+		}
+	}
+}
+
+func (rd *renderer) readsSelf(d *doc, v any, path string) (string, bool) {
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			if p, ok := rd.readsSelf(d, e, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, true
+			}
+		}
+	case map[string]any:
+		for _, k := range expr.SortedKeys(x) {
+			if p, ok := rd.readsSelf(d, x[k], joinPath(path, k)); ok {
+				return p, true
+			}
+		}
+	case *expr.Concat:
+		for _, e := range x.Parts {
+			if _, ok := rd.readsSelf(d, e, path); ok {
+				return path, true
+			}
+		}
+	case *refValue:
+		return path, rd.sameResource(rd.target(x.target, d.decl.d), d)
+	}
+	return "", false
+}
+
+// docKeyName is a doc's type and name, for messages.
+func (rd *renderer) docKeyName(d *doc) string {
+	n, err := rd.text(d.name, "")
+	if err != nil {
+		n = fmt.Sprint(d.name)
+	}
+	return d.typ + " " + n
 }
 
 func isPolicyAdd(d *doc) bool {

@@ -82,3 +82,69 @@ func TestInlineAndChildPool(t *testing.T) {
 		t.Errorf("notes = %q", res.Notes)
 	}
 }
+
+// TestRepeatedResourceAfterDependents: a vnet written, then a NIC in it, a
+// route table that reads the NIC's address, and the vnet written again
+// with that route table on its subnet (nested-vms-in-virtual-network).
+// ARM's two writes order this; one document per resource cannot, so it is
+// a problem naming both writes, not manifests that load as a cycle.
+func TestRepeatedResourceAfterDependents(t *testing.T) {
+	vnet := func(rt string) string {
+		return `{"type": "Microsoft.Network/virtualNetworks", "apiVersion": "2023-09-01", "name": "vnet1", "location": "westeurope",
+         "properties": {"addressSpace": {"addressPrefixes": ["10.0.0.0/16"]},
+           "subnets": [{"name": "snet", "properties": {"addressPrefix": "10.0.0.0/24"` + rt + `}}]}}`
+	}
+	text := `{` + schema + `,
+  "resources": [
+    ` + vnet("") + `,
+    {"type": "Microsoft.Network/networkInterfaces", "apiVersion": "2023-09-01", "name": "nic1", "location": "westeurope",
+     "dependsOn": ["vnet1"],
+     "properties": {"ipConfigurations": [{"name": "ip", "properties": {"subnet": {"id": "[resourceId('Microsoft.Network/virtualNetworks/subnets', 'vnet1', 'snet')]"}}}]}},
+    {"type": "Microsoft.Network/routeTables", "apiVersion": "2023-09-01", "name": "rt1", "location": "westeurope",
+     "properties": {"routes": [{"name": "r", "properties": {"addressPrefix": "0.0.0.0/0", "nextHopType": "VirtualAppliance",
+       "nextHopIpAddress": "[reference(resourceId('Microsoft.Network/networkInterfaces', 'nic1')).ipConfigurations[0].properties.privateIPAddress]"}}]}},
+    {"type": "Microsoft.Resources/deployments", "apiVersion": "2022-09-01", "name": "udr", "dependsOn": ["rt1"],
+     "properties": {"mode": "Incremental", "template": {` + schema + `, "resources": [` + vnet(`, "routeTable": {"id": "[resourceId('Microsoft.Network/routeTables', 'rt1')]"}`) + `]}}}]}`
+	msg := convertErr(t, text)
+	for _, want := range []string{
+		"resources[3].properties.template.resources[0]: writes Microsoft.Network/virtualNetworks vnet1 again after resources[",
+		"which needs its first write (resources[0]): this second write after its dependents cannot be expressed",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("want %q in:\n%s", want, msg)
+		}
+	}
+}
+
+// TestSelfRead: a write that reads its own resource's live body
+// (vnet-nsg-for-redis updates an existing subnet with its addressPrefix) is
+// a problem at the reading path, not a manifest that cannot load.
+func TestSelfRead(t *testing.T) {
+	msg := convertErr(t, `{`+schema+`,
+  "resources": [{"type": "Microsoft.Network/virtualNetworks/subnets", "apiVersion": "2023-09-01", "name": "vnet1/snet",
+    "properties": {"addressPrefix": "[reference(resourceId('Microsoft.Network/virtualNetworks/subnets', 'vnet1', 'snet'), '2023-09-01').addressPrefix]"}}]}`)
+	want := "resources[0].properties.addressPrefix: reads the live body of the resource it writes (Microsoft.Network/virtualNetworks/subnets"
+	if !strings.Contains(msg, want) || !strings.Contains(msg, "known only when deployed") {
+		t.Errorf("want %q in:\n%s", want, msg)
+	}
+}
+
+// TestIDAgainstDependsOn: a body names, by resourceId, a resource whose
+// dependsOn orders it after this one (web-app-ase-ilb-configure-default-ssl:
+// the certificate names the ASE, the ASE depends on the certificate). ARM
+// orders by dependsOn alone, so the ID is written out, not ${ref:}, and the
+// depends-on annotation keeps ARM's order.
+func TestIDAgainstDependsOn(t *testing.T) {
+	out, _ := convertText(t, `{`+schema+`,
+  "resources": [
+    {"type": "Microsoft.Web/certificates", "apiVersion": "2022-09-01", "name": "cert1", "location": "westeurope",
+     "properties": {"hostingEnvironmentProfile": {"id": "[resourceId('Microsoft.Web/hostingEnvironments', 'ase1')]"}}},
+    {"type": "Microsoft.Web/hostingEnvironments", "apiVersion": "2022-09-01", "name": "ase1", "location": "westeurope",
+     "dependsOn": ["[resourceId('Microsoft.Web/certificates', 'cert1')]"], "properties": {"clusterSettings": []}}]}`, convert.Scope{})
+	wantAll(t, out,
+		"id: /subscriptions/${subscriptionId}/resourceGroups/rg-app/providers/Microsoft.Web/hostingEnvironments/ase1",
+		"azure.kubectl.io/depends-on: cert1")
+	if strings.Contains(out, "${ref:ase1}") {
+		t.Errorf("the certificate references the ASE, which is written after it:\n%s", out)
+	}
+}

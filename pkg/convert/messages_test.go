@@ -59,3 +59,35 @@ func TestProvidersDeferred(t *testing.T) {
 		t.Errorf("message: %s", msg)
 	}
 }
+
+// TestARMRefuses: what ARM's own validation refuses says so, so that a
+// template's fault is not taken for the converter's.
+func TestARMRefuses(t *testing.T) {
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"expression does not parse", `{` + schema + `, "resources": [{"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-01-01", "name": "st1",
+  "properties": {"k": "[listKeys(resourceId('Microsoft.Media/mediaservices', 'm'), providers('Microsoft.Media', 'mediaservices')'2015-10-01'0]).primaryKey]"}}]}`,
+			"in the arguments of listKeys (ARM refuses the template: InvalidTemplate)"},
+		{"resourceId without every name", `{` + schema + `, "resources": [{"type": "Microsoft.Network/networkInterfaces", "apiVersion": "2023-09-01", "name": "nic1",
+  "properties": {"subnet": "[resourceId('Microsoft.Network/virtualNetworks/subnets', 'snet')]"}}]}`,
+			"the type Microsoft.Network/virtualNetworks/subnets requires 2 resource name argument(s), got 1 (ARM refuses the template: InvalidTemplate)"},
+		{"extension name without its segments", `{` + schema + `, "resources": [{"type": "Microsoft.Network/virtualNetworks/subnets/providers/roleAssignments", "apiVersion": "2022-04-01", "name": "00000000-0000-0000-0000-000000000001",
+  "properties": {"roleDefinitionId": "x", "principalId": "y"}}]}`,
+			"must have 4 segments (the resource's name, the provider namespace, the extension's name), got 1: ARM finds incorrect segment lengths (ARM refuses the template: InvalidTemplate)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if msg := convertErr(t, c.text); !strings.Contains(msg, c.want) {
+				t.Errorf("want %q in:\n%s", c.want, msg)
+			}
+		})
+	}
+	tmpl, err := convert.Parse("t.json", []byte(`{`+schema+`, "parameters": {"a": {"type": "string", "defaultValue": "x"}}, "resources": []}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tmpl.Convert(context.Background(), convert.Options{Scope: convert.Scope{ResourceGroup: "rg-app", Location: "westeurope", Parameters: map[string]any{"b": "y"}}})
+	if err == nil || !strings.Contains(err.Error(), `the template has no parameter "b" (it has a); ARM refuses the template: InvalidTemplate`) {
+		t.Errorf("unknown parameter: %v", err)
+	}
+}

@@ -28,3 +28,17 @@ func TestOuterScopeOtherGroup(t *testing.T) {
 		"parent: /subscriptions/${subscriptionId}/resourceGroups/rg-vault/providers/Microsoft.KeyVault/vaults/kv1",
 	)
 }
+
+// TestNestedSameSubscriptionByID: a nested deployment whose subscriptionId
+// is the --subscription given, written out (anf-smb-volume takes it from
+// its prerequisites' outputs), deploys to the same subscription.
+func TestNestedSameSubscriptionByID(t *testing.T) {
+	const sub = "00000000-0000-0000-0000-00000000b0b0"
+	out, _ := convertText(t, `{`+schema+`,
+  "resources": [{"type": "Microsoft.Resources/deployments", "apiVersion": "2022-09-01", "name": "AddSubnet",
+    "subscriptionId": "`+sub+`", "resourceGroup": "rg-net",
+    "properties": {"mode": "Incremental", "template": {`+schema+`, "resources": [
+      {"type": "Microsoft.Network/virtualNetworks/subnets", "apiVersion": "2023-09-01", "name": "vnet1/snet", "properties": {"addressPrefix": "10.0.1.0/24"}}]}}}]}`,
+		convert.Scope{Subscription: sub, ResourceGroup: "rg-app", Location: "westeurope"})
+	wantAll(t, out, "type: Microsoft.Network/virtualNetworks/subnets@2023-09-01")
+}

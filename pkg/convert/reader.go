@@ -40,6 +40,12 @@ func WithReader(r Reader) EvalOption {
 	return func(rn *run) { rn.reader = r }
 }
 
+// WithLinks reads linked templates from local copies, as Options.Links
+// does for Convert.
+func WithLinks(links ...Link) EvalOption {
+	return func(rn *run) { rn.links = links }
+}
+
 // read asks the run's reader, in Evaluate only.
 func (e *evalCtx) read(target any, q Read) (any, bool, error) {
 	r := e.d.r

@@ -74,22 +74,15 @@ func (t *Template) EvaluateRound(ctx context.Context, s Scope, opts ...EvalOptio
 
 // evaluateWaiting is evaluate, noting which documents wait on a read.
 func (r *run) evaluateWaiting(ctx context.Context, waiting *bool) (map[*doc]bool, error) {
-	r.ctx = ctx
-	group := any(r.scope.ResourceGroup)
-	if r.t.scope != "resourceGroup" {
-		group = ""
-	}
-	r.top = &deployment{r: r, tmpl: r.t.root, name: r.t.name, sub: r.sub, group: group, scope: r.t.scope, location: r.scope.Location}
-	if err := r.top.init(r.scope.Parameters, true); err != nil {
+	if err := r.start(ctx); err != nil {
 		return nil, err
 	}
-	r.top.expand()
 	waits := map[*doc]bool{}
 	for _, d := range r.docs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if d.skip || d.inner != nil || d.existing {
+		if !d.declares() {
 			continue
 		}
 		*waiting = false
@@ -109,7 +102,7 @@ func (r *run) evaluateWaiting(ctx context.Context, waiting *bool) (map[*doc]bool
 func (r *run) round(waits map[*doc]bool) *Round {
 	out := &Round{}
 	for _, d := range r.docs {
-		if d.skip || d.inner != nil || d.existing {
+		if !d.declares() {
 			continue
 		}
 		if waits[d] {
@@ -149,7 +142,8 @@ func (r *run) envelope(d *doc) Resource {
 	return res
 }
 
-// outputValues evaluates the top deployment's outputs, as resources does.
+// outputValues evaluates the top deployment's outputs; a problem with one
+// is recorded and the others are still given.
 func (r *run) outputValues() map[string]any {
 	outs, err := r.top.outputsOf()
 	if err != nil {

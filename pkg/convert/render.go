@@ -19,6 +19,8 @@ type Options struct {
 	Scope
 	// Partial writes what converted and reports the rest as warnings.
 	Partial bool
+	// Links are the local copies of linked templates (--linked-templates).
+	Links []Link
 }
 
 // Manifest is one converted document.
@@ -76,6 +78,7 @@ type EnvVar struct{ Name, Param string }
 // exactly is a problem (a *Problems error) unless o.Partial.
 func (t *Template) Convert(ctx context.Context, o Options) (*Result, error) {
 	r := newRun(t, o.Scope, true)
+	r.links = o.Links
 	if err := r.evaluate(ctx); err != nil {
 		return nil, err
 	}
@@ -110,6 +113,7 @@ type renderer struct {
 	// literal renders IDs as IDs, never as references: the form lookups
 	// compare.
 	literal bool
+	cur     *doc // the document being rendered
 	// outside are the resources read but not created, by ID key, in the
 	// order first read (outside.go).
 	outside      map[string]*outside
@@ -132,6 +136,7 @@ func newRenderer(r *run) *renderer {
 	}
 	rd.mergeRepeats()
 	rd.mergeInlineChildren()
+	rd.selfReads()
 	rd.names()
 	return rd
 }
@@ -249,6 +254,8 @@ func (rd *renderer) fail(d *doc, err error) {
 // manifest renders one doc.
 func (rd *renderer) manifest(d *doc) (Manifest, error) {
 	rd.edges = map[*doc]bool{}
+	rd.cur = d
+	defer func() { rd.cur = nil }()
 	spec := Ordered{}
 	spec.set("type", d.typ+"@"+d.apiVersion)
 	leaf, err := rd.nameText(d.segs[len(d.segs)-1], joinPath(d.path, "name"))
@@ -515,13 +522,40 @@ func (rd *renderer) buildID(t *textBuilder, id *idRef, path string) error {
 			return nil
 		}
 	}
-	if target := rd.lookup(id); target != nil {
+	if target := rd.lookup(id); target != nil && !rd.writtenAfter(target, rd.cur) {
 		rd.edges[target] = true
 		t.b.WriteString("${ref:" + target.refKey + "}")
 		return nil
 	}
 	rd.ancestorEdge(id)
 	return rd.build(t, id.concat(), path)
+}
+
+// writtenAfter: the template's dependsOn orders t after d, directly or
+// through others. ARM orders only by dependsOn; an ID in d's body is a
+// string to it. A reference would order t first and close a cycle with
+// t's depends-on, so d names t by its ID, an edge the loader lets give way.
+func (rd *renderer) writtenAfter(t, d *doc) bool {
+	if d == nil || t == d {
+		return false
+	}
+	seen := map[*doc]bool{t: true}
+	queue := []*doc{t}
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		for _, b := range rd.docs {
+			if seen[b] || b.skip || !rd.dependsOnDoc(a, b) {
+				continue
+			}
+			if b == d {
+				return true
+			}
+			seen[b] = true
+			queue = append(queue, b)
+		}
+	}
+	return false
 }
 
 // ancestorEdge records the nearest converted ancestor of an ID written

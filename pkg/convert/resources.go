@@ -217,7 +217,7 @@ func (dd *doc) extensionForm() error {
 	}
 	n := strings.Count(base, "/")
 	if len(dd.segs) != n+2 {
-		return dd.ctx.errorf(joinPath(dd.path, "name"), "the name of a %s must have %d segments (the resource's name, the provider namespace, the extension's name), got %d", dd.typ, n+2, len(dd.segs))
+		return dd.ctx.errorf(joinPath(dd.path, "name"), "the name of a %s must have %d segments (the resource's name, the provider namespace, the extension's name), got %d: ARM finds incorrect segment lengths (%s)", dd.typ, n+2, len(dd.segs), armRefuses)
 	}
 	ns, ok := expr.Known(dd.segs[n])
 	if !ok {
@@ -317,16 +317,23 @@ func (dc *decl) deployment(dd *doc) error {
 	outer := dc.d
 	props, _ := memberOf(dc.raw, "properties").(map[string]any)
 	path := joinPath(dd.path, "properties")
-	if _, linked := expr.Member(props, "templateLink"); linked {
-		return &evalError{path: joinPath(path, "templateLink"), msg: "a linked template (templateLink) is not converted: download it and convert it on its own, or inline it as properties.template", deferred: true}
-	}
 	tmpl, ok := memberOf(props, "template").(map[string]any)
-	if !ok {
-		return dd.ctx.errorf(path, "a nested deployment needs properties.template")
+	base, file, uri := joinPath(path, "template"), outer.file, outer.uri
+	link, linked := memberOf(props, "templateLink").(map[string]any)
+	if linked {
+		// A linked template has its own scope, whatever
+		// expressionEvaluationOptions says; its problems point at the link.
+		var err error
+		base = joinPath(path, "templateLink")
+		if tmpl, file, uri, err = dd.linked(link, base); err != nil {
+			return err
+		}
+	} else if !ok {
+		return dd.ctx.errorf(path, "a nested deployment needs properties.template or properties.templateLink")
 	}
 	name, _ := expr.Known(dd.name)
 	nameStr, _ := name.(string)
-	inner := &deployment{r: outer.r, tmpl: tmpl, base: joinPath(path, "template"), name: nameStr, sub: outer.sub, group: outer.group, scope: outer.scope, location: outer.location, parent: outer}
+	inner := &deployment{r: outer.r, tmpl: tmpl, base: base, file: file, uri: uri, name: nameStr, sub: outer.sub, group: outer.group, scope: outer.scope, location: outer.location, parent: outer}
 	if err := dd.placeDeployment(inner); err != nil {
 		return err
 	}
@@ -337,7 +344,16 @@ func (dc *decl) deployment(dd *doc) error {
 		return nil
 	}
 	given := map[string]any{}
-	if innerScope == "inner" {
+	if pl, ok := memberOf(props, "parametersLink").(map[string]any); ok {
+		ps, err := dd.linkedParams(pl, joinPath(path, "parametersLink"))
+		if err != nil {
+			return err
+		}
+		for k, v := range ps {
+			given[k] = v
+		}
+	}
+	if innerScope == "inner" || linked {
 		ps, _ := memberOf(props, "parameters").(map[string]any)
 		for k, p := range ps {
 			v, err := dd.ctx.moduleParam(p, joinPath(joinPath(path, "parameters"), k))
@@ -372,6 +388,11 @@ func (dd *doc) placeDeployment(inner *deployment) error {
 		s, err := dd.ctx.value(v, joinPath(dd.path, "subscriptionId"))
 		if err != nil {
 			return err
+		}
+		if id, ok := s.(string); ok && id != "" && strings.EqualFold(id, dd.decl.d.r.scope.Subscription) {
+			// The target subscription by its ID (--subscription): the
+			// same subscription, not another one.
+			s = dd.decl.d.r.sub
 		}
 		inner.sub = s
 		if inner.scope == "resourceGroup" {

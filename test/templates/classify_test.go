@@ -24,6 +24,12 @@ const (
 	// classInexpressible: convert refused, naming what has no manifest
 	// form (a value known only while deploying, a linked template).
 	classInexpressible = class("not expressible")
+	// classTemplate: convert refused what ARM's validation refuses too (a
+	// parameters file naming a parameter the template lacks, an expression
+	// that does not parse, resourceId without a name for every type
+	// segment): the deployment fails as published. Counted among the
+	// templates the schema knows, as a failure.
+	classTemplate = class("template error")
 	// classTool: diff, apply or delete failed on the client side, a
 	// re-plan was noisy, a second apply wrote, or delete left resources.
 	classTool = class("tool")
@@ -46,7 +52,7 @@ const (
 )
 
 // classOrder is the table's order.
-var classOrder = []class{classPass, classConverter, classInexpressible, classTool, classEmulator, classPrerequisite, classSchema, classNotRun}
+var classOrder = []class{classPass, classConverter, classTemplate, classInexpressible, classTool, classEmulator, classPrerequisite, classSchema, classNotRun}
 
 // result is one template's outcome.
 type result struct {
@@ -90,6 +96,9 @@ func (r *result) scanLeaks() {
 // cannot hold; every other refusal is the converter's.
 var inexpressibleRE = regexp.MustCompile(`(?i)known only (while deploying|at deploy time|when)|linked template|not expressible|cannot be expressed|is not available in a|members cannot be read|a secret cannot be part of`)
 
+// armRefusesRE is convert marking a problem ARM's validation shares.
+var armRefusesRE = regexp.MustCompile(`ARM refuses the template: InvalidTemplate`)
+
 // noValueRE is convert's refusal of a parameter the template gives no
 // default and the sample's parameter file no value.
 var noValueRE = regexp.MustCompile(`parameter \S+ has no value: give it`)
@@ -101,6 +110,8 @@ var noValueRE = regexp.MustCompile(`parameter \S+ has no value: give it`)
 // for it either.
 func classifyConvert(first string) class {
 	switch {
+	case armRefusesRE.MatchString(first):
+		return classTemplate
 	case inexpressibleRE.MatchString(first):
 		return classInexpressible
 	case noValueRE.MatchString(first):

@@ -88,6 +88,9 @@ func TestClassifyConvertBlamesTheConverterOnlyForItsOwnFaults(t *testing.T) {
 		{"error: #0 (line 216): resources[0].properties.templateLink: a linked template (templateLink) is not converted: download it", classInexpressible},
 		{"error: #0 (line 254): resources[7].properties.value: listAccountSas needs a value known only at deploy time (an action called with a request body)", classInexpressible},
 		{"error: #0 (line 12): resources[0].name: unknown function foo", classConverter},
+		{`error: #0 (line 11): parameters: the template has no parameter "x" (it has a, b); ARM refuses the template: InvalidTemplate for a parameter it does not declare`, classTemplate},
+		{"error: #0 (line 206): resources[4].properties.k: expected ',' or ')' at offset 139 in the arguments of listKeys (ARM refuses the template: InvalidTemplate)", classTemplate},
+		{"error: #0 (line 519): resources[2].properties.id: resourceId: the type Microsoft.Network/virtualNetworks/subnets requires 2 resource name argument(s), got 1 (ARM refuses the template: InvalidTemplate)", classTemplate},
 	} {
 		if got := classifyConvert(c.line); got != c.want {
 			t.Errorf("classifyConvert(%q) = %q, want %q", c.line, got, c.want)

@@ -50,6 +50,9 @@ func templates(t testing.TB) []string {
 		if err != nil {
 			return err
 		}
+		if d.IsDir() && p == filepath.Join(corpusDir, "modules") {
+			return filepath.SkipDir // linked templates, not samples (testdata/quickstarts/README.md)
+		}
 		if n := d.Name(); !d.IsDir() && (n == "azuredeploy.json" || n == "main.json") {
 			rel, _ := filepath.Rel(corpusDir, p)
 			out = append(out, filepath.ToSlash(rel))
@@ -96,6 +99,10 @@ const onlyEnv = "KUBECTL_AZURE_CORPUS_ONLY"
 // artifactsBase is where the corpus's commit of the repository serves its
 // files (testdata/quickstarts/README.md).
 const artifactsBase = "https://raw.githubusercontent.com/Azure/azure-quickstart-templates/ef296f0f7e9292209f190043b528b11862b5db19/"
+
+// masterBase is the prefix under which samples and their prerequisites
+// link the repository's own templates (modules/...).
+const masterBase = "https://raw.githubusercontent.com/Azure/azure-quickstart-templates/master/"
 
 // tenantID is the tenant the runs see (subscription().tenantId).
 const tenantID = "00000000-0000-0000-0000-0000000ca0ca"
@@ -273,7 +280,11 @@ func paramsOf(rel string) string {
 // sub (when not nil) written to params and passed.
 func convertCommand(rel, rg string, sub *substitution, params string) ([]string, error) {
 	args := []string{"--subscription", harness.Sub, "convert", filepath.Join(corpusDir, rel),
-		"--resource-group", rg, "--location", location}
+		"--resource-group", rg, "--location", location,
+		// Linked templates are read from the corpus's copies of the
+		// repository (testdata/quickstarts/README.md), at either prefix.
+		"--linked-templates", masterBase + "=" + corpusDir,
+		"--linked-templates", artifactsBase + "=" + corpusDir}
 	if sub != nil {
 		if err := os.WriteFile(params, []byte(sub.text), 0o600); err != nil {
 			return nil, err
