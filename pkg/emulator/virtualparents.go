@@ -21,6 +21,10 @@ var virtualParents = map[string]string{
 	// Azure Backup's fabric "Azure" and the containers it discovers for
 	// the vault's protectable VMs (Recovery Services REST "Protected
 	// Items - Create Or Update" is the first write under them).
+	// An Enterprise plan's build service has the builder "default"
+	// (Microsoft Learn "Use Tanzu Build Service": the default builder);
+	// buildpack bindings are written under it.
+	"microsoft.appplatform/spring/buildservices/builders":                  "default",
 	"microsoft.recoveryservices/vaults/backupfabrics":                      "azure",
 	"microsoft.recoveryservices/vaults/backupfabrics/protectioncontainers": "",
 }
