@@ -52,3 +52,23 @@ func TestSpringDefaultBuilder(t *testing.T) {
 		t.Errorf("a binding under a builder never created: %d %s", r.Status, r.Raw)
 	}
 }
+
+// A Machine Learning asset version is written without its container: the
+// service makes the container with the first version (azure-ai-ml's
+// data, model, environment, code and component create_or_update call the
+// *Versions operation only; the quickstart
+// machine-learning-dataversion-create-from-file-uri declares
+// workspaces/data/versions alone).
+func TestMachineLearningVersionWithoutContainer(t *testing.T) {
+	u, g := startWithGroup(t, "rg-ml-ver")
+	ws := u + g + "/providers/Microsoft.MachineLearningServices/workspaces/ws1"
+	put(t, ws+"?api-version=2023-04-01", map[string]any{"location": "westeurope", "identity": map[string]any{"type": "SystemAssigned"}, "properties": map[string]any{}})
+	r := do(t, "PUT", ws+"/data/d1/versions/1?api-version=2023-04-01", map[string]any{"properties": map[string]any{"dataType": "uri_file", "dataUri": "https://example.org/a.csv"}})
+	if r.Status >= 300 {
+		t.Errorf("a data version without its container: %d %s", r.Status, r.Raw)
+	}
+	r = do(t, "PUT", u+g+"/providers/Microsoft.MachineLearningServices/workspaces/none/data/d1/versions/1?api-version=2023-04-01", map[string]any{"properties": map[string]any{"dataType": "uri_file", "dataUri": "https://example.org/a.csv"}})
+	if errCode(r) != "ParentResourceNotFound" {
+		t.Errorf("a data version in a workspace never created: %d %s", r.Status, r.Raw)
+	}
+}
