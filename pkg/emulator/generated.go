@@ -192,6 +192,12 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 		if str0(props["dnsSuffix"]) == "" {
 			props["dnsSuffix"] = aseDNSSuffix(p.Name(), str0(body["kind"]), props["internalLoadBalancingMode"])
 		}
+	case "microsoft.certificateregistration/certificateorders":
+		// "App Service Certificate Orders - Get": domainVerificationToken,
+		// read-only, there from creation for the domain's ownership
+		// identifier; signedCertificate only once the order is issued,
+		// which needs a verified domain, so it is not made up here.
+		props["domainVerificationToken"] = derivedHex(id, "domainVerificationToken", 26)
 	case "microsoft.cache/redis":
 		// "Redis - Get": hostName, port 6379, sslPort 6380.
 		props["hostName"] = strings.ToLower(p.Name()) + ".redis.cache.windows.net"

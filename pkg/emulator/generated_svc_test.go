@@ -62,6 +62,12 @@ func TestServiceComputedValues(t *testing.T) {
 			[]string{"dnsSuffix"}, func(v string) bool { return v == "ase-v3-1.appserviceenvironment.net" }},
 		{"Microsoft.Web/hostingEnvironments/ase-own-1?api-version=2019-08-01", map[string]any{"location": "westeurope", "kind": "ASEV2", "properties": map[string]any{"internalLoadBalancingMode": "Web, Publishing", "dnsSuffix": "contoso.internal"}},
 			[]string{"dnsSuffix"}, func(v string) bool { return v == "contoso.internal" }},
+		// An App Service certificate order has the token its domain
+		// verification needs from creation ("App Service Certificate
+		// Orders - Get": domainVerificationToken, read-only); the signed
+		// certificate comes only once the order is issued.
+		{"Microsoft.CertificateRegistration/certificateOrders/order-gen-1?api-version=2022-09-01", map[string]any{"location": "global", "properties": map[string]any{"distinguishedName": "CN=*.example.org", "productType": "WildCardSsl", "autoRenew": true}},
+			[]string{"domainVerificationToken"}, func(v string) bool { return len(v) == 26 }},
 		{"Microsoft.Cache/redis/cache-gen-1?api-version=2023-08-01", map[string]any{"location": "westeurope", "properties": map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}},
 			[]string{"hostName"}, func(v string) bool { return v == "cache-gen-1.redis.cache.windows.net" }},
 		{"Microsoft.CognitiveServices/accounts/ai-gen-1?api-version=2023-05-01", map[string]any{"location": "westeurope", "kind": "OpenAI", "sku": map[string]any{"name": "S0"}, "properties": map[string]any{"customSubDomainName": "ai-gen-1"}},
