@@ -188,6 +188,16 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 		if len(p.Names) == 2 {
 			props["hostName"] = strings.ToLower(p.Names[1]) + "-" + derivedHex(id, "afdHostHash", 16) + ".z01.azurefd.net"
 		}
+	case "microsoft.web/hostingenvironments":
+		if str0(props["dnsSuffix"]) == "" {
+			props["dnsSuffix"] = aseDNSSuffix(p.Name(), str0(body["kind"]), props["internalLoadBalancingMode"])
+		}
+	case "microsoft.certificateregistration/certificateorders":
+		// "App Service Certificate Orders - Get": domainVerificationToken,
+		// read-only, there from creation for the domain's ownership
+		// identifier; signedCertificate only once the order is issued,
+		// which needs a verified domain, so it is not made up here.
+		props["domainVerificationToken"] = derivedHex(id, "domainVerificationToken", 26)
 	case "microsoft.cache/redis":
 		// "Redis - Get": hostName, port 6379, sslPort 6380.
 		props["hostName"] = strings.ToLower(p.Name()) + ".redis.cache.windows.net"
@@ -529,3 +539,18 @@ func apimGenerated(id, name string, props map[string]any) {
 // digitalTwinsRegions are the region codes of Azure Digital Twins host
 // names seen in public material.
 var digitalTwinsRegions = map[string]string{"westcentralus": "wcus", "westeurope": "weu", "eastus": "eus"}
+
+// aseDNSSuffix is the domain suffix an App Service Environment gets when
+// the request names none: <name>.appserviceenvironment.net for a v3 or an
+// internal (ILB) one, <name>.p.azurewebsites.net for an external v1/v2
+// one (Microsoft Learn "App Service Environment networking" and "Create
+// an external App Service Environment").
+func aseDNSSuffix(name, kind string, ilbMode any) string {
+	name = strings.ToLower(name)
+	mode := strings.ToLower(fmt.Sprint(ilbMode))
+	external := ilbMode == nil || mode == "none" || mode == "0" || mode == ""
+	if external && !strings.EqualFold(kind, "ASEV3") {
+		return name + ".p.azurewebsites.net"
+	}
+	return name + ".appserviceenvironment.net"
+}

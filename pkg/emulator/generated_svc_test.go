@@ -49,6 +49,25 @@ func TestServiceComputedValues(t *testing.T) {
 			[]string{"gatewayUrl"}, func(v string) bool { return v == "https://apim-gen.azure-api.net" }},
 		{"Microsoft.ApiManagement/service/Apim-Gen?api-version=2022-08-01", nil,
 			[]string{"hostnameConfigurations"}, func(v string) bool { return true }},
+		// An App Service Environment's domain suffix, when the request
+		// names none: <name>.appserviceenvironment.net for an internal
+		// (ILB) or v3 environment, <name>.p.azurewebsites.net for an
+		// external v2 one (Microsoft Learn "App Service Environment
+		// networking", "Create an external App Service Environment").
+		{"Microsoft.Web/hostingEnvironments/Ase-Ilb-1?api-version=2019-08-01", map[string]any{"location": "westeurope", "kind": "ASEV2", "properties": map[string]any{"internalLoadBalancingMode": "Web, Publishing"}},
+			[]string{"dnsSuffix"}, func(v string) bool { return v == "ase-ilb-1.appserviceenvironment.net" }},
+		{"Microsoft.Web/hostingEnvironments/ase-ext-1?api-version=2019-08-01", map[string]any{"location": "westeurope", "kind": "ASEV2", "properties": map[string]any{"internalLoadBalancingMode": "None"}},
+			[]string{"dnsSuffix"}, func(v string) bool { return v == "ase-ext-1.p.azurewebsites.net" }},
+		{"Microsoft.Web/hostingEnvironments/ase-v3-1?api-version=2022-03-01", map[string]any{"location": "westeurope", "kind": "ASEV3", "properties": map[string]any{}},
+			[]string{"dnsSuffix"}, func(v string) bool { return v == "ase-v3-1.appserviceenvironment.net" }},
+		{"Microsoft.Web/hostingEnvironments/ase-own-1?api-version=2019-08-01", map[string]any{"location": "westeurope", "kind": "ASEV2", "properties": map[string]any{"internalLoadBalancingMode": "Web, Publishing", "dnsSuffix": "contoso.internal"}},
+			[]string{"dnsSuffix"}, func(v string) bool { return v == "contoso.internal" }},
+		// An App Service certificate order has the token its domain
+		// verification needs from creation ("App Service Certificate
+		// Orders - Get": domainVerificationToken, read-only); the signed
+		// certificate comes only once the order is issued.
+		{"Microsoft.CertificateRegistration/certificateOrders/order-gen-1?api-version=2022-09-01", map[string]any{"location": "global", "properties": map[string]any{"distinguishedName": "CN=*.example.org", "productType": "WildCardSsl", "autoRenew": true}},
+			[]string{"domainVerificationToken"}, func(v string) bool { return len(v) == 26 }},
 		{"Microsoft.Cache/redis/cache-gen-1?api-version=2023-08-01", map[string]any{"location": "westeurope", "properties": map[string]any{"sku": map[string]any{"name": "Basic", "family": "C", "capacity": 0}}},
 			[]string{"hostName"}, func(v string) bool { return v == "cache-gen-1.redis.cache.windows.net" }},
 		{"Microsoft.CognitiveServices/accounts/ai-gen-1?api-version=2023-05-01", map[string]any{"location": "westeurope", "kind": "OpenAI", "sku": map[string]any{"name": "S0"}, "properties": map[string]any{"customSubDomainName": "ai-gen-1"}},

@@ -149,7 +149,8 @@ func (s *Server) inlinePartExists(id string) bool {
 // …0002 Built-in Data Contributor) and a dev center's built-in gallery
 // "Default" with its images (Microsoft Learn "Configure Azure Compute
 // Gallery for Microsoft Dev Box": the images of the Default gallery), and
-// a Recovery Services vault's DefaultPolicy. Caller holds s.mu.
+// a Recovery Services vault's DefaultPolicy, a virtual hub's default and
+// none route tables. Caller holds s.mu.
 func (s *Server) builtInUnder(id string) bool {
 	p, ok := armid.ParsePath(id)
 	if !ok || p.Kind != armid.PathResource || len(p.Names) < 2 {
@@ -159,6 +160,12 @@ func (s *Server) builtInUnder(id string) bool {
 	case t == "microsoft.documentdb/databaseaccounts/sqlroledefinitions":
 		n := strings.ToLower(p.Name())
 		return (n == "00000000-0000-0000-0000-000000000001" || n == "00000000-0000-0000-0000-000000000002") && s.store.get(p.ParentID()) != nil
+	case t == "microsoft.network/virtualhubs/hubroutetables":
+		// Every virtual hub has the route tables Default and None
+		// (Microsoft Learn "About virtual hub routing"), named
+		// defaultRouteTable and noneRouteTable in its IDs.
+		n := strings.ToLower(p.Name())
+		return (n == "defaultroutetable" || n == "noneroutetable") && s.store.get(p.ParentID()) != nil
 	case t == "microsoft.recoveryservices/vaults/backuppolicies":
 		// A vault is created with its policy DefaultPolicy (Microsoft
 		// Learn "Back up an Azure VM from the VM settings": "DefaultPolicy

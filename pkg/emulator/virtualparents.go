@@ -21,6 +21,19 @@ var virtualParents = map[string]string{
 	// Azure Backup's fabric "Azure" and the containers it discovers for
 	// the vault's protectable VMs (Recovery Services REST "Protected
 	// Items - Create Or Update" is the first write under them).
+	// An Enterprise plan's build service has the builder "default"
+	// (Microsoft Learn "Use Tanzu Build Service": the default builder);
+	// buildpack bindings are written under it.
+	"microsoft.appplatform/spring/buildservices/builders": "default",
+	// A Machine Learning asset's container is made with its first
+	// version: azure-ai-ml's create_or_update of data, models,
+	// environments, code and components calls the Versions operation
+	// only. GET of the container is not served here.
+	"microsoft.machinelearningservices/workspaces/data":                    "",
+	"microsoft.machinelearningservices/workspaces/models":                  "",
+	"microsoft.machinelearningservices/workspaces/environments":            "",
+	"microsoft.machinelearningservices/workspaces/codes":                   "",
+	"microsoft.machinelearningservices/workspaces/components":              "",
 	"microsoft.recoveryservices/vaults/backupfabrics":                      "azure",
 	"microsoft.recoveryservices/vaults/backupfabrics/protectioncontainers": "",
 }
