@@ -37,8 +37,12 @@ func (r ruleFacts) SecretAt(p bodypath.Path) bool {
 
 // Plain reports an enum or boolean property that is not marked secret:
 // Grafana's apiKey is "Enabled" or "Disabled", never a credential.
-func (r ruleFacts) Plain(p bodypath.Path) bool {
-	prop := r.prop(p)
+func (r ruleFacts) Plain(p bodypath.Path) bool { return plainProp(r.prop(p)) }
+
+// plainProp reports an enum or boolean property the schema does not mark
+// secret: whatever its name says, its values are not a credential. The
+// rule (through ruleFacts) and the comparers (namedSecret) both ask it.
+func plainProp(prop *schema.Property) bool {
 	return prop != nil && !prop.Secret && (len(prop.Enum) > 0 || prop.Type == schema.TypeBoolean)
 }
 
