@@ -24,9 +24,3 @@ func (Sensitive) MarshalJSON() ([]byte, error) { return json.Marshal(SensitiveTe
 // String is the marker's display form, for messages that print a value
 // with %v.
 func (Sensitive) String() string { return SensitiveText }
-
-// IsSensitive reports whether v is the marker of a withheld value.
-func IsSensitive(v any) bool {
-	_, ok := v.(Sensitive)
-	return ok
-}

@@ -22,19 +22,3 @@ func TestSensitiveJSON(t *testing.T) {
 		t.Errorf("marker prints as %q, want %q", s, SensitiveText)
 	}
 }
-
-func TestIsSensitive(t *testing.T) {
-	for _, tt := range []struct {
-		v    any
-		want bool
-	}{
-		{Sensitive{}, true},
-		{"(sensitive)", false}, // a live value that happens to read so is not the marker
-		{nil, false},
-		{Unknown{}, false},
-	} {
-		if got := IsSensitive(tt.v); got != tt.want {
-			t.Errorf("IsSensitive(%#v) = %v, want %v", tt.v, got, tt.want)
-		}
-	}
-}
