@@ -1050,10 +1050,10 @@ func markSensitive(cs []plan.Change, secrets []string) []plan.Change {
 		}
 		if c.Sensitive {
 			if c.Before != nil {
-				c.Before = plan.Sensitive
+				c.Before = plan.Sensitive{}
 			}
 			if c.After != nil {
-				c.After = plan.Sensitive
+				c.After = plan.Sensitive{}
 			}
 		}
 		out = append(out, c)
@@ -1091,7 +1091,7 @@ func maskBelow(v any, rest string) (any, bool) {
 			cp[k] = val
 		}
 		if next == "" {
-			cp[m[1]] = plan.Sensitive
+			cp[m[1]] = plan.Sensitive{}
 			return cp, true
 		}
 		inner, ok := maskBelow(e, next)
@@ -1107,7 +1107,7 @@ func maskBelow(v any, rest string) (any, bool) {
 		}
 		cp := append([]any(nil), x...)
 		if next == "" {
-			cp[i] = plan.Sensitive
+			cp[i] = plan.Sensitive{}
 			return cp, true
 		}
 		inner, ok := maskBelow(x[i], next)

@@ -96,7 +96,7 @@ func TestSchemaPathAndSecrets(t *testing.T) {
 	}
 	cs := markSensitive([]plan.Change{{Path: "properties.env[1].value", Before: "old", After: "new"}, {Path: "tags.a", After: "x"}},
 		[]string{"properties.env[1].value"})
-	if cs[0].Before != plan.Sensitive || cs[0].After != plan.Sensitive || !cs[0].Sensitive {
+	if cs[0].Before != (plan.Sensitive{}) || cs[0].After != (plan.Sensitive{}) || !cs[0].Sensitive {
 		t.Fatalf("secret change not hidden: %+v", cs[0])
 	}
 	if cs[1].Sensitive || cs[1].After != "x" {

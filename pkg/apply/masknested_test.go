@@ -26,7 +26,7 @@ func TestMarkSensitiveHidesSecretsInsideAWholeValue(t *testing.T) {
 		t.Fatalf("a secret inside a whole value is shown: %s", out)
 	}
 	keys := cs[0].After.([]any)[0].(map[string]any)
-	if keys["keyData"] != plan.Sensitive || keys["path"] != "/home/u/.ssh/authorized_keys" || cs[0].Sensitive {
+	if keys["keyData"] != (plan.Sensitive{}) || keys["path"] != "/home/u/.ssh/authorized_keys" || cs[0].Sensitive {
 		t.Errorf("publicKeys: %v (sensitive %v), want only keyData hidden", cs[0].After, cs[0].Sensitive)
 	}
 	if cs[2].After != "plain" || cs[2].Sensitive {
@@ -35,7 +35,7 @@ func TestMarkSensitiveHidesSecretsInsideAWholeValue(t *testing.T) {
 	// A keyed item cannot be followed in the value: the whole is hidden.
 	cs = markSensitive([]plan.Change{{Path: "properties.rules", After: []any{map[string]any{"name": "a", "secret": key}}}},
 		[]string{"properties.rules[a].secret"})
-	if !cs[0].Sensitive || cs[0].After != plan.Sensitive {
+	if !cs[0].Sensitive || cs[0].After != (plan.Sensitive{}) {
 		t.Errorf("keyed place: %+v, want the whole change hidden", cs[0])
 	}
 }

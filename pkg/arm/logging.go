@@ -112,31 +112,11 @@ func writeHeaders(b *strings.Builder, what string, h http.Header) {
 }
 
 func isSecretHeader(name string) bool {
-	if secret.CredentialName(name) {
-		return true
-	}
-	n := strings.ToLower(name)
-	switch n {
+	switch strings.ToLower(name) {
 	case "authorization", "proxy-authorization", "cookie", "set-cookie", "x-ms-authorization-auxiliary":
 		return true
 	}
-	return isSecretName(n)
-}
-
-// isSecretName matches property, header and query names that carry
-// secrets in ARM bodies: passwords, keys, tokens, connection strings, SAS.
-// It errs on the side of hiding (an SSH publicKey is hidden too) because a log
-// line is the wrong place to discover a false negative.
-func isSecretName(name string) bool {
-	n := strings.ToLower(name)
-	for _, s := range []string{"password", "secret", "token", "connectionstring", "credential", "sastoken", "apikey", "privatekey", "passphrase", "sharedkey"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	// primaryKey, accountKey, keys, key1, sig (SAS signature)...
-	return n == "sig" || strings.HasSuffix(n, "key") || strings.HasSuffix(n, "keys") ||
-		(strings.HasPrefix(n, "key") && len(n) <= 4)
+	return secret.LikeCredential(name)
 }
 
 // safeQuery are the query parameters whose values a log may show. Every

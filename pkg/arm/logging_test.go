@@ -125,8 +125,8 @@ func TestRedactHelpers(t *testing.T) {
 		"connectionString": true, "primaryKey": true, "keys": true, "key1": true,
 		"location": false, "sku": false, "keyVaultUri": false, "tier": false, "name": false,
 	} {
-		if got := isSecretName(name); got != secret {
-			t.Errorf("isSecretName(%q) = %v", name, got)
+		if got := isSecretHeader(name); got != secret {
+			t.Errorf("isSecretHeader(%q) = %v", name, got)
 		}
 	}
 	if got := redactText("Server=x;Password=hunter2;User=a"); strings.Contains(got, "hunter2") || !strings.Contains(got, "User=a") {

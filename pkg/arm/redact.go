@@ -18,7 +18,7 @@ import (
 // containers, the type's secret paths, plus the paths the schema marks
 // secret for the type and api-version, Options.SensitivePaths), and, since
 // a log is the wrong place to find a false negative, also when:
-//   - its property name is merely credential-like (isSecretName);
+//   - its property name is merely credential-like (secret.LikeCredential);
 //   - it is the value of a {"name": "DB_PASSWORD", "value": ...} pair;
 //   - it is in the response of a list* action (listKeys, listSecrets …),
 //     whose whole point is to return credentials;
@@ -200,7 +200,7 @@ func redactValue(v any) any {
 				m[k] = nil
 			case secret.Container(k), secret.Name(k, val):
 				m[k] = redacted
-			case isSecretName(k) && !isBool(val) && !isTimeName(k):
+			case secret.LikeCredential(k) && !isBool(val) && !isTimeName(k):
 				// A merely credential-like name (keys, key1): hide what
 				// could be a credential below it, but not a timestamp
 				// (keyCreationTime.key1, keys[].creationTime).
@@ -211,7 +211,7 @@ func redactValue(v any) any {
 		}
 		// {"name": "DB_PASSWORD", "value": "..."} pairs (app settings,
 		// container env) hide the secret behind a generic "value".
-		if n, ok := t["name"].(string); ok && (isSecretName(n) || secret.CredentialName(n)) {
+		if n, ok := t["name"].(string); ok && secret.LikeCredential(n) {
 			if _, has := m["value"]; has {
 				m["value"] = redacted
 			}

@@ -11,8 +11,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/printer"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -87,6 +89,10 @@ func (o *getOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	reg, err := o.g.schemas()
+	if err != nil {
+		return err
+	}
 	// Bodies read so far, unmasked, answer the references of computed
 	// names; they are never printed as they are.
 	read := map[string]map[string]any{}
@@ -118,11 +124,8 @@ func (o *getOptions) Run(ctx context.Context) error {
 		if err != nil {
 			return withCode(ExitError, fmt.Errorf("reading %s: %w", printer.DisplayName(id, r.Type), err))
 		}
-		body, _ := secret.ForID(id, nil, getSecretPaths(r)...).Mask(raw, secret.Placeholder).(map[string]any)
-		if body == nil {
-			body = map[string]any{}
-		}
-		live = append(live, liveResource{ID: id, Type: r.Type, APIVersion: r.APIVersion, Body: body})
+		t, _ := reg.Lookup(r.Type, r.APIVersion)
+		live = append(live, liveResource{ID: id, Type: r.Type, APIVersion: r.APIVersion, Body: liveMasked(id, t, r, raw)})
 	}
 	return o.print(live)
 }
@@ -248,6 +251,17 @@ func (o *getOptions) dash(s string) string {
 // from valueFrom (a listKeys value routed into a tag), paths whose
 // ${ref:...} reads a secret, and paths state holds hashed (get TYPE/NAME
 // reads the record's last-applied body).
+// liveMasked is the live body get prints: what the resource's secret rule
+// hides, judged as the plan judges it (diff.RuleFacts reads the schema t,
+// which may be nil), is secret.Placeholder.
+func liveMasked(id string, t *schema.Type, r *manifest.Resource, raw map[string]any) map[string]any {
+	body, _ := secret.ForID(id, diff.RuleFacts(t), getSecretPaths(r)...).Mask(raw, secret.Placeholder).(map[string]any)
+	if body == nil {
+		body = map[string]any{}
+	}
+	return body
+}
+
 func getSecretPaths(r *manifest.Resource) []string {
 	paths := append([]string(nil), r.SecretPaths...)
 	for p, d := range r.Deferred {

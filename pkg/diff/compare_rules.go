@@ -514,7 +514,7 @@ func zeroNotReturned(c *comparer, v pair) bool {
 // withheldByGET: write-only inputs, credentials, and values the spec does
 // not declare readable: GET does not promise to return them.
 func withheldByGET(c *comparer, v pair) bool {
-	if c.f.isWriteOnly(v.sp) || secret.Name(v.key, v.x) ||
+	if c.f.isWriteOnly(v.sp) || c.namedSecret(v.sp, v.key, v.x) ||
 		(v.xk&kValue != 0 && (c.underSecret() || underAny(c.path, c.secrets))) ||
 		(v.xk != kObject && !c.strict && c.undeclared(v.sp)) {
 		return unverifiable(c, v)
@@ -592,7 +592,14 @@ func (c *comparer) secretAt(sp schema.Path, key string, v any) bool {
 // path or a secret path of its type. Where it sits (a credential
 // container) is asked apart, by the rules that care.
 func (c *comparer) secretValueAt(sp schema.Path, key string, v any) bool {
-	return c.f.isSecret(sp) || secret.Name(key, v) || underAny(c.path, c.secrets)
+	return c.f.isSecret(sp) || c.namedSecret(sp, key, v) || underAny(c.path, c.secrets)
+}
+
+// namedSecret is the rule's verdict by name (secret.Rule.Declared): a
+// string under a credential name, unless the schema knows the property to
+// be plain (an enum or a boolean).
+func (c *comparer) namedSecret(sp schema.Path, key string, v any) bool {
+	return secret.Name(key, v) && !plainProp(c.f.prop(sp))
 }
 
 // undeclared reports whether the spec has no readable property at sp (or

@@ -578,10 +578,10 @@ func (r *Result) add(p prepared, e entry, before, after any, reason string, caus
 	if e.secret || p.sensitive(e.path, after, before) {
 		ch.Sensitive = true
 		if ch.Before != nil {
-			ch.Before = plan.Sensitive
+			ch.Before = plan.Sensitive{}
 		}
 		if ch.After != nil {
-			ch.After = plan.Sensitive
+			ch.After = plan.Sensitive{}
 		}
 	}
 	if plan.IsUnknown(after) && e.kind != plan.KindRemove {

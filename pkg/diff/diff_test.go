@@ -40,7 +40,7 @@ func TestCreateWhenLiveAbsent(t *testing.T) {
 	if got := paths(r.Changes); !reflect.DeepEqual(got, []string{"location", "properties.a", "properties.password"}) {
 		t.Fatalf("changes = %v", got)
 	}
-	if c := change(t, r, "properties.password"); !c.Sensitive || c.After != plan.Sensitive {
+	if c := change(t, r, "properties.password"); !c.Sensitive || c.After != (plan.Sensitive{}) {
 		t.Errorf("secret not withheld: %+v", c)
 	}
 }
@@ -264,7 +264,7 @@ func TestSecretsHashedAndCompared(t *testing.T) {
 	d2 := obj(t, `{"properties":{"password":"hunter3","level":"a","nested":{"adminPassword":"x"}}}`)
 	r = Compute(Input{Desired: d2, LastApplied: l, Baseline: b, Live: s, SecretKey: key})
 	c := change(t, r, "properties.password")
-	if !c.Sensitive || c.After != plan.Sensitive || c.Reason != reasonSecret {
+	if !c.Sensitive || c.After != (plan.Sensitive{}) || c.Reason != reasonSecret {
 		t.Errorf("secret change = %+v", c)
 	}
 	if out := mustJSON(t, r.Changes); strings.Contains(out, "hunter") {

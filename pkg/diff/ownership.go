@@ -160,7 +160,7 @@ func KeptAfterWrite(r Result, live map[string]any) []string {
 		}
 		shown := formatValue(v)
 		if rm.Sensitive {
-			shown = plan.Sensitive
+			shown = plan.SensitiveText
 		}
 		if rm.Default {
 			notes = append(notes, "Azure kept "+rm.Path+" = "+shown+" instead of the default "+formatDefault(rm)+"; it is no longer managed")
@@ -173,7 +173,7 @@ func KeptAfterWrite(r Result, live map[string]any) []string {
 
 func formatDefault(rm Removal) string {
 	if rm.Sensitive {
-		return plan.Sensitive
+		return plan.SensitiveText
 	}
 	return formatValue(rm.After)
 }

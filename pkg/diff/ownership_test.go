@@ -428,7 +428,7 @@ func TestSecretPaths(t *testing.T) {
 	}
 	for _, p := range []string{`tags."a.b"`, `properties.settings[DB].value`} {
 		c, ok := got[p]
-		if !ok || !c.Sensitive || c.Before != plan.Sensitive || c.After != plan.Sensitive {
+		if !ok || !c.Sensitive || c.Before != (plan.Sensitive{}) || c.After != (plan.Sensitive{}) {
 			t.Errorf("%s: %+v (present %v)", p, c, ok)
 		}
 	}

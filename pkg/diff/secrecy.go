@@ -13,21 +13,54 @@ import (
 // own rule (Input.Secrets) should build it the same way, so the plan and
 // the write judge alike.
 func SecretRule(id string, s *schema.Type) *secret.Rule {
-	return secret.ForID(id, ruleFacts{factsFor(s, nil)})
+	return secret.ForID(id, RuleFacts(s))
 }
 
-// ruleFacts adapts the diff's schema facts to secret.Rule.
-type ruleFacts struct{ f *facts }
+// RuleFacts is the one reading of a schema that secret.Rule asks: the
+// diff, the state record and import all judge by it, so a value the record
+// hashes is never one the plan shows. Members are found as ARM finds them,
+// ignoring case (a manifest's osProfile.CustomData is the schema's secret
+// customData), and undeclared members of a map as its values. nil gives nil.
+func RuleFacts(s *schema.Type) secret.Facts {
+	if s == nil {
+		return nil
+	}
+	return ruleFacts{s}
+}
+
+type ruleFacts struct{ t *schema.Type }
 
 func (r ruleFacts) SecretAt(p bodypath.Path) bool {
-	return r.f.isSecret(schema.PathOf(p, r.f.isMap))
+	prop := r.prop(p)
+	return prop != nil && prop.Secret
 }
 
 // Plain reports an enum or boolean property that is not marked secret:
 // Grafana's apiKey is "Enabled" or "Disabled", never a credential.
-func (r ruleFacts) Plain(p bodypath.Path) bool {
-	prop := r.f.prop(schema.PathOf(p, r.f.isMap))
+func (r ruleFacts) Plain(p bodypath.Path) bool { return plainProp(r.prop(p)) }
+
+// plainProp reports an enum or boolean property the schema does not mark
+// secret: whatever its name says, its values are not a credential. The
+// rule (through ruleFacts) and the comparers (namedSecret) both ask it.
+func plainProp(prop *schema.Property) bool {
 	return prop != nil && !prop.Secret && (len(prop.Enum) > 0 || prop.Type == schema.TypeBoolean)
+}
+
+func (r ruleFacts) prop(p bodypath.Path) *schema.Property {
+	segs := make([]string, len(p))
+	for i, s := range p {
+		if s.Kind == bodypath.Member {
+			segs[i] = s.Name
+		} else {
+			segs[i] = "[0]"
+		}
+	}
+	_, prop := r.t.Resolve(segs)
+	if prop == nil {
+		// A type that declares the property but not every parent.
+		prop = r.t.Prop(string(schema.PathOf(p, nil)))
+	}
+	return prop
 }
 
 // sensitive is the diff's one verdict on whether a planned change hides

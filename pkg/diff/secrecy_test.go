@@ -48,9 +48,51 @@ func TestSensitiveVerdict(t *testing.T) {
 			if hidden := !strings.Contains(js, `"a"`) && !strings.Contains(js, `"b"`); tt.want && !hidden {
 				t.Errorf("a sensitive change shows its values: %s", js)
 			}
-			if !tt.want && c.After == plan.Sensitive {
+			if !tt.want && c.After == (plan.Sensitive{}) {
 				t.Errorf("a plain change is masked: %s", js)
 			}
 		})
 	}
+}
+
+// A plain enum named like a credential (Grafana's apiKey: Enabled or
+// Disabled) is plain on every path of the diff, as the rule and the state
+// record have it: a change the user makes is shown and compared in clear,
+// and drift Azure makes is planned. Before, the comparers asked the name
+// alone: the user's change was hidden as a secret compared by hash, and
+// drift was taken for a value GET withholds.
+func TestPlainEnumNamedLikeCredentialOnUpdate(t *testing.T) {
+	sch := &schema.Type{Name: "Microsoft.Dashboard/grafana", APIVersion: "2023-09-01", Properties: map[string]*schema.Property{
+		"properties":        {Type: schema.TypeObject},
+		"properties.apiKey": {Type: schema.TypeString, Enum: []string{"Enabled", "Disabled"}},
+	}}
+	const id = "/subscriptions/s/resourceGroups/g/providers/Microsoft.Dashboard/grafana/g1"
+	w := func(v string) map[string]any { return map[string]any{"properties": map[string]any{"apiKey": v}} }
+	for _, tt := range []struct {
+		name                string
+		desired, last, live string
+		cause               plan.Cause
+	}{
+		{"user change", "Disabled", "Enabled", "Enabled", plan.CauseUser},
+		{"drift", "Enabled", "Enabled", "Disabled", plan.CauseDrift},
+	} {
+		r := Compute(Input{ID: id, Schema: sch, Desired: w(tt.desired), LastApplied: w(tt.last), Baseline: w(tt.last), Live: w(tt.live)})
+		c, ok := findChange(r, "properties.apiKey")
+		if !ok {
+			t.Errorf("%s: no change planned: %+v", tt.name, r.Changes)
+			continue
+		}
+		if c.Sensitive || c.Cause != tt.cause || c.Before != tt.live || c.After != tt.desired {
+			t.Errorf("%s: %+v, want %s -> %s shown, cause %s", tt.name, c, tt.live, tt.desired, tt.cause)
+		}
+	}
+}
+
+func findChange(r Result, path string) (plan.Change, bool) {
+	for _, c := range r.Changes {
+		if c.Path == path {
+			return c, true
+		}
+	}
+	return plan.Change{}, false
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
 	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
-	"github.com/kubectl-azure/kubectl-azure/pkg/record"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
@@ -73,7 +72,7 @@ func Minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string)
 // the paths state already holds hashed for this resource.
 func minimize(live map[string]any, t *schema.Type, p diff.Plugin, selfID string, secrets []string) Minimized {
 	m := &minimizer{t: t, selfID: strings.TrimSuffix(selfID, "/"), secrets: map[string]bool{},
-		rule: secret.ForIDBody(selfID, record.SchemaFacts(t), live, secrets...), maps: diff.MapPaths(t, nil)}
+		rule: secret.ForIDBody(selfID, diff.RuleFacts(t), live, secrets...), maps: diff.MapPaths(t, nil)}
 	if p != nil {
 		m.rules = p.Rules()
 	}

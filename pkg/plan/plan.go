@@ -321,9 +321,6 @@ type ResultSummary struct {
 	Skipped int `json:"skipped"`
 }
 
-// Sensitive is the placeholder shown instead of a secret value.
-const Sensitive = "(sensitive)"
-
 // Summarize recomputes p.Summary from p.Resources.
 func (p *Plan) Summarize() {
 	var s Summary

@@ -118,7 +118,7 @@ func printMarkdown(w io.Writer, p *plan.Plan, opts Options) error {
 				}
 				before, after := mdValue(c.Before, managed), mdValue(c.After, managed)
 				if c.Sensitive {
-					before, after = mdText(plan.Sensitive), mdText(plan.Sensitive)
+					before, after = mdText(plan.SensitiveText), mdText(plan.SensitiveText)
 				}
 				switch c.Kind {
 				case plan.KindAdd:

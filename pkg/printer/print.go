@@ -63,7 +63,7 @@ func sanitize(p *plan.Plan, opts Options) *plan.Plan {
 		changes := make([]plan.Change, len(r.Changes))
 		for j, c := range r.Changes {
 			if c.Sensitive {
-				c.Before, c.After = maskedBefore(c), plan.Sensitive
+				c.Before, c.After = maskedBefore(c), plan.Sensitive{}
 			}
 			if c.KnownAfterApply {
 				c.After = plan.KnownAfterApply
@@ -94,7 +94,7 @@ func maskedBefore(c plan.Change) any {
 	if c.Before == nil && c.Cause == plan.CauseUnverifiable {
 		return nil
 	}
-	return plan.Sensitive
+	return plan.Sensitive{}
 }
 
 func cleanAll(secrets *secret.Registry, ss []string) []string {

@@ -66,8 +66,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		if strings.Contains(out, "hunter2") {
 			t.Errorf("%s (explain=%v) leaked the secret:\n%s", opts.Output, opts.Explain, out)
 		}
-		if !strings.Contains(out, plan.Sensitive) {
-			t.Errorf("%s: sensitive change not shown as %s", opts.Output, plan.Sensitive)
+		if !strings.Contains(out, plan.SensitiveText) {
+			t.Errorf("%s: sensitive change not shown as %s", opts.Output, plan.SensitiveText)
 		}
 		// The caller's plan must not be modified by printing.
 		if p.Resources[2].Changes[0].After != secretValue {

@@ -271,7 +271,7 @@ func (t *textPrinter) change(c plan.Change) {
 
 	if c.Sensitive {
 		// Never format the values: they hold the secret.
-		t.line(lead, path, ": ", t.st.faint(plan.Sensitive), styledSuffix)
+		t.line(lead, path, ": ", t.st.faint(plan.SensitiveText), styledSuffix)
 		return
 	}
 	var before, after string

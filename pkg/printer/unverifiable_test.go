@@ -33,7 +33,7 @@ func TestUnverifiableBeforeIsNullInJSON(t *testing.T) {
 	for _, c := range out.Resources[2].Changes {
 		got[c["path"].(string)] = c
 	}
-	for path, want := range map[string]any{"properties.adminPassword": nil, "properties.createMode": nil, "properties.DB_PASSWORD2": plan.Sensitive} {
+	for path, want := range map[string]any{"properties.adminPassword": nil, "properties.createMode": nil, "properties.DB_PASSWORD2": plan.SensitiveText} {
 		c, ok := got[path]
 		if !ok {
 			t.Fatalf("no change %s in %s", path, buf.String())

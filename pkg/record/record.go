@@ -116,50 +116,11 @@ func newHasher(in Input) *hasher {
 	}
 	h := &hasher{in: in, key: secret.ResourceKey(in.Key, in.ID), fromEnv: map[string]bool{},
 		maps: diff.MapPaths(in.Schema, in.Plugin), clear: map[string]bool{},
-		rule: secret.For(typ, name, SchemaFacts(in.Schema), in.SecretPaths...)}
+		rule: secret.For(typ, name, diff.RuleFacts(in.Schema), in.SecretPaths...)}
 	for _, p := range in.SecretPaths {
 		h.fromEnv[p] = true
 	}
 	return h
-}
-
-// SchemaFacts adapts a schema type to the secret rule; nil gives nil.
-func SchemaFacts(t *schema.Type) secret.Facts {
-	if t == nil {
-		return nil
-	}
-	return schemaFacts{t}
-}
-
-type schemaFacts struct{ t *schema.Type }
-
-func (f schemaFacts) SecretAt(p bodypath.Path) bool {
-	prop := f.prop(p)
-	return prop != nil && prop.Secret
-}
-
-// Plain reports an enum or boolean property: its name may sound like a
-// credential (Grafana's apiKey: Enabled) but its values are not one.
-func (f schemaFacts) Plain(p bodypath.Path) bool {
-	prop := f.prop(p)
-	return prop != nil && !prop.Secret && (len(prop.Enum) > 0 || prop.Type == schema.TypeBoolean)
-}
-
-func (f schemaFacts) prop(p bodypath.Path) *schema.Property {
-	segs := make([]string, len(p))
-	for i, s := range p {
-		if s.Kind == bodypath.Member {
-			segs[i] = s.Name
-		} else {
-			segs[i] = "[0]"
-		}
-	}
-	_, prop := f.t.Resolve(segs)
-	if prop == nil {
-		// A type that declares the property but not every parent.
-		prop = f.t.Prop(string(schema.PathOf(p, nil)))
-	}
-	return prop
 }
 
 // hash returns a hashed deep copy of body. With collect, the clear values it

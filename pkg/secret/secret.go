@@ -84,6 +84,25 @@ func CredentialName(name string) bool {
 		strings.HasSuffix(n, "sastoken")
 }
 
+// LikeCredential reports whether a name merely sounds like a credential's
+// (keys, key1, a SAS sig, an SSH publicKey) or is one (CredentialName). A
+// request log hides what lies under such names, the plan and state do not:
+// there a false positive hides a change, in a log it costs nothing.
+func LikeCredential(name string) bool {
+	if CredentialName(name) {
+		return true
+	}
+	n := strings.ToLower(name)
+	for _, s := range []string{"password", "secret", "token", "connectionstring", "credential", "sastoken", "apikey", "privatekey", "passphrase", "sharedkey"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	// primaryKey, accountKey, keys, key1, sig (SAS signature)...
+	return n == "sig" || strings.HasSuffix(n, "key") || strings.HasSuffix(n, "keys") ||
+		(strings.HasPrefix(n, "key") && len(n) <= 4)
+}
+
 // Container reports whether everything below a property of this name is
 // secret: extension protectedSettings (and configurationProtectedSettings)
 // and credentials. (An object under a credential name, as deployment

@@ -68,3 +68,22 @@ func TestContainer(t *testing.T) {
 		}
 	}
 }
+
+// LikeCredential is the broader name test a log applies; every name the
+// rule takes for a credential is one (secureValue, keyValue were not, so
+// the log had to ask both and one site forgot).
+func TestLikeCredential(t *testing.T) {
+	for name, want := range map[string]bool{
+		"password": true, "adminPassword": true, "SECRET": true, "accessToken": true,
+		"connectionString": true, "primaryKey": true, "keys": true, "key1": true, "sig": true,
+		"secureValue": true, "keyValue": true, "publicKey": true,
+		"location": false, "sku": false, "keyVaultUri": false, "tier": false, "name": false, "value": false,
+	} {
+		if got := LikeCredential(name); got != want {
+			t.Errorf("LikeCredential(%q) = %v, want %v", name, got, want)
+		}
+		if CredentialName(name) && !LikeCredential(name) {
+			t.Errorf("%q is a credential name the log would not hide", name)
+		}
+	}
+}
