@@ -64,9 +64,9 @@ type controllerOptions struct {
 	// webhookSelfSigned (NAMESPACE/NAME) is the Secret where the
 	// controller keeps a CA and certificate of its own for the DNS names,
 	// written into webhookConfig's caBundle and rotated before expiry.
-	webhookSelfSigned, webhookConfig string
-	webhookDNSNames                  []string
-	webhookValidity                  time.Duration
+	webhookSelfSigned, webhookConfig, webhookMutating string
+	webhookDNSNames                                   []string
+	webhookValidity                                   time.Duration
 }
 
 // newControllerCommand is `kubectl azure controller` (and its install
@@ -111,6 +111,7 @@ status says how its resource stands (kubectl wait --for=condition=Ready).`,
 	fs.StringVar(&o.webhookCertDir, "webhook-cert-dir", "", "directory holding the webhook's tls.crt and tls.key (e.g. a cert-manager Secret mounted there; read again when they change)")
 	fs.StringVar(&o.webhookSelfSigned, "webhook-self-signed", "", "NAMESPACE/NAME of a Secret where the controller keeps a CA and the webhook's certificate of its own (created if absent, rotated before expiry); instead of --webhook-cert-dir")
 	fs.StringVar(&o.webhookConfig, "webhook-configuration", "", "with --webhook-self-signed: the ValidatingWebhookConfiguration whose caBundle the controller keeps")
+	fs.StringVar(&o.webhookMutating, "webhook-mutating-configuration", "", "with --webhook-self-signed: the MutatingWebhookConfiguration (the finalizer at create) whose caBundle the controller also keeps")
 	fs.StringArrayVar(&o.webhookDNSNames, "webhook-dns-name", nil, "with --webhook-self-signed: a DNS name of the webhook's certificate, e.g. NAME.NAMESPACE.svc (repeatable)")
 	fs.DurationVar(&o.webhookValidity, "webhook-cert-validity", reconcile.DefaultCertValidity, "with --webhook-self-signed: the certificate's life; renewed at 2/3 of it, the CA lives 4 times as long")
 	cmd.AddCommand(newControllerInstallCommand(g, s), newStatusCommand(g, s))
@@ -447,7 +448,7 @@ func (o *controllerOptions) serveSelfSigned(ctx context.Context, h http.Handler)
 	}
 	ns, name, _ := strings.Cut(o.webhookSelfSigned, "/")
 	ss := &reconcile.SelfSigned{Client: cs, Namespace: ns, Secret: name, WebhookConfig: o.webhookConfig,
-		DNSNames: o.webhookDNSNames, Validity: o.webhookValidity}
+		MutatingWebhookConfig: o.webhookMutating, DNSNames: o.webhookDNSNames, Validity: o.webhookValidity}
 	if err := ss.Sync(ctx); err != nil {
 		return "", fmt.Errorf("--webhook-self-signed: %w", err)
 	}

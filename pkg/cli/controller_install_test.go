@@ -310,12 +310,16 @@ func TestControllerInstallSelfSignedWebhook(t *testing.T) {
 	if len(vwcs) != 1 || dig(vwcs[0], "metadata", "name") != "kubectl-azure-controller-kubectl-azure" {
 		t.Fatalf("webhook configurations: %v", vwcs)
 	}
+	mwcs := ofKind(docs, "MutatingWebhookConfiguration")
+	if len(mwcs) != 1 || dig(mwcs[0], "webhooks", 0, "failurePolicy") != "Ignore" || dig(mwcs[0], "webhooks", 0, "clientConfig", "service", "path") != "/mutate-resources" {
+		t.Errorf("the finalizer webhook: %v", mwcs)
+	}
 	raw := dig(ofKind(docs, "Deployment")[0], "spec", "template", "spec", "containers", 0, "args").([]any)
 	var args []string
 	for _, a := range raw {
 		args = append(args, a.(string))
 	}
-	for _, want := range []string{"--webhook-addr=:9443", "--webhook-self-signed=kubectl-azure/kubectl-azure-controller-webhook-tls",
+	for _, want := range []string{"--webhook-addr=:9443", "--webhook-mutating-configuration=kubectl-azure-controller-kubectl-azure", "--webhook-self-signed=kubectl-azure/kubectl-azure-controller-webhook-tls",
 		"--webhook-configuration=kubectl-azure-controller-kubectl-azure", "--webhook-dns-name=kubectl-azure-controller-webhook.kubectl-azure.svc"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("the Deployment lacks %s: %v", want, args)
@@ -349,7 +353,8 @@ func TestControllerInstallSelfSignedWebhook(t *testing.T) {
 		t.Fatalf("%d ClusterRoles, %d ClusterRoleBindings; want 1 each", len(crs), len(crbs))
 	}
 	b, _ := yaml.Marshal(crs[0]["rules"])
-	wantCR := "- apiGroups:\n  - admissionregistration.k8s.io\n  resourceNames:\n  - kubectl-azure-controller-kubectl-azure\n  resources:\n  - validatingwebhookconfigurations\n  verbs:\n  - get\n  - patch\n"
+	wantCR := "- apiGroups:\n  - admissionregistration.k8s.io\n  resourceNames:\n  - kubectl-azure-controller-kubectl-azure\n  resources:\n  - mutatingwebhookconfigurations\n  verbs:\n  - get\n  - patch\n" +
+		"- apiGroups:\n  - admissionregistration.k8s.io\n  resourceNames:\n  - kubectl-azure-controller-kubectl-azure\n  resources:\n  - validatingwebhookconfigurations\n  verbs:\n  - get\n  - patch\n"
 	if string(b) != wantCR {
 		t.Errorf("ClusterRole rules:\n%s\nwant\n%s", b, wantCR)
 	}

@@ -71,8 +71,9 @@ func (o *installOptions) webhookGrants() []grant {
 	}
 	const group, vwcs = "admissionregistration.k8s.io", "validatingwebhookconfigurations"
 	ns, sec, vwc := o.namespace, o.webhookSecretName(), o.webhookConfigName()
+	const mwcs = "mutatingwebhookconfigurations"
 	return []grant{{ns, "", "secrets", "create", ""}, {ns, "", "secrets", "get", sec}, {ns, "", "secrets", "update", sec},
-		{"", group, vwcs, "get", vwc}, {"", group, vwcs, "patch", vwc}}
+		{"", group, vwcs, "get", vwc}, {"", group, vwcs, "patch", vwc}, {"", group, mwcs, "get", vwc}, {"", group, mwcs, "patch", vwc}}
 }
 
 // webhookObjects are printed after the Deployment.
@@ -84,11 +85,12 @@ func (o *installOptions) webhookObjects() []any {
 	svc := &corev1.Service{TypeMeta: typeMeta("v1", "Service"), ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: o.labels()},
 		Spec: corev1.ServiceSpec{Selector: map[string]string{"app.kubernetes.io/instance": o.name},
 			Ports: []corev1.ServicePort{{Name: "webhook", Port: 443, TargetPort: intstr.FromString("webhook")}}}}
-	vwc := o.webhookConfig()
+	vwc, mwc := o.webhookConfig(), o.finalizerWebhookConfig()
 	if o.webhook == webhookSelfSigned {
-		return []any{svc, vwc} // the controller makes the certificate and fills caBundle
+		return []any{svc, vwc, mwc} // the controller makes the certificate and fills caBundle
 	}
 	vwc.Annotations = map[string]string{certManagerInjectAnnotation: ns + "/" + name}
+	mwc.Annotations = map[string]string{certManagerInjectAnnotation: ns + "/" + name}
 	issuer := map[string]any{"apiVersion": "cert-manager.io/v1", "kind": "Issuer",
 		"metadata": map[string]any{"name": name, "namespace": ns, "labels": o.labels()},
 		"spec":     map[string]any{"selfSigned": map[string]any{}}}
@@ -96,7 +98,32 @@ func (o *installOptions) webhookObjects() []any {
 		"metadata": map[string]any{"name": name, "namespace": ns, "labels": o.labels()},
 		"spec": map[string]any{"secretName": o.webhookSecretName(), "dnsNames": o.webhookDNSNames(),
 			"issuerRef": map[string]any{"kind": "Issuer", "name": name}}}
-	return []any{svc, issuer, cert, vwc}
+	return []any{svc, issuer, cert, vwc, mwc}
+}
+
+// finalizerWebhookConfig stores new Resource objects with the controller's
+// finalizer, which saves the controller a write per object. It is an
+// optimisation, so it ignores failures: the controller adds the finalizer
+// itself to objects stored without it.
+func (o *installOptions) finalizerWebhookConfig() *admissionregistrationv1.MutatingWebhookConfiguration {
+	v := o.webhookConfig().Webhooks[0]
+	path, ignore, never := reconcile.MutatePath, admissionregistrationv1.Ignore, admissionregistrationv1.NeverReinvocationPolicy
+	svc := *v.ClientConfig.Service
+	svc.Path = &path
+	return &admissionregistrationv1.MutatingWebhookConfiguration{TypeMeta: typeMeta("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"),
+		ObjectMeta: metav1.ObjectMeta{Name: o.webhookConfigName(), Labels: o.labels()},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:         "finalizer." + v.Name,
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &svc},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create}, Rule: v.Rules[0].Rule}},
+			NamespaceSelector:       v.NamespaceSelector,
+			FailurePolicy:           &ignore,
+			SideEffects:             v.SideEffects,
+			AdmissionReviewVersions: v.AdmissionReviewVersions,
+			TimeoutSeconds:          v.TimeoutSeconds,
+			ReinvocationPolicy:      &never,
+		}}}
 }
 
 func (o *installOptions) webhookConfig() *admissionregistrationv1.ValidatingWebhookConfiguration {
@@ -131,7 +158,8 @@ func (o *installOptions) webhookPod(c *corev1.Container, volumes []corev1.Volume
 	c.Ports = append(c.Ports, corev1.ContainerPort{Name: "webhook", ContainerPort: webhookPort})
 	c.Args = append(c.Args, fmt.Sprintf("--webhook-addr=:%d", webhookPort))
 	if o.webhook == webhookSelfSigned {
-		c.Args = append(c.Args, "--webhook-self-signed="+o.namespace+"/"+o.webhookSecretName(), "--webhook-configuration="+o.webhookConfigName())
+		c.Args = append(c.Args, "--webhook-self-signed="+o.namespace+"/"+o.webhookSecretName(), "--webhook-configuration="+o.webhookConfigName(),
+			"--webhook-mutating-configuration="+o.webhookConfigName())
 		for _, n := range o.webhookDNSNames() {
 			c.Args = append(c.Args, "--webhook-dns-name="+n)
 		}

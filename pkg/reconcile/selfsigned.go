@@ -63,6 +63,9 @@ type SelfSigned struct {
 	// WebhookConfig is the ValidatingWebhookConfiguration whose caBundle
 	// is kept.
 	WebhookConfig string
+	// MutatingWebhookConfig, if set, is the MutatingWebhookConfiguration
+	// (the finalizer) whose caBundle is kept too.
+	MutatingWebhookConfig string
 	// DNSNames and IPs are the serving certificate's names.
 	DNSNames []string
 	IPs      []net.IP
@@ -116,6 +119,11 @@ func (s *SelfSigned) Sync(ctx context.Context) error {
 	}
 	if err := s.syncBundle(ctx, sec.Data[SecretCACert]); err != nil {
 		return fmt.Errorf("validatingwebhookconfiguration %s: %w", s.WebhookConfig, err)
+	}
+	if s.MutatingWebhookConfig != "" {
+		if err := s.syncMutatingBundle(ctx, sec.Data[SecretCACert]); err != nil {
+			return fmt.Errorf("mutatingwebhookconfiguration %s: %w", s.MutatingWebhookConfig, err)
+		}
 	}
 	c, err := tls.X509KeyPair(sec.Data[corev1.TLSCertKey], sec.Data[corev1.TLSPrivateKeyKey])
 	if err != nil {
@@ -183,9 +191,42 @@ func (s *SelfSigned) syncBundle(ctx context.Context, bundle []byte) error {
 	if err != nil {
 		return err
 	}
-	ops := []map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": vwc.ResourceVersion}}
-	for i, w := range vwc.Webhooks {
-		if !bytes.Equal(w.ClientConfig.CABundle, bundle) {
+	var have [][]byte
+	for _, w := range vwc.Webhooks {
+		have = append(have, w.ClientConfig.CABundle)
+	}
+	patch := bundlePatch(vwc.ResourceVersion, have, bundle)
+	if patch == nil {
+		return nil
+	}
+	_, err = vwcs.Patch(ctx, s.WebhookConfig, types.JSONPatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+func (s *SelfSigned) syncMutatingBundle(ctx context.Context, bundle []byte) error {
+	mwcs := s.Client.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	mwc, err := mwcs.Get(ctx, s.MutatingWebhookConfig, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	var have [][]byte
+	for _, w := range mwc.Webhooks {
+		have = append(have, w.ClientConfig.CABundle)
+	}
+	patch := bundlePatch(mwc.ResourceVersion, have, bundle)
+	if patch == nil {
+		return nil
+	}
+	_, err = mwcs.Patch(ctx, s.MutatingWebhookConfig, types.JSONPatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// bundlePatch is the JSON patch setting every webhook's caBundle (have,
+// in order) to bundle, or nil when all are.
+func bundlePatch(resourceVersion string, have [][]byte, bundle []byte) []byte {
+	ops := []map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": resourceVersion}}
+	for i, b := range have {
+		if !bytes.Equal(b, bundle) {
 			ops = append(ops, map[string]any{"op": "add", "path": fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i), "value": base64.StdEncoding.EncodeToString(bundle)})
 		}
 	}
@@ -193,8 +234,7 @@ func (s *SelfSigned) syncBundle(ctx context.Context, bundle []byte) error {
 		return nil
 	}
 	patch, _ := json.Marshal(ops)
-	_, err = vwcs.Patch(ctx, s.WebhookConfig, types.JSONPatchType, patch, metav1.PatchOptions{})
-	return err
+	return patch
 }
 
 // ca is one CA of the bundle.

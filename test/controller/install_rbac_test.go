@@ -75,6 +75,11 @@ func applyInstallOut(t *testing.T, cs kubernetes.Interface, args ...string) stri
 			t.Cleanup(func() {
 				_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
 			})
+		case *admissionregistrationv1.MutatingWebhookConfiguration:
+			_, err = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, o, metav1.CreateOptions{})
+			t.Cleanup(func() {
+				_ = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+			})
 		case *admissionregistrationv1.ValidatingWebhookConfiguration:
 			_, err = cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, o, metav1.CreateOptions{})
 			t.Cleanup(func() {

@@ -77,7 +77,10 @@ func TestSelfSignedWebhookInstall(t *testing.T) {
 		{"delete", admreg, "validatingwebhookconfigurations", "", vwcName, false},
 		{"list", admreg, "validatingwebhookconfigurations", "", "", false},
 		{"create", admreg, "validatingwebhookconfigurations", "", "", false},
-		{"patch", admreg, "mutatingwebhookconfigurations", "", vwcName, false},
+		{"get", admreg, "mutatingwebhookconfigurations", "", vwcName, true},
+		{"patch", admreg, "mutatingwebhookconfigurations", "", vwcName, true},
+		{"patch", admreg, "mutatingwebhookconfigurations", "", "other", false},
+		{"update", admreg, "mutatingwebhookconfigurations", "", vwcName, false},
 	} {
 		r, err := env.Clientset.AuthorizationV1().SubjectAccessReviews().Create(t.Context(), &authorizationv1.SubjectAccessReview{
 			Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: groups, ResourceAttributes: &authorizationv1.ResourceAttributes{
@@ -91,7 +94,8 @@ func TestSelfSignedWebhookInstall(t *testing.T) {
 	}
 
 	// Serve first, then point the printed configuration at this process.
-	ss := &reconcile.SelfSigned{Client: saClient(t, env, user, groups), Namespace: secretNS, Secret: secretName, WebhookConfig: vwcName,
+	mwcName := flagValue(args, "--webhook-mutating-configuration")
+	ss := &reconcile.SelfSigned{Client: saClient(t, env, user, groups), Namespace: secretNS, Secret: secretName, WebhookConfig: vwcName, MutatingWebhookConfig: mwcName,
 		DNSNames: dns, IPs: []net.IP{net.ParseIP("127.0.0.1")}, Validity: 4 * time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -101,10 +105,17 @@ func TestSelfSignedWebhookInstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patch, _ := json.Marshal([]map[string]any{{"op": "remove", "path": "/webhooks/0/clientConfig/service"},
-		{"op": "add", "path": "/webhooks/0/clientConfig/url", "value": "https://" + addr + reconcile.WebhookPath}})
+	toHere := func(path string) []byte {
+		p, _ := json.Marshal([]map[string]any{{"op": "remove", "path": "/webhooks/0/clientConfig/service"},
+			{"op": "add", "path": "/webhooks/0/clientConfig/url", "value": "https://" + addr + path}})
+		return p
+	}
 	vwcs := env.Clientset.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-	if _, err := vwcs.Patch(t.Context(), vwcName, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := vwcs.Patch(t.Context(), vwcName, types.JSONPatchType, toHere(reconcile.WebhookPath), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Clientset.AdmissionregistrationV1().MutatingWebhookConfigurations().Patch(t.Context(), mwcName, types.JSONPatchType,
+		toHere(reconcile.MutatePath), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ss.Sync(ctx); err != nil {
@@ -147,8 +158,12 @@ func TestSelfSignedWebhookInstall(t *testing.T) {
 	var refused atomic.Value
 	go ss.Run(ctx, 200*time.Millisecond, func(f string, a ...any) { refused.Store(fmt.Sprintf(f, a...)) })
 	for i := 0; i < 50; i++ {
-		if _, err := res.Create(t.Context(), &unstructured.Unstructured{Object: yamlDoc(t, groupYAML(fmt.Sprintf("rg-%d", i)))}, metav1.CreateOptions{}); err != nil {
+		u, err := res.Create(t.Context(), &unstructured.Unstructured{Object: yamlDoc(t, groupYAML(fmt.Sprintf("rg-%d", i)))}, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatalf("a valid object was refused during rotation (after %d): %v", i, err)
+		}
+		if !slices.Contains(u.GetFinalizers(), reconcile.Finalizer) {
+			t.Fatalf("object %d was stored without the finalizer: the mutating webhook's caBundle does not trust the certificate", i)
 		}
 		time.Sleep(280 * time.Millisecond)
 	}
