@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -60,6 +61,12 @@ type controllerOptions struct {
 	// webhookAddr serves the validating webhook of Resource objects, with
 	// the certificate in webhookCertDir (tls.crt, tls.key).
 	webhookAddr, webhookCertDir string
+	// webhookSelfSigned (NAMESPACE/NAME) is the Secret where the
+	// controller keeps a CA and certificate of its own for the DNS names,
+	// written into webhookConfig's caBundle and rotated before expiry.
+	webhookSelfSigned, webhookConfig, webhookMutating string
+	webhookDNSNames                                   []string
+	webhookValidity                                   time.Duration
 }
 
 // newControllerCommand is `kubectl azure controller` (and its install
@@ -102,6 +109,11 @@ status says how its resource stands (kubectl wait --for=condition=Ready).`,
 	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", o.retryPeriod, "how often candidates try to take the Lease")
 	fs.StringVar(&o.webhookAddr, "webhook-addr", "", "with --source kubernetes://: serve the validating webhook of Resource objects (diff's checks at kubectl apply) over TLS on this address, e.g. :9443")
 	fs.StringVar(&o.webhookCertDir, "webhook-cert-dir", "", "directory holding the webhook's tls.crt and tls.key (e.g. a cert-manager Secret mounted there; read again when they change)")
+	fs.StringVar(&o.webhookSelfSigned, "webhook-self-signed", "", "NAMESPACE/NAME of a Secret where the controller keeps a CA and the webhook's certificate of its own (created if absent, rotated before expiry); instead of --webhook-cert-dir")
+	fs.StringVar(&o.webhookConfig, "webhook-configuration", "", "with --webhook-self-signed: the ValidatingWebhookConfiguration whose caBundle the controller keeps")
+	fs.StringVar(&o.webhookMutating, "webhook-mutating-configuration", "", "with --webhook-self-signed: the MutatingWebhookConfiguration (the finalizer at create) whose caBundle the controller also keeps")
+	fs.StringArrayVar(&o.webhookDNSNames, "webhook-dns-name", nil, "with --webhook-self-signed: a DNS name of the webhook's certificate, e.g. NAME.NAMESPACE.svc (repeatable)")
+	fs.DurationVar(&o.webhookValidity, "webhook-cert-validity", reconcile.DefaultCertValidity, "with --webhook-self-signed: the certificate's life; renewed at 2/3 of it, the CA lives 4 times as long")
 	cmd.AddCommand(newControllerInstallCommand(g, s), newStatusCommand(g, s))
 	return cmd
 }
@@ -146,19 +158,42 @@ func (o *controllerOptions) Validate() error {
 	return o.validateAccess()
 }
 
-// validateWebhook checks --webhook-addr and --webhook-cert-dir.
+// validateWebhook checks --webhook-addr and where its certificate comes
+// from: --webhook-cert-dir or --webhook-self-signed.
 func (o *controllerOptions) validateWebhook(src controllerSource) error {
-	if o.webhookAddr == "" && o.webhookCertDir == "" {
+	if o.webhookAddr == "" && o.webhookCertDir == "" && o.webhookSelfSigned == "" {
 		return nil
 	}
 	switch {
 	case !src.Kube:
 		return errors.New("--webhook-addr validates Resource objects: it needs --source kubernetes://NAMESPACE")
-	case o.webhookAddr == "" || o.webhookCertDir == "":
-		return errors.New("give --webhook-addr and --webhook-cert-dir together")
+	case o.webhookCertDir != "" && o.webhookSelfSigned != "":
+		return errors.New("give --webhook-cert-dir or --webhook-self-signed, not both")
+	case o.webhookAddr == "" || o.webhookCertDir == "" && o.webhookSelfSigned == "":
+		return errors.New("give --webhook-addr with --webhook-cert-dir (a mounted certificate) or --webhook-self-signed NAMESPACE/NAME")
+	}
+	if o.webhookSelfSigned != "" {
+		if err := o.validateSelfSigned(); err != nil {
+			return err
+		}
 	}
 	if _, _, err := net.SplitHostPort(o.webhookAddr); err != nil {
 		return fmt.Errorf("--webhook-addr %q: use HOST:PORT or :PORT, e.g. :9443", o.webhookAddr)
+	}
+	return nil
+}
+
+func (o *controllerOptions) validateSelfSigned() error {
+	ns, name, ok := strings.Cut(o.webhookSelfSigned, "/")
+	switch {
+	case !ok || ns == "" || name == "" || strings.Contains(name, "/"):
+		return fmt.Errorf("--webhook-self-signed %q: use NAMESPACE/NAME of the Secret to keep the certificate in", o.webhookSelfSigned)
+	case o.webhookConfig == "":
+		return errors.New("--webhook-self-signed needs --webhook-configuration NAME, the ValidatingWebhookConfiguration whose caBundle it keeps")
+	case len(o.webhookDNSNames) == 0:
+		return errors.New("--webhook-self-signed needs --webhook-dns-name, e.g. NAME.NAMESPACE.svc of the webhook's Service")
+	case o.webhookValidity < 10*time.Second:
+		return fmt.Errorf("--webhook-cert-validity %s: give at least 10s (e.g. 720h)", o.webhookValidity)
 	}
 	return nil
 }
@@ -386,12 +421,39 @@ func (o *controllerOptions) serveWebhook(ctx context.Context) error {
 		return err
 	}
 	adm := &reconcile.Admission{Source: o.kubeSrc, LoadDir: o.kubeSrc.LoadDir, Schemas: reg}
-	addr, err := reconcile.ServeWebhook(ctx, o.webhookAddr, filepath.Join(o.webhookCertDir, "tls.crt"), filepath.Join(o.webhookCertDir, "tls.key"), adm)
+	var addr string
+	if o.webhookSelfSigned != "" {
+		addr, err = o.serveSelfSigned(ctx, adm)
+	} else {
+		addr, err = reconcile.ServeWebhook(ctx, o.webhookAddr, filepath.Join(o.webhookCertDir, "tls.crt"), filepath.Join(o.webhookCertDir, "tls.key"), adm)
+	}
 	if err != nil {
 		return fmt.Errorf("--webhook-addr %s: %w", o.webhookAddr, err)
 	}
 	fmt.Fprintf(o.streams.ErrOut, "Serving the Resource webhook on https://%s%s.\n", addr, reconcile.WebhookPath)
 	return nil
+}
+
+// serveSelfSigned serves with the certificate this replica keeps in
+// --webhook-self-signed: every replica syncs it (writes are guarded by
+// resourceVersion), so a standby serves as surely as the leader.
+func (o *controllerOptions) serveSelfSigned(ctx context.Context, h http.Handler) (string, error) {
+	cfg, err := o.g.KubeFlags.ToRESTConfig()
+	if err != nil {
+		return "", err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	ns, name, _ := strings.Cut(o.webhookSelfSigned, "/")
+	ss := &reconcile.SelfSigned{Client: cs, Namespace: ns, Secret: name, WebhookConfig: o.webhookConfig,
+		MutatingWebhookConfig: o.webhookMutating, DNSNames: o.webhookDNSNames, Validity: o.webhookValidity}
+	if err := ss.Sync(ctx); err != nil {
+		return "", fmt.Errorf("--webhook-self-signed: %w", err)
+	}
+	go ss.Run(ctx, ss.SyncInterval(), func(f string, a ...any) { fmt.Fprintf(o.streams.ErrOut, f+"\n", a...) })
+	return reconcile.ServeWebhookTLS(ctx, o.webhookAddr, ss.GetCertificate, h)
 }
 
 // objectStatus writes the kubernetes:// objects' status while this

@@ -94,7 +94,7 @@ func newControllerInstallCommand(g *GlobalOptions, s genericiooptions.IOStreams)
 	fs.StringVar(&o.leaseNS, "leader-elect-namespace", o.leaseNS, "namespace of the leader Lease (default: the state's)")
 	fs.StringArrayVar(&o.secrets, "secret", nil, "[NAMESPACE/]NAME of a Secret manifests read with secretKeyRef (repeatable; NAME alone: the install namespace); the Role grants get on these alone")
 	fs.StringArrayVar(&o.allowEnv, "allow-env", nil, "an environment variable manifests may read with valueFrom.env (repeatable; the controller reads no other)")
-	fs.StringVar(&o.webhook, "webhook", o.webhook, "with --source kubernetes://: none, or cert-manager (a validating webhook refusing invalid Resource objects at kubectl apply, its certificate issued and renewed by cert-manager)")
+	fs.StringVar(&o.webhook, "webhook", o.webhook, "with --source kubernetes://: none, cert-manager or self-signed (a validating webhook refusing invalid Resource objects at kubectl apply, its certificate issued and renewed by cert-manager, or by the controller itself with a CA of its own)")
 	return cmd
 }
 

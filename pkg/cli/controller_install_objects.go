@@ -43,9 +43,19 @@ func (o *installOptions) objects() []any {
 	objs = append(objs, sa)
 	roles := o.roles()
 	for _, ns := range slices.Sorted(maps.Keys(roles)) {
+		if ns == "" {
+			continue // cluster-scoped: a ClusterRole below
+		}
 		objs = append(objs, &rbacv1.Role{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "Role"), ObjectMeta: o.meta(ns), Rules: roles[ns]},
 			&rbacv1.RoleBinding{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "RoleBinding"), ObjectMeta: o.meta(ns),
 				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: o.name},
+				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.name, Namespace: o.namespace}}})
+	}
+	if rules := roles[""]; len(rules) > 0 {
+		meta := metav1.ObjectMeta{Name: o.webhookConfigName(), Labels: o.labels()}
+		objs = append(objs, &rbacv1.ClusterRole{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRole"), ObjectMeta: meta, Rules: rules},
+			&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"), ObjectMeta: meta,
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: meta.Name},
 				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: o.name, Namespace: o.namespace}}})
 	}
 	objs = append(objs, o.deployment())
@@ -110,6 +120,8 @@ type grant struct{ ns, group, resource, verb, name string }
 //     themselves (their finalizer: RBAC cannot narrow patch to metadata)
 //     and create Events on them.
 //   - each --secret: get on that Secret alone.
+//   - --webhook self-signed: its certificate's Secret and its webhook
+//     configuration (cluster-scoped, ns ""), see webhookGrants.
 func (o *installOptions) grants() []grant {
 	ns := o.stateNS
 	var g []grant
@@ -131,7 +143,7 @@ func (o *installOptions) grants() []grant {
 	for _, s := range o.allowed {
 		g = append(g, grant{s.Namespace, "", "secrets", "get", s.Name})
 	}
-	return g
+	return append(g, o.webhookGrants()...)
 }
 
 func leaseGrants(ns, name string) []grant {

@@ -290,3 +290,76 @@ func TestControllerInstallArgsAreTheControllers(t *testing.T) {
 		t.Errorf("arguments left over: %v", cmd.Flags().Args())
 	}
 }
+
+// TestControllerInstallSelfSignedWebhook: --webhook self-signed prints no
+// cert-manager object; the controller is told which Secret to keep, for
+// which configuration and names (flags it takes); and it may get and
+// update that Secret alone (create cannot be named) and get and patch
+// that one webhook configuration, in a ClusterRole bound to its
+// ServiceAccount.
+func TestControllerInstallSelfSignedWebhook(t *testing.T) {
+	code, out, errOut := install(t, "--source", "kubernetes://apps", "--state-ref", "kubernetes://infra/prod", "--client-id", testClientID, "-o", "yaml", "--webhook", "self-signed")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	docs := installDocs(t, out)
+	if len(ofKind(docs, "Issuer")) != 0 || len(ofKind(docs, "Certificate")) != 0 || strings.Contains(out, "cert-manager") {
+		t.Errorf("cert-manager objects printed:\n%s", out)
+	}
+	vwcs := ofKind(docs, "ValidatingWebhookConfiguration")
+	if len(vwcs) != 1 || dig(vwcs[0], "metadata", "name") != "kubectl-azure-controller-kubectl-azure" {
+		t.Fatalf("webhook configurations: %v", vwcs)
+	}
+	mwcs := ofKind(docs, "MutatingWebhookConfiguration")
+	if len(mwcs) != 1 || dig(mwcs[0], "webhooks", 0, "failurePolicy") != "Ignore" || dig(mwcs[0], "webhooks", 0, "clientConfig", "service", "path") != "/mutate-resources" {
+		t.Errorf("the finalizer webhook: %v", mwcs)
+	}
+	raw := dig(ofKind(docs, "Deployment")[0], "spec", "template", "spec", "containers", 0, "args").([]any)
+	var args []string
+	for _, a := range raw {
+		args = append(args, a.(string))
+	}
+	for _, want := range []string{"--webhook-addr=:9443", "--webhook-mutating-configuration=kubectl-azure-controller-kubectl-azure", "--webhook-self-signed=kubectl-azure/kubectl-azure-controller-webhook-tls",
+		"--webhook-configuration=kubectl-azure-controller-kubectl-azure", "--webhook-dns-name=kubectl-azure-controller-webhook.kubectl-azure.svc"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("the Deployment lacks %s: %v", want, args)
+		}
+	}
+	if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--webhook-cert-dir") }) || strings.Contains(out, "webhook-tls\n        secret") {
+		t.Errorf("the self-signed Deployment mounts a certificate: %v", args)
+	}
+	g := DefaultGlobalOptions()
+	streams := genericiooptions.NewTestIOStreamsDiscard()
+	root := newRootCommand(g, streams)
+	root.AddCommand(newControllerCommand(g, streams))
+	cmd, rest, err := root.Find(args)
+	if err != nil || cmd.ParseFlags(rest) != nil {
+		t.Fatalf("the controller does not take %v: %v", args, err)
+	}
+
+	var roles []string
+	for _, r := range ofKind(docs, "Role") {
+		if dig(r, "metadata", "namespace") == "kubectl-azure" {
+			b, _ := yaml.Marshal(r["rules"])
+			roles = append(roles, string(b))
+		}
+	}
+	wantRole := "- apiGroups:\n  - \"\"\n  resources:\n  - secrets\n  verbs:\n  - create\n- apiGroups:\n  - \"\"\n  resourceNames:\n  - kubectl-azure-controller-webhook-tls\n  resources:\n  - secrets\n  verbs:\n  - get\n  - update\n"
+	if len(roles) != 1 || roles[0] != wantRole {
+		t.Errorf("the install namespace's Role:\n%v\nwant\n%s", roles, wantRole)
+	}
+	crs, crbs := ofKind(docs, "ClusterRole"), ofKind(docs, "ClusterRoleBinding")
+	if len(crs) != 1 || len(crbs) != 1 {
+		t.Fatalf("%d ClusterRoles, %d ClusterRoleBindings; want 1 each", len(crs), len(crbs))
+	}
+	b, _ := yaml.Marshal(crs[0]["rules"])
+	wantCR := "- apiGroups:\n  - admissionregistration.k8s.io\n  resourceNames:\n  - kubectl-azure-controller-kubectl-azure\n  resources:\n  - mutatingwebhookconfigurations\n  verbs:\n  - get\n  - patch\n" +
+		"- apiGroups:\n  - admissionregistration.k8s.io\n  resourceNames:\n  - kubectl-azure-controller-kubectl-azure\n  resources:\n  - validatingwebhookconfigurations\n  verbs:\n  - get\n  - patch\n"
+	if string(b) != wantCR {
+		t.Errorf("ClusterRole rules:\n%s\nwant\n%s", b, wantCR)
+	}
+	if dig(crbs[0], "roleRef", "name") != dig(crs[0], "metadata", "name") || dig(crbs[0], "subjects", 0, "name") != "kubectl-azure-controller" ||
+		dig(crbs[0], "subjects", 0, "namespace") != "kubectl-azure" {
+		t.Errorf("the ClusterRoleBinding does not bind the ClusterRole to the ServiceAccount: %v", crbs[0])
+	}
+}

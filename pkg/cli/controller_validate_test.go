@@ -33,6 +33,12 @@ func TestControllerRefusesBadSourceWithExit2(t *testing.T) {
 		{[]string{"controller", "-f", e.dir, "--allow-env", "AZURE_CLIENT_SECRET"}, "own Azure credential"},
 		{[]string{"controller", "-f", e.dir, "--allow-env", "A-B"}, "not an environment variable name"},
 		{[]string{"controller", "-f", e.dir, "--secret", "ns/a/b"}, "--secret"},
+		{[]string{"controller", "--source", "kubernetes://infra", "--webhook-addr", ":9443", "--webhook-self-signed", "tls"}, "use NAMESPACE/NAME"},
+		{[]string{"controller", "--source", "kubernetes://infra", "--webhook-addr", ":9443", "--webhook-self-signed", "azure/tls"}, "needs --webhook-configuration"},
+		{[]string{"controller", "--source", "kubernetes://infra", "--webhook-addr", ":9443", "--webhook-self-signed", "azure/tls", "--webhook-configuration", "w"}, "needs --webhook-dns-name"},
+		{[]string{"controller", "--source", "kubernetes://infra", "--webhook-addr", ":9443", "--webhook-self-signed", "azure/tls", "--webhook-configuration", "w", "--webhook-dns-name", "w.azure.svc", "--webhook-cert-validity", "1s"}, "at least 10s"},
+		{[]string{"controller", "--source", "kubernetes://infra", "--webhook-addr", ":9443", "--webhook-self-signed", "azure/tls", "--webhook-cert-dir", "/certs"}, "not both"},
+		{[]string{"controller", "--source", "kubernetes://infra", "--webhook-self-signed", "azure/tls"}, "give --webhook-addr"},
 	} {
 		_, errOut, code := e.run(tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {

@@ -134,6 +134,14 @@ func writeDoc(dir string, o *unstructured.Unstructured) error {
 
 // ServeHTTP answers an AdmissionReview (admission.k8s.io/v1).
 func (a *Admission) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	serveReview(w, r, func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return a.review(r.Context(), req)
+	})
+}
+
+// serveReview decodes an AdmissionReview, answers it with decide and
+// writes the answer back.
+func serveReview(w http.ResponseWriter, r *http.Request, decide func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse) {
 	if r.Method != http.MethodPost {
 		http.Error(w, "POST an AdmissionReview", http.StatusMethodNotAllowed)
 		return
@@ -148,7 +156,7 @@ func (a *Admission) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not an AdmissionReview", http.StatusBadRequest)
 		return
 	}
-	resp := a.review(r.Context(), review.Request)
+	resp := decide(review.Request)
 	resp.UID = review.Request.UID
 	review.Response, review.Request = resp, nil
 	w.Header().Set("Content-Type", "application/json")

@@ -28,9 +28,21 @@ type recordHead struct {
 	updated time.Time
 }
 
-// recordHeads reads the serial of every record (without the bodies when
-// the store can), once per sweep.
+// recordHeads reads the serial of every record, once per sweep part:
+// only the serials when the store can (the file store then reuses its
+// last reading while the file is unchanged), else without the bodies.
 func (c *Controller) recordHeads(ctx context.Context) (map[string]recordHead, error) {
+	if sl, ok := c.Store.(state.SerialLister); ok {
+		serials, err := sl.ListSerials(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]recordHead, len(serials))
+		for k, s := range serials {
+			out[k] = recordHead{s.Serial, s.Updated}
+		}
+		return out, nil
+	}
 	var recs []*state.Record
 	var err error
 	if bl, ok := c.Store.(state.BodyLoader); ok {

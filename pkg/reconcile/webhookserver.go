@@ -23,7 +23,8 @@ import (
 	"time"
 )
 
-// ServeWebhook serves h at WebhookPath over TLS on addr until ctx ends,
+// ServeWebhook serves h at WebhookPath (and the finalizer at MutatePath)
+// over TLS on addr until ctx ends,
 // with the certificate in certFile and keyFile; it returns the address it
 // listens on.
 func ServeWebhook(ctx context.Context, addr, certFile, keyFile string, h http.Handler) (string, error) {
@@ -31,14 +32,22 @@ func ServeWebhook(ctx context.Context, addr, certFile, keyFile string, h http.Ha
 	if _, err := kp.get(nil); err != nil {
 		return "", err
 	}
+	return ServeWebhookTLS(ctx, addr, kp.get, h)
+}
+
+// ServeWebhookTLS serves h at WebhookPath and FinalizerAdder at
+// MutatePath over TLS on addr until ctx ends,
+// with the certificate getCert returns (SelfSigned.GetCertificate).
+func ServeWebhookTLS(ctx context.Context, addr string, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error), h http.Handler) (string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", err
 	}
 	mux := http.NewServeMux()
 	mux.Handle(WebhookPath, h)
+	mux.Handle(MutatePath, FinalizerAdder{})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
-		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: kp.get}}
+		TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: getCert}}
 	go func() { _ = srv.ServeTLS(ln, "", "") }()
 	go func() {
 		<-ctx.Done()

@@ -32,7 +32,8 @@ type localStore struct {
 
 	mu    sync.Mutex // guards the fields below and serialises writes in this process
 	fl    *flock.Flock
-	held  bool // the run lock is held through Lock
+	held  bool     // the run lock is held through Lock
+	memo  readMemo // the last read without the lock, see loadShared
 	snap  snapshotFile
 	cache *localFile // the file as last read or written, valid while held
 	key   []byte
@@ -236,11 +237,31 @@ func (s *localStore) read(fn func(f *localFile) error) error {
 	if s.held {
 		return fn(s.cache)
 	}
-	f, err := s.load()
+	f, err := s.loadShared()
 	if err != nil {
 		return err
 	}
 	return fn(f)
+}
+
+// loadShared is load, reused while neither state.json nor the journal
+// changed since: a loop reads every record's serial once per sweep part,
+// and decoding the whole file each time cost more than the sweep. The file
+// it returns is shared: read it, never change it. Call with mu held.
+func (s *localStore) loadShared() (*localFile, error) {
+	// Stamped before reading: a write in between leaves newer content under
+	// older stamps, which only costs one more load.
+	st, jst := stampOf(s.path), stampOf(s.jnl.path)
+	if s.memo.f != nil && s.memo.state.same(st) && s.memo.jnl.same(jst) {
+		return s.memo.f, nil
+	}
+	f, err := s.load()
+	if err != nil {
+		s.memo = readMemo{}
+		return nil, err
+	}
+	s.memo = readMemo{state: st, jnl: jst, f: f}
+	return f, nil
 }
 
 // ---- writing ----

@@ -4,9 +4,11 @@ package controller
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
@@ -66,6 +69,10 @@ func benchObjects(b *testing.B, groups int, steady time.Duration) {
 	cfg.QPS, cfg.Burst = -1, 0 // the test's own client: no client-side limit
 	fast := dynamic.NewForConfigOrDie(cfg)
 	docs := splitDocs(b, filepath.Join(dir, "groups.yaml"))
+	// The controller's webhook is up before the objects are applied, as
+	// after `controller install --webhook ...`: they are stored with the
+	// finalizer.
+	finalizerWebhook(b, env, ns)
 	createMany(b, fast, ns, docs)
 	n := len(docs)
 
@@ -113,6 +120,82 @@ func benchObjects(b *testing.B, groups int, steady time.Duration) {
 		// bounds a first sync once the API server is the slower side.
 		b.ReportMetric(float64(firstWrites)/float64(n), "kube-writes/object-first-sync")
 	}
+}
+
+// finalizerWebhook serves the controller's mutating webhook from this
+// process and registers it for ns, until the benchmark ends.
+func finalizerWebhook(b testing.TB, env *statetest.Env, ns string) {
+	certs, err := reconcile.SelfSignedCA(nil, []net.IP{net.ParseIP("127.0.0.1")}, time.Hour)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, certs.Cert, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, certs.Key, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	addr, err := reconcile.ServeWebhook(ctx, "127.0.0.1:0", certFile, keyFile, http.NotFoundHandler())
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := "https://" + addr + reconcile.MutatePath
+	fail, none, timeout := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone, int32(10)
+	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "bench-" + ns},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:         "finalizer.resources.azure.kubectl.io",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: certs.CA},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"azure.kubectl.io"}, APIVersions: []string{"v1alpha1"}, Resources: []string{"resources"}},
+			}},
+			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}},
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			AdmissionReviewVersions: []string{"v1"},
+			TimeoutSeconds:          &timeout,
+		}}}
+	mwcs := env.Clientset.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	if _, err := mwcs.Create(ctx, mwc, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = mwcs.Delete(context.Background(), mwc.Name, metav1.DeleteOptions{}) })
+	// The API server starts calling a new webhook within a moment: wait
+	// until a probe object is stored with the finalizer.
+	dc := dynClient(b, env)
+	probe := yamlDocB(b, groupYAML("webhook-probe"))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		u, err := dc.Resource(reconcile.ResourceGVR).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: probe}, metav1.CreateOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		has := slices.Contains(u.GetFinalizers(), reconcile.Finalizer)
+		u.SetFinalizers(nil)
+		if _, err := dc.Resource(reconcile.ResourceGVR).Namespace(ns).Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := dc.Resource(reconcile.ResourceGVR).Namespace(ns).Delete(ctx, u.GetName(), metav1.DeleteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if has {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the API server does not call the finalizer webhook")
+		}
+	}
+}
+
+func yamlDocB(b testing.TB, s string) map[string]any {
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+		b.Fatal(err)
+	}
+	return m
 }
 
 // countingClient is dynClient that also counts the requests it sends

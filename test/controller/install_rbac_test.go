@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -28,6 +29,13 @@ import (
 // applyInstall prints `controller install` with args and creates every
 // object it prints on the cluster, as kubectl apply -f - would.
 func applyInstall(t *testing.T, cs kubernetes.Interface, args ...string) {
+	t.Helper()
+	applyInstallOut(t, cs, args...)
+}
+
+// applyInstallOut is applyInstall returning the printed YAML; the
+// cluster-scoped objects it creates are deleted when the test ends.
+func applyInstallOut(t *testing.T, cs kubernetes.Interface, args ...string) string {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	if code := cli.Main(append([]string{"controller", "install", "-o", "yaml"}, args...),
@@ -59,6 +67,24 @@ func applyInstall(t *testing.T, cs kubernetes.Interface, args ...string) {
 			_, err = cs.AppsV1().Deployments(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.Service:
 			_, err = cs.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.ClusterRole:
+			_, err = cs.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+			t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(context.Background(), o.Name, metav1.DeleteOptions{}) })
+		case *rbacv1.ClusterRoleBinding:
+			_, err = cs.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+			t.Cleanup(func() {
+				_ = cs.RbacV1().ClusterRoleBindings().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+			})
+		case *admissionregistrationv1.MutatingWebhookConfiguration:
+			_, err = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, o, metav1.CreateOptions{})
+			t.Cleanup(func() {
+				_ = cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+			})
+		case *admissionregistrationv1.ValidatingWebhookConfiguration:
+			_, err = cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, o, metav1.CreateOptions{})
+			t.Cleanup(func() {
+				_ = cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), o.Name, metav1.DeleteOptions{})
+			})
 		default:
 			t.Fatalf("install printed a %T", obj)
 		}
@@ -66,6 +92,7 @@ func applyInstall(t *testing.T, cs kubernetes.Interface, args ...string) {
 			t.Fatalf("creating the printed %T: %v", obj, err)
 		}
 	}
+	return out.String()
 }
 
 // TestInstalledRBACIsLeastPrivilege applies the printed install to the

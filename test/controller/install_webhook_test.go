@@ -69,6 +69,9 @@ func TestPrintedWebhookInstall(t *testing.T) {
 		t.Fatalf("printed kinds: %v", keys(byKind))
 	}
 	vwc, cert, dep := byKind["ValidatingWebhookConfiguration"][0], byKind["Certificate"][0], byKind["Deployment"][0]
+	if m := byKind["MutatingWebhookConfiguration"]; len(m) != 1 || m[0].GetAnnotations()["cert-manager.io/inject-ca-from"] != cert.GetNamespace()+"/"+cert.GetName() {
+		t.Errorf("the finalizer webhook is not printed with the Certificate's CA injected: %v", m)
+	}
 	hooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
 	hook := hooks[0].(map[string]any)
 	svcName, _, _ := unstructured.NestedString(hook, "clientConfig", "service", "name")
