@@ -167,13 +167,10 @@ func (e *Engine) readReferenced(ctx context.Context, items []*item, byKey map[st
 			if byKey[k] != nil || ref.APIVersion == "" {
 				continue
 			}
-			t := &item{id: ref.Target, key: k, typ: armid.TypeOf(ref.Target), ver: ref.APIVersion, name: lastName(ref.Target),
-				planned: plan.Resource{Action: plan.ActionNoOp}, unselected: true}
-			t.schema, t.plugin = e.lookup(t.typ, t.ver)
-			if err := e.read(ctx, t); err != nil {
+			t, err := e.readOnlyItem(ctx, ref.Target, armid.TypeOf(ref.Target), ref.APIVersion, lastName(ref.Target))
+			if err != nil {
 				return nil, fmt.Errorf("%s reads %s, which -l leaves out: %w", it.display(), armid.Printable(ref.Target), err)
 			}
-			t.read = true
 			byKey[k] = t
 			if out == nil {
 				out = map[string]*item{}

@@ -25,19 +25,29 @@ func (e *Engine) readExisting(ctx context.Context, set *manifest.Set, byKey map[
 		if byKey[k] != nil {
 			continue // also declared with a body: the managed one wins (the loader refuses duplicates)
 		}
-		t := &item{id: r.ID, key: k, typ: r.Type, ver: r.APIVersion, name: r.Name,
-			planned: plan.Resource{Action: plan.ActionNoOp}, unselected: true}
-		t.schema, t.plugin = e.lookup(t.typ, t.ver)
-		if err := e.read(ctx, t); err != nil {
+		t, err := e.readOnlyItem(ctx, r.ID, r.Type, r.APIVersion, r.Name)
+		if err != nil {
 			return nil, fmt.Errorf("%s, annotated %s: %w", existingDisplay(r), manifest.AnnotationExisting, err)
 		}
 		if t.live == nil {
 			return nil, fmt.Errorf("%s is annotated %s: true, but it does not exist in Azure; nothing was written. Create it first, or remove the annotation and give it a spec.body so this set creates it", existingDisplay(r), manifest.AnnotationExisting)
 		}
-		t.read = true
 		byKey[k], out[k] = t, t
 	}
 	return out, nil
+}
+
+// readOnlyItem reads a resource the run takes values from but never plans
+// or writes (an existing declaration, or one -l leaves out): a no-op item.
+func (e *Engine) readOnlyItem(ctx context.Context, id, typ, ver, name string) (*item, error) {
+	t := &item{id: id, key: armid.Key(id), typ: typ, ver: ver, name: name,
+		planned: plan.Resource{Action: plan.ActionNoOp}, unselected: true}
+	t.schema, t.plugin = e.lookup(t.typ, t.ver)
+	if err := e.read(ctx, t); err != nil {
+		return nil, err
+	}
+	t.read = true
+	return t, nil
 }
 
 func existingDisplay(r *manifest.Resource) string {

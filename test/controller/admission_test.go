@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,24 +55,7 @@ func TestAdmissionRefusesWhatDiffRefuses(t *testing.T) {
 	src := kubeSource(t, dc, ns)
 	adm := &reconcile.Admission{Source: src, LoadDir: src.LoadDir, Schemas: schema.Default()}
 
-	certs, err := reconcile.SelfSignedCA(nil, []net.IP{net.ParseIP("127.0.0.1")}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	if err := os.WriteFile(certFile, certs.Cert, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, certs.Key, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	addr, err := reconcile.ServeWebhook(ctx, "127.0.0.1:0", certFile, keyFile, adm)
-	if err != nil {
-		t.Fatal(err)
-	}
+	addr, certs := serveWebhook(t, adm)
 	cs := kubeClient(t, env, nil)
 	url := "https://" + addr + reconcile.WebhookPath
 	fail, none, timeout := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone, int32(10)
@@ -132,7 +114,7 @@ func TestAdmissionRefusesWhatDiffRefuses(t *testing.T) {
 	if _, err := res.Create(t.Context(), &unstructured.Unstructured{Object: yamlDoc(t, good)}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("a valid object was refused: %v", err)
 	}
-	_, err = res.Patch(t.Context(), "id-good", types.MergePatchType, []byte(`{"spec":{"body":{"location":"northeurope"}}}`), metav1.PatchOptions{})
+	_, err := res.Patch(t.Context(), "id-good", types.MergePatchType, []byte(`{"spec":{"body":{"location":"northeurope"}}}`), metav1.PatchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "spec.body.location") || !strings.Contains(err.Error(), "create-only") {
 		t.Errorf("moving the identity to another region was admitted or refused for another reason: %v", err)
 	}

@@ -125,24 +125,8 @@ func benchObjects(b *testing.B, groups int, steady time.Duration) {
 // finalizerWebhook serves the controller's mutating webhook from this
 // process and registers it for ns, until the benchmark ends.
 func finalizerWebhook(b testing.TB, env *statetest.Env, ns string) {
-	certs, err := reconcile.SelfSignedCA(nil, []net.IP{net.ParseIP("127.0.0.1")}, time.Hour)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	if err := os.WriteFile(certFile, certs.Cert, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, certs.Key, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(cancel)
-	addr, err := reconcile.ServeWebhook(ctx, "127.0.0.1:0", certFile, keyFile, http.NotFoundHandler())
-	if err != nil {
-		b.Fatal(err)
-	}
+	addr, certs := serveWebhook(b, http.NotFoundHandler())
+	ctx := b.Context()
 	url := "https://" + addr + reconcile.MutatePath
 	fail, none, timeout := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone, int32(10)
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "bench-" + ns},
@@ -307,4 +291,30 @@ func rss() float64 {
 		}
 	}
 	return 0
+}
+
+// serveWebhook serves h as the controller's webhook server does, from this
+// process on a loopback port, with a CA made for 127.0.0.1, until the test
+// ends; it returns the address and the certificates (CA for caBundle).
+func serveWebhook(tb testing.TB, h http.Handler) (string, *reconcile.Certs) {
+	tb.Helper()
+	certs, err := reconcile.SelfSignedCA(nil, []net.IP{net.ParseIP("127.0.0.1")}, time.Hour)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dir := tb.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, certs.Cert, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, certs.Key, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	addr, err := reconcile.ServeWebhook(ctx, "127.0.0.1:0", certFile, keyFile, h)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return addr, certs
 }
