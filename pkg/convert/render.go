@@ -455,14 +455,43 @@ func (rd *renderer) build(t *textBuilder, v any, path string) error {
 	case *secretValue:
 		t.secret(map[string]any{"env": x.env})
 	case *expr.Encoded:
-		// Only a whole value can be written encoded (unknown).
-		return &evalError{path: path, msg: (&expr.DeferredError{Func: "base64", What: x.Of.(expr.Unknown).Describe()}).Error(), deferred: true}
-	case *expr.Transformed, *expr.Parts:
-		// Only a whole value can be transformed (unknown).
-		return &evalError{path: path, msg: fmt.Sprintf("%s needs a value known only at deploy time inside a longer string; only a whole value can be transformed", x.(expr.Unknown).Describe()), deferred: true}
+		of, steps := x.Of, []expr.Step(nil)
+		if tr, ok := of.(*expr.Transformed); ok {
+			of, steps = tr.Of, tr.Steps
+		}
+		refused := (&expr.DeferredError{Func: "base64", What: x.Of.(expr.Unknown).Describe()}).Error()
+		return rd.buildPart(t, of, steps, "base64", refused, path)
+	case *expr.Transformed:
+		refused := x.Describe() + " needs a value known only at deploy time inside a longer string; only a whole value over a secret can be transformed"
+		return rd.buildPart(t, x.Of, x.Steps, "", refused, path)
+	case *expr.Parts:
+		return &evalError{path: path, msg: x.Describe() + " is an array known only at deploy time; only one item of it (split(...)[0]) can be part of a string", deferred: true}
 	default:
 		return &evalError{path: path, msg: fmt.Sprintf("a %s cannot be part of a string", expr.TypeName(v))}
 	}
+	return nil
+}
+
+// buildPart writes a string function over a deploy-time value inside a
+// longer string as a template under the outer template's secrets, with its
+// own steps and encoding. Its text may hold placeholders, not secrets: a
+// part of a secret would have to be a secret of its own.
+func (rd *renderer) buildPart(t *textBuilder, of any, steps []expr.Step, encoding, refused, path string) error {
+	var inner textBuilder
+	if err := rd.build(&inner, of, path); err != nil {
+		return err
+	}
+	if len(inner.secrets) > 0 {
+		return &evalError{path: path, msg: refused, deferred: true}
+	}
+	src := map[string]any{"template": inner.b.String()}
+	if len(steps) > 0 {
+		src["transform"] = transformSteps(steps)
+	}
+	if encoding != "" {
+		src["encoding"] = encoding
+	}
+	t.secret(src)
 	return nil
 }
 

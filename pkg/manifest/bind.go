@@ -76,6 +76,7 @@ func collectRefs(ts []term, d *Deferred) {
 		for _, a := range t.args {
 			collectRefs(a, d)
 		}
+		collectRefs(t.sub, d)
 	}
 }
 
@@ -125,7 +126,7 @@ func (l *loader) bind(e *entry, path string, parts []exprPart, mode exprMode) ([
 				ok = false
 				continue
 			}
-			if t.action == nil {
+			if t.action == nil && t.fn == "" {
 				addLit(t.lit)
 			} else {
 				out = append(out, t)

@@ -464,6 +464,14 @@ func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (an
 	for _, name := range slices.Sorted(maps.Keys(srcs)) {
 		sp := path + ".secrets." + name
 		src, isMap := srcs[name].(map[string]any)
+		if _, isPart := src["template"]; isMap && isPart {
+			t, pok := l.templatePart(e, src, sp)
+			ok = ok && pok
+			if pok {
+				vals[name] = t
+			}
+			continue
+		}
 		if !isMap || len(src) != 1 {
 			l.ps.add(o, sp, "must hold exactly one of env: NAME, secretKeyRef: {name, key, namespace} or action: {resource, name, path}")
 			ok = false
@@ -509,6 +517,56 @@ func (l *loader) template(e *entry, m map[string]any, bodyPath, path string) (an
 		l.opts.SecretValues.Register(val)
 	}
 	return val, true
+}
+
+// templatePart reads a template under a valueFrom.template's secrets:
+// {template: "${ref:st.properties.primaryEndpoints.blob}", transform: [...],
+// encoding: base64}, a string function over a live value that the outer
+// template writes inside a longer string. It holds literals and
+// placeholders only; its ${secret:} would be the outer template's.
+func (l *loader) templatePart(e *entry, src map[string]any, path string) (term, bool) {
+	o := e.res.Origin
+	for k := range src {
+		if k != "template" && k != "transform" && k != "encoding" {
+			l.ps.add(o, path+"."+k, "unknown field; a template under secrets has template, transform and encoding")
+			return term{}, false
+		}
+	}
+	text, isStr := src["template"].(string)
+	if !isStr {
+		l.ps.add(o, path+".template", "must be a string, e.g. \"${ref:st.properties.primaryEndpoints.blob}\"")
+		return term{}, false
+	}
+	steps, tok := l.parseTransform(o, src["transform"], path+".transform")
+	if !tok {
+		return term{}, false
+	}
+	encoding, isStr := src["encoding"].(string)
+	if src["encoding"] != nil && (!isStr || encoding != encodingBase64) {
+		l.ps.add(o, path+".encoding", "must be %q, or left out", encodingBase64)
+		return term{}, false
+	}
+	if strings.Contains(text, "${secret:") {
+		l.ps.add(o, path+".template", "a template under secrets holds literals and placeholders; name its secrets in the outer template")
+		return term{}, false
+	}
+	outer := l.tmplSecrets
+	l.tmplSecrets = nil
+	val, d, vok := l.expandValue(e, path+".template", text, liveRefs)
+	l.tmplSecrets = outer
+	if !vok {
+		return term{}, false
+	}
+	if d == nil {
+		// Known now: the part is a literal.
+		v, err := applyTransform(steps, val)
+		if err != nil {
+			l.ps.add(o, path+".transform", "%v", err)
+			return term{}, false
+		}
+		return term{lit: encode(encoding, v)}, true
+	}
+	return term{fn: "template", sub: d.terms, steps: steps, encoding: encoding}, true
 }
 
 // warn records a non-fatal finding.

@@ -198,9 +198,15 @@ func (r *Resource) IDForName(name string) string {
 type term struct {
 	lit    string
 	ref    *ValueRef
-	fn     string // "guid", "uniqueString", "action" or "" (literal or ref)
+	fn     string // "guid", "uniqueString", "action", "template" or "" (literal or ref)
 	args   [][]term
 	action *ActionRef // for "action": a secret from valueFrom.template
+	// for "template": a part built from sub and then transformed and
+	// encoded, so a string function over a live value can sit inside a
+	// longer string (a template under a valueFrom.template's secrets).
+	sub      []term
+	steps    []transformStep
+	encoding string
 }
 
 func evalString(ts []term, get func(ValueRef) (any, bool), call func(ActionRef) (any, error), reg *secret.Registry) (string, bool, error) {
@@ -234,6 +240,13 @@ func evalString(ts []term, get func(ValueRef) (any, bool), call func(ActionRef) 
 			}
 			reg.Register(s)
 			b.WriteString(s)
+		case t.fn == "template":
+			v, ok, err := evalPart(t, get, call, reg)
+			if err != nil {
+				return "", false, err
+			}
+			known = known && ok
+			b.WriteString(v)
 		case t.fn != "":
 			var args []string
 			for _, a := range t.args {
@@ -253,6 +266,35 @@ func evalString(ts []term, get func(ValueRef) (any, bool), call func(ActionRef) 
 		return "", false, nil
 	}
 	return b.String(), true, nil
+}
+
+// evalPart evaluates a template part: its text, then its transform steps
+// and encoding. A part of a secret is secret; a part of a live value is not.
+func evalPart(t term, get func(ValueRef) (any, bool), call func(ActionRef) (any, error), reg *secret.Registry) (string, bool, error) {
+	s, known, err := evalString(t.sub, get, call, reg)
+	if err != nil || !known {
+		return "", known, err
+	}
+	secret := reg.Registered(s) || holdsAction(t.sub)
+	if s, err = applyTransform(t.steps, s); err != nil {
+		return "", false, err
+	}
+	if t.encoding != "" {
+		s = encode(t.encoding, s)
+	}
+	if secret {
+		reg.Register(s)
+	}
+	return s, true, nil
+}
+
+func holdsAction(ts []term) bool {
+	for _, t := range ts {
+		if t.action != nil || holdsAction(t.sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // stringify renders a live value inside a larger string the way ARM's

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,6 +72,59 @@ func TestTemplateTransform(t *testing.T) {
 		ve := loadErr(t, mk("${ref:st1.properties.primaryEndpoints.blob}", bad))
 		if !strings.Contains(ve.Error(), "valueFrom.transform") {
 			t.Errorf("transform %s: %v", bad, ve)
+		}
+	}
+}
+
+// TestTemplatePart: a template under a template's secrets is a string
+// function over a live value inside a longer string: its transform and
+// encoding apply to that part only, it makes its reference a dependency,
+// and a malformed part is bad input naming its field.
+func TestTemplatePart(t *testing.T) {
+	const st = "Microsoft.Storage/storageAccounts@2023-05-01"
+	mk := func(part string) LoadOptions {
+		o := docs(
+			doc(rgDocT, rgType, "", "{location: westeurope}"),
+			doc("st1", st, "resourceGroup: rg-demo", "{location: westeurope, kind: StorageV2, sku: {name: Standard_LRS}}"),
+			doc("rg2", rgType, "", `{location: westeurope, tags: {url: {valueFrom: {template: "https://${secret:host}/logs", secrets: {host: `+part+`}}}}}`),
+		)
+		o.LookupEnv = envOf(map[string]string{"AZURE_SUBSCRIPTION_ID": testSub})
+		return o
+	}
+	const strip = `[{replace: {old: "https://", new: ""}}, {replace: {old: "/", new: ""}}]`
+	r := byName(t, load(t, mk(`{template: "https://${subscriptionId}.blob.core.windows.net/", transform: `+strip+`}`)), "rg2")
+	if got := r.Body["tags"].(map[string]any)["url"]; got != "https://"+testSub+".blob.core.windows.net/logs" {
+		t.Errorf("known at load: %v", got)
+	}
+	r = byName(t, load(t, mk(`{template: "${ref:st1.properties.primaryEndpoints.blob}", transform: `+strip+`}`)), "rg2")
+	d := r.Deferred["tags.url"]
+	if d == nil || len(d.Refs) != 1 || !strings.HasSuffix(d.Refs[0].Target, "/st1") {
+		t.Fatalf("deferred: %+v", r.Deferred)
+	}
+	if !slices.Contains(r.DependsOn, d.Refs[0].Target) {
+		t.Errorf("the part's reference is no dependency: %v", r.DependsOn)
+	}
+	get := func(ValueRef) (any, bool) { return "https://st1.blob.core.windows.net/", true }
+	if v, known, err := d.Resolve(get); err != nil || !known || v != "https://st1.blob.core.windows.net/logs" {
+		t.Errorf("resolved %v %v %v", v, known, err)
+	}
+	if _, known, _ := d.Resolve(func(ValueRef) (any, bool) { return nil, false }); known {
+		t.Error("known before the reference is")
+	}
+	r = byName(t, load(t, mk(`{template: "${ref:st1.name}", encoding: base64}`)), "rg2")
+	if v, _, _ := r.Deferred["tags.url"].Resolve(func(ValueRef) (any, bool) { return "st1", true }); v != "https://c3Qx/logs" {
+		t.Errorf("encoded part: %v", v)
+	}
+	for bad, want := range map[string]string{
+		`{template: "${ref:st1.name}", upper: true}`: "secrets.host.upper",
+		`{template: 3}`: "secrets.host.template",
+		`{template: "${ref:st1.name}", transform: [{replace: {old: a}}]}`: "secrets.host.transform",
+		`{template: "${ref:st1.name}", encoding: hex}`:                    "secrets.host.encoding",
+		`{template: "${secret:other}"}`:                                   "secrets.host.template",
+	} {
+		ve := loadErr(t, mk(bad))
+		if !strings.Contains(ve.Error(), want) {
+			t.Errorf("%s: want %s in %v", bad, want, ve)
 		}
 	}
 }
