@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -854,13 +852,13 @@ func (e *Engine) compare(it *item, p *Prepared, pr *plan.Resource) diff.Result {
 	in := diff.Input{Desired: it.desired(), Live: it.live, Schema: it.schema, Plugin: it.plugin,
 		SecretKey: state.SecretKeyFor(p.key, it.record), Explain: e.Options.Explain, ID: it.id, OwnedElsewhere: p.ownedElsewhere,
 		IgnoreChanges: ignoreChanges(it.res), Unknown: it.unknown, SecretPaths: it.secrets,
-		Secrets: diff.SecretRule(it.id, it.schema)}
+		Secrets: it.secretRule()}
 	if it.record != nil && it.live != nil {
 		in.LastApplied, in.Baseline = it.record.LastApplied, it.record.Baseline
 	}
 	res := diff.Compute(in)
 	it.input, it.result = &in, &res
-	pr.Changes = markSensitive(res.Changes, it.sensitivePaths())
+	pr.Changes = res.Changes
 	pr.Equal = res.Equal
 	for _, w := range res.Warnings {
 		e.warnf("%s: %s", it.display(), w)
@@ -1018,103 +1016,6 @@ func schemaPath(p string) string {
 		}
 	}
 	return b.String()
-}
-
-// markSensitive hides values at manifest secret paths (valueFrom) in addition
-// to those the diff already knows are secret.
-func markSensitive(cs []plan.Change, secrets []string) []plan.Change {
-	out := make([]plan.Change, 0, len(cs))
-	for _, c := range cs {
-		for _, s := range secrets {
-			under, above := pathsMeet(c.Path, s)
-			switch {
-			case c.Path == s || strings.HasPrefix(c.Path, s+".") || strings.HasPrefix(c.Path, s+"["):
-				c.Sensitive = true
-			case strings.HasPrefix(s, c.Path+".") || strings.HasPrefix(s, c.Path+"["):
-				// The change carries a whole value (an array without
-				// identifiers, a new object) with a secret inside it: hide
-				// that one value, or all of it where its place cannot be
-				// followed.
-				rest := strings.TrimPrefix(s, c.Path)
-				var okB, okA bool
-				c.Before, okB = maskBelow(c.Before, rest)
-				c.After, okA = maskBelow(c.After, rest)
-				if !okB || !okA {
-					c.Sensitive = true
-				}
-			case under:
-				c.Sensitive = true // the same place, spelt another way
-			case above:
-				c.Sensitive = true // inside c's value, at a place c's spelling cannot follow
-			}
-		}
-		if c.Sensitive {
-			if c.Before != nil {
-				c.Before = plan.Sensitive{}
-			}
-			if c.After != nil {
-				c.After = plan.Sensitive{}
-			}
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// belowSeg is one step of a path suffix: ".name" or "[index]".
-var belowSeg = regexp.MustCompile(`^(?:\.([^.\[\]]+)|\[(\d+)\])`)
-
-// maskBelow returns a copy of v with the value at rest (a suffix such as
-// "[0].keyData") replaced by plan.Sensitive. It reports false when rest
-// cannot be followed in v (a keyed item, a shape that differs): the caller
-// then hides v whole. A nil v, or one without that place, is left as is.
-func maskBelow(v any, rest string) (any, bool) {
-	if v == nil || rest == "" {
-		return v, v == nil
-	}
-	m := belowSeg.FindStringSubmatch(rest)
-	if m == nil {
-		return v, false
-	}
-	next := rest[len(m[0]):]
-	switch x := v.(type) {
-	case map[string]any:
-		if m[1] == "" {
-			return v, false
-		}
-		e, ok := x[m[1]]
-		if !ok {
-			return v, true
-		}
-		cp := make(map[string]any, len(x))
-		for k, val := range x {
-			cp[k] = val
-		}
-		if next == "" {
-			cp[m[1]] = plan.Sensitive{}
-			return cp, true
-		}
-		inner, ok := maskBelow(e, next)
-		cp[m[1]] = inner
-		return cp, ok
-	case []any:
-		if m[2] == "" {
-			return v, false
-		}
-		i, _ := strconv.Atoi(m[2])
-		if i >= len(x) {
-			return v, true
-		}
-		cp := append([]any(nil), x...)
-		if next == "" {
-			cp[i] = plan.Sensitive{}
-			return cp, true
-		}
-		inner, ok := maskBelow(x[i], next)
-		cp[i] = inner
-		return cp, ok
-	}
-	return v, false
 }
 
 // hashBody pins a live body for saved plans.

@@ -791,9 +791,7 @@ func (e *Engine) record(ctx context.Context, p *Prepared, it *item, live map[str
 		return err
 	}
 	it.live = live
-	kept := *it.result
-	kept.Removed = sensitiveRemovals(kept.Removed, it.sensitivePaths())
-	it.notes = append(it.notes, diff.KeptAfterWrite(kept, live)...)
+	it.notes = append(it.notes, diff.KeptAfterWrite(*it.result, live)...)
 	if err := e.Store.Put(ctx, rec); err != nil {
 		return fmt.Errorf("recording %s in state (it was written to Azure; the next run repairs the record): %w", it.display(), err)
 	}

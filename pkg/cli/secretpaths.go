@@ -4,8 +4,11 @@ import (
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
+	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
+	"github.com/kubectl-azure/kubectl-azure/pkg/state"
 )
 
 // runSecretPaths answers a one-shot command's ARM client SensitivePaths:
@@ -47,4 +50,19 @@ func schemaSecretPaths(reg *schema.Registry, typ, apiVersion string) []string {
 		}
 	}
 	return out
+}
+
+// stateSecretRule gives the store the rule a record is hashed by, built
+// from the schema of its type and api-version as the plan's. The registry
+// is opened on the first record stored; a bad --schema-dir fails the
+// command elsewhere, and the store then keeps its rule without a schema.
+func stateSecretRule(schemas func() (*schema.Registry, error)) func(r *state.Record) *secret.Rule {
+	return func(r *state.Record) *secret.Rule {
+		reg, err := schemas()
+		if err != nil {
+			return nil
+		}
+		t, _ := reg.Lookup(r.Type, r.APIVersion)
+		return diff.SecretRule(r.ID, t)
+	}
 }

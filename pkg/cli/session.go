@@ -86,6 +86,7 @@ func (g *GlobalOptions) openState(ctx context.Context) (state.Store, error) {
 	o.KubeConfig = g.KubeFlags
 	o.LockTimeout = g.LockTimeout
 	o.Secrets = g.runSecrets()
+	o.SecretRule = stateSecretRule(sync.OnceValues(g.schemas))
 	if g.LeaseDuration > 0 {
 		o.LeaseDuration = g.LeaseDuration
 	}

@@ -67,9 +67,11 @@ type Input struct {
 	// write whatever Desired holds, so the engine substitutes the real
 	// value before writing.
 	Unknown []string
-	// Secrets is the resource's secret rule (see SecretRule, which nil
-	// stands for): it decides which planned changes are Sensitive, with
-	// SecretPaths. The printers show their values as (sensitive).
+	// Secrets is the resource's secret rule, the one decision: it says
+	// which planned changes are Sensitive and what a whole value hides
+	// inside it, and the record hashes by the same rule. Build it with
+	// SecretRule and the valueFrom paths; nil stands for exactly that.
+	// The printers show the values it withholds as (sensitive).
 	Secrets *secret.Rule
 	// SecretPaths are body paths whose values came from valueFrom: hashed
 	// in L, compared by hash, always shown as (sensitive). Map members may
@@ -174,7 +176,7 @@ func prepare(in Input) prepared {
 	}
 	p.rule = in.Secrets
 	if p.rule == nil {
-		p.rule = SecretRule(in.ID, in.Schema)
+		p.rule = SecretRule(in.ID, in.Schema, in.SecretPaths...)
 	}
 	for _, sp := range parsePatterns(in.SecretPaths) {
 		p.fromValue = append(p.fromValue, resolve(p.f, p.d, sp)...)
@@ -583,6 +585,11 @@ func (r *Result) add(p prepared, e entry, before, after any, reason string, caus
 		if ch.After != nil {
 			ch.After = plan.Sensitive{}
 		}
+	} else {
+		// A whole value (a new object, an array printed whole) keeps its
+		// plain members and hides what the rule calls secret inside it.
+		ch.Before = p.rule.MaskIn(e.path, ch.Before, plan.Sensitive{})
+		ch.After = p.rule.MaskIn(e.path, ch.After, plan.Sensitive{})
 	}
 	if plan.IsUnknown(after) && e.kind != plan.KindRemove {
 		// The marker, not a mask: a value not yet known is shown as such,
@@ -636,12 +643,14 @@ func (r *Result) removal(p prepared, e entry, live any) string {
 		r.add(p, entry{path: e.path, sp: e.sp, kind: plan.KindChange, secret: e.secret}, live, def,
 			fmt.Sprintf(reasonReset, formatValue(def)), plan.CauseDefaultReset)
 		ch := r.Changes[len(r.Changes)-1]
-		r.Removed = append(r.Removed, Removal{Path: ch.Path, Before: ch.Before, Default: true, After: def, Sensitive: ch.Sensitive})
+		r.Removed = append(r.Removed, Removal{Path: ch.Path, Before: ch.Before, Default: true, After: def, Sensitive: ch.Sensitive || p.rule.Holds(e.path)})
 		return ""
 	}
 	r.add(p, e, live, nil, reasonStopManage, plan.CauseRemoval)
 	ch := r.Changes[len(r.Changes)-1]
-	r.Removed = append(r.Removed, Removal{Path: ch.Path, Before: ch.Before, Sensitive: ch.Sensitive})
+	// Live's value read back after the write is noted as it is: one with a
+	// secret inside is withheld whole.
+	r.Removed = append(r.Removed, Removal{Path: ch.Path, Before: ch.Before, Sensitive: ch.Sensitive || p.rule.Holds(e.path)})
 	return ""
 }
 

@@ -6,14 +6,15 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
-// SecretRule is the rule a diff of the resource with ARM ID id asks when
-// Input.Secrets is nil: its type's secret paths, what the schema s marks
-// secret (and knows to be plain: an enum or a boolean named like a
-// credential), credential names and containers. A caller that passes its
-// own rule (Input.Secrets) should build it the same way, so the plan and
-// the write judge alike.
-func SecretRule(id string, s *schema.Type) *secret.Rule {
-	return secret.ForID(id, RuleFacts(s))
+// SecretRule is the one secret rule of the resource with ARM ID id: its
+// type's secret paths, what the schema s marks secret (and knows to be
+// plain: an enum or a boolean named like a credential), credential names
+// and containers, and the body paths valueFrom fills (or the record holds
+// hashed), and everything below them. The diff (Input.Secrets, which nil
+// stands for with Input.SecretPaths), apply and the state record all ask
+// it, so a value the record hashes is never one the plan shows.
+func SecretRule(id string, s *schema.Type, valueFrom ...string) *secret.Rule {
+	return secret.ForID(id, RuleFacts(s), valueFrom...)
 }
 
 // RuleFacts is the one reading of a schema that secret.Rule asks: the

@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -135,9 +136,13 @@ func (r *Rule) Covered(p bodypath.Path) bool {
 // p itself is sensitive, or one of the rule's patterns lies below p (a
 // reference to a whole object that contains a secret).
 func (r *Rule) Reaches(p bodypath.Path) bool {
-	if r.At(p, nil) {
-		return true
-	}
+	return r.At(p, nil) || r.Holds(p)
+}
+
+// Holds reports whether one of the rule's patterns lies strictly below p:
+// the whole value at p has a secret inside it (a note that prints the
+// value must withhold it).
+func (r *Rule) Holds(p bodypath.Path) bool {
 	if r == nil {
 		return false
 	}
@@ -147,6 +152,29 @@ func (r *Rule) Reaches(p bodypath.Path) bool {
 		}
 	}
 	return false
+}
+
+// MaskIn returns v, the whole value found at body path p (a new object,
+// an array printed whole), with every value inside it that the rule calls
+// sensitive at its own path replaced by mask: the verdict each would get
+// as a change of its own. Places are followed by position, so a pattern
+// naming an item by key hides that place in every item it may be. A
+// scalar v is returned as is: the caller judges p itself. v is not
+// modified; a copy is made only when something is hidden.
+func (r *Rule) MaskIn(p bodypath.Path, v any, mask any) any {
+	switch v.(type) {
+	case map[string]any, []any:
+	default:
+		return v
+	}
+	hidden := false
+	bodypath.Leaves(v, func(q bodypath.Path, x any) {
+		hidden = hidden || x != nil && (IsHash(x) || r.At(append(p[:len(p):len(p)], q...), x))
+	})
+	if !hidden {
+		return v
+	}
+	return r.mask(v, p.Clone(), mask)
 }
 
 // Ref reports whether ${ref:TARGET.PATH} reads a sensitive value: the
@@ -168,7 +196,8 @@ func Ref(targetID, path string, targetSecretPaths ...string) bool {
 
 // matchPrefix reports whether pattern matches the first len(pattern)
 // segments of p. A pattern member "*" matches any member (and a map member
-// a caller wrote as "*"); a pattern item of any kind matches any item.
+// a caller wrote as "*"); a pattern item matches the items sameItem says
+// it may select.
 func matchPrefix(pattern, p bodypath.Path) bool {
 	for i, s := range pattern {
 		c := p[i]
@@ -181,12 +210,23 @@ func matchPrefix(pattern, p bodypath.Path) bool {
 			}
 			continue
 		}
-		if c.Kind == bodypath.Member {
+		if c.Kind == bodypath.Member || !sameItem(s, c) {
 			return false
 		}
-		if s.Kind == bodypath.Index && c.Kind == bodypath.Index && s.Index != c.Index {
-			return false
-		}
+	}
+	return true
+}
+
+// sameItem reports whether pattern item s may select the item c: two
+// positions or two keys must be equal (keys ignoring case, as ARM names
+// do), while a position and a key may name the same item, which cannot
+// be known without the body; [*] and [] select any.
+func sameItem(s, c bodypath.Seg) bool {
+	switch {
+	case s.Kind == bodypath.Index && c.Kind == bodypath.Index:
+		return s.Index == c.Index
+	case s.Kind == bodypath.Keyed && c.Kind == bodypath.Keyed:
+		return slices.EqualFunc(s.Values, c.Values, strings.EqualFold)
 	}
 	return true
 }

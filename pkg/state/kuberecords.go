@@ -158,7 +158,7 @@ func (s *kubeStore) Put(ctx context.Context, r *Record) error {
 	if err := validateRecord(r); err != nil {
 		return err
 	}
-	c, err := sanitizedRecord(func() ([]byte, error) { return s.SecretKey(ctx) }, r, s.opts.Secrets)
+	c, err := sanitizedRecord(func() ([]byte, error) { return s.SecretKey(ctx) }, r, s.opts)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func (s *kubeStore) List(ctx context.Context) ([]*Record, error) {
 // held (group commit, see kubejournal.go); an intent too large for it, or
 // one of a run without the lock, goes on the resource's own ConfigMap.
 func (s *kubeStore) BeginIntent(ctx context.Context, in Intent) error {
-	in, err := prepareIntent(in, func() ([]byte, error) { return s.SecretKey(ctx) }, s.opts.Secrets)
+	in, err := prepareIntent(in, func() ([]byte, error) { return s.SecretKey(ctx) }, s.opts)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (s *localStore) Put(ctx context.Context, r *Record) error {
 	if err := validateRecord(r); err != nil {
 		return err
 	}
-	c, err := sanitizedRecord(func() ([]byte, error) { return s.SecretKey(ctx) }, r, s.opts.Secrets)
+	c, err := sanitizedRecord(func() ([]byte, error) { return s.SecretKey(ctx) }, r, s.opts)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *localStore) List(ctx context.Context) ([]*Record, error) {
 // ---- intents ----
 
 func (s *localStore) BeginIntent(ctx context.Context, in Intent) error {
-	in, err := prepareIntent(in, func() ([]byte, error) { return s.SecretKey(ctx) }, s.opts.Secrets)
+	in, err := prepareIntent(in, func() ([]byte, error) { return s.SecretKey(ctx) }, s.opts)
 	if err != nil {
 		return err
 	}

@@ -71,6 +71,13 @@ type Options struct {
 	// typed Secret values are hashed). The controller passes a registry
 	// that includes its reconciles' registries while they run.
 	Secrets *secret.Registry
+	// SecretRule returns the secret rule a record is stored by: the one
+	// the caller built from the schema of the record's type and
+	// api-version (diff.SecretRule), so a property the schema marks
+	// secret is hashed whatever its name. Nil, or a nil rule: the rule
+	// without a schema (the record's type paths, credential names and
+	// containers).
+	SecretRule func(r *Record) *secret.Rule
 }
 
 // DefaultOptions returns the defaults; zero fields of a caller's Options

@@ -45,13 +45,14 @@ func newSecretKey() ([]byte, error) {
 }
 
 // sanitizer is the stores' last line of defence: whatever a caller passes,
-// a value typed Secret, a value the one rule (secret.Rule: the record's
-// type, credential names, containers) calls sensitive, and a string that is
-// a value of the run's registry (Options.Secrets) are hashed before
+// a value typed Secret, a value the one rule calls sensitive (the rule the
+// caller built from the schema, Options.SecretRule: schema secrets, the
+// record's type paths, credential names, containers), and a string that
+// is a value of the run's registry (Options.Secrets) are hashed before
 // anything is written; a Secret the walk cannot hash (inside a typed
-// container) makes the write fail. pkg/record hashes with the schema's paths first, so normally
-// nothing is left to do here; the schema path used here knows no schema
-// maps beyond tags.
+// container) makes the write fail. pkg/record hashes by the same rule
+// first, so normally nothing is left to do here; the schema path used
+// here knows no schema maps beyond tags.
 type sanitizer struct {
 	keyFn func() ([]byte, error)
 	key   []byte
@@ -201,12 +202,25 @@ func (z *sanitizer) body(m map[string]any) (map[string]any, error) {
 	return s.(map[string]any), nil
 }
 
-// sanitizedRecord returns a copy of r safe to store.
-func sanitizedRecord(keyFn func() ([]byte, error), r *Record, sec *secret.Registry) (*Record, error) {
+// recordRule is the rule the caller built for r, or the one without a
+// schema.
+func recordRule(r *Record, fn func(*Record) *secret.Rule) *secret.Rule {
+	if fn != nil {
+		if rule := fn(r); rule != nil {
+			return rule
+		}
+	}
+	return secret.ForID(r.ID, nil)
+}
+
+// sanitizedRecord returns a copy of r safe to store, hashed by the rule
+// o.SecretRule gives for it and o.Secrets.
+func sanitizedRecord(keyFn func() ([]byte, error), r *Record, o Options) (*Record, error) {
 	if r == nil {
 		return nil, nil
 	}
-	z := &sanitizer{keyFn: keyFn, rule: secret.ForID(r.ID, nil), secrets: sec}
+	sec := o.Secrets
+	z := &sanitizer{keyFn: keyFn, rule: recordRule(r, o.SecretRule), secrets: sec}
 	c := *r
 	var err error
 	if c.LastApplied, err = z.body(r.LastApplied); err != nil {

@@ -35,7 +35,7 @@ func TestSanitizerAsksTheSecretRule(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.body), &body); err != nil {
 			t.Fatal(err)
 		}
-		r, err := sanitizedRecord(func() ([]byte, error) { return key, nil }, &Record{ID: tt.id, LastApplied: body, Baseline: body}, secret.NewRegistry())
+		r, err := sanitizedRecord(func() ([]byte, error) { return key, nil }, &Record{ID: tt.id, LastApplied: body, Baseline: body}, Options{Secrets: secret.NewRegistry()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,11 +107,11 @@ func TestStoresDoNotShareRegistries(t *testing.T) {
 	body := func() map[string]any {
 		return map[string]any{"properties": map[string]any{"note": "first-run-value-81"}}
 	}
-	a, err := sanitizedRecord(key, &Record{ID: testID, LastApplied: body(), Origin: "x first-run-value-81"}, first)
+	a, err := sanitizedRecord(key, &Record{ID: testID, LastApplied: body(), Origin: "x first-run-value-81"}, Options{Secrets: first})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sanitizedRecord(key, &Record{ID: testID, LastApplied: body(), Origin: "x first-run-value-81"}, second)
+	b, err := sanitizedRecord(key, &Record{ID: testID, LastApplied: body(), Origin: "x first-run-value-81"}, Options{Secrets: second})
 	if err != nil {
 		t.Fatal(err)
 	}

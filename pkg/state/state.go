@@ -228,11 +228,11 @@ func validateRecord(r *Record) error {
 
 // prepareIntent checks an intent and hashes any clear secret in its record,
 // so both backends journal the same, safe thing.
-func prepareIntent(in Intent, key func() ([]byte, error), sec *secret.Registry) (Intent, error) {
+func prepareIntent(in Intent, key func() ([]byte, error), o Options) (Intent, error) {
 	if in.ID == "" {
 		return in, errors.New("state: intent has no ARM ID (bug in the caller)")
 	}
-	rec, err := sanitizedRecord(key, in.Record, sec)
+	rec, err := sanitizedRecord(key, in.Record, o)
 	if err != nil {
 		return in, err
 	}
