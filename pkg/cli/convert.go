@@ -257,6 +257,10 @@ func (o *convertOptions) report(res *convert.Result) {
 		fmt.Fprintf(w, "secret: parameter %s is read from environment variable %s when the manifests are loaded\n", e.Param, e.Name)
 	}
 	for _, out := range res.Outputs {
+		if out.Get != "" && out.Transform != "" {
+			fmt.Fprintf(w, "output %s: %s (after apply: %s, then transform: %s)\n", out.Name, out.Value, out.Get, out.Transform)
+			continue
+		}
 		if out.Get != "" {
 			fmt.Fprintf(w, "output %s: %s (after apply: %s)\n", out.Name, out.Value, out.Get)
 			continue

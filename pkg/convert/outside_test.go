@@ -112,3 +112,32 @@ func TestStringFunctionsOverDeployTimeValues(t *testing.T) {
 		t.Errorf("over a secret inside a longer string: %s", msg)
 	}
 }
+
+// TestTransformedOutput: an output that is replace()/split() of one live
+// value lists the get that reads the value and the steps that make the
+// output of it (a prerequisite key's version, a static website's host);
+// over a secret it stays (secret).
+func TestTransformedOutput(t *testing.T) {
+	_, res := convertText(t, `{`+schema+`,
+  "parameters": {"pw": {"type": "securestring"}},
+  "resources": [
+    {"type": "Microsoft.Storage/storageAccounts", "apiVersion": "2023-05-01", "name": "st1", "location": "westeurope", "kind": "StorageV2", "sku": {"name": "Standard_LRS"}}],
+  "outputs": {
+    "host": {"type": "string", "value": "[replace(replace(reference('st1', '2023-05-01').primaryEndpoints.web, 'https://', ''), '/', '')]"},
+    "last": {"type": "string", "value": "[last(split(reference('st1', '2023-05-01').primaryLocation, ','))]"},
+    "pw": {"type": "string", "value": "[replace(parameters('pw'), 'a', 'b')]"}}}`, convert.Scope{})
+	got := map[string]convert.Output{}
+	for _, o := range res.Outputs {
+		got[o.Name] = o
+	}
+	if h := got["host"]; !strings.Contains(h.Get, "Microsoft.Storage/storageAccounts/st1 -o jsonpath='{.body.properties.primaryEndpoints.web}'") ||
+		h.Transform != `[{"replace":{"new":"","old":"https://"}},{"replace":{"new":"","old":"/"}}]` {
+		t.Errorf("host: %+v", h)
+	}
+	if l := got["last"]; l.Transform != `[{"split":{"index":-1,"separator":","}}]` {
+		t.Errorf("last: %+v", l)
+	}
+	if p := got["pw"]; p.Value != "(secret)" || p.Get != "" || p.Transform != "" {
+		t.Errorf("pw: %+v", p)
+	}
+}

@@ -56,6 +56,10 @@ type Output struct {
 	// Get is the command that reads it after apply, when it is one value
 	// of one converted resource.
 	Get string
+	// Transform, with Get, are the steps (replace, split) that make the
+	// output of the value Get reads, in the manifests' transform syntax as
+	// JSON; "" when the value is the output itself.
+	Transform string
 }
 
 // Result is a conversion.
@@ -1073,6 +1077,14 @@ func (rd *renderer) outputs() []Output {
 		if err != nil {
 			res = append(res, Output{Name: k, Value: "(not converted: " + err.Error() + ")"})
 			continue
+		}
+		if tr, ok := v.(*expr.Transformed); ok {
+			// replace()/split() of one live value: read it, then the steps.
+			if get := rd.getCommand(tr.Of); get != "" {
+				steps, _ := expr.JSON(transformSteps(tr.Steps))
+				res = append(res, Output{Name: k, Value: "(known after apply)", Get: get, Transform: string(steps)})
+				continue
+			}
 		}
 		if m, ok := r.(map[string]any); ok {
 			if _, secret := m["valueFrom"]; secret {

@@ -218,6 +218,15 @@ func applyServiceGenerated(id, typ, loc string, body, props map[string]any) {
 			props["keyUri"] = uri
 			props["keyUriWithVersion"] = uri + "/" + derivedHex(id, "keyVersion", 32)
 		}
+	case "microsoft.databricks/workspaces":
+		// Databricks REST specification (2024-05-01, WorkspaceProperties):
+		// managedDiskIdentity is "the details of Managed Identity of Disk
+		// Encryption Set used for Managed Disk Encryption", the set the
+		// service makes when encryption.entities.managedDisk is given;
+		// templates grant it access to the key with reference().
+		if ents := asMap(asMap(props["encryption"])["entities"]); ents != nil && ents["managedDisk"] != nil {
+			props["managedDiskIdentity"] = map[string]any{"principalId": derivedGUID(id, "managedDiskPrincipalId"), "tenantId": emulatorTenant, "type": "SystemAssigned"}
+		}
 	case "microsoft.cognitiveservices/accounts":
 		props["endpoint"] = cognitiveEndpoint(body, props, loc)
 	case "microsoft.servicefabric/clusters":

@@ -84,6 +84,13 @@ func TestServiceComputedValues(t *testing.T) {
 			"properties": map[string]any{"dnsPrefix": "aksgen", "agentPoolProfiles": []any{map[string]any{"name": "system", "count": 1, "vmSize": "Standard_D2s_v3", "mode": "System"}},
 				"addonProfiles": map[string]any{"ingressApplicationGateway": map[string]any{"enabled": true}}}},
 			[]string{"addonProfiles", "ingressApplicationGateway", "identity", "objectId"}, func(v string) bool { return len(v) == 36 }},
+		// A Databricks workspace whose managed disks use a customer key
+		// has the disk encryption set's identity (REST specification,
+		// WorkspaceProperties.managedDiskIdentity).
+		{"Microsoft.Databricks/workspaces/dbw-gen-1?api-version=2024-05-01", map[string]any{"location": "westeurope", "sku": map[string]any{"name": "premium"},
+			"properties": map[string]any{"managedResourceGroupId": g + "-dbw-managed", "encryption": map[string]any{"entities": map[string]any{"managedDisk": map[string]any{
+				"keySource": "Microsoft.Keyvault", "keyVaultProperties": map[string]any{"keyVaultUri": "https://kv-gen-1.vault.azure.net/", "keyName": "k1", "keyVersion": "0123"}}}}}},
+			[]string{"managedDiskIdentity", "principalId"}, func(v string) bool { return len(v) == 36 }},
 	}
 	for _, c := range cases {
 		if c.body != nil {

@@ -224,7 +224,8 @@ var outputsWarningRE = regexp.MustCompile(`(?m)outputs: .*$`)
 
 // outputLineRE is an output convert lists on stderr: its value, and the
 // get command that reads it after apply when only Azure knows it.
-var outputLineRE = regexp.MustCompile(`(?m)^output ([^:\s]+): (.*?)(?: \(after apply: kubectl azure get -f MANIFESTS (\S+) -o jsonpath='([^']*)'\))?$`)
+// A replace()/split() output adds the steps that make it of that value.
+var outputLineRE = regexp.MustCompile(`(?m)^output ([^:\s]+): (.*?)(?: \(after apply: kubectl azure get -f MANIFESTS (\S+) -o jsonpath='([^']*)'(?:, then transform: (\[.*\]))?\))?$`)
 
 // prereqOutputs reads every output convert listed, with the tool once the
 // prerequisites are applied. why says which output could not be read, and
@@ -241,6 +242,11 @@ func (c *cycle) prereqOutputs(tpl string, st stage, stderr string) (outs map[str
 				return nil, getClass(r.Stderr), fmt.Sprintf("output %s of the prereqs: get %s failed: %s", name, m[3], firstLine(r.Stderr))
 			}
 			value = strings.TrimSpace(r.Stdout)
+			if m[5] != "" {
+				if value, why = transformOutput(value, m[5]); why != "" {
+					return nil, classTool, fmt.Sprintf("output %s of the prereqs: %s", name, why)
+				}
+			}
 		}
 		if strings.Contains(value, "${") {
 			if value, cls, why = c.resolveLive(&live, st, value); why != "" {
@@ -464,4 +470,51 @@ func lookup(body map[string]any, p string) (string, bool) {
 		b, _ := json.Marshal(x)
 		return string(b), true
 	}
+}
+
+// transformOutput applies the transform steps convert listed for an
+// output (replace, split with an index; -1 the last part), as ARM's
+// replace() and split()[i] do: written here from ARM's semantics, not the
+// tool's, so the tool's listing is checked against them.
+func transformOutput(value, steps string) (string, string) {
+	var list []struct {
+		Replace *struct{ Old, New string }
+		Split   *struct {
+			Separator  string
+			Separators []string
+			Index      int
+		}
+	}
+	if err := json.Unmarshal([]byte(steps), &list); err != nil {
+		return "", "transform " + steps + ": " + err.Error()
+	}
+	for _, st := range list {
+		switch {
+		case st.Replace != nil:
+			value = strings.ReplaceAll(value, st.Replace.Old, st.Replace.New)
+		case st.Split != nil:
+			parts := []string{value}
+			for _, sep := range append(st.Split.Separators, st.Split.Separator) {
+				if sep == "" {
+					continue
+				}
+				var next []string
+				for _, p := range parts {
+					next = append(next, strings.Split(p, sep)...)
+				}
+				parts = next
+			}
+			i := st.Split.Index
+			if i < 0 {
+				i += len(parts)
+			}
+			if i < 0 || i >= len(parts) {
+				return "", fmt.Sprintf("split of %q has no part %d", value, st.Split.Index)
+			}
+			value = parts[i]
+		default:
+			return "", "unknown transform step in " + steps
+		}
+	}
+	return value, ""
 }
