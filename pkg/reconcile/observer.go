@@ -157,7 +157,10 @@ func sweepParts(set *manifest.Set, size int) []sweepSet {
 		if len(rs) == 0 {
 			return
 		}
-		part := &manifest.Set{Subscription: set.Subscription, Resources: rs, Secrets: set.Secrets}
+		// The existing resources the set only reads go into every part:
+		// its resources may take values from them, and each one is one
+		// GET a part.
+		part := &manifest.Set{Subscription: set.Subscription, Resources: rs, Existing: set.Existing, Secrets: set.Secrets}
 		part.Resources = append(part.Resources[:len(rs):len(rs)], deferredDeps(set, rs, rs)...)
 		out = append(out, sweepSet{Set: part, own: len(rs)})
 	}
