@@ -20,6 +20,7 @@ func TestControllerRefusesBadSourceWithExit2(t *testing.T) {
 		{[]string{"controller", "--source", "dir://"}, "names no directory"},
 		{[]string{"controller", "--source", "configmap://?selector=app=x"}, "names no namespace"},
 		{[]string{"controller", "-f", e.dir, "--read-budget", "0%"}, "budget"},
+		{[]string{"controller", "-f", e.dir, "--initial-read-budget", "150%"}, "--initial-read-budget \"150%\": must be above 0% and at most 100%"},
 		// Without a selector every ConfigMap of the namespace would be manifests.
 		{[]string{"controller", "--source", "configmap://infra"}, "has no selector, which would read every ConfigMap of namespace infra: use configmap://infra?selector=LABELS"},
 		{[]string{"controller", "--source", "configmap://infra?selector="}, "has no selector"},

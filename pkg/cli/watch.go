@@ -30,22 +30,24 @@ import (
 // loop (pkg/reconcile), two front ends.
 type watchOptions struct {
 	// watch is apply's --watch.
-	watch       bool
-	readBudget  string
-	metricsAddr string
-	loop        reconcile.Options
+	watch         bool
+	readBudget    string
+	initialBudget string
+	metricsAddr   string
+	loop          reconcile.Options
 
 	// Filled by complete.
 	budget float64
 }
 
 func newWatchOptions() *watchOptions {
-	return &watchOptions{readBudget: "5%", loop: reconcile.DefaultOptions()}
+	return &watchOptions{readBudget: "5%", initialBudget: "50%", loop: reconcile.DefaultOptions()}
 }
 
 // addFlags binds the loop's flags.
 func (w *watchOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&w.readBudget, "read-budget", w.readBudget, "share of ARM's measured read bucket the observer may spend, e.g. 5%")
+	fs.StringVar(&w.initialBudget, "initial-read-budget", w.initialBudget, "share of ARM's measured read bucket the observer may spend until the loop is first in sync (its first sweep of every resource, again after a restart or a change of leader); never below --read-budget")
 	fs.StringVar(&w.loop.DriftPolicy, "drift-policy", w.loop.DriftPolicy, "detect (report drift) or correct (write the manifest's values back); a resource's azure.kubectl.io/drift-policy annotation wins")
 	fs.StringVar(&w.loop.StatusFile, "status-file", w.loop.StatusFile, "keep a JSON status of every resource in this file (replaced atomically)")
 	fs.StringVar(&w.loop.PlanFile, "plan-file", w.loop.PlanFile, "while anything drifted, keep the plan of the last sweep here, for kubectl azure apply PATH (applied only if Azure has not moved since)")
@@ -83,6 +85,11 @@ func (w *watchOptions) complete() error {
 	}
 	w.budget = b
 	w.loop.ReadBudget = b
+	ib, err := reconcile.ParseShare("--initial-read-budget", w.initialBudget)
+	if err != nil {
+		return withCode(ExitValidation, err)
+	}
+	w.loop.InitialReadBudget = ib
 	if err := w.loop.Validate(); err != nil {
 		return withCode(ExitValidation, err)
 	}
@@ -217,8 +224,8 @@ func (w *watchOptions) runWith(ctx context.Context, g *GlobalOptions, streams ge
 		fmt.Fprintf(log, "Serving metrics on http://%s/metrics (health: /healthz, /readyz).\n", addr)
 		fmt.Fprint(log, allInterfaces(w.metricsAddr)) // "" on loopback
 	}
-	fmt.Fprintf(log, "Watching %s: read budget %s of ARM's read bucket, drift policy %s, state %s (locked per write). Ctrl-C stops.\n",
-		sourceName(src), strings.TrimSpace(w.readBudget), w.loop.DriftPolicy, g.State)
+	fmt.Fprintf(log, "Watching %s: read budget %s of ARM's read bucket (%s until first in sync), drift policy %s, state %s (locked per write). Ctrl-C stops.\n",
+		sourceName(src), strings.TrimSpace(w.readBudget), strings.TrimSpace(w.initialBudget), w.loop.DriftPolicy, g.State)
 	if around != nil {
 		err = around(ctx, ctl)
 	} else {

@@ -44,9 +44,13 @@ type Budget struct {
 	mu        sync.Mutex
 	size      float64 // measured bucket size
 	remaining float64 // last remaining seen, -1 before any
-	pausedTo  time.Time
-	limiter   *rate.Limiter
-	sent      []time.Time // when the reads of the last spendWindow were sent
+	// backoff is the share of the rate the last response left (1: none;
+	// lower while other clients drain the bucket): a change of fraction
+	// keeps it, so a loop reading at its initial share still backs off.
+	backoff  float64
+	pausedTo time.Time
+	limiter  *rate.Limiter
+	sent     []time.Time // when the reads of the last spendWindow were sent
 }
 
 // spendWindow is how far back the budget measures its own spend. A token
@@ -62,9 +66,32 @@ func NewBudget(next http.RoundTripper, fraction float64, observe func(method str
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	b := &Budget{next: next, fraction: fraction, observe: observe, now: time.Now, size: defaultReadBucket, remaining: -1}
+	b := &Budget{next: next, fraction: fraction, observe: observe, now: time.Now, size: defaultReadBucket, remaining: -1, backoff: 1}
 	b.limiter = rate.NewLimiter(b.rate(1), b.burst())
 	return b
+}
+
+// SetFraction changes the share of the bucket the budget spends from now
+// on (the loop's initial share until its first sweep, then the steady
+// one). The back-off the bucket's last answer asked for still applies, and
+// the reads already sent count in the measured spend: after a step down,
+// reads wait until the last spendWindow is within the new share.
+func (b *Budget) SetFraction(fraction float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if fraction == b.fraction {
+		return
+	}
+	b.fraction = fraction
+	b.limiter.SetBurst(b.burst())
+	b.limiter.SetLimit(b.rate(b.backoff))
+}
+
+// Fraction is the share of the bucket the budget spends now.
+func (b *Budget) Fraction() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fraction
 }
 
 func (b *Budget) rate(factor float64) rate.Limit {
@@ -208,6 +235,7 @@ func (b *Budget) learn(req *http.Request, resp *http.Response) {
 			b.pausedTo = now.Add(time.Duration((lowWater*b.size - rem) / refill * float64(time.Second)))
 		}
 	}
+	b.backoff = factor
 	b.limiter.SetLimit(b.rate(factor))
 }
 

@@ -388,3 +388,69 @@ func TestBudgetLetsAConfirmationThroughAFullWindow(t *testing.T) {
 		t.Fatal("a sweep read went through a full window")
 	}
 }
+
+// TestBudgetKeepsItsBackOffAcrossAShareChange: the loop changes the share
+// after its first sweep; a bucket other clients drained still slows it,
+// and a 429 still holds the next read, whatever the share.
+func TestBudgetKeepsItsBackOffAcrossAShareChange(t *testing.T) {
+	srv := &bucketServer{remaining: 249}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	b := NewBudget(nil, 0.5, nil)
+	if err := get(t, b, hs.URL, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.Rate(); r != 12.5 { // 50% of 25/s
+		t.Fatalf("rate %v at 50%%, want 12.5", r)
+	}
+	b.SetFraction(0.05)
+	if r, f := b.Rate(), b.Fraction(); r != 1.25 || f != 0.05 {
+		t.Fatalf("rate %v, fraction %v after the step down, want 1.25 and 0.05", r, f)
+	}
+	// Another client leaves a quarter of the bucket: the budget halves,
+	// and stays halved when the share goes up again.
+	srv.set(62)
+	if err := get(t, b, hs.URL, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b.SetFraction(0.5)
+	if r := b.Rate(); r >= 12.5*0.6 || r <= 0 {
+		t.Fatalf("rate %v at 50%% with the bucket at a quarter, want about half of 12.5", r)
+	}
+	// A 429 holds the next read at any share.
+	hs429 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer hs429.Close()
+	if err := get(t, b, hs429.URL, t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	b.SetFraction(1)
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	before := srv.gets
+	if err := get(t, b, hs.URL, ctx); !errors.Is(err, context.DeadlineExceeded) || srv.gets != before {
+		t.Fatalf("a read went out right after a 429 once the share was raised: %v", err)
+	}
+}
+
+// TestBudgetStepDownHoldsTheInitialSpend: reads sent at the initial share
+// count in the measured spend, so right after the step down the budget
+// holds reads until the last window is within the steady share.
+func TestBudgetStepDownHoldsTheInitialSpend(t *testing.T) {
+	srv := &bucketServer{remaining: 249}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	b := NewBudget(nil, 0.5, nil)
+	for range 30 { // within 50%'s window (125), far over 5%'s (12)
+		if err := get(t, b, hs.URL, t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.SetFraction(0.05)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if err := get(t, b, hs.URL, ctx); err == nil {
+		t.Fatal("a read went out at the steady share with 30 reads in the last window")
+	}
+}

@@ -101,10 +101,14 @@ type Controller struct {
 	retired map[string]bool
 	// refs are the paths the set's references read, by resource key;
 	// outputs what the loop last read there (outputs.go).
-	refs     map[string][]string
-	outputs  map[string]Outputs
-	byKey    map[string]*manifest.Resource // srcSet's resources, for outputs
-	statusMu sync.Mutex
+	refs    map[string][]string
+	outputs map[string]Outputs
+	byKey   map[string]*manifest.Resource // srcSet's resources and existing ones, for outputs
+	// existing are the keys of srcSet's existing (read-only) resources;
+	// existingReads what the loop's last read of each found (outputs.go).
+	existing      map[string]bool
+	existingReads map[string]ExistingRead
+	statusMu      sync.Mutex
 }
 
 // resState is what the loop knows of one resource between sweeps.
@@ -192,7 +196,7 @@ func (c *Controller) adopt(set *manifest.Set, loadedAt time.Time) *manifest.Set 
 		c.unretire(c.srcSet, set)
 		c.srcSet, c.loadedAt = set, loadedAt
 		c.set = c.observed(set)
-		c.refs, c.byKey = refPaths(set), byKeyOf(set)
+		c.refs, c.byKey, c.existing = refPaths(set), byKeyOf(set), existingKeys(set)
 		c.releaseSet = c.Secrets.Include(set.Secrets)
 	}
 	return c.set

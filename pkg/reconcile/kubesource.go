@@ -229,6 +229,9 @@ func (k *KubeSource) Load(ctx context.Context) (*manifest.Set, error) {
 		for _, r := range set.Resources {
 			r.Origin.File = k.name(r.Origin.File)
 		}
+		for _, r := range set.Existing {
+			r.Origin.File = k.name(r.Origin.File)
+		}
 	}
 	k.mu.Lock()
 	k.loaded, k.leftOut, k.loadErr = gens, leftOut, err

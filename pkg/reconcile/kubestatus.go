@@ -54,12 +54,22 @@ const (
 	ReasonProvisionFailed = "ProvisioningFailed"
 	ReasonNotStalled      = "NotStalled"
 	ReasonNotReconciling  = "Idle"
+	// ReasonExists and ReasonNotFound are the Ready reasons of a resource
+	// the set only reads (azure.kubectl.io/existing).
+	ReasonExists          = "Exists"
+	ReasonNotFound        = "NotFound"
 	maxConditionMessage   = 1024
 	defaultStatusInterval = 2 * time.Second
 	// defaultObservedRefresh bounds how stale lastObserved may get: a
 	// sweep alone changes nothing else, and writing it every sweep would
 	// be one write per object per sweep.
 	defaultObservedRefresh = 10 * time.Minute
+)
+
+// States of an existing (read-only) resource in its object's status.
+const (
+	StateRead   = "read"
+	StateAbsent = "absent"
 )
 
 // metaPatchOptions names the controller as the manager of status fields.
@@ -291,6 +301,8 @@ type statusInputs struct {
 	srcErr   error
 	problems map[string][]Problem // by origin
 	byOrigin map[string]*manifest.Resource
+	// existing are the set's read-only resources (azure.kubectl.io/existing), by origin.
+	existing map[string]*manifest.Resource
 	byID     map[string]ResourceStatus // lower-cased ID
 	// applied is when each record was last written, by lower-cased ID;
 	// listed on first use (appliedAt).
@@ -308,6 +320,12 @@ func (k *KubeStatus) inputs() *statusInputs {
 	if set != nil {
 		for _, r := range set.Resources {
 			in.byOrigin[r.Origin.File] = r
+		}
+		for _, r := range set.Existing {
+			if in.existing == nil {
+				in.existing = map[string]*manifest.Resource{}
+			}
+			in.existing[r.Origin.File] = r
 		}
 	}
 	if obs := k.Controller.ObservedSet(); obs != nil {
@@ -500,11 +518,44 @@ func (k *KubeStatus) desired(ctx context.Context, o *unstructured.Unstructured, 
 		st.Conditions = v.reconciling(ReasonWaitingForSet, "another manifest of the set is invalid, so this change waits: "+oneLine(in.srcErr))
 	case !inGood || good != gen:
 		st.Conditions = v.reconciling(ReasonLoading, "reading the new manifest")
+	case in.existing[origin] != nil && in.byOrigin[origin] == nil:
+		st.ObservedGeneration = gen
+		k.fromExisting(&st, &v, in, in.existing[origin], prev)
 	default:
 		st.ObservedGeneration = gen
 		k.fromLoop(ctx, &st, &v, in, in.byOrigin[origin], prev)
 	}
 	return st
+}
+
+// fromExisting fills st for a resource the set only reads: Ready once
+// read (its ID, provisioning state and the values the set reads from it),
+// Stalled while it is absent, since nothing here creates it. The loop
+// never writes it, so it has no drift and no history.
+func (k *KubeStatus) fromExisting(st *ObjectStatus, v *verdict, in *statusInputs, r *manifest.Resource, prev ObjectStatus) {
+	read, ok := k.Controller.ExistingOf(r.ID)
+	changed := prev.ObservedGeneration != v.gen
+	switch {
+	case !ok && !changed && len(prev.Conditions) > 0:
+		*st = prev // not read yet this term: the last term's word stands
+		return
+	case !ok || (changed && read.At.Before(in.loadedAt)):
+		st.ObservedGeneration = prev.ObservedGeneration
+		st.Conditions = v.reconciling(ReasonPending, "waiting for the controller to read this resource")
+		return
+	}
+	st.ID, st.LastObserved = r.ID, read.At.UTC().Format(time.RFC3339)
+	if !read.Exists {
+		st.State = StateAbsent
+		st.Conditions = v.stalled(ReasonNotFound, fmt.Sprintf("%s/%s is annotated %s: true, but it does not exist in Azure, so the set's plans are refused and nothing is written: create it in Azure, or remove the annotation and give it a spec.body so this set creates it",
+			r.Type, r.Name, manifest.AnnotationExisting))
+		return
+	}
+	st.State = StateRead
+	if out, ok := k.Controller.OutputsOf(r.ID); ok {
+		st.ProvisioningState, st.Outputs = out.ProvisioningState, out.Values
+	}
+	st.Conditions = v.readyAs(ReasonExists, "read from Azure; this set only reads it ("+manifest.AnnotationExisting+") and never writes it")
 }
 
 // fromLoop fills st from the loop's view of the object's resource.
@@ -645,8 +696,10 @@ func (v verdict) cond(typ string, on bool, reason, msg string) Condition {
 	return Condition{Type: typ, Status: s, ObservedGeneration: v.gen, Reason: reason, Message: msg, LastTransitionTime: v.now}
 }
 
-func (v verdict) ready() []Condition {
-	return []Condition{v.cond(ConditionReady, true, ReasonInSync, "Azure matches the manifest"),
+func (v verdict) ready() []Condition { return v.readyAs(ReasonInSync, "Azure matches the manifest") }
+
+func (v verdict) readyAs(reason, msg string) []Condition {
+	return []Condition{v.cond(ConditionReady, true, reason, msg),
 		v.cond(ConditionReconciling, false, ReasonNotReconciling, ""), v.cond(ConditionStalled, false, ReasonNotStalled, ""),
 		v.cond(ConditionDrifted, false, ReasonNoDrift, "")}
 }

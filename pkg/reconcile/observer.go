@@ -18,6 +18,7 @@ import (
 // reads, not for the whole set's.
 func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 	start := c.now()
+	c.setReadShare()
 	var swept *plan.Plan
 	seen := map[string]bool{}
 	// Resources this sweep will write: a resource that depends on one of
@@ -44,6 +45,7 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 	}
 	c.swept++
 	c.mu.Unlock()
+	c.setReadShare()
 	c.Metrics.managed.Set(float64(len(set.Resources)))
 	c.Metrics.sweepDone(start)
 	if swept != nil {
@@ -51,6 +53,24 @@ func (c *Controller) Sweep(ctx context.Context, set *manifest.Set) error {
 	}
 	c.writeStatus()
 	return ctx.Err()
+}
+
+// setReadShare gives the observer's budget its share for what comes next:
+// the initial one until a sweep of the whole set has completed in this
+// term (init resets the count, so a restarted loop or a new leader reads
+// its first sweep at the initial share again), then the steady one.
+func (c *Controller) setReadShare() {
+	if c.budget == nil {
+		return
+	}
+	c.mu.Lock()
+	first := c.swept == 0
+	c.mu.Unlock()
+	share := c.Options.ReadBudget
+	if first {
+		share = c.Options.initialShare()
+	}
+	c.budget.SetFraction(share)
 }
 
 // sweepPart plans one part and judges the resources it owns, adding their
@@ -137,7 +157,10 @@ func sweepParts(set *manifest.Set, size int) []sweepSet {
 		if len(rs) == 0 {
 			return
 		}
-		part := &manifest.Set{Subscription: set.Subscription, Resources: rs, Secrets: set.Secrets}
+		// The existing resources the set only reads go into every part:
+		// its resources may take values from them, and each one is one
+		// GET a part.
+		part := &manifest.Set{Subscription: set.Subscription, Resources: rs, Existing: set.Existing, Secrets: set.Secrets}
 		part.Resources = append(part.Resources[:len(rs):len(rs)], deferredDeps(set, rs, rs)...)
 		out = append(out, sweepSet{Set: part, own: len(rs)})
 	}

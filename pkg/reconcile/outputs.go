@@ -10,6 +10,8 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"time"
 
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
@@ -25,14 +27,65 @@ type Outputs struct {
 	Values map[string]any
 }
 
-// byKeyOf indexes set's resources by key: a sweep of 10,000 reads looks
-// each one up.
+// byKeyOf indexes set's resources, and the existing ones it only reads,
+// by key: a sweep of 10,000 reads looks each one up.
 func byKeyOf(set *manifest.Set) map[string]*manifest.Resource {
-	out := make(map[string]*manifest.Resource, len(set.Resources))
-	for _, r := range set.Resources {
+	out := make(map[string]*manifest.Resource, len(set.Resources)+len(set.Existing))
+	for _, r := range set.Existing {
 		out[armid.Key(r.ID)] = r
 	}
+	for _, r := range set.Resources {
+		out[armid.Key(r.ID)] = r // declared with a body too: the managed one wins
+	}
 	return out
+}
+
+// existingKeys are the keys of the resources set only reads
+// (azure.kubectl.io/existing) and does not also declare with a body.
+func existingKeys(set *manifest.Set) map[string]bool {
+	if len(set.Existing) == 0 {
+		return nil
+	}
+	out := make(map[string]bool, len(set.Existing))
+	for _, r := range set.Existing {
+		out[armid.Key(r.ID)] = true
+	}
+	for _, r := range set.Resources {
+		delete(out, armid.Key(r.ID))
+	}
+	return out
+}
+
+// ExistingRead is what the loop's last read of a resource the set only
+// reads found.
+type ExistingRead struct {
+	Exists bool
+	At     time.Time
+}
+
+// ExistingOf is the last read of the existing resource id; false when it
+// was not read yet this term.
+func (c *Controller) ExistingOf(id string) (ExistingRead, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.existingReads[armid.Key(id)]
+	return r, ok
+}
+
+// observeExisting notes the answer to a GET of id when the set only reads
+// it: found, or absent (the plan then refuses the sweep, and the object's
+// status says what to do).
+func (c *Controller) observeExisting(id string, err error) {
+	k := armid.Key(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.existing[k] || (err != nil && !errors.Is(err, apply.ErrNotFound)) {
+		return
+	}
+	if c.existingReads == nil {
+		c.existingReads = map[string]ExistingRead{}
+	}
+	c.existingReads[k] = ExistingRead{Exists: err == nil, At: c.now()}
 }
 
 // refPaths are, by resource key, the body paths the set's expressions
@@ -159,6 +212,7 @@ func (o outputsClient) Get(ctx context.Context, id, apiVersion string) (*apply.R
 	if err == nil && r != nil {
 		o.c.observeBody(id, r.Body)
 	}
+	o.c.observeExisting(id, err)
 	return r, err
 }
 

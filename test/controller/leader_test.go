@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if rc := os.Getenv(replicaEnv); rc != "" {
 		os.Exit(replicaMain(rc))
 	}
+	if cmd := os.Getenv(launchEnv); cmd != "" {
+		os.Exit(launchMain(cmd))
+	}
 	code := m.Run()
 	statetest.StopShared()
 	os.Exit(code)
