@@ -16,7 +16,9 @@ import (
 	"github.com/kubectl-azure/kubectl-azure/pkg/apply"
 	"github.com/kubectl-azure/kubectl-azure/pkg/armid"
 	"github.com/kubectl-azure/kubectl-azure/pkg/bodypath"
+	"github.com/kubectl-azure/kubectl-azure/pkg/diff"
 	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
+	"github.com/kubectl-azure/kubectl-azure/pkg/schema"
 	"github.com/kubectl-azure/kubectl-azure/pkg/secret"
 )
 
@@ -143,7 +145,13 @@ func (c *Controller) observeBody(id string, body map[string]any) {
 		return
 	}
 	o := Outputs{ProvisioningState: provisioningOf(body)}
-	rule := secret.ForID(id, nil, res.SecretPaths...)
+	// The one secret rule, as the plan's: the schema's secrets are never an
+	// output, whatever their names.
+	var t *schema.Type
+	if c.Schemas != nil {
+		t, _ = c.Schemas.Lookup(res.Type, res.APIVersion)
+	}
+	rule := diff.SecretRule(id, t, res.SecretPaths...)
 	for _, p := range paths {
 		bp, err := bodypath.Parse(p)
 		if err != nil {
