@@ -160,7 +160,7 @@ func (o *planCore) resolveReplace(set *manifest.Set) error {
 	}
 	cs := make([]candidate, len(set.Resources))
 	for i, r := range set.Resources {
-		cs[i] = candidate{id: r.ID, typ: r.Type, name: r.Name}
+		cs[i] = candidate{id: r.ID, typ: r.Type, name: r.Symbol}
 	}
 	for _, ref := range o.replace {
 		i, err := resolveRef(ref, cs)

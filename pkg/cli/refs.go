@@ -124,7 +124,7 @@ func resolveRef(ref string, cs []candidate) (int, error) {
 func selectRefs(set *manifest.Set, refs []string) (*manifest.Set, error) {
 	cs := make([]candidate, len(set.Resources))
 	for i, r := range set.Resources {
-		cs[i] = candidate{id: r.ID, typ: r.Type, name: r.Name}
+		cs[i] = candidate{id: r.ID, typ: r.Type, name: r.Symbol}
 	}
 	keep := map[int]bool{}
 	for _, ref := range refs {

@@ -3,6 +3,8 @@ package cli_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubectl-azure/kubectl-azure/pkg/manifest"
 )
 
 // TestPrintedNamesResolveBack: every name state list prints, alone or after
@@ -56,5 +58,39 @@ func TestPrintedNamesResolveBack(t *testing.T) {
 	}
 	if _, _, code := e.run("state", "show", child); code != 2 {
 		t.Errorf("state show after rm: exit %d", code)
+	}
+}
+
+// TestManifestNameOfAComputedName: a resource whose ARM name is computed
+// (spec.name, known only at apply) is named on the command line by its
+// metadata.name, as convert writes it: get, diff --replace and delete
+// TYPE/NAME find it.
+func TestManifestNameOfAComputedName(t *testing.T) {
+	e := newEnv(t, nil)
+	dir := t.TempDir()
+	writeFile(t, dir, "m.yaml", `apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: rg-sym}
+spec:
+  type: Microsoft.Resources/resourceGroups@2021-04-01
+  body: {location: westeurope}
+---
+apiVersion: azure.kubectl.io/v1alpha1
+kind: Resource
+metadata: {name: id}
+spec:
+  type: Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31
+  resourceGroup: rg-sym
+  name: id-${uniqueString:${ref:rg-sym}}
+  body: {location: westeurope}
+`)
+	e.mustRun(0, "apply", "-f", dir, "--yes")
+	for _, ref := range []string{"id", "Microsoft.ManagedIdentity/userAssignedIdentities/id-" + manifest.ARMUniqueString("/subscriptions/"+testSub+"/resourceGroups/rg-sym")} {
+		if got, errOut, code := e.run("get", "-f", dir, ref, "-o", "jsonpath={.body.location}"); code != 0 || strings.TrimSpace(got) != "westeurope" {
+			t.Errorf("get %s: exit %d\n%s%s", ref, code, got, errOut)
+		}
+	}
+	if got, errOut, code := e.run("diff", "-f", dir, "--replace", "id"); code != 1 || !strings.Contains(got, "userAssignedIdentities") {
+		t.Errorf("diff --replace id: exit %d\n%s%s", code, got, errOut)
 	}
 }

@@ -60,7 +60,9 @@ func (l *loader) envelope(d document) *entry {
 			bad("metadata", "must be a mapping with name (and optionally labels)")
 		}
 	} else {
-		switch n, isStr := meta["name"].(string); {
+		n, isStr := meta["name"].(string)
+		res.Symbol = n
+		switch {
 		case meta["name"] == nil || (isStr && strings.TrimSpace(n) == ""):
 			bad("metadata.name", "missing; set metadata.name to the ARM resource name")
 		case !isStr:

@@ -24,6 +24,10 @@ const (
 type Resource struct {
 	Origin Origin
 	Name   string
+	// Symbol is metadata.name as written: the name references and the
+	// command line use, which differs from Name when spec.name gives the
+	// ARM name (a computed one, a name kustomize must not change).
+	Symbol string
 	// Labels are metadata.labels. Resources with the same labels share
 	// one map (likewise Annotations): read them, never write them.
 	Labels map[string]string
