@@ -275,7 +275,7 @@ func evalPart(t term, get func(ValueRef) (any, bool), call func(ActionRef) (any,
 	if err != nil || !known {
 		return "", known, err
 	}
-	secret := reg.Registered(s) || holdsAction(t.sub)
+	secret := reg.Registered(s)
 	if s, err = applyTransform(t.steps, s); err != nil {
 		return "", false, err
 	}
@@ -286,15 +286,6 @@ func evalPart(t term, get func(ValueRef) (any, bool), call func(ActionRef) (any,
 		reg.Register(s)
 	}
 	return s, true, nil
-}
-
-func holdsAction(ts []term) bool {
-	for _, t := range ts {
-		if t.action != nil || holdsAction(t.sub) {
-			return true
-		}
-	}
-	return false
 }
 
 // stringify renders a live value inside a larger string the way ARM's

@@ -49,7 +49,20 @@ func BenchmarkObjects2000(b *testing.B) { benchObjects(b, 20, 20*time.Second) }
 // BenchmarkObjects1000 is the same with 1,000 objects.
 func BenchmarkObjects1000(b *testing.B) { benchObjects(b, 10, 20*time.Second) }
 
-func benchObjects(b *testing.B, groups int, steady time.Duration) {
+// objectsFixture is the objects benchmarks' set-up: groups × 99
+// identities applied beforehand, the emulator then given ARM's latency,
+// and the manifests created as Resource objects in a new namespace (with
+// the finalizer, through the controller's webhook).
+type objectsFixture struct {
+	f         *front
+	statePath string
+	env       *statetest.Env
+	ns        string
+	fast      dynamic.Interface // the test's own client: no client-side limit
+	n         int               // objects
+}
+
+func newObjectsFixture(b *testing.B, groups int) objectsFixture {
 	setup := harness.FastOptions()
 	setup.Throttle.Reads = emulator.Bucket{Size: 100000, Refill: 100000}
 	setup.Throttle.Writes = emulator.Bucket{Size: 100000, Refill: 100000}
@@ -66,7 +79,7 @@ func benchObjects(b *testing.B, groups int, steady time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg.QPS, cfg.Burst = -1, 0 // the test's own client: no client-side limit
+	cfg.QPS, cfg.Burst = -1, 0
 	fast := dynamic.NewForConfigOrDie(cfg)
 	docs := splitDocs(b, filepath.Join(dir, "groups.yaml"))
 	// The controller's webhook is up before the objects are applied, as
@@ -74,7 +87,12 @@ func benchObjects(b *testing.B, groups int, steady time.Duration) {
 	// finalizer.
 	finalizerWebhook(b, env, ns)
 	createMany(b, fast, ns, docs)
-	n := len(docs)
+	return objectsFixture{f: f, statePath: statePath, env: env, ns: ns, fast: fast, n: len(docs)}
+}
+
+func benchObjects(b *testing.B, groups int, steady time.Duration) {
+	fx := newObjectsFixture(b, groups)
+	f, statePath, env, ns, fast, n := fx.f, fx.statePath, fx.env, fx.ns, fx.fast, fx.n
 
 	o := reconcile.DefaultOptions()
 	o.SourceInterval = time.Second

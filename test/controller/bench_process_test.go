@@ -3,23 +3,12 @@
 package controller
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"k8s.io/client-go/dynamic"
-
-	"github.com/kubectl-azure/kubectl-azure/pkg/emulator"
-	"github.com/kubectl-azure/kubectl-azure/pkg/state/statetest"
 	"github.com/kubectl-azure/kubectl-azure/test/internal/harness"
 )
 
@@ -38,38 +27,15 @@ func BenchmarkObjectsProcess10000(b *testing.B) { benchObjectsProcess(b, 100, ti
 func BenchmarkObjectsProcess2000(b *testing.B) { benchObjectsProcess(b, 20, 20*time.Second) }
 
 func benchObjectsProcess(b *testing.B, groups int, steady time.Duration) {
-	setup := harness.FastOptions()
-	setup.Throttle.Reads = emulator.Bucket{Size: 100000, Refill: 100000}
-	setup.Throttle.Writes = emulator.Bucket{Size: 100000, Refill: 100000}
-	f := newFront(b, setup)
-	dir, statePath := managed(b, f, "o", groups, 99)
-	armLike := harness.FastOptions()
-	armLike.Latency = 40 * time.Millisecond
-	f.arm.Reconfigure(armLike)
-
-	env := statetest.Shared(b)
-	installCRD(b, env)
-	ns := env.NewNamespace(b)
-	cfg, err := env.ConfigFlags().ToRESTConfig()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg.QPS, cfg.Burst = -1, 0
-	fast := dynamic.NewForConfigOrDie(cfg)
-	docs := splitDocs(b, filepath.Join(dir, "groups.yaml"))
-	finalizerWebhook(b, env, ns)
-	createMany(b, fast, ns, docs)
-	n := len(docs)
+	fx := newObjectsFixture(b, groups)
 	bin := harness.BuildCLI(b, b.TempDir())
 
 	b.ResetTimer()
 	for range b.N {
 		rssFile := filepath.Join(b.TempDir(), "rss")
-		args, _ := json.Marshal([]string{bin, "--endpoint", f.URL, "--subscription", harness.Sub, "--state", statePath,
-			"--kubeconfig", env.Kubeconfig, "controller", "--source", "kubernetes://" + ns, "--source-interval", "1s"})
-		// Through a fresh copy of this test binary (see launchMain).
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), launchEnv+"="+string(args), launchRSSEnv+"="+rssFile)
+		// The controller's RssAnon is read every 50 ms: it runs for minutes.
+		cmd := harness.Launched(b, rssFile, 50*time.Millisecond, bin, "--endpoint", fx.f.URL, "--subscription", harness.Sub, "--state", fx.statePath,
+			"--kubeconfig", fx.env.Kubeconfig, "controller", "--source", "kubernetes://"+fx.ns, "--source-interval", "1s")
 		var log strings.Builder
 		cmd.Stdout, cmd.Stderr = &log, &log
 		start := time.Now()
@@ -78,7 +44,7 @@ func benchObjectsProcess(b *testing.B, groups int, steady time.Duration) {
 		}
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		waitAllReady(b, fast, ns, n, 10*time.Minute)
+		waitAllReady(b, fx.fast, fx.ns, fx.n, 10*time.Minute)
 		firstSync := time.Since(start)
 		time.Sleep(steady)
 		_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -91,95 +57,12 @@ func benchObjectsProcess(b *testing.B, groups int, steady time.Duration) {
 			_ = cmd.Process.Kill()
 			b.Fatalf("the controller did not stop on SIGTERM\n%s", log.String())
 		}
-		raw, err := os.ReadFile(rssFile)
+		maxKB, anonKB, err := harness.ReadRSS(rssFile)
 		if err != nil {
 			b.Fatal(err)
 		}
-		var maxKB, anonKB float64
-		if _, err := fmt.Sscan(string(raw), &maxKB, &anonKB); err != nil {
-			b.Fatalf("%s: %v", raw, err)
-		}
 		b.ReportMetric(firstSync.Seconds(), "s-first-sync")
-		b.ReportMetric(maxKB/1024, "MB-RSS-controller")
-		b.ReportMetric(anonKB/1024, "MB-anon-controller")
-	}
-}
-
-// The kernel folds the peak RSS of the memory a vfork'ed child shared
-// with its parent (this test process, with the emulator and its fixture)
-// into the child's maxrss at exec. So the controller is started by a
-// fresh copy of this test binary, which has done nothing yet; it reports
-// that child's maxrss and samples its anonymous memory (RssAnon: heap and
-// stacks, independent of the executable's pages in the page cache).
-const (
-	launchEnv    = "KUBECTL_AZURE_TEST_LAUNCH"     // JSON array: the command to run
-	launchRSSEnv = "KUBECTL_AZURE_TEST_LAUNCH_RSS" // file for the child's maxrss and peak RssAnon, in KB
-)
-
-// launchMain runs the command, forwards SIGTERM to it, and writes its
-// maxrss and peak anonymous memory to the file named by launchRSSEnv.
-func launchMain(cmdJSON string) int {
-	var args []string
-	if err := json.Unmarshal([]byte(cmdJSON), &args); err != nil || len(args) == 0 {
-		fmt.Fprintf(os.Stderr, "launcher: bad %s: %v\n", launchEnv, err)
-		return 125
-	}
-	rssFile := os.Getenv(launchRSSEnv)
-	os.Unsetenv(launchEnv)
-	os.Unsetenv(launchRSSEnv)
-	c := exec.Command(args[0], args[1:]...)
-	c.Stdout, c.Stderr = os.Stdout, os.Stderr
-	if err := c.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "launcher: %v\n", err)
-		return 125
-	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		for s := range sigs {
-			_ = c.Process.Signal(s)
-		}
-	}()
-	done := make(chan struct{})
-	peak := make(chan int64)
-	go func() { peak <- sampleAnon(c.Process.Pid, done) }()
-	err := c.Wait()
-	close(done)
-	anon := <-peak
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		fmt.Fprintf(os.Stderr, "launcher: %v\n", err)
-		return 125
-	}
-	var maxKB int64
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		maxKB = ru.Maxrss
-	}
-	if rssFile != "" {
-		_ = os.WriteFile(rssFile, []byte(strconv.FormatInt(maxKB, 10)+" "+strconv.FormatInt(anon, 10)+"\n"), 0o600)
-	}
-	return c.ProcessState.ExitCode()
-}
-
-// sampleAnon polls the RssAnon of pid every 50 ms until done and returns
-// the largest seen, in KB.
-func sampleAnon(pid int, done <-chan struct{}) int64 {
-	var peak int64
-	t := time.NewTicker(50 * time.Millisecond)
-	defer t.Stop()
-	for {
-		if raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status"); err == nil {
-			for _, l := range strings.Split(string(raw), "\n") {
-				if rest, ok := strings.CutPrefix(l, "RssAnon:"); ok {
-					kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-					peak = max(peak, kb)
-				}
-			}
-		}
-		select {
-		case <-done:
-			return peak
-		case <-t.C:
-		}
+		b.ReportMetric(float64(maxKB)/1024, "MB-RSS-controller")
+		b.ReportMetric(float64(anonKB)/1024, "MB-anon-controller")
 	}
 }

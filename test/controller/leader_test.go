@@ -23,8 +23,8 @@ func TestMain(m *testing.M) {
 	if rc := os.Getenv(replicaEnv); rc != "" {
 		os.Exit(replicaMain(rc))
 	}
-	if cmd := os.Getenv(launchEnv); cmd != "" {
-		os.Exit(launchMain(cmd))
+	if code, launched := harness.LaunchMain(); launched {
+		os.Exit(code)
 	}
 	code := m.Run()
 	statetest.StopShared()

@@ -14,8 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,7 +78,7 @@ type measured struct {
 func runMeasured(b *testing.B, bin string, args ...string) measured {
 	b.Helper()
 	rssFile := filepath.Join(b.TempDir(), "rss")
-	c := launched(b, rssFile, append([]string{bin}, args...)...)
+	c := harness.Launched(b, rssFile, 5*time.Millisecond, append([]string{bin}, args...)...)
 	c.Env = append(c.Env, "NO_COLOR=1")
 	start := time.Now()
 	o, err := c.CombinedOutput()
@@ -95,19 +93,8 @@ func runMeasured(b *testing.B, bin string, args ...string) measured {
 	if r.code == 125 {
 		b.Fatalf("the launcher failed:\n%s", o)
 	}
-	kb, err := os.ReadFile(rssFile)
-	if err != nil {
+	if r.rssKB, r.anonKB, err = harness.ReadRSS(rssFile); err != nil {
 		b.Fatalf("the launcher reported no peak RSS: %v\n%s", err, o)
-	}
-	f := strings.Fields(string(kb))
-	if len(f) != 2 {
-		b.Fatalf("the launcher reported %q, want maxrss and the anonymous peak", kb)
-	}
-	if r.rssKB, err = strconv.ParseInt(f[0], 10, 64); err == nil {
-		r.anonKB, err = strconv.ParseInt(f[1], 10, 64)
-	}
-	if err != nil {
-		b.Fatal(err)
 	}
 	return r
 }
